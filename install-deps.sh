@@ -1,0 +1,39 @@
+#!/bin/sh
+# Installs every Debian package librcl needs to build, test and run its
+# demos.  Idempotent; run as root on Debian bookworm (or with sudo).
+set -eu
+
+PACKAGES="
+  build-essential autoconf automake libtool pkg-config
+  check libsubunit-dev
+  libnuma-dev numactl
+  libpapi-dev papi-tools
+  libdw-dev
+  coccinelle python3
+  gnuplot-nox
+  libevent-dev
+  dpkg-dev
+"
+
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then
+		exec sudo "$0" "$@"
+	fi
+	echo "install-deps.sh: must run as root (apt-get install)" >&2
+	exit 1
+fi
+
+missing=
+for p in $PACKAGES; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+	echo "install-deps.sh: all packages already installed"
+	exit 0
+fi
+echo "install-deps.sh: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * liblock internals shared by every algorithm: the ops table, padding
+ * macros, logging, allocation on the right NUMA node, per-(lock, thread)
+ * queue nodes.  Waiting primitives live in ll_wait.h.
+ *
+ * Memory model: C11 atomics only.  Nothing here relies on x86-TSO.
+ */
+#ifndef LL_INT_H
+#define LL_INT_H
+
+#include "config.h"
+
+#include <assert.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "liblock.h"
+
+/* ---- padding ---------------------------------------------------------- */
+
+/* LL_CACHELINE comes from configure (128 on x86: adjacent-line prefetch). */
+#define LL_ALIGNED __attribute__((aligned(LL_CACHELINE)))
+/* Round @n up to whole padding units. */
+#define LL_ROUND_LINE(n) (((n) + LL_CACHELINE - 1) / LL_CACHELINE * LL_CACHELINE)
+
+#define LL_HIDDEN __attribute__((visibility("hidden")))
+#define ll_likely(x) __builtin_expect(!!(x), 1)
+#define ll_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* ---- the ops table ---------------------------------------------------- */
+
+struct ll_ops {
+	const char *name;    /* lowercase, [a-z0-9_] */
+	const char *summary; /* one line for listings */
+	unsigned int caps;   /* LIBLOCK_CAP_* */
+
+	/* Allocate and initialise the algorithm state into *@impl.
+	 * Returns 0, EINVAL, ENOMEM. */
+	int (*init)(void **impl, const liblock_attr_t *attr);
+	/* Free the state.  Returns 0, or EBUSY (state kept) if held. */
+	int (*destroy)(void *impl);
+
+	/* Lock word API; NULL entries make the wrappers return ENOTSUP.
+	 * trylock returns 0 or EBUSY; unlock returns 0 or EPERM. */
+	int (*lock)(void *impl);
+	int (*trylock)(void *impl);
+	int (*unlock)(void *impl);
+
+	/* Run fn(ctx) in mutual exclusion and return its result.  NULL means
+	 * lock(); fn(ctx); unlock(). */
+	void *(*exec)(void *impl, liblock_fn_t fn, void *ctx);
+
+	/* Wait on @cond inside a critical section of this lock: release
+	 * the lock, sleep until signalled (or @abstime, NULL = none), take
+	 * the lock again.  NULL means the generic protocol built on
+	 * unlock()/lock() (ll_cond_wait_generic).  Returns 0 or ETIMEDOUT. */
+	int (*cond_wait)(void *impl, liblock_cond_t *cond,
+			 const struct timespec *abstime);
+};
+
+/* The registry: every algorithm, NULL-terminated, in listing order. */
+extern const struct ll_ops *const ll_ops_all[] LL_HIDDEN;
+/* Look up @name (or one of its aliases); NULL if unknown. */
+const struct ll_ops *ll_ops_find(const char *name) LL_HIDDEN;
+
+/* ---- the generic condition-variable protocol ---------------------------
+ * Any algorithm's cond_wait can be written as:
+ *   seq = ll_cond_enter(cond);  release the lock;
+ *   rc = ll_cond_sleep(cond, seq, abstime);  take the lock again;
+ *   ll_cond_leave(cond);  return rc;
+ * A signal between ll_cond_enter and ll_cond_sleep changes seq, so the
+ * sleep returns at once: no lost wake-up. */
+unsigned int ll_cond_enter(liblock_cond_t *cond) LL_HIDDEN;
+int ll_cond_sleep(liblock_cond_t *cond, unsigned int seq,
+		  const struct timespec *abstime) LL_HIDDEN;
+void ll_cond_leave(liblock_cond_t *cond) LL_HIDDEN;
+
+/* ---- logging ---------------------------------------------------------- */
+
+enum ll_level { LL_DEBUG, LL_INFO, LL_WARN, LL_ERROR };
+
+/* One write(2) of "librcl: LEVEL: message (file:line)\n"; no malloc, so it
+ * is safe in the preload libraries and in signal-free early start-up. */
+void ll_log_at(enum ll_level level, const char *file, int line,
+	       const char *fmt, ...) LL_HIDDEN
+	__attribute__((format(printf, 4, 5)));
+_Noreturn void ll_fatal_at(const char *file, int line, const char *fmt, ...)
+	LL_HIDDEN __attribute__((format(printf, 3, 4)));
+#define ll_log(level, ...) ll_log_at((level), __FILE__, __LINE__, __VA_ARGS__)
+#define ll_fatal(...) ll_fatal_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* ---- topology and allocation ------------------------------------------ */
+
+/* Number of configured CPUs, and the NUMA node of @cpu (0 without NUMA). */
+int ll_cpu_count(void) LL_HIDDEN;
+int ll_cpu_node(int cpu) LL_HIDDEN;
+/* NUMA node of the calling thread's current CPU. */
+int ll_current_node(void) LL_HIDDEN;
+/* Is @cpu an online CPU of this machine? */
+bool ll_cpu_online(int cpu) LL_HIDDEN;
+
+/* Zeroed, cache-line-aligned memory for small objects.  Placement follows
+ * first touch: an object allocated and zeroed by the thread that uses it
+ * lands on that thread's node (glibc arenas are per thread).  Returns NULL
+ * on failure. */
+void *ll_zalloc(size_t size) LL_HIDDEN;
+void ll_free(void *p) LL_HIDDEN;
+/* Page-granular, zeroed memory bound to NUMA node @node (falls back to
+ * ll_zalloc semantics when NUMA is unavailable); free with ll_node_free. */
+void *ll_node_alloc(size_t size, int node) LL_HIDDEN;
+void ll_node_free(void *p, size_t size) LL_HIDDEN;
+
+/* ---- per-(lock, thread) nodes ------------------------------------------
+ * Queue locks need one node per (lock, thread).  A lock embeds a
+ * struct ll_lock_key (a process-unique id) and asks for its node with
+ * ll_tnode(); the node is allocated on first use, by the calling thread,
+ * zeroed and cache-line aligned, and freed when the thread exits or when
+ * ll_tnode_forget() is called by that thread.  A destroyed lock's id is
+ * never reused, so a stale entry can never be handed to a new lock. */
+struct ll_lock_key {
+	uint64_t id;
+};
+
+void ll_lock_key_init(struct ll_lock_key *key) LL_HIDDEN;
+/* This thread's node of size @size for @key, or NULL on ENOMEM.
+ * @size must be the same on every call for one key. */
+void *ll_tnode(const struct ll_lock_key *key, size_t size) LL_HIDDEN;
+/* Drop the calling thread's node for @key (if any). */
+void ll_tnode_forget(const struct ll_lock_key *key) LL_HIDDEN;
+
+#endif /* LL_INT_H */

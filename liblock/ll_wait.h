@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Waiting policies shared by every algorithm.
+ *
+ *   spin            busy-wait with the CPU's pause hint;
+ *   spin-then-park  spin for LL_SPIN_BUDGET polls, then sleep on a futex;
+ *   park            sleep on a futex at once.
+ *
+ * A waiter polls a 32-bit word until it leaves a value; the thread that
+ * changes the word calls ll_wake() if a waiter may be parked.  The futex
+ * word must be an _Atomic uint32_t (or unsigned int) so both sides agree on
+ * its size.  Memory model: C11; the futex syscall is a full barrier on
+ * Linux, but we do not rely on it: the word is always read with acquire.
+ */
+#ifndef LL_WAIT_H
+#define LL_WAIT_H
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The busy-wait hint: lets the sibling hyper-thread run and saves power. */
+static inline void ll_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
+/* Polls before a spin-then-park waiter sleeps: about 20 us of pause. */
+#define LL_SPIN_BUDGET 1024u
+
+enum ll_wait_policy {
+	LL_WAIT_SPIN,
+	LL_WAIT_SPIN_THEN_PARK,
+	LL_WAIT_PARK,
+};
+
+/* Sleep while *@word == @val, until @abstime on @clock (NULL: forever).
+ * Returns 0 (woken, or the word had changed) or ETIMEDOUT.  Private
+ * futexes: the word must not be shared between processes. */
+static inline int ll_futex_wait(_Atomic uint32_t *word, uint32_t val,
+				const struct timespec *abstime, int clock)
+{
+	int op = FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG;
+
+	if (clock == CLOCK_REALTIME)
+		op |= FUTEX_CLOCK_REALTIME;
+	if (syscall(SYS_futex, (uint32_t *)word, op, val, abstime, NULL,
+		    FUTEX_BITSET_MATCH_ANY) == 0)
+		return 0;
+	return errno == ETIMEDOUT ? ETIMEDOUT : 0; /* EAGAIN, EINTR: re-check */
+}
+
+/* Wake up to @n threads sleeping on @word. */
+static inline void ll_futex_wake(_Atomic uint32_t *word, int n)
+{
+	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, n,
+		NULL, NULL, 0);
+}
+
+/*
+ * Wait until *@word != @val under @policy; returns the new value.
+ * A parking waiter first advertises itself in *@parked (if not NULL) so
+ * that the waker knows to call ll_futex_wake(); the waker must change the
+ * word before reading *@parked (both seq_cst, see ll_wake_if_parked).
+ */
+static inline uint32_t ll_wait_while_eq(_Atomic uint32_t *word, uint32_t val,
+					enum ll_wait_policy policy,
+					_Atomic uint32_t *parked)
+{
+	uint32_t v;
+	unsigned int spins = 0;
+
+	/* acquire: pairs with the waker's store, so what it wrote before
+	 * changing the word is visible once we see the change */
+	while ((v = atomic_load_explicit(word, memory_order_acquire)) == val) {
+		if (policy == LL_WAIT_SPIN ||
+		    (policy == LL_WAIT_SPIN_THEN_PARK &&
+		     ++spins < LL_SPIN_BUDGET)) {
+			ll_cpu_relax();
+			continue;
+		}
+		if (parked)
+			atomic_fetch_add_explicit(parked, 1,
+						  memory_order_seq_cst);
+		/* seq_cst between our parked++ and the re-check inside the
+		 * futex: either the waker sees parked > 0, or we see its
+		 * new word and do not sleep. */
+		if (atomic_load_explicit(word, memory_order_seq_cst) == val)
+			ll_futex_wait(word, val, NULL, CLOCK_MONOTONIC);
+		if (parked)
+			atomic_fetch_sub_explicit(parked, 1,
+						  memory_order_relaxed);
+	}
+	return v;
+}
+
+/* Waker side of ll_wait_while_eq: call after changing *@word (seq_cst). */
+static inline void ll_wake_if_parked(_Atomic uint32_t *word,
+				     _Atomic uint32_t *parked, int n)
+{
+	if (parked == NULL ||
+	    atomic_load_explicit(parked, memory_order_seq_cst) != 0)
+		ll_futex_wake(word, n);
+}
+
+#endif /* LL_WAIT_H */

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The list of algorithms.  Adding one: write liblock/NAME.c exporting
+ * `const struct ll_ops ll_NAME_ops`, declare it here, add it to ll_ops_all
+ * (listing order: blocking, spin, queue, combining, delegation), and to
+ * liblock/Makefile.am.  The shared stress test picks it up by itself.
+ */
+#include "ll_int.h"
+
+#include <string.h>
+
+extern const struct ll_ops ll_posix_ops;
+extern const struct ll_ops ll_spinlock_ops;
+
+const struct ll_ops *const ll_ops_all[] = {
+	&ll_posix_ops,
+	&ll_spinlock_ops,
+	NULL,
+};
+
+/* Other names users type for the same algorithm. */
+static const struct {
+	const char *alias, *name;
+} aliases[] = {
+	{ "pthread", "posix" },
+	{ "mutex", "posix" },
+	{ "tas", "spinlock" },
+	{ "spin", "spinlock" },
+	{ "flat", "fc" },
+	{ "flatcombining", "fc" },
+	{ "cc-synch", "ccsynch" },
+	{ "dsm-synch", "dsmsynch" },
+	{ "mcs-tp", "mcstp" },
+};
+
+const struct ll_ops *ll_ops_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (strcmp(name, aliases[i].alias) == 0) {
+			name = aliases[i].name;
+			break;
+		}
+	for (i = 0; ll_ops_all[i]; i++)
+		if (strcmp(name, ll_ops_all[i]->name) == 0)
+			return ll_ops_all[i];
+	return NULL;
+}

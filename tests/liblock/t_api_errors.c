@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every documented error of the liblock API, and the LIBLOCK_LOCK
+ * override.  Each test runs in its own forked child (Check's default), so
+ * setenv() in one does not leak into another.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "liblock.h"
+
+START_TEST(unknown_algorithm_is_einval)
+{
+	liblock_lock_t l;
+	liblock_attr_t attr = LIBLOCK_ATTR_INITIALIZER;
+
+	attr.algorithm = "no-such-lock";
+	attr.flags = LIBLOCK_ATTR_FIXED;
+	ck_assert_int_eq(liblock_init(&l, &attr), EINVAL);
+	ck_assert_int_eq(liblock_init(NULL, NULL), EINVAL);
+}
+END_TEST
+
+START_TEST(bad_server_cpu_is_einval)
+{
+	liblock_lock_t l;
+	liblock_attr_t attr = LIBLOCK_ATTR_INITIALIZER;
+
+	attr.algorithm = "posix";
+	attr.server = 100000;
+	ck_assert_int_eq(liblock_init(&l, &attr), EINVAL);
+	attr.server = -7;
+	ck_assert_int_eq(liblock_init(&l, &attr), EINVAL);
+}
+END_TEST
+
+START_TEST(destroy_twice_is_einval)
+{
+	liblock_lock_t l;
+	liblock_lock_t never_used = LIBLOCK_INITIALIZER;
+
+	ck_assert_int_eq(liblock_init(&l, NULL), 0);
+	ck_assert_int_eq(liblock_destroy(&l), 0);
+	ck_assert_int_eq(liblock_destroy(&l), 0); /* reads as never used */
+	ck_assert_int_eq(liblock_destroy(&never_used), 0);
+	ck_assert_int_eq(liblock_destroy(NULL), EINVAL);
+}
+END_TEST
+
+START_TEST(default_is_posix)
+{
+	liblock_lock_t l;
+
+	unsetenv("LIBLOCK_LOCK");
+	ck_assert_int_eq(liblock_init(&l, NULL), 0);
+	ck_assert_str_eq(liblock_lock_algorithm(&l), "posix");
+	ck_assert_int_eq(liblock_destroy(&l), 0);
+}
+END_TEST
+
+START_TEST(env_overrides_unless_fixed)
+{
+	liblock_lock_t l;
+	liblock_attr_t attr = LIBLOCK_ATTR_INITIALIZER;
+	liblock_lock_t st = LIBLOCK_INITIALIZER_ALGO("posix", LIBLOCK_SERVER_DEFAULT);
+
+	setenv("LIBLOCK_LOCK", "spinlock", 1);
+	attr.algorithm = "posix";
+	ck_assert_int_eq(liblock_init(&l, &attr), 0);
+	ck_assert_str_eq(liblock_lock_algorithm(&l), "spinlock");
+	ck_assert_int_eq(liblock_destroy(&l), 0);
+	attr.flags = LIBLOCK_ATTR_FIXED;
+	ck_assert_int_eq(liblock_init(&l, &attr), 0);
+	ck_assert_str_eq(liblock_lock_algorithm(&l), "posix");
+	ck_assert_int_eq(liblock_destroy(&l), 0);
+	ck_assert_str_eq(liblock_lock_algorithm(&st), "spinlock");
+	ck_assert_int_eq(liblock_destroy(&st), 0);
+}
+END_TEST
+
+START_TEST(env_unknown_fails_init_static_falls_back)
+{
+	liblock_lock_t l;
+	liblock_lock_t st = LIBLOCK_INITIALIZER;
+
+	setenv("LIBLOCK_LOCK", "bogus", 1);
+	ck_assert_int_eq(liblock_init(&l, NULL), EINVAL);
+	/* a static lock has nobody to report to: it runs POSIX */
+	ck_assert_str_eq(liblock_lock_algorithm(&st), "posix");
+	ck_assert_int_eq(liblock_destroy(&st), 0);
+}
+END_TEST
+
+START_TEST(aliases_resolve)
+{
+	liblock_algorithm_info_t info;
+
+	ck_assert_int_eq(liblock_algorithm_info("pthread", &info), 0);
+	ck_assert_str_eq(info.name, "posix");
+	ck_assert_int_eq(liblock_algorithm_info("nope", &info), EINVAL);
+	ck_assert_int_eq(liblock_algorithm_info(NULL, &info), EINVAL);
+}
+END_TEST
+
+START_TEST(algorithm_list_is_consistent)
+{
+	const char *const *names = liblock_algorithms();
+	int n = 0;
+
+	for (; names[n]; n++) {
+		liblock_algorithm_info_t info;
+
+		ck_assert_int_eq(liblock_algorithm_info(names[n], &info), 0);
+		ck_assert_str_eq(info.name, names[n]);
+		ck_assert_ptr_nonnull(info.summary);
+		for (const char *c = names[n]; *c; c++)
+			ck_assert_msg((*c >= 'a' && *c <= 'z') ||
+					      (*c >= '0' && *c <= '9') || *c == '_',
+				      "bad character in name %s", names[n]);
+	}
+	ck_assert_int_ge(n, 2);
+}
+END_TEST
+
+START_TEST(cond_errors)
+{
+	liblock_cond_t c = LIBLOCK_COND_INITIALIZER;
+	liblock_lock_t l;
+	struct timespec bad = { 0, -1 };
+
+	ck_assert_int_eq(liblock_init(&l, NULL), 0);
+	ck_assert_int_eq(liblock_lock(&l), 0);
+	ck_assert_int_eq(liblock_cond_timedwait(&c, &l, &bad), EINVAL);
+	ck_assert_int_eq(liblock_cond_timedwait(&c, &l, NULL), EINVAL);
+	ck_assert_int_eq(liblock_unlock(&l), 0);
+	ck_assert_int_eq(liblock_cond_signal(&c), 0); /* no waiter: no-op */
+	ck_assert_int_eq(liblock_cond_destroy(&c), 0);
+	ck_assert_int_eq(liblock_cond_signal(&c), EINVAL);
+	ck_assert_int_eq(liblock_cond_wait(&c, &l), EINVAL);
+	ck_assert_int_eq(liblock_cond_destroy(&c), EINVAL);
+	ck_assert_int_eq(liblock_cond_init(NULL, NULL), EINVAL);
+	ck_assert_int_eq(liblock_destroy(&l), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("liblock API errors");
+	TCase *tc = tcase_create("errors");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, unknown_algorithm_is_einval);
+	tcase_add_test(tc, bad_server_cpu_is_einval);
+	tcase_add_test(tc, destroy_twice_is_einval);
+	tcase_add_test(tc, default_is_posix);
+	tcase_add_test(tc, env_overrides_unless_fixed);
+	tcase_add_test(tc, env_unknown_fails_init_static_falls_back);
+	tcase_add_test(tc, aliases_resolve);
+	tcase_add_test(tc, algorithm_list_is_consistent);
+	tcase_add_test(tc, cond_errors);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
