@@ -128,6 +128,13 @@ void ll_lock_key_init(struct ll_lock_key *key) LL_HIDDEN;
 /* This thread's node of size @size for @key, or NULL on ENOMEM.
  * @size must be the same on every call for one key. */
 void *ll_tnode(const struct ll_lock_key *key, size_t size) LL_HIDDEN;
+/* Same, and @dtor(node) runs just before the node is freed (thread exit or
+ * ll_tnode_forget), in the owning thread: for nodes that hold pointers to
+ * memory the thread owns (CLH's migrating queue nodes).  @dtor must not
+ * touch the lock, which may be destroyed by then.  The first call for a
+ * key fixes the dtor. */
+void *ll_tnode_dtor(const struct ll_lock_key *key, size_t size,
+		    void (*dtor)(void *node)) LL_HIDDEN;
 /* Drop the calling thread's node for @key (if any). */
 void ll_tnode_forget(const struct ll_lock_key *key) LL_HIDDEN;
 

@@ -2,14 +2,28 @@
 /*
  * Waiting policies shared by every algorithm.
  *
- *   spin            busy-wait with the CPU's pause hint;
+ *   spin            busy-wait with the CPU's pause hint, and yield the CPU
+ *                   once a wait has lasted LL_SPIN_YIELD_BUDGET polls;
  *   spin-then-park  spin for LL_SPIN_BUDGET polls, then sleep on a futex;
  *   park            sleep on a futex at once.
  *
  * A waiter polls a 32-bit word until it leaves a value; the thread that
  * changes the word calls ll_wake() if a waiter may be parked.  The futex
  * word must be an _Atomic uint32_t (or unsigned int) so both sides agree on
- * its size.  Memory model: C11; the futex syscall is a full barrier on
+ * its size.
+ *
+ * Why spinning yields.  With more threads than CPUs, a FIFO handover lock
+ * (mcs, clh, ticket) passes the lock to a waiter that may be descheduled;
+ * every other waiter then burns whole time slices spinning while the lock
+ * sits unused, and the queue advances at about one handover per time
+ * slice (a convoy).  A waiter that has polled LL_SPIN_YIELD_BUDGET times
+ * (far longer than any short critical section) calls sched_yield() before
+ * each further poll, which hands its CPU to the descheduled next-in-line
+ * or holder.  On an idle machine the cost is one syscall per poll, and
+ * only in waits that were already long.  ll_spin_poll() is the one place
+ * that implements this; every spinning loop of liblock calls it.
+ *
+ * Memory model: C11; the futex syscall is a full barrier on
  * Linux, but we do not rely on it: the word is always read with acquire.
  */
 #ifndef LL_WAIT_H
@@ -39,6 +53,23 @@ static inline void ll_cpu_relax(void)
 
 /* Polls before a spin-then-park waiter sleeps: about 20 us of pause. */
 #define LL_SPIN_BUDGET 1024u
+
+/* Polls before a spinning waiter starts to yield: 16 times the park
+ * budget, a few hundred microseconds of pause. */
+#define LL_SPIN_YIELD_BUDGET (16u * LL_SPIN_BUDGET)
+
+/* One poll of a spinning wait; @polls counts the polls of this wait and
+ * starts at 0.  Pauses, or yields the CPU once the wait has lasted
+ * LL_SPIN_YIELD_BUDGET polls (see the header comment). */
+static inline void ll_spin_poll(unsigned int *polls)
+{
+	if (__builtin_expect(*polls < LL_SPIN_YIELD_BUDGET, 1)) {
+		++*polls;
+		ll_cpu_relax();
+		return;
+	}
+	sched_yield();
+}
 
 enum ll_wait_policy {
 	LL_WAIT_SPIN,
@@ -80,14 +111,16 @@ static inline uint32_t ll_wait_while_eq(_Atomic uint32_t *word, uint32_t val,
 					_Atomic uint32_t *parked)
 {
 	uint32_t v;
-	unsigned int spins = 0;
+	unsigned int spins = 0, polls = 0;
 
 	/* acquire: pairs with the waker's store, so what it wrote before
 	 * changing the word is visible once we see the change */
 	while ((v = atomic_load_explicit(word, memory_order_acquire)) == val) {
-		if (policy == LL_WAIT_SPIN ||
-		    (policy == LL_WAIT_SPIN_THEN_PARK &&
-		     ++spins < LL_SPIN_BUDGET)) {
+		if (policy == LL_WAIT_SPIN) {
+			ll_spin_poll(&polls);
+			continue;
+		}
+		if (policy == LL_WAIT_SPIN_THEN_PARK && ++spins < LL_SPIN_BUDGET) {
 			ll_cpu_relax();
 			continue;
 		}

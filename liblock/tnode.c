@@ -20,6 +20,7 @@
 struct tnode_slot {
 	uint64_t id; /* 0: empty; TOMBSTONE: deleted */
 	void *node;
+	void (*dtor)(void *node); /* run before the node is freed, or NULL */
 };
 
 struct tnode_table {
@@ -35,13 +36,20 @@ static pthread_key_t table_key;
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 static __thread struct tnode_table *my_table;
 
+static void slot_release(struct tnode_slot *s)
+{
+	if (s->dtor)
+		s->dtor(s->node);
+	ll_free(s->node);
+}
+
 static void table_free(void *arg)
 {
 	struct tnode_table *t = arg;
 
 	for (size_t i = 0; i <= t->mask; i++)
 		if (t->slots[i].id != 0 && t->slots[i].id != TOMBSTONE)
-			ll_free(t->slots[i].node);
+			slot_release(&t->slots[i]);
 	free(t->slots);
 	free(t);
 	my_table = NULL;
@@ -130,6 +138,12 @@ static struct tnode_table *table_get(void)
 
 void *ll_tnode(const struct ll_lock_key *key, size_t size)
 {
+	return ll_tnode_dtor(key, size, NULL);
+}
+
+void *ll_tnode_dtor(const struct ll_lock_key *key, size_t size,
+		    void (*dtor)(void *node))
+{
 	struct tnode_table *t = table_get();
 	size_t i;
 
@@ -152,6 +166,7 @@ void *ll_tnode(const struct ll_lock_key *key, size_t size)
 		return NULL;
 	t->slots[i].id = key->id;
 	t->slots[i].node = node;
+	t->slots[i].dtor = dtor;
 	t->used++;
 	return node;
 }
@@ -165,9 +180,10 @@ void ll_tnode_forget(const struct ll_lock_key *key)
 	for (size_t i = slot_of(key->id, t->mask); t->slots[i].id;
 	     i = (i + 1) & t->mask)
 		if (t->slots[i].id == key->id) {
-			ll_free(t->slots[i].node);
+			slot_release(&t->slots[i]);
 			t->slots[i].id = TOMBSTONE;
 			t->slots[i].node = NULL;
+			t->slots[i].dtor = NULL;
 			return;
 		}
 }
