@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rcl-prof's preload library: internal interfaces.
+ *
+ * Design (spec/lock-profiling.md Part C, spec/rcl-thesis.md §4):
+ * - every wrapper reads the TSC around the real call and updates the
+ *   calling thread's own statistics block (struct prof_thread): plain
+ *   stores, no atomics, nothing shared written on the uncontended path;
+ * - a mutex is found by address in an open-addressing table (struct
+ *   prof_lock) that also carries the waiter integral used for blame
+ *   (C.4 mode 1): ∫ nwait(t) dt, written only on the contended path and
+ *   read by holders through a seqlock;
+ * - a mutex belongs to a site (struct prof_site): the hash of the
+ *   backtrace of its pthread_mutex_init, or of its first use for statically
+ *   initialised mutexes; statistics are kept per (thread, site);
+ * - at exit every thread block is summed and one text dump per process is
+ *   written into $RCLPROF_OUT, which rcl-prof turns into the report.
+ *
+ * Memory model: C11 atomics only; nothing relies on x86-TSO.  The TSC is
+ * assumed invariant and synchronised across cores (constant_tsc).
+ */
+#ifndef PROF_INT_H
+#define PROF_INT_H
+
+#include "config.h"
+
+#include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define PROF_API __attribute__((visibility("default")))
+#define PROF_ALIGNED __attribute__((aligned(LL_CACHELINE)))
+#define prof_likely(x) __builtin_expect(!!(x), 1)
+#define prof_unlikely(x) __builtin_expect(!!(x), 0)
+#define PROF_TLS __thread __attribute__((tls_model("initial-exec")))
+
+enum {
+	PROF_MAX_SITES = 2048,   /* site table size (power of two) */
+	PROF_LOCK_BITS = 18,     /* 2^18 tracked mutex addresses */
+	PROF_HBUCKETS = 40,      /* log2 histogram buckets, in cycles */
+	PROF_HELD_MAX = 32,      /* locks one thread can hold at once */
+	PROF_BLAME_SLOTS = 256,  /* per-thread (site, release caller) pairs */
+	PROF_GBLAME_SLOTS = 4096,/* the same, summed over the process */
+	PROF_DEPTH = 8,          /* frames kept per site */
+};
+/* Site 0 collects what could not be identified (table full, early use). */
+#define PROF_SITE_NONE 0
+
+/* ---- real functions --------------------------------------------------- */
+
+struct prof_real {
+	int (*mutex_init)(pthread_mutex_t *, const pthread_mutexattr_t *);
+	int (*mutex_destroy)(pthread_mutex_t *);
+	int (*mutex_lock)(pthread_mutex_t *);
+	int (*mutex_trylock)(pthread_mutex_t *);
+	int (*mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
+	int (*mutex_unlock)(pthread_mutex_t *);
+	int (*cond_wait)(pthread_cond_t *, pthread_mutex_t *);
+	int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *,
+			      const struct timespec *);
+	int (*cond_signal)(pthread_cond_t *);
+	int (*cond_broadcast)(pthread_cond_t *);
+	int (*create)(pthread_t *, const pthread_attr_t *,
+		      void *(*)(void *), void *);
+	int (*join)(pthread_t, void **);
+	void (*exit)(void *) __attribute__((noreturn));
+};
+extern struct prof_real prof_real;
+/* Fill prof_real (idempotent, callable from any wrapper). */
+void prof_resolve(void);
+
+/* ---- sites ------------------------------------------------------------ */
+
+enum prof_kind { PROF_KIND_INIT = 1, PROF_KIND_STATIC, PROF_KIND_FIRST };
+
+struct prof_site {
+	_Atomic uint64_t key;      /* 0 = free slot */
+	_Atomic int ready;         /* fields below are published */
+	int kind;
+	int nframes;
+	const void *obj;           /* the mutex, for PROF_KIND_STATIC */
+	void *frames[PROF_DEPTH];  /* return addresses, innermost first */
+	_Atomic uint64_t instances;
+};
+extern struct prof_site prof_sites[PROF_MAX_SITES];
+
+/* Site id for a pthread_mutex_init called from @caller (return address of
+ * the wrapper), or for the first use of an uninitialised-by-us mutex @m. */
+int prof_site_init(const void *caller);
+int prof_site_first_use(const void *m, const void *caller);
+
+/* ---- mutex table ------------------------------------------------------ */
+
+/* One entry per mutex address.  Written by pthread_mutex_init/destroy
+ * (site) and by waiters (the seqlock-protected integral); holders only
+ * read it. */
+struct prof_lock {
+	_Atomic uintptr_t addr;   /* 0 = free slot */
+	_Atomic int site;         /* -1: not known yet (static initialiser) */
+	_Atomic unsigned seq;     /* odd while a waiter updates the integral */
+	_Atomic unsigned nwait;   /* threads blocked in the real lock */
+	_Atomic uint64_t area;    /* ∫ nwait dt, in cycles, up to t_last */
+	_Atomic uint64_t t_last;
+} PROF_ALIGNED;
+static_assert(sizeof(struct prof_lock) == LL_CACHELINE, "one lock per line");
+
+/* Entry of @m, created if needed; NULL when the table is full. */
+struct prof_lock *prof_lock_get(const void *m);
+/* Entry of @m or NULL, never creating one. */
+struct prof_lock *prof_lock_find(const void *m);
+/* The waiter integral projected to @now (seqlock read); the number of
+ * waiters goes to *@nwait when @nwait is not NULL. */
+uint64_t prof_lock_area(struct prof_lock *lk, uint64_t now, unsigned *nwait);
+/* A waiter starts (+1) or stops (-1) blocking on @lk at @now. */
+void prof_lock_wait_edge(struct prof_lock *lk, uint64_t now, int delta);
+/* Site of @lk, resolving a first use when needed. */
+int prof_lock_site(struct prof_lock *lk, const void *m, const void *caller);
+
+/* ---- per-thread statistics -------------------------------------------- */
+
+struct prof_stat {
+	uint64_t acq, contended, try_fail, timed_out;
+	uint64_t hold, wait, cs, cond_wait; /* cycles */
+	uint64_t hold_max, wait_max, blame;
+	uint64_t cs_misses, cs_counted;     /* PAPI, when counting */
+	uint64_t hist_hold[PROF_HBUCKETS];
+	uint64_t hist_wait[PROF_HBUCKETS];
+};
+
+struct prof_held {
+	struct prof_lock *lk;
+	int site;
+	unsigned depth;            /* recursive re-acquisitions */
+	uint64_t t_call, t_acq, area, misses;
+};
+
+struct prof_blame {
+	uintptr_t ret;             /* release caller; 0 = free slot */
+	int site;
+	uint64_t cycles, count;
+};
+
+struct prof_thread {
+	struct prof_thread *next;  /* registry list, under prof_reg_lock */
+	bool live;
+	uint64_t t_start, t_join;  /* lifetime start; cycles in pthread_join */
+	uint64_t t_outer, cs_union;/* outermost section start; union total */
+	uint64_t thread_time, threads, untracked;
+	uint64_t signals, broadcasts, cond_waits;
+	struct prof_lock *waiting_on; /* for the fork child's fix-up */
+	unsigned nheld;
+	int max_site;              /* highest site id touched, plus one */
+	int papi_set;              /* PAPI event set, -1 if none */
+	struct prof_held held[PROF_HELD_MAX];
+	struct prof_blame blame[PROF_BLAME_SLOTS];
+	struct prof_stat stat[PROF_MAX_SITES];
+};
+
+/* The calling thread's block, created on first use; NULL when this call
+ * must not be profiled (profiler off, re-entered, thread finished). */
+struct prof_thread *prof_self(void);
+/* Return the thread's state to the pool, adding it into the totals. */
+void prof_thread_exit(void);
+
+/* Bookkeeping shared by the mutex and condition-variable wrappers. */
+void prof_acquired(struct prof_thread *th, struct prof_lock *lk, int site,
+		   uint64_t t_call, uint64_t t_acq, bool contended);
+/* Index of @lk in th->held, or -1. */
+int prof_held_find(struct prof_thread *th, const struct prof_lock *lk);
+void prof_released(struct prof_thread *th, int idx, uint64_t t_rel,
+		   uint64_t t_done, uint64_t area, uint64_t misses,
+		   uintptr_t caller);
+void prof_hist_add(uint64_t *hist, uint64_t cycles);
+
+/* ---- process-wide state ----------------------------------------------- */
+
+extern _Atomic bool prof_on;          /* profiling enabled */
+extern PROF_TLS int prof_busy;        /* inside the profiler's own code */
+extern pthread_mutex_t prof_reg_lock; /* registry; taken with prof_real */
+extern struct prof_thread *prof_threads; /* registry list */
+extern struct prof_thread *prof_total;   /* exited threads, summed */
+extern struct prof_blame prof_gblame[PROF_GBLAME_SLOTS];
+extern const char *prof_papi_status;     /* NULL when counting */
+
+void prof_sum_into(struct prof_thread *dst, struct prof_thread *src,
+		   uint64_t now);
+void prof_zero(struct prof_thread *th);
+void prof_dump(void);
+void prof_papi_init(void);
+int prof_papi_thread(void);
+uint64_t prof_papi_read(int set);
+void prof_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- time ------------------------------------------------------------- */
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+static inline uint64_t prof_now(void)
+{
+	return __rdtsc();
+}
+#else
+static inline uint64_t prof_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+#endif
+
+#endif

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Lock identity: the site table (one entry per allocation site) and the
+ * mutex table (one entry per mutex address).
+ *
+ * Both are open-addressing hash tables that only grow: a slot is claimed
+ * with a CAS on its key and never freed, so lookups need no lock and a
+ * reader never sees a slot change owner.  A destroyed mutex keeps its
+ * slot; pthread_mutex_init on the same address re-points it to the new
+ * site, and a use after destroy without init is treated as a first use.
+ *
+ * Site key: a hash of the return addresses of the init call (or of the
+ * first use, for PTHREAD_MUTEX_INITIALIZER mutexes that are not globals),
+ * $RCLPROF_DEPTH frames deep (default 4).  A global mutex is keyed by its
+ * own address and named by its symbol at report time.
+ */
+#define _GNU_SOURCE
+#include "prof_int.h"
+
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+struct prof_site prof_sites[PROF_MAX_SITES];
+static struct prof_lock *locks; /* 2^PROF_LOCK_BITS entries, mmap'd */
+static _Atomic int locks_state; /* 0 none, 1 mapping, 2 ready, 3 failed */
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x ? x : 1;
+}
+
+static int depth(void)
+{
+	static int d;
+	const char *e;
+
+	if (d == 0) {
+		e = getenv("RCLPROF_DEPTH");
+		d = e ? atoi(e) : 4;
+		if (d < 1 || d > PROF_DEPTH)
+			d = 4;
+	}
+	return d;
+}
+
+/* Claim or find the site slot for @key; fill it on first claim. */
+static int site_slot(uint64_t key, int kind, const void *obj, void **fr,
+		     int n)
+{
+	for (unsigned i = 0; i < PROF_MAX_SITES; i++) {
+		unsigned idx = (unsigned)(key + i) & (PROF_MAX_SITES - 1);
+		struct prof_site *s = &prof_sites[idx];
+		uint64_t k = atomic_load_explicit(&s->key, memory_order_acquire);
+
+		if (idx == PROF_SITE_NONE)
+			continue;
+		if (k == 0) {
+			uint64_t zero = 0;
+			/* acq_rel: the claim orders our fill below before
+			 * the ready flag; pairs with the acquire load above */
+			if (!atomic_compare_exchange_strong_explicit(
+				    &s->key, &zero, key, memory_order_acq_rel,
+				    memory_order_acquire)) {
+				k = zero;
+			} else {
+				s->kind = kind;
+				s->obj = obj;
+				s->nframes = n;
+				for (int j = 0; j < n; j++)
+					s->frames[j] = fr[j];
+				/* release: publishes the fields above; pairs
+				 * with the acquire in prof_dump's reader */
+				atomic_store_explicit(&s->ready, 1,
+						      memory_order_release);
+				return (int)idx;
+			}
+		}
+		if (k == key)
+			return (int)idx;
+	}
+	return PROF_SITE_NONE;
+}
+
+/* Frames from @caller outwards (our own frames dropped); count in *n. */
+static uint64_t stack_key(const void *caller, void **out, int *n)
+{
+	void *fr[PROF_DEPTH + 8];
+	int got, start = 0, d = depth();
+	uint64_t h = 0x9e3779b97f4a7c15ULL;
+
+	got = backtrace(fr, PROF_DEPTH + 8);
+	for (int i = 0; i < got; i++)
+		if (fr[i] == caller) {
+			start = i;
+			break;
+		}
+	if (start == 0 && (got == 0 || fr[0] != caller)) {
+		fr[0] = (void *)caller; /* no unwind info: the caller alone */
+		got = 1;
+	}
+	*n = 0;
+	for (int i = start; i < got && *n < d; i++) {
+		out[(*n)++] = fr[i];
+		h = mix(h ^ (uintptr_t)fr[i]);
+	}
+	return h;
+}
+
+int prof_site_init(const void *caller)
+{
+	void *fr[PROF_DEPTH];
+	int n, id;
+	uint64_t key;
+
+	prof_busy++;
+	key = stack_key(caller, fr, &n);
+	id = site_slot(key, PROF_KIND_INIT, NULL, fr, n);
+	prof_busy--;
+	atomic_fetch_add_explicit(&prof_sites[id].instances, 1,
+				  memory_order_relaxed);
+	return id;
+}
+
+int prof_site_first_use(const void *m, const void *caller)
+{
+	void *fr[PROF_DEPTH];
+	int n, id;
+	uint64_t key;
+	Dl_info info;
+
+	prof_busy++;
+	key = stack_key(caller, fr, &n);
+	/* A mutex inside a loaded object (.data/.bss) is a global or a
+	 * static: key it by address, the report names it by symbol. */
+	if (dladdr(m, &info) && info.dli_fname)
+		id = site_slot(mix((uintptr_t)m), PROF_KIND_STATIC, m, fr, n);
+	else
+		id = site_slot(key ^ 0x5a5a5a5a, PROF_KIND_FIRST, NULL, fr, n);
+	prof_busy--;
+	atomic_fetch_add_explicit(&prof_sites[id].instances, 1,
+				  memory_order_relaxed);
+	return id;
+}
+
+/* ---- the mutex table -------------------------------------------------- */
+
+static struct prof_lock *table(void)
+{
+	int st = atomic_load_explicit(&locks_state, memory_order_acquire);
+	int zero = 0;
+	void *p;
+	size_t len = sizeof(struct prof_lock) << PROF_LOCK_BITS;
+
+	if (prof_likely(st == 2))
+		return locks;
+	if (st == 3)
+		return NULL;
+	/* acquire: pairs with the release below when we lose the race */
+	if (!atomic_compare_exchange_strong_explicit(&locks_state, &zero, 1,
+						     memory_order_acquire,
+						     memory_order_acquire)) {
+		while ((st = atomic_load_explicit(&locks_state,
+						  memory_order_acquire)) == 1)
+			sched_yield();
+		return st == 2 ? locks : NULL;
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		prof_log("cannot map the mutex table: locks not profiled");
+		atomic_store_explicit(&locks_state, 3, memory_order_release);
+		return NULL;
+	}
+	locks = p;
+	/* release: publishes `locks`; pairs with the acquire loads above */
+	atomic_store_explicit(&locks_state, 2, memory_order_release);
+	return locks;
+}
+
+static struct prof_lock *lookup(const void *m, bool create)
+{
+	struct prof_lock *t = table();
+	uintptr_t a = (uintptr_t)m;
+	uint64_t h = mix(a);
+	const unsigned mask = (1u << PROF_LOCK_BITS) - 1;
+
+	if (!t)
+		return NULL;
+	for (unsigned i = 0; i < 64; i++) {
+		struct prof_lock *lk = &t[(h + i) & mask];
+		uintptr_t k = atomic_load_explicit(&lk->addr,
+						   memory_order_relaxed);
+		if (k == a)
+			return lk;
+		if (k != 0)
+			continue;
+		if (!create)
+			return NULL;
+		/* The site field is written after the claim, so a racing
+		 * reader that sees the address may still read site 0
+		 * (PROF_SITE_NONE) once: counted as unidentified. */
+		if (atomic_compare_exchange_strong_explicit(
+			    &lk->addr, &k, a, memory_order_relaxed,
+			    memory_order_relaxed)) {
+			atomic_store_explicit(&lk->site, -1,
+					      memory_order_relaxed);
+			return lk;
+		}
+		if (k == a)
+			return lk;
+	}
+	return NULL;
+}
+
+struct prof_lock *prof_lock_get(const void *m)
+{
+	return lookup(m, true);
+}
+
+struct prof_lock *prof_lock_find(const void *m)
+{
+	return lookup(m, false);
+}
+
+int prof_lock_site(struct prof_lock *lk, const void *m, const void *caller)
+{
+	int s = atomic_load_explicit(&lk->site, memory_order_relaxed);
+
+	if (prof_likely(s >= 0))
+		return s;
+	s = prof_site_first_use(m, caller);
+	atomic_store_explicit(&lk->site, s, memory_order_relaxed);
+	return s;
+}
+
+/* Seqlock read of (area, nwait, t_last), projected to @now. */
+uint64_t prof_lock_area(struct prof_lock *lk, uint64_t now, unsigned *nwait)
+{
+	unsigned s1, s2, n;
+	uint64_t area, last;
+
+	do {
+		/* acquire: pairs with the release that ends an update in
+		 * prof_lock_wait_edge() */
+		s1 = atomic_load_explicit(&lk->seq, memory_order_acquire);
+		area = atomic_load_explicit(&lk->area, memory_order_relaxed);
+		n = atomic_load_explicit(&lk->nwait, memory_order_relaxed);
+		last = atomic_load_explicit(&lk->t_last, memory_order_relaxed);
+		/* acquire fence: the field loads above complete before the
+		 * re-check of seq (pairs with the writer's release fence) */
+		atomic_thread_fence(memory_order_acquire);
+		s2 = atomic_load_explicit(&lk->seq, memory_order_relaxed);
+	} while ((s1 & 1) || s1 != s2);
+	if (n && now > last)
+		area += (uint64_t)n * (now - last);
+	if (nwait)
+		*nwait = n;
+	return area;
+}
+
+void prof_lock_wait_edge(struct prof_lock *lk, uint64_t now, int delta)
+{
+	unsigned s, n;
+	uint64_t last;
+
+	for (;;) {
+		s = atomic_load_explicit(&lk->seq, memory_order_relaxed);
+		/* acquire: the seq word is also the writers' spinlock; pairs
+		 * with the release store that ends the previous update */
+		if (!(s & 1) && atomic_compare_exchange_weak_explicit(
+					&lk->seq, &s, s + 1,
+					memory_order_acquire,
+					memory_order_relaxed))
+			break;
+		sched_yield();
+	}
+	/* release fence: readers that see the new field values also see
+	 * the odd seq (pairs with the acquire fence in prof_lock_area) */
+	atomic_thread_fence(memory_order_release);
+	n = atomic_load_explicit(&lk->nwait, memory_order_relaxed);
+	last = atomic_load_explicit(&lk->t_last, memory_order_relaxed);
+	if (n && now > last)
+		atomic_store_explicit(&lk->area,
+				      atomic_load_explicit(&lk->area,
+							   memory_order_relaxed) +
+					      (uint64_t)n * (now - last),
+				      memory_order_relaxed);
+	if (now > last || n == 0)
+		atomic_store_explicit(&lk->t_last, now, memory_order_relaxed);
+	/* a fork child's fix-up may already have removed this waiter */
+	if (delta > 0 || n > 0)
+		atomic_store_explicit(&lk->nwait, (unsigned)((int)n + delta),
+				      memory_order_relaxed);
+	/* release: publishes the update; pairs with the acquire in
+	 * prof_lock_area() and in the CAS above */
+	atomic_store_explicit(&lk->seq, s + 2, memory_order_release);
+}
