@@ -31,8 +31,9 @@ def _tail(text, n=15):
     return "\n".join("    " + line for line in lines[-n:])
 
 
-def run(cmd, timeout=TOOL_TIMEOUT, echo=True, **kw):
-    """Run @cmd; raise StepError unless it exits 0.  Echoes its output."""
+def run(cmd, timeout=TOOL_TIMEOUT, echo=True, check_ok=True, **kw):
+    """Run @cmd; raise StepError unless it exits 0 (or @check_ok is
+    False).  Echoes its output."""
     if echo:
         print("$ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
     try:
@@ -46,7 +47,7 @@ def run(cmd, timeout=TOOL_TIMEOUT, echo=True, **kw):
         sys.stdout.write(p.stdout)
         sys.stdout.write(p.stderr)
         sys.stdout.flush()
-    if p.returncode != 0:
+    if p.returncode != 0 and check_ok:
         raise StepError("`%s` exited %d:\n%s" % (
             " ".join(shlex.quote(c) for c in cmd), p.returncode,
             _tail(p.stdout + p.stderr)))

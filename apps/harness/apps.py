@@ -1,0 +1,243 @@
+# SPDX-License-Identifier: MIT
+"""The real applications the harness runs the pipeline on.
+
+Each class says how to build the application, load it under the profiler,
+which files and lock wrappers to give rcl-refactor, how to run its own
+test suite and how to measure its throughput.  Workloads are bounded in
+count and time, and memcached is only ever reached on 127.0.0.1.
+"""
+import glob
+import os
+import re
+import socket
+import subprocess
+import time
+
+from pipeline import StepError, run
+
+JOBS = "-j2"
+
+
+def _run_log(cmd, cwd, env, log, timeout):
+    """Run @cmd with output to @log; its exit status (124: timed out)."""
+    with open(log, "w") as f:
+        f.write("$ %s\n" % " ".join(cmd))
+        f.flush()
+        try:
+            return subprocess.run(cmd, cwd=cwd, env=env, stdout=f,
+                                  stderr=subprocess.STDOUT,
+                                  timeout=timeout).returncode
+        except subprocess.TimeoutExpired:
+            f.write("\nharness: timed out after %d s\n" % timeout)
+            return 124
+
+
+def _tail(path, n=12):
+    with open(path, errors="replace") as f:
+        return "".join(f.readlines()[-n:])
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _grep_files(tree, pattern, files):
+    rx = re.compile(pattern)
+    out = []
+    for f in files:
+        with open(os.path.join(tree, f), errors="replace") as fh:
+            if rx.search(fh.read()):
+                out.append(f)
+    return out
+
+
+class Memcached:
+    """memcached 1.6 (bookworm 1.6.18): worker threads share striped item
+    locks (item_lock(hv)/item_unlock(hv) wrappers), LRU and slab locks
+    (mutex_lock(x) macro); its `make test` suite (prove t/, testapp) is
+    the reference the refactored server must pass."""
+
+    name = source = "memcached"
+    QUICK = ["t/getset.t", "t/incrdecr.t", "t/cas.t", "t/noreply.t",
+             "t/flush-all.t", "t/stats.t", "t/binary.t", "t/lru.t"]
+    CONNS, SECONDS = 8, 4
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        b = ctx.tools.builddir
+        self.mcload = os.path.join(b, "apps", "harness", "mcload") if b \
+            else "mcload"
+
+    def build(self, tree, env):
+        run(["./configure", "-q"], cwd=tree, env=env, echo=False)
+        run(["make", JOBS, "memcached", "memcached-debug", "sizes",
+             "testapp", "timedrun"], cwd=tree, env=env, echo=False,
+            timeout=900)
+
+    def lock_files(self, tree):
+        files = sorted(os.path.basename(f)
+                       for f in glob.glob(os.path.join(tree, "*.c")))
+        files = [f for f in files
+                 if f not in ("testapp.c", "sizes.c", "timedrun.c")
+                 and not f.startswith("proxy_")]
+        return _grep_files(tree, r"\b(pthread_mutex_lock|mutex_lock|"
+                           r"item_lock)\s*\(", files)
+
+    def refactor_args(self, tree):
+        return ["-I", ".", "--lock-fn", "item_lock=item_unlock"]
+
+    def _server(self, tree, env, port, prefix=()):
+        cmd = list(prefix) + [os.path.join(tree, "memcached"), "-U", "0",
+                              "-l", "127.0.0.1", "-p", str(port), "-t", "4",
+                              "-A"]
+        if os.geteuid() == 0:
+            cmd[len(prefix) + 1:len(prefix) + 1] = ["-u", "root"]
+        log = open(os.path.join(self.ctx.work, "server.log"), "a")
+        p = subprocess.Popen(cmd, env=env, stdout=log, stderr=log)
+        deadline = time.time() + 15
+        while time.time() < deadline:
+            if p.poll() is not None:
+                raise StepError("memcached exited %d at start-up: %s"
+                                % (p.returncode, " ".join(cmd)))
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                return p
+            except OSError:
+                time.sleep(0.1)
+        p.kill()
+        raise StepError("memcached did not listen on 127.0.0.1:%d" % port)
+
+    def _stop(self, p, port):
+        try:
+            with socket.create_connection(("127.0.0.1", port), 2) as s:
+                s.sendall(b"shutdown\r\n")
+        except OSError:
+            pass
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            raise StepError("memcached did not stop on 'shutdown'")
+
+    def _load(self, port):
+        p = run([self.mcload, "-p", str(port), "-c", str(self.CONNS),
+                 "-d", str(self.SECONDS), "-n", "2000000"], timeout=60)
+        m = re.search(r"^throughput: ([0-9.]+) ops/s", p.stdout, re.M)
+        return float(m.group(1))
+
+    def profile(self, tree, out):
+        port = _free_port()
+        p = self._server(tree, dict(os.environ), port,
+                         [self.ctx.tools.prof, "-o", out, "--"])
+        try:
+            self._load(port)
+        finally:
+            self._stop(p, port)
+        with open(os.path.join(self.ctx.work, "server.log")) as f:
+            print(f.read()[-4000:])
+        if p.returncode != 0 or not os.path.exists(out):
+            raise StepError("rcl-prof -- memcached exited %d, profile %s"
+                            % (p.returncode, "written" if
+                               os.path.exists(out) else "missing"))
+
+    def test(self, tree, env, log, quick):
+        if quick:
+            cmd = ["sh", "-c", "./sizes && ./testapp && prove " +
+                   " ".join(self.QUICK)]
+        else:
+            cmd = ["make", "test"]
+        rc = _run_log(cmd, tree, env, log, 1500)
+        text = open(log, errors="replace").read()
+        m = re.findall(r"^(Files=\d+, Tests=\d+.*)$", text, re.M)
+        res = re.findall(r"^Result: (\S+)", text, re.M)
+        detail = "%s%s" % (m[-1].split(",  ")[0] if m else "",
+                           ", prove: " + res[-1] if res else "")
+        if rc != 0:
+            detail += "; exit %d, tail:\n%s" % (rc, _tail(log))
+        return rc == 0, detail
+
+    def bench(self, tree, env):
+        port = _free_port()
+        p = self._server(tree, env, port)
+        try:
+            return self._load(port)
+        finally:
+            self._stop(p, port)
+
+    @staticmethod
+    def fmt(rate):
+        return "%.0f ops/s (mcload, %d conns)" % (rate, Memcached.CONNS)
+
+
+class Zstd:
+    """zstd 1.5 (bookworm 1.5.4): multithreaded compression (-T) shares a
+    job-queue mutex and condition variables (lib/common/pool.c) and buffer
+    and context pools (lib/compress/zstdmt_compress.c) behind
+    ZSTD_pthread_mutex_lock() macros.  Tests: poolTests (the thread pool)
+    and playTests.sh (`make check`: the CLI, many -T runs)."""
+
+    name = "zstd"
+    source = "libzstd"
+    FILES = ["lib/common/pool.c", "lib/compress/zstdmt_compress.c"]
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def build(self, tree, env):
+        if "LIBS" in env:  # the refactored build: LINK.c has no LDLIBS
+            env["LDFLAGS"] = env["LDFLAGS"] + " " + env["LIBS"]
+        run(["make", JOBS, "-C", "programs", "zstd"], cwd=tree, env=env,
+            echo=False, timeout=900)
+        self.env = env
+
+    def lock_files(self, tree):
+        return _grep_files(tree, r"ZSTD_pthread_mutex_lock\s*\(", self.FILES)
+
+    def refactor_args(self, tree):
+        return ["-I", "lib/common", "-I", "lib", "-D", "ZSTD_MULTITHREAD"]
+
+    def profile(self, tree, out):
+        run([self.ctx.tools.prof, "-o", out, "--",
+             os.path.join(tree, "programs", "zstd"), "-b1", "-T4",
+             "-B64KiB", "-i1"], timeout=120)
+
+    def test(self, tree, env, log, quick):
+        env = dict(env, **{k: v for k, v in self.env.items()
+                           if k in ("CPPFLAGS", "LDFLAGS", "LDLIBS")})
+        targets = ["test-pool"] if quick else ["test-pool", "shortest"]
+        rc = _run_log(["make", "-C", "tests"] + targets, tree, env, log,
+                      1200)
+        detail = "make -C tests %s" % " ".join(targets)
+        if rc != 0:
+            detail += "; exit %d, tail:\n%s" % (rc, _tail(log))
+        return rc == 0, detail
+
+    def bench(self, tree, env):
+        data = os.path.join(self.ctx.work, "bench.dat")
+        if not os.path.exists(data):
+            with open(data, "wb") as f:  # compressible, deterministic
+                words = [b"lock%d " % (i * 7919 % 1000) for i in range(4096)]
+                for i in range(2048):
+                    f.write(b"".join(words[i % 7:] + words[:i % 7]))
+        best = 0.0
+        for _ in range(3):
+            t0 = time.time()
+            p = subprocess.run([os.path.join(tree, "programs", "zstd"), "-1",
+                                "-T4", "-B64KiB", "-c", "-q", data],
+                               env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, timeout=120)
+            dt = time.time() - t0
+            if p.returncode != 0:
+                raise StepError("zstd -T4 failed: %s" % p.stderr)
+            best = max(best, os.path.getsize(data) / dt)
+        return best
+
+    @staticmethod
+    def fmt(rate):
+        return "%.1f MB/s (zstd -1 -T4 -B64KiB)" % (rate / 1e6)
+
+
+APPS = {"memcached": Memcached, "zstd": Zstd}
