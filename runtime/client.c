@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The "rcl" liblock algorithm: client side (thesis Alg. 9), condition
+ * waits inside sections, rcl_tryexec().
+ *
+ * exec: a servicing thread of the lock's own server runs the section
+ * inline, taking the lock word with a CAS and yielding while another
+ * thread of that CPU holds it; anyone else posts a request in its slot of
+ * the server's array (lock, ctx relaxed, fn with release) and waits for
+ * fn == NULL (acquire), pausing, then yielding after RCL_CLIENT_SPIN
+ * polls (oversubscribed client CPU).  While it waits it wakes a parked
+ * server and, if the server was stopped, runs its own request itself
+ * under the lock word (claiming the slot like a servicing thread would).
+ *
+ * cond_wait: the servicing thread running the section releases the lock
+ * word and sleeps in the kernel on the generic futex protocol of
+ * liblock.c.  Before it sleeps it asks the manager for a free servicing
+ * thread if it was the last one, so the server keeps serving the other
+ * locks (thesis Fig. 4.3; the backup thread covers every other way of
+ * blocking).  Woken, it takes the lock word back (CAS + yield).
+ *
+ * lock/unlock: NULL (ENOTSUP): a client never holds an RCL lock, a
+ * section must be a function.  trylock: ENOTSUP as well; rcl_tryexec()
+ * is the RCL form of a try (see rcl.h).
+ *
+ * Memory model: C11 acquire/release as described in rcl_int.h.
+ */
+#include "rcl_int.h"
+
+/* Pause-polls before a waiting client yields its CPU each poll. */
+#define RCL_CLIENT_SPIN 4096u
+
+/* ---- lock structures: recycled, never freed (see rcl_int.h) ------------ */
+
+static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct rcl_lock *pool_free; /* under pool_mu */
+
+static struct rcl_lock *lock_alloc(void)
+{
+	struct rcl_lock *l;
+
+	pthread_mutex_lock(&pool_mu);
+	if ((l = pool_free) != NULL)
+		pool_free = l->next_free;
+	pthread_mutex_unlock(&pool_mu);
+	if (!l)
+		l = ll_zalloc(sizeof(*l));
+	return l;
+}
+
+static void lock_recycle(struct rcl_lock *l)
+{
+	pthread_mutex_lock(&pool_mu);
+	l->next_free = pool_free;
+	pool_free = l;
+	pthread_mutex_unlock(&pool_mu);
+}
+
+/* ---- ops ------------------------------------------------------------------- */
+
+static int rcl_init(void **impl, const liblock_attr_t *attr)
+{
+	int err;
+	struct rcl_server *s = rcl_server_get(attr->server, &err);
+	struct rcl_lock *l;
+
+	if (!s)
+		return err;
+	if ((l = lock_alloc()) == NULL)
+		return ENOMEM;
+	l->server = s;
+	l->next_free = NULL;
+	atomic_store_explicit(&l->holder, 0, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->nlocks, 1, memory_order_relaxed);
+	*impl = l;
+	return 0;
+}
+
+/* EBUSY while a section of the lock runs (e.g. blocked in a wait). */
+static int rcl_destroy(void *impl)
+{
+	struct rcl_lock *l = impl;
+
+	if (atomic_load_explicit(&l->holder, memory_order_acquire) != 0)
+		return EBUSY;
+	atomic_fetch_sub_explicit(&l->server->nlocks, 1, memory_order_relaxed);
+	lock_recycle(l);
+	return 0;
+}
+
+/* The server is gone: run our own request, unless a servicing thread
+ * claimed it first.  Returns true when the request is complete. */
+static bool run_own(struct rcl_req *r, struct rcl_lock *l)
+{
+	uintptr_t me = rcl_token(), none = 0;
+
+	/* acquire: pairs with the owner release in rcl_run_claimed() */
+	if (!atomic_compare_exchange_strong_explicit(&r->owner, &none, me,
+						     memory_order_acquire,
+						     memory_order_relaxed))
+		return false;
+	if (atomic_load_explicit(&r->fn, memory_order_acquire) == NULL) {
+		atomic_store_explicit(&r->owner, 0, memory_order_release);
+		return true;
+	}
+	if (atomic_load_explicit(&r->flags, memory_order_relaxed) &
+	    RCL_REQ_TRY) {
+		if (!rcl_lock_try(l, me)) {
+			atomic_store_explicit(&r->status, EBUSY,
+					      memory_order_relaxed);
+			atomic_store_explicit(&r->owner, 0,
+					      memory_order_release);
+			atomic_store_explicit(&r->fn, NULL,
+					      memory_order_release);
+			return true;
+		}
+	} else {
+		rcl_lock_take(l, me);
+	}
+	rcl_run_claimed(r, l, me);
+	rcl_lock_release(l);
+	return true;
+}
+
+static void wait_done(struct rcl_server *s, struct rcl_req *r,
+		      struct rcl_lock *l)
+{
+	unsigned int polls = 0;
+
+	/* acquire: pairs with the release of fn by whoever ran it */
+	while (atomic_load_explicit(&r->fn, memory_order_acquire) != NULL) {
+		if ((++polls & 255) == 0) {
+			/* we may have published before the server said it
+			 * was going to sleep: look again */
+			if (atomic_load_explicit(&s->idle,
+						 memory_order_relaxed))
+				rcl_server_unpark(s);
+			if (atomic_load_explicit(&s->state,
+						 memory_order_acquire) !=
+				    RCL_RUNNING &&
+			    run_own(r, l))
+				return;
+		}
+		if (polls < RCL_CLIENT_SPIN)
+			ll_cpu_relax();
+		else
+			sched_yield();
+	}
+}
+
+/* A remote call (thesis Alg. 9, first branch); *@status gets 0 or EBUSY. */
+static void *exec_remote(struct rcl_lock *l, liblock_fn_t fn, void *ctx,
+			 uint32_t flags, uint32_t *status)
+{
+	struct rcl_server *s = l->server;
+	struct rcl_req *r = &s->reqs[rcl_client_id()];
+
+	atomic_store_explicit(&r->lock, l, memory_order_relaxed);
+	atomic_store_explicit(&r->ctx, ctx, memory_order_relaxed);
+	atomic_store_explicit(&r->flags, flags, memory_order_relaxed);
+	/* release: pairs with serve()'s acquire; lock/ctx/flags first */
+	atomic_store_explicit(&r->fn, fn, memory_order_release);
+	if (ll_unlikely(atomic_load_explicit(&s->idle, memory_order_relaxed)))
+		rcl_server_unpark(s);
+	wait_done(s, r, l);
+	if (status)
+		*status = atomic_load_explicit(&r->status, memory_order_relaxed);
+	return atomic_load_explicit(&r->ctx, memory_order_relaxed);
+}
+
+/* Nested section of the caller's own server (Alg. 9, second branch). */
+static void *exec_inline(struct rcl_lock *l, liblock_fn_t fn, void *ctx,
+			 struct rcl_sthread *me)
+{
+	uintptr_t tok = rcl_token();
+	void *ret;
+
+	if (atomic_load_explicit(&l->holder, memory_order_relaxed) == tok)
+		ll_fatal("RCL lock %p taken again inside its own critical "
+			 "section", (void *)l);
+	rcl_lock_take(l, tok);
+	ret = fn(ctx);
+	rcl_lock_release(l);
+	RCL_STAT_INC(me->st.cs_inline);
+	return ret;
+}
+
+static void *rcl_exec(void *impl, liblock_fn_t fn, void *ctx)
+{
+	struct rcl_lock *l = impl;
+	struct rcl_sthread *me = rcl_self;
+
+	if (ll_unlikely(fn == NULL))
+		return NULL; /* a NULL fn would mean "no request" */
+	if (me && me->srv == l->server)
+		return exec_inline(l, fn, ctx, me);
+	return exec_remote(l, fn, ctx, 0, NULL);
+}
+
+/* Called inside a section of @impl.  Returns 0, ETIMEDOUT, or EPERM when
+ * the caller does not hold the lock (not inside one of its sections). */
+static int rcl_cond_wait(void *impl, liblock_cond_t *cond,
+			 const struct timespec *abstime)
+{
+	struct rcl_lock *l = impl;
+	struct rcl_server *s = l->server;
+	uintptr_t tok = rcl_token();
+	struct rcl_sthread *me = rcl_self;
+	unsigned int seq;
+	int rc;
+
+	if (atomic_load_explicit(&l->holder, memory_order_relaxed) != tok)
+		return EPERM;
+	seq = ll_cond_enter(cond);
+	rcl_lock_release(l);
+	if (me && me->srv == s) {
+		atomic_fetch_add_explicit(&s->cond_waits, 1,
+					  memory_order_relaxed);
+		/* we are inside a sweep, so not counted free: if nobody
+		 * else is free, the server needs another thread now */
+		if (atomic_load_explicit(&s->nfree, memory_order_relaxed) == 0)
+			rcl_manager_need_thread(s);
+	}
+	rc = ll_cond_sleep(cond, seq, abstime);
+	rcl_lock_take(l, tok);
+	ll_cond_leave(cond);
+	return rc;
+}
+
+const struct ll_ops ll_rcl_ops = {
+	.name = "rcl",
+	.summary = "Remote Core Locking: sections run on a dedicated server CPU",
+	.caps = LIBLOCK_CAP_DELEGATION | LIBLOCK_CAP_SERVER | LIBLOCK_CAP_NUMA,
+	.init = rcl_init,
+	.destroy = rcl_destroy,
+	.exec = rcl_exec,
+	.cond_wait = rcl_cond_wait,
+};
+
+int rcl_tryexec(liblock_lock_t *lock, liblock_fn_t fn, void *ctx, void **ret)
+{
+	struct rcl_lock *l;
+	struct rcl_sthread *me = rcl_self;
+	uint32_t status = 0;
+	void *v;
+	int rc;
+
+	if (!lock || !fn)
+		return EINVAL;
+	liblock_lock_algorithm(lock); /* initialises a static lock */
+	if (lock->_ops != &ll_rcl_ops) {
+		if ((rc = liblock_trylock(lock)) != 0)
+			return rc;
+		v = fn(ctx);
+		liblock_unlock(lock);
+	} else if (l = lock->_impl, me && me->srv == l->server) {
+		if (!rcl_lock_try(l, rcl_token()))
+			return EBUSY;
+		v = fn(ctx);
+		rcl_lock_release(l);
+	} else {
+		v = exec_remote(l, fn, ctx, RCL_REQ_TRY, &status);
+		if (status)
+			return EBUSY;
+	}
+	if (ret)
+		*ret = v;
+	return 0;
+}

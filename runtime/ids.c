@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Client ids: the index of a thread's slot in every server's request array
+ * (thesis §4.1.2.2).  The thesis uses an adaptive long-lived renaming
+ * algorithm; we keep its two properties with a simpler, rarely-called
+ * allocator: ids are the lowest free ones (so they stay dense), and the
+ * servers scan only up to one past the highest live id (rcl_ids_limit).
+ * An id is taken on a thread's first RCL call and given back by a pthread
+ * key destructor when the thread exits, so ids are recycled and thread
+ * churn never exhausts the array.
+ *
+ * A recycled id's slots are idle on every server: the previous owner
+ * waited for each of its requests to complete before it could exit.
+ *
+ * Memory model: the bitmap is protected by a mutex; servers read the
+ * scan limit relaxed (a stale limit only delays the first request of a new
+ * thread by a sweep: the slot's contents are synchronised by its fn word).
+ */
+#include "rcl_int.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+static pthread_mutex_t ids_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t ids_used[RCL_MAX_CLIENTS / 64]; /* under ids_mu */
+static uint32_t ids_nlive;			/* under ids_mu */
+static _Atomic uint32_t ids_limit;
+static pthread_key_t ids_key;
+static pthread_once_t ids_once = PTHREAD_ONCE_INIT;
+static __thread uint32_t my_id_plus1;
+
+/* Called with ids_mu held: the new one-past-highest live id. */
+static uint32_t highest_plus1(void)
+{
+	for (uint32_t w = RCL_MAX_CLIENTS / 64; w-- > 0;)
+		if (ids_used[w])
+			return w * 64 + 64 - (uint32_t)__builtin_clzll(ids_used[w]);
+	return 0;
+}
+
+/* pthread key destructor: the thread exits, its id is free again. */
+static void id_release(void *arg)
+{
+	uint32_t id = (uint32_t)((uintptr_t)arg - 1);
+
+	pthread_mutex_lock(&ids_mu);
+	ids_used[id / 64] &= ~(1ull << (id % 64));
+	ids_nlive--;
+	atomic_store_explicit(&ids_limit, highest_plus1(),
+			      memory_order_relaxed);
+	pthread_mutex_unlock(&ids_mu);
+}
+
+static void ids_setup(void)
+{
+	if (pthread_key_create(&ids_key, id_release) != 0)
+		ll_fatal("cannot create the RCL client-id key");
+}
+
+/* Lowest free id, or RCL_MAX_CLIENTS; ids_mu held. */
+static uint32_t lowest_free(void)
+{
+	for (uint32_t w = 0; w < RCL_MAX_CLIENTS / 64; w++)
+		if (~ids_used[w])
+			return w * 64 + (uint32_t)__builtin_ctzll(~ids_used[w]);
+	return RCL_MAX_CLIENTS;
+}
+
+static __attribute__((noinline)) uint32_t id_alloc(void)
+{
+	static _Atomic int warned;
+	uint32_t id;
+
+	pthread_once(&ids_once, ids_setup);
+	for (;;) {
+		pthread_mutex_lock(&ids_mu);
+		id = lowest_free();
+		if (id < RCL_MAX_CLIENTS) {
+			ids_used[id / 64] |= 1ull << (id % 64);
+			ids_nlive++;
+			if (id + 1 > atomic_load_explicit(&ids_limit,
+							  memory_order_relaxed))
+				atomic_store_explicit(&ids_limit, id + 1,
+						      memory_order_relaxed);
+		}
+		pthread_mutex_unlock(&ids_mu);
+		if (id < RCL_MAX_CLIENTS)
+			break;
+		/* More live client threads than slots: wait for one to
+		 * exit rather than fail a critical section. */
+		if (!atomic_exchange_explicit(&warned, 1, memory_order_relaxed))
+			ll_log(LL_WARN, "more than %u threads use RCL locks: "
+			       "waiting for a client id", RCL_MAX_CLIENTS);
+		usleep(1000);
+	}
+	if (pthread_setspecific(ids_key, (void *)(uintptr_t)(id + 1)) != 0)
+		ll_fatal("cannot register the RCL client id of a thread");
+	my_id_plus1 = id + 1;
+	return id;
+}
+
+uint32_t rcl_client_id(void)
+{
+	if (ll_likely(my_id_plus1 != 0))
+		return my_id_plus1 - 1;
+	return id_alloc();
+}
+
+uint32_t rcl_ids_limit(void)
+{
+	return atomic_load_explicit(&ids_limit, memory_order_relaxed);
+}
+
+uint32_t rcl_ids_live(void)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&ids_mu);
+	n = ids_nlive;
+	pthread_mutex_unlock(&ids_mu);
+	return n;
+}

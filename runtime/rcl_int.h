@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RCL runtime internals (Lozi et al., "Remote Core Locking", USENIX ATC'12;
+ * J.-P. Lozi's PhD thesis, ch. 4).  See docs/RUNTIME.md for the design.
+ *
+ * A server is a CPU plus a request array (one line per client id) and a
+ * pool of servicing threads bound to that CPU, a manager and (with
+ * SCHED_FIFO) a backup thread.  Locks are small structures whose lock word
+ * is only taken by threads that execute sections of that lock.
+ *
+ * Memory model: C11 atomics only, no TSO reliance.  The thesis's "local"
+ * (LOCK-prefix-free) atomics become ordinary C11 atomics: they are
+ * uncontended and core-local, and stay sound if a thread migrates.
+ */
+#ifndef RCL_INT_H
+#define RCL_INT_H
+
+#include "ll_int.h"
+#include "ll_wait.h"
+#include "rcl.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <string.h>
+
+/* Client ids, hence slots per request array: 4096 lines, the thesis's
+ * "very large" array (256 KB of 64-byte lines; 512 KB with 128-byte
+ * padding).  More live client threads than this wait for a free id. */
+#define RCL_MAX_CLIENTS 4096u
+
+/* Manager period.  The thesis uses "the OS timeslice", the original code
+ * 50 ms.  Linux has no fixed timeslice (CFS targets a few ms); we take
+ * 10 ms: a section that spins or blocks delays the other locks of its
+ * server by at most about two periods, and 100 wake-ups per second cost
+ * well under 0.1% of the server CPU.  The manager sleeps for good while
+ * its server is idle, so an idle server costs nothing. */
+#define RCL_MANAGER_PERIOD_NS 10000000L
+
+/* A servicing thread that found no request for this long parks on a
+ * futex; the next client wakes it.  Bounds the time an idle server
+ * spins at real-time priority (and keeps RT throttling out of idle
+ * phases) while costing a busy server nothing. */
+#define RCL_IDLE_PARK_NS 5000000L
+
+/* Hard cap on the pool (threads blocked in sections plus free ones). */
+#define RCL_MAX_THREADS 1024u
+
+struct rcl_server;
+struct rcl_sthread;
+
+/* An RCL lock.  @holder is the lock word: 0 free, else the token of the
+ * thread executing one of its sections (a servicing thread, or a client
+ * running its own request on a stopped server).  Lock structures are
+ * never freed, only recycled (see client.c): a servicing thread that was
+ * preempted between reading a slot and taking its lock may still touch a
+ * destroyed lock's word, which must stay valid memory. */
+struct rcl_lock {
+	struct rcl_server *server;
+	_Atomic uintptr_t holder;
+	struct rcl_lock *next_free; /* recycling list (client.c) */
+} LL_ALIGNED;
+
+static_assert(sizeof(struct rcl_lock) == LL_CACHELINE, "one line per lock");
+
+/* Request flags. */
+enum { RCL_REQ_TRY = 1u };
+
+/*
+ * One request slot: written by its client and by the server's threads
+ * only, one cache line, on the server's NUMA node.  Protocol (thesis
+ * Alg. 9/10 with C11 orderings):
+ *   client: lock, ctx, flags relaxed; fn with release; wait fn == NULL
+ *           (acquire); result in ctx, status in status.
+ *   server: fn (acquire); take lock->holder; claim owner 0 -> me; re-read
+ *           fn and lock (the slot is now stable); ctx = fn(ctx);
+ *           owner = 0; fn = NULL (release); release lock->holder.
+ * The owner claim closes the thesis's slot-claiming race (spec §2.4): no
+ * two threads execute one request, and a thread that raced with a newer
+ * request for another lock sees lock != the lock it took and backs off.
+ */
+struct rcl_req {
+	_Atomic(struct rcl_lock *) lock;
+	_Atomic(void *) ctx; /* single-word context in, result out */
+	_Atomic(liblock_fn_t) fn; /* NULL: no request; published last */
+	_Atomic uintptr_t owner;  /* claiming thread's token, 0 none */
+	_Atomic uint32_t flags;	  /* RCL_REQ_* */
+	_Atomic uint32_t status;  /* 0 executed, EBUSY (try request) */
+} LL_ALIGNED;
+
+static_assert(sizeof(struct rcl_req) == LL_CACHELINE, "one line per client");
+
+/* A single-writer statistics counter (relaxed load + store). */
+typedef _Atomic uint64_t rcl_counter_t;
+#define RCL_STAT_ADD(c, n)                                                   \
+	atomic_store_explicit(&(c),                                          \
+			      atomic_load_explicit(&(c), memory_order_relaxed) + \
+				      (n),                                   \
+			      memory_order_relaxed)
+#define RCL_STAT_INC(c) RCL_STAT_ADD(c, 1)
+#define RCL_STAT_GET(c) atomic_load_explicit(&(c), memory_order_relaxed)
+
+/* Per-servicing-thread counters, written by that thread only. */
+struct rcl_tstats {
+	rcl_counter_t sweeps, active_sweeps, scanned_active, cs, cs_inline,
+		multi_lock, slow_path, idle_parks, try_busy;
+};
+
+/* is_servicing values (the futex word of a prepared thread). */
+enum { RCL_PREPARED = 0, RCL_SERVICING = 1, RCL_EXIT = 2 };
+
+struct rcl_sthread {
+	struct rcl_server *srv;
+	pthread_t thread;
+	_Atomic uint32_t is_servicing; /* futex word, RCL_PREPARED/... */
+	_Atomic uint32_t timestamp;    /* last election cycle seen */
+	_Atomic int tid;	       /* kernel tid, 0 until started */
+	struct rcl_sthread *next_all;  /* manager-owned list */
+	struct rcl_sthread *next_prepared;
+	struct rcl_tstats st;
+} LL_ALIGNED;
+
+/* Server life cycle. */
+enum { RCL_STOPPED = 0, RCL_RUNNING = 1, RCL_STOPPING = 2 };
+
+struct rcl_server {
+	/* read-mostly */
+	int cpu;
+	int node;
+	bool fifo;	 /* SCHED_FIFO pool, manager and backup */
+	bool exclusive;	 /* CPU removed from application threads */
+	struct rcl_req *reqs;
+	pthread_t manager, backup;
+	bool has_backup;
+	_Atomic int state; /* RCL_STOPPED/RUNNING/STOPPING */
+
+	/* written by the threads bound to the server CPU */
+	_Atomic int is_alive LL_ALIGNED;
+	_Atomic uint32_t nfree;	     /* servicing threads between sweeps */
+	_Atomic uint32_t nservicing; /* threads in the pool (not prepared) */
+	_Atomic uint32_t timestamp;  /* election cycle */
+	_Atomic(struct rcl_sthread *) prepared; /* Treiber stack, 1 popper */
+
+	/* futex words: idle (1 while the free thread is parked for lack of
+	 * requests; clients read it on every call, so it has its own line)
+	 * and the manager's wake-up word */
+	_Atomic uint32_t idle LL_ALIGNED;
+	_Atomic uint32_t mgr_word LL_ALIGNED;
+	_Atomic uint32_t mgr_need; /* a thread asked for a free thread */
+
+	/* manager-owned: the list grows at the head (release), is read by
+	 * rcl_stats() under the server table mutex, freed only by stop */
+	_Atomic(struct rcl_sthread *) all LL_ALIGNED;
+	_Atomic unsigned int nthreads;
+	sem_t started;	/* the manager posts it once start-up is done */
+	int start_rc;	/* its result */
+	rcl_counter_t wakeups, alive_misses, elections, created, reactivated;
+	_Atomic uint64_t cond_waits, nlocks;
+	struct rcl_tstats retired; /* counters of joined threads */
+};
+
+/* ---- ids.c: client ids ---------------------------------------------------- */
+/* The calling thread's client id (allocated on first use, freed when the
+ * thread exits); RCL_MAX_CLIENTS if none can be had (never for long). */
+uint32_t rcl_client_id(void) LL_HIDDEN;
+/* One past the highest live id: the part of a request array to scan. */
+uint32_t rcl_ids_limit(void) LL_HIDDEN;
+uint32_t rcl_ids_live(void) LL_HIDDEN;
+
+/* ---- affinity.c ------------------------------------------------------------ */
+/* Can @cpu be reserved and still leave the application a CPU? */
+bool rcl_affinity_can_reserve(int cpu) LL_HIDDEN;
+/* Record a server on @cpu; if @exclusive, remove @cpu from every thread
+ * of the process but the runtime's own (threads pinned to one server
+ * CPU).  Returns 0 or an errno. */
+int rcl_affinity_reserve(int cpu, bool exclusive) LL_HIDDEN;
+/* The server on @cpu stopped: give @cpu back to the application threads
+ * if it was reserved. */
+void rcl_affinity_release(int cpu) LL_HIDDEN;
+
+/* ---- server.c -------------------------------------------------------------- */
+/* The server on @cpu (LIBLOCK_SERVER_DEFAULT: the default one), started
+ * if needed; NULL with *@err set on failure. */
+struct rcl_server *rcl_server_get(int cpu, int *err) LL_HIDDEN;
+/* Start a thread of @srv bound to its CPU at @prio_off above the FIFO
+ * minimum (ignored without FIFO). */
+int rcl_thread_start(struct rcl_server *srv, pthread_t *t,
+		     void *(*fn)(void *), void *arg, int prio_off) LL_HIDDEN;
+void rcl_server_unpark(struct rcl_server *srv) LL_HIDDEN;
+
+enum { RCL_PRIO_BACKUP = 1, RCL_PRIO_SERVICING = 2, RCL_PRIO_MANAGER = 3 };
+
+/* ---- servicing.c ----------------------------------------------------------- */
+void *rcl_servicing_main(void *arg) LL_HIDDEN;
+/* The servicing thread running on this thread, or NULL. */
+extern __thread struct rcl_sthread *rcl_self LL_HIDDEN;
+/* This thread's token for lock words and slot claims. */
+uintptr_t rcl_token(void) LL_HIDDEN;
+bool rcl_lock_try(struct rcl_lock *l, uintptr_t me) LL_HIDDEN;
+void rcl_lock_take(struct rcl_lock *l, uintptr_t me) LL_HIDDEN;
+void rcl_lock_release(struct rcl_lock *l) LL_HIDDEN;
+/* Execute the request in @r, already claimed by @me, holding @l. */
+void rcl_run_claimed(struct rcl_req *r, struct rcl_lock *l, uintptr_t me)
+	LL_HIDDEN;
+
+/* ---- manager.c ------------------------------------------------------------- */
+void *rcl_manager_main(void *arg) LL_HIDDEN;
+void *rcl_backup_main(void *arg) LL_HIDDEN;
+/* Ask the manager to make sure a free servicing thread exists. */
+void rcl_manager_need_thread(struct rcl_server *srv) LL_HIDDEN;
+void rcl_manager_kick(struct rcl_server *srv) LL_HIDDEN;
+/* Add one servicing thread (manager, or start-up). */
+int rcl_pool_add(struct rcl_server *srv) LL_HIDDEN;
+
+/* ---- stats.c --------------------------------------------------------------- */
+void rcl_stats_fold(struct rcl_tstats *into, const struct rcl_tstats *from)
+	LL_HIDDEN;
+/* Fill @out from @s; the caller holds the server table mutex. */
+void rcl_stats_collect(struct rcl_server *s, rcl_stats_t *out) LL_HIDDEN;
+
+#endif /* RCL_INT_H */

@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Servers: one per CPU, created on first use, started and stopped under
+ * one mutex (rare operations); the lookup of a running server is one
+ * acquire load.
+ *
+ * Start: reserve the CPU (affinity.c) unless it is the application's last
+ * one (then the server shares it and runs without SCHED_FIFO, announced
+ * once), then start the manager, which starts the first servicing thread
+ * and the backup.  SCHED_FIFO is refused with EPERM without the privilege:
+ * the runtime then switches to degraded mode, once, with a message.
+ * Stop: state STOPPING, wake every thread, join them (2 s grace for a
+ * section still running), give the CPU back.  At exit every server stops
+ * after RCL_STATS=1 printed its statistics.
+ *
+ * Memory model: the server table and states are published with release
+ * and read with acquire; everything else here runs under srv_mu.
+ */
+#include "rcl_int.h"
+
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+
+static pthread_mutex_t srv_mu = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic(struct rcl_server *) srv_table[CPU_SETSIZE];
+static _Atomic int srv_degraded = -1; /* -1 unknown, 0 FIFO, 1 degraded */
+static bool srv_exiting;	      /* under srv_mu: no restart at exit */
+static bool srv_atexit_done;	      /* under srv_mu */
+
+static void announce_degraded(const char *why)
+{
+	if (atomic_exchange_explicit(&srv_degraded, 1, memory_order_relaxed) !=
+	    1)
+		ll_log(LL_WARN,
+		       "RCL runs in degraded mode (%s): no SCHED_FIFO, no "
+		       "backup thread; servicing threads are time-sliced",
+		       why);
+}
+
+static bool degraded(void)
+{
+	const char *env = getenv("RCL_DEGRADED");
+
+	if (atomic_load_explicit(&srv_degraded, memory_order_relaxed) < 0 &&
+	    env && strcmp(env, "1") == 0)
+		announce_degraded("RCL_DEGRADED=1");
+	return atomic_load_explicit(&srv_degraded, memory_order_relaxed) == 1;
+}
+
+int rcl_degraded(void)
+{
+	return degraded();
+}
+
+/* Parse one CPU number of @list at *@p; -1 on error. */
+static int parse_cpu(const char **p)
+{
+	char *end;
+	long v = strtol(*p, &end, 10);
+
+	if (end == *p || v < 0 || v >= CPU_SETSIZE)
+		return -1;
+	*p = end;
+	return (int)v;
+}
+
+/* First CPU of RCL_SERVERS=CPULIST ("1", "2,3", "4-7,9"), after checking
+ * the whole list; -1 (logged) if invalid. */
+static int first_server_cpu(const char *list)
+{
+	const char *p = list;
+	int first = -1, a, b;
+
+	for (;;) {
+		if ((a = parse_cpu(&p)) < 0)
+			goto bad;
+		b = a;
+		if (*p == '-') {
+			p++;
+			if ((b = parse_cpu(&p)) < a)
+				goto bad;
+		}
+		for (int c = a; c <= b; c++)
+			if (!ll_cpu_online(c)) {
+				ll_log(LL_ERROR, "RCL_SERVERS='%s': CPU %d is "
+				       "not online", list, c);
+				return -1;
+			}
+		if (first < 0)
+			first = a;
+		if (*p == '\0')
+			return first;
+		if (*p++ != ',')
+			goto bad;
+	}
+bad:
+	ll_log(LL_ERROR, "RCL_SERVERS='%s': not a CPU list (e.g. 3 or 2,3 or "
+	       "2-3) at '%s'", list, p);
+	return -1;
+}
+
+int rcl_default_server(void)
+{
+	static _Atomic int cached = -2;
+	int cpu = atomic_load_explicit(&cached, memory_order_relaxed);
+	const char *env;
+
+	if (cpu != -2)
+		return cpu;
+	env = getenv("RCL_SERVERS");
+	if (env && *env) {
+		cpu = first_server_cpu(env);
+	} else {
+		cpu = -1;
+		for (int c = 0; c < ll_cpu_count() && c < CPU_SETSIZE; c++)
+			if (ll_cpu_online(c))
+				cpu = c;
+	}
+	atomic_store_explicit(&cached, cpu, memory_order_relaxed);
+	return cpu;
+}
+
+int rcl_thread_start(struct rcl_server *s, pthread_t *t, void *(*fn)(void *),
+		     void *arg, int prio_off)
+{
+	pthread_attr_t a;
+	struct sched_param sp = { 0 };
+	sigset_t all, old;
+	cpu_set_t set;
+	int rc;
+
+	if ((rc = pthread_attr_init(&a)) != 0)
+		return rc;
+	CPU_ZERO(&set);
+	CPU_SET(s->cpu, &set);
+	rc = pthread_attr_setaffinity_np(&a, sizeof(set), &set);
+	if (!rc)
+		rc = pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+	if (!rc)
+		rc = pthread_attr_setschedpolicy(&a, s->fifo ? SCHED_FIFO
+							     : SCHED_OTHER);
+	if (s->fifo)
+		sp.sched_priority = sched_get_priority_min(SCHED_FIFO) + prio_off;
+	if (!rc)
+		rc = pthread_attr_setschedparam(&a, &sp);
+	/* runtime threads take no asynchronous signals */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (!rc)
+		rc = pthread_create(t, &a, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&a);
+	return rc;
+}
+
+static struct rcl_server *server_alloc(int cpu)
+{
+	int node = ll_cpu_node(cpu);
+	struct rcl_server *s = ll_node_alloc(sizeof(*s), node);
+
+	if (!s)
+		return NULL;
+	s->reqs = ll_node_alloc(RCL_MAX_CLIENTS * sizeof(struct rcl_req), node);
+	if (!s->reqs || sem_init(&s->started, 0, 0) != 0) {
+		ll_node_free(s->reqs, RCL_MAX_CLIENTS * sizeof(struct rcl_req));
+		ll_node_free(s, sizeof(*s));
+		return NULL;
+	}
+	s->cpu = cpu;
+	s->node = node;
+	return s;
+}
+
+static void stop_threads(struct rcl_server *s);
+
+/* Start the manager (and through it the pool); FIFO falls back to
+ * degraded mode on EPERM. */
+static int start_manager(struct rcl_server *s)
+{
+	int rc = rcl_thread_start(s, &s->manager, rcl_manager_main, s,
+				  RCL_PRIO_MANAGER);
+
+	if (rc == EPERM && s->fifo) {
+		announce_degraded("SCHED_FIFO not permitted: run as root, or "
+				  "raise RLIMIT_RTPRIO");
+		s->fifo = false;
+		rc = rcl_thread_start(s, &s->manager, rcl_manager_main, s,
+				      RCL_PRIO_MANAGER);
+	}
+	if (rc != 0)
+		return rc;
+	while (sem_wait(&s->started) != 0)
+		; /* EINTR */
+	if (s->start_rc != 0) {
+		rc = s->start_rc;
+		stop_threads(s);
+	}
+	return rc;
+}
+
+static void at_exit(void);
+
+static void reset(struct rcl_server *s)
+{
+	atomic_store_explicit(&s->is_alive, 0, memory_order_relaxed);
+	atomic_store_explicit(&s->nfree, 0, memory_order_relaxed);
+	atomic_store_explicit(&s->nservicing, 0, memory_order_relaxed);
+	atomic_store_explicit(&s->timestamp, 1, memory_order_relaxed);
+	atomic_store_explicit(&s->prepared, NULL, memory_order_relaxed);
+	atomic_store_explicit(&s->idle, 0, memory_order_relaxed);
+	atomic_store_explicit(&s->mgr_need, 0, memory_order_relaxed);
+	atomic_store_explicit(&s->all, NULL, memory_order_relaxed);
+	atomic_store_explicit(&s->nthreads, 0, memory_order_relaxed);
+	s->has_backup = false;
+}
+
+/* srv_mu held. */
+static int start_locked(struct rcl_server *s)
+{
+	int state = atomic_load_explicit(&s->state, memory_order_acquire);
+	int rc;
+
+	if (state == RCL_RUNNING)
+		return 0;
+	if (state == RCL_STOPPING || srv_exiting)
+		return EBUSY;
+	s->exclusive = rcl_affinity_can_reserve(s->cpu);
+	if (!s->exclusive)
+		ll_log(LL_WARN, "CPU %d is the application's last CPU: its RCL "
+		       "server shares it, without SCHED_FIFO", s->cpu);
+	s->fifo = s->exclusive && !degraded();
+	if ((rc = rcl_affinity_reserve(s->cpu, s->exclusive)) != 0)
+		return rc;
+	reset(s);
+	/* release: pairs with the acquire of state by the new threads */
+	atomic_store_explicit(&s->state, RCL_RUNNING, memory_order_release);
+	if ((rc = start_manager(s)) != 0) {
+		atomic_store_explicit(&s->state, RCL_STOPPED,
+				      memory_order_release);
+		rcl_affinity_release(s->cpu);
+		ll_log(LL_ERROR, "cannot start the RCL server on CPU %d: %s",
+		       s->cpu, strerror(rc));
+		return rc;
+	}
+	if (s->fifo && atomic_load_explicit(&srv_degraded,
+					    memory_order_relaxed) < 0)
+		atomic_store_explicit(&srv_degraded, 0, memory_order_relaxed);
+	if (!srv_atexit_done && atexit(at_exit) == 0)
+		srv_atexit_done = true;
+	return 0;
+}
+
+/* srv_mu held: the server on @cpu, allocated if needed. */
+static struct rcl_server *table_get(int cpu)
+{
+	struct rcl_server *s =
+		atomic_load_explicit(&srv_table[cpu], memory_order_acquire);
+
+	if (!s && (s = server_alloc(cpu)) != NULL)
+		/* release: pairs with the lock-free lookups */
+		atomic_store_explicit(&srv_table[cpu], s, memory_order_release);
+	return s;
+}
+
+static int check_cpu(int *cpu)
+{
+	if (*cpu == LIBLOCK_SERVER_DEFAULT && (*cpu = rcl_default_server()) < 0)
+		return EINVAL;
+	if (*cpu < 0 || *cpu >= CPU_SETSIZE || !ll_cpu_online(*cpu)) {
+		ll_log(LL_ERROR, "RCL server CPU %d is not an online CPU", *cpu);
+		return EINVAL;
+	}
+	return 0;
+}
+
+struct rcl_server *rcl_server_get(int cpu, int *err)
+{
+	struct rcl_server *s;
+
+	if ((*err = check_cpu(&cpu)) != 0)
+		return NULL;
+	/* acquire: pairs with table_get()'s release */
+	s = atomic_load_explicit(&srv_table[cpu], memory_order_acquire);
+	if (s && atomic_load_explicit(&s->state, memory_order_acquire) ==
+			 RCL_RUNNING)
+		return s;
+	pthread_mutex_lock(&srv_mu);
+	s = table_get(cpu);
+	*err = s ? 0 : ENOMEM;
+	/* at exit, or stopping: the locks' sections run on their clients */
+	if (s && !srv_exiting && (*err = start_locked(s)) == EBUSY)
+		*err = 0;
+	pthread_mutex_unlock(&srv_mu);
+	return *err ? NULL : s;
+}
+
+int rcl_server_start(int cpu)
+{
+	int rc;
+
+	if ((rc = check_cpu(&cpu)) != 0)
+		return rc;
+	pthread_mutex_lock(&srv_mu);
+	struct rcl_server *s = table_get(cpu);
+	rc = s ? start_locked(s) : ENOMEM;
+	pthread_mutex_unlock(&srv_mu);
+	return rc;
+}
+
+static bool join_within(pthread_t t, int seconds)
+{
+	struct timespec dl;
+
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += seconds;
+	return pthread_timedjoin_np(t, NULL, &dl) == 0;
+}
+
+/* Stop and join every thread of @s; srv_mu held (or start-up). */
+static void stop_threads(struct rcl_server *s)
+{
+	struct rcl_sthread *t, *next;
+	bool stuck = false;
+
+	/* release: pairs with the acquire of state in every loop */
+	atomic_store_explicit(&s->state, RCL_STOPPING, memory_order_release);
+	rcl_manager_kick(s);
+	atomic_store_explicit(&s->idle, 0, memory_order_release);
+	ll_futex_wake(&s->idle, INT_MAX);
+	if (!join_within(s->manager, 5))
+		ll_fatal("the manager of the RCL server on CPU %d does not stop",
+			 s->cpu);
+	if (s->has_backup && !join_within(s->backup, 5))
+		ll_fatal("the backup of the RCL server on CPU %d does not stop",
+			 s->cpu);
+	for (t = atomic_load_explicit(&s->all, memory_order_acquire); t;
+	     t = t->next_all) {
+		/* release: pairs with the acquire wait in leave_pool() */
+		atomic_store_explicit(&t->is_servicing, RCL_EXIT,
+				      memory_order_release);
+		ll_futex_wake(&t->is_servicing, 1);
+	}
+	for (t = atomic_load_explicit(&s->all, memory_order_acquire); t;
+	     t = next) {
+		next = t->next_all;
+		if (!join_within(t->thread, 2)) {
+			stuck = true;
+			continue; /* left to finish its section; never freed */
+		}
+		rcl_stats_fold(&s->retired, &t->st);
+		ll_free(t);
+	}
+	atomic_store_explicit(&s->all, NULL, memory_order_release);
+	if (stuck) {
+		ll_log(LL_WARN, "RCL server on CPU %d: a section is still "
+		       "running after 2 s; its thread is left to finish", s->cpu);
+		return; /* state stays STOPPING */
+	}
+	atomic_store_explicit(&s->state, RCL_STOPPED, memory_order_release);
+}
+
+static int stop_locked(struct rcl_server *s)
+{
+	if (atomic_load_explicit(&s->state, memory_order_acquire) !=
+	    RCL_RUNNING)
+		return 0;
+	stop_threads(s);
+	rcl_affinity_release(s->cpu);
+	return atomic_load_explicit(&s->state, memory_order_acquire) ==
+			       RCL_STOPPED
+		       ? 0
+		       : EBUSY;
+}
+
+int rcl_server_stop(int cpu)
+{
+	struct rcl_server *s;
+	int rc;
+
+	if ((rc = check_cpu(&cpu)) != 0)
+		return rc;
+	pthread_mutex_lock(&srv_mu);
+	s = atomic_load_explicit(&srv_table[cpu], memory_order_acquire);
+	rc = s ? stop_locked(s) : EINVAL;
+	pthread_mutex_unlock(&srv_mu);
+	return rc;
+}
+
+int rcl_shutdown(void)
+{
+	int rc = 0, r;
+
+	pthread_mutex_lock(&srv_mu);
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		struct rcl_server *s =
+			atomic_load_explicit(&srv_table[c], memory_order_acquire);
+
+		if (s && (r = stop_locked(s)) != 0 && rc == 0)
+			rc = r;
+	}
+	pthread_mutex_unlock(&srv_mu);
+	return rc;
+}
+
+int rcl_stats(int cpu, rcl_stats_t *out)
+{
+	struct rcl_server *s;
+
+	if (!out || cpu < 0 || cpu >= CPU_SETSIZE)
+		return EINVAL;
+	pthread_mutex_lock(&srv_mu);
+	s = atomic_load_explicit(&srv_table[cpu], memory_order_acquire);
+	if (s)
+		rcl_stats_collect(s, out);
+	pthread_mutex_unlock(&srv_mu);
+	return s ? 0 : EINVAL;
+}
+
+static void at_exit(void)
+{
+	const char *env = getenv("RCL_STATS");
+
+	if (env && strcmp(env, "1") == 0)
+		rcl_stats_print(STDERR_FILENO);
+	pthread_mutex_lock(&srv_mu);
+	srv_exiting = true;
+	pthread_mutex_unlock(&srv_mu);
+	rcl_shutdown();
+}

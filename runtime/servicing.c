@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Servicing threads: the loop of thesis Alg. 10.
+ *
+ * Fast path (one thread in the pool): sweep the request array up to the
+ * highest live client id; for each pending request take its lock word,
+ * claim the slot, run the section, clear fn, release the lock.  A request
+ * whose lock is busy (its section runs on another servicing thread that
+ * blocked or spins) is skipped and retried on the next sweep.
+ * Slow path (several threads in the pool): yield if the other servicing
+ * threads are all inside sections, else leave the pool (push self on the
+ * prepared stack and sleep on a futex until the manager needs us).
+ *
+ * Departures from the thesis, each for a reason given where it happens:
+ * the owner claim (§2.4 race), idle parking (RT throttling; an idle server
+ * must not spin at real-time priority), periodic sched_yield (several
+ * servers of different processes may share a CPU at the same priority).
+ *
+ * Memory model: C11 acquire/release, see the slot protocol in rcl_int.h.
+ */
+#include "rcl_int.h"
+
+#include <limits.h>
+
+__thread struct rcl_sthread *rcl_self;
+static __thread char token_byte;
+
+uintptr_t rcl_token(void)
+{
+	return (uintptr_t)&token_byte;
+}
+
+/* Take @l for @me if it is free: (0) -> (me). */
+bool rcl_lock_try(struct rcl_lock *l, uintptr_t me)
+{
+	uintptr_t free_word = 0;
+
+	if (atomic_load_explicit(&l->holder, memory_order_relaxed) != 0)
+		return false;
+	/* acquire: pairs with the release in rcl_lock_release(), so the
+	 * previous section's writes are visible to ours */
+	return atomic_compare_exchange_strong_explicit(
+		&l->holder, &free_word, me, memory_order_acquire,
+		memory_order_relaxed);
+}
+
+/* Thesis Alg. 9, local branch: the holder is another thread bound to the
+ * same CPU (or a preempted one): yield so that it can finish. */
+void rcl_lock_take(struct rcl_lock *l, uintptr_t me)
+{
+	while (!rcl_lock_try(l, me))
+		sched_yield();
+}
+
+/* (me) -> (0). */
+void rcl_lock_release(struct rcl_lock *l)
+{
+	/* release: the section's writes happen before the next holder's */
+	atomic_store_explicit(&l->holder, 0, memory_order_release);
+}
+
+void rcl_run_claimed(struct rcl_req *r, struct rcl_lock *l, uintptr_t me)
+{
+	liblock_fn_t f = atomic_load_explicit(&r->fn, memory_order_relaxed);
+	void *ctx = atomic_load_explicit(&r->ctx, memory_order_relaxed);
+
+	ctx = f(ctx);
+	atomic_store_explicit(&r->ctx, ctx, memory_order_relaxed);
+	atomic_store_explicit(&r->status, 0, memory_order_relaxed);
+	/* release: pairs with the claim CAS (acquire) of the next owner */
+	atomic_store_explicit(&r->owner, 0, memory_order_release);
+	/* release: pairs with the client's acquire wait; the section's
+	 * writes and the result are visible once it sees NULL */
+	atomic_store_explicit(&r->fn, NULL, memory_order_release);
+}
+
+/* Claim @r for @me, then check it still holds a request for @l: once
+ * claimed, the request cannot change (only an owner completes it, and
+ * the client posts the next one only after completion). */
+static bool claim(struct rcl_req *r, struct rcl_lock *l, uintptr_t me)
+{
+	uintptr_t none = 0;
+
+	/* acquire: pairs with the release of owner in rcl_run_claimed() */
+	if (!atomic_compare_exchange_strong_explicit(&r->owner, &none, me,
+						     memory_order_acquire,
+						     memory_order_relaxed))
+		return false;
+	/* acquire: pairs with the client's release of fn; lock and ctx
+	 * were written before it */
+	if (atomic_load_explicit(&r->fn, memory_order_acquire) != NULL &&
+	    atomic_load_explicit(&r->lock, memory_order_relaxed) == l)
+		return true;
+	atomic_store_explicit(&r->owner, 0, memory_order_release);
+	return false;
+}
+
+/* A try request whose lock is busy completes with EBUSY. */
+static void refuse_try(struct rcl_req *r, struct rcl_lock *l, uintptr_t me,
+		       struct rcl_sthread *t)
+{
+	if (!claim(r, l, me))
+		return;
+	if (!(atomic_load_explicit(&r->flags, memory_order_relaxed) &
+	      RCL_REQ_TRY)) {
+		atomic_store_explicit(&r->owner, 0, memory_order_release);
+		return;
+	}
+	if (t)
+		RCL_STAT_INC(t->st.try_busy);
+	atomic_store_explicit(&r->status, EBUSY, memory_order_relaxed);
+	atomic_store_explicit(&r->owner, 0, memory_order_release);
+	/* release: pairs with the client's acquire wait on fn */
+	atomic_store_explicit(&r->fn, NULL, memory_order_release);
+}
+
+/* Serve the request in @r if its lock is free; returns the lock served,
+ * or NULL.  The first reads need no ordering: claim() re-validates. */
+static struct rcl_lock *serve(struct rcl_req *r, uintptr_t me,
+			      struct rcl_sthread *t)
+{
+	struct rcl_lock *l;
+
+	/* acquire: pairs with the client's release of fn, so lock is the
+	 * request's or newer (lock structures are never freed) */
+	if (atomic_load_explicit(&r->fn, memory_order_acquire) == NULL)
+		return NULL;
+	l = atomic_load_explicit(&r->lock, memory_order_relaxed);
+	if (!rcl_lock_try(l, me)) {
+		if (atomic_load_explicit(&r->flags, memory_order_relaxed) &
+		    RCL_REQ_TRY)
+			refuse_try(r, l, me, t);
+		return NULL;
+	}
+	if (!claim(r, l, me)) {
+		rcl_lock_release(l);
+		return NULL;
+	}
+	rcl_run_claimed(r, l, me);
+	rcl_lock_release(l);
+	return l;
+}
+
+/* One pass over the request array; returns the sections executed. */
+static unsigned int sweep(struct rcl_server *s, struct rcl_sthread *t,
+			  uintptr_t me)
+{
+	uint32_t n = rcl_ids_limit();
+	struct rcl_lock *first = NULL, *l;
+	unsigned int served = 0;
+	bool multi = false;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct rcl_req *r = &s->reqs[i];
+
+		if (atomic_load_explicit(&r->fn, memory_order_relaxed) == NULL)
+			continue;
+		if ((l = serve(r, me, t)) == NULL)
+			continue;
+		served++;
+		if (!first)
+			first = l;
+		else if (l != first)
+			multi = true;
+	}
+	RCL_STAT_INC(t->st.sweeps);
+	if (served) {
+		RCL_STAT_INC(t->st.active_sweeps);
+		RCL_STAT_ADD(t->st.scanned_active, n);
+		RCL_STAT_ADD(t->st.cs, served);
+		if (multi)
+			RCL_STAT_INC(t->st.multi_lock);
+	}
+	return served;
+}
+
+/* A full sweep outside the main loop, counted as busy (nfree). */
+static unsigned int extra_sweep(struct rcl_server *s, struct rcl_sthread *t)
+{
+	unsigned int n;
+
+	atomic_fetch_sub_explicit(&s->nfree, 1, memory_order_relaxed);
+	n = sweep(s, t, rcl_token());
+	atomic_fetch_add_explicit(&s->nfree, 1, memory_order_relaxed);
+	return n;
+}
+
+void rcl_server_unpark(struct rcl_server *s)
+{
+	/* relaxed: the request itself is synchronised by its fn word; the
+	 * woken thread re-reads every slot with acquire */
+	if (atomic_exchange_explicit(&s->idle, 0, memory_order_relaxed) == 1)
+		ll_futex_wake(&s->idle, INT_MAX); /* servicing, manager, backup */
+}
+
+/* Sleep until a client (or stop) clears s->idle.  A client that published
+ * before seeing idle == 1 re-checks idle while it waits (client.c), so a
+ * request cannot be stranded. */
+static void park(struct rcl_server *s, struct rcl_sthread *t)
+{
+	RCL_STAT_INC(t->st.idle_parks);
+	/* seq_cst: make the flag visible before the re-check sweep reads */
+	atomic_store_explicit(&s->idle, 1, memory_order_seq_cst);
+	if (extra_sweep(s, t) != 0) {
+		rcl_server_unpark(s);
+		return;
+	}
+	while (atomic_load_explicit(&s->idle, memory_order_acquire) == 1 &&
+	       atomic_load_explicit(&s->state, memory_order_acquire) ==
+		       RCL_RUNNING)
+		ll_futex_wait(&s->idle, 1, NULL, CLOCK_MONOTONIC);
+}
+
+struct idle_state {
+	unsigned int empty, busy;
+	uint64_t since; /* ns, 0: not idle */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* After a sweep: share the CPU now and then, park when idle long. */
+static void after_sweep(struct rcl_server *s, struct rcl_sthread *t,
+			unsigned int served, struct idle_state *is)
+{
+	uint64_t now;
+
+	if (served) {
+		is->empty = 0;
+		is->since = 0;
+		/* other processes' servers on this CPU get a turn */
+		if ((++is->busy & 1023) == 0)
+			sched_yield();
+		return;
+	}
+	if (++is->empty % 64)
+		return;
+	sched_yield();
+	now = now_ns();
+	if (is->since == 0) {
+		is->since = now;
+		return;
+	}
+	if (now - is->since < RCL_IDLE_PARK_NS ||
+	    atomic_load_explicit(&s->nfree, memory_order_relaxed) != 1)
+		return;
+	park(s, t);
+	is->since = 0;
+	is->empty = 0;
+}
+
+/* Thesis Alg. 10 l.27-29: leave the pool and sleep until reactivated.
+ * The futex compares is_servicing, so a wake-up that comes before we
+ * sleep is not lost. */
+static void leave_pool(struct rcl_server *s, struct rcl_sthread *t)
+{
+	struct rcl_sthread *head;
+
+	atomic_store_explicit(&t->is_servicing, RCL_PREPARED,
+			      memory_order_relaxed);
+	atomic_fetch_sub_explicit(&s->nservicing, 1, memory_order_relaxed);
+	atomic_fetch_sub_explicit(&s->nfree, 1, memory_order_relaxed);
+	head = atomic_load_explicit(&s->prepared, memory_order_relaxed);
+	do
+		t->next_prepared = head;
+	/* release: pairs with the manager's acquire pop; next_prepared */
+	while (!atomic_compare_exchange_weak_explicit(&s->prepared, &head, t,
+						      memory_order_release,
+						      memory_order_relaxed));
+	/* acquire: pairs with the manager's release of is_servicing */
+	while (atomic_load_explicit(&t->is_servicing, memory_order_acquire) ==
+	       RCL_PREPARED)
+		ll_futex_wait(&t->is_servicing, RCL_PREPARED, NULL,
+			      CLOCK_MONOTONIC);
+}
+
+/* Slow path (thesis Alg. 10 l.23-29); true if we left the pool. */
+static bool slow_path(struct rcl_server *s, struct rcl_sthread *t)
+{
+	RCL_STAT_INC(t->st.slow_path);
+	if (atomic_load_explicit(&s->nfree, memory_order_relaxed) <= 1) {
+		/* the others are inside sections: let them run */
+		sched_yield();
+		return false;
+	}
+	leave_pool(s, t);
+	return true;
+}
+
+void *rcl_servicing_main(void *arg)
+{
+	struct rcl_sthread *t = arg;
+	struct rcl_server *s = t->srv;
+	uintptr_t me = rcl_token();
+	struct idle_state is = { 0, 0, 0 };
+	unsigned int served;
+
+	rcl_self = t;
+	atomic_store_explicit(&t->tid, (int)syscall(SYS_gettid),
+			      memory_order_relaxed);
+	/* acquire: pairs with the release that published the server */
+	while (atomic_load_explicit(&s->state, memory_order_acquire) ==
+	       RCL_RUNNING) {
+		atomic_store_explicit(&s->is_alive, 1, memory_order_relaxed);
+		atomic_store_explicit(&t->timestamp,
+				      atomic_load_explicit(&s->timestamp,
+							   memory_order_relaxed),
+				      memory_order_relaxed);
+		atomic_fetch_sub_explicit(&s->nfree, 1, memory_order_relaxed);
+		served = sweep(s, t, me);
+		atomic_fetch_add_explicit(&s->nfree, 1, memory_order_relaxed);
+		if (atomic_load_explicit(&s->nservicing, memory_order_relaxed) >
+			    1 &&
+		    slow_path(s, t)) {
+			is.since = 0;
+			continue;
+		}
+		after_sweep(s, t, served, &is);
+	}
+	return NULL;
+}
