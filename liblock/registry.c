@@ -11,10 +11,15 @@
 
 extern const struct ll_ops ll_posix_ops;
 extern const struct ll_ops ll_spinlock_ops;
+/* Weak: the RCL runtime (runtime/client.c) is linked into librcl only;
+ * a library built from liblock alone sees NULL here, which ends the list,
+ * so rcl must stay the last entry. */
+extern const struct ll_ops ll_rcl_ops __attribute__((weak));
 
 const struct ll_ops *const ll_ops_all[] = {
 	&ll_posix_ops,
 	&ll_spinlock_ops,
+	&ll_rcl_ops, /* delegation: keep last (weak, see above) */
 	NULL,
 };
 
