@@ -45,7 +45,7 @@ def parse_args():
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     ap.add_argument("--cflags", default="-O2 -g",
                     help="flags for the refactored build (default: %(default)s)")
-    ap.add_argument("-t", "--threads", type=int, default=4,
+    ap.add_argument("-t", "--threads", type=int, default=8,
                     help="kvcache worker threads (default: %(default)s)")
     ap.add_argument("-n", "--ops", type=int, default=1000000,
                     help="operations per run (default: %(default)s)")

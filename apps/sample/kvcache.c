@@ -28,15 +28,17 @@
 #include <string.h>
 #include <time.h>
 
-#define NBUCKETS 4096
+#define NBUCKETS 64 /* sized for the 1990s: chains grow with the keys */
 #define KEYLEN 24
-#define JOB_OPS 500	/* operations per job */
-#define QUEUE_CAP 64	/* jobs in flight */
+#define VALLEN 256 /* a record: the counter as text, then filler */
+#define NUMLEN 21  /* "%20ld|" */
+#define JOB_OPS 20000 /* operations per job */
+#define QUEUE_CAP 16 /* jobs in flight */
 #define MAX_THREADS 256
 
 struct entry {
 	char key[KEYLEN];
-	long value;
+	char data[VALLEN]; /* what a get returns, copied whole */
 	unsigned long uses;
 	struct entry *hnext;	       /* hash chain */
 	struct entry *lprev, *lnext; /* LRU list, most recent first */
@@ -66,7 +68,7 @@ static struct job queue[QUEUE_CAP];
 static int q_head, q_len, q_closed;
 
 /* Options. */
-static int opt_threads = 4;
+static int opt_threads = 8;
 static long opt_ops = 1000000;
 static int opt_keys = 512;
 static int opt_getpct = 80;
@@ -92,9 +94,19 @@ static unsigned int hash(const char *key)
 	return h;
 }
 
-static void key_name(char *buf, int k)
+/* The key strings, made once: key_names[k] is "key:%08d". */
+static char (*key_names)[KEYLEN];
+
+static int make_keys(void)
 {
-	snprintf(buf, KEYLEN, "key:%08d", k);
+	int k;
+
+	key_names = calloc((size_t)opt_keys, KEYLEN);
+	if (key_names == NULL)
+		return -1;
+	for (k = 0; k < opt_keys; k++)
+		snprintf(key_names[k], KEYLEN, "key:%08d", k);
+	return 0;
 }
 
 /* Caller holds cache_lock. */
@@ -133,15 +145,29 @@ static void lru_push(struct entry *e)
 		lru_tail = e;
 }
 
-/* Look @key up; 0 and *val on a hit, -1 on a miss. */
-static int cache_get(const char *key, long *val)
+/* The record's counter (text at its start). */
+static long record_value(const char *data)
 {
-	unsigned int h = hash(key);
+	return strtol(data, NULL, 10);
+}
+
+/* Caller holds cache_lock. */
+static void record_set(char *data, long v)
+{
+	char num[NUMLEN + 1];
+
+	snprintf(num, sizeof(num), "%20ld|", v);
+	memcpy(data, num, NUMLEN);
+}
+
+/* Look @key up; 0 and its record in @val on a hit, -1 on a miss. */
+static int cache_get(const char *key, char *val)
+{
 	struct entry *e;
 
 	pthread_mutex_lock(&cache_lock);
 	stats.gets++;
-	e = lookup(key, h);
+	e = lookup(key, hash(key));
 	if (e == NULL) {
 		stats.misses++;
 		pthread_mutex_unlock(&cache_lock);
@@ -150,7 +176,7 @@ static int cache_get(const char *key, long *val)
 	e->uses++;
 	lru_unlink(e);
 	lru_push(e);
-	*val = e->value;
+	memcpy(val, e->data, VALLEN);
 	stats.hits++;
 	pthread_mutex_unlock(&cache_lock);
 	return 0;
@@ -159,10 +185,11 @@ static int cache_get(const char *key, long *val)
 /* Add @delta to @key, creating it at 0.  0, or -1 when out of memory. */
 static int cache_incr(const char *key, long delta)
 {
-	unsigned int h = hash(key);
+	unsigned int h;
 	struct entry *e;
 
 	pthread_mutex_lock(&cache_lock);
+	h = hash(key);
 	e = lookup(key, h);
 	if (e == NULL) {
 		e = calloc(1, sizeof(*e));
@@ -171,6 +198,8 @@ static int cache_incr(const char *key, long delta)
 			goto oom;
 		}
 		snprintf(e->key, KEYLEN, "%s", key);
+		memset(e->data, '.', VALLEN - 1);
+		record_set(e->data, 0);
 		e->hnext = table[h % NBUCKETS];
 		table[h % NBUCKETS] = e;
 		nentries++;
@@ -179,7 +208,7 @@ static int cache_incr(const char *key, long delta)
 		lru_unlink(e);
 	}
 	lru_push(e);
-	e->value += delta;
+	record_set(e->data, record_value(e->data) + delta);
 	e->uses++;
 	stats.incrs++;
 	pthread_mutex_unlock(&cache_lock);
@@ -268,19 +297,18 @@ static void *worker(void *arg)
 {
 	long *failed = arg;
 	struct job j;
-	char key[KEYLEN];
 
 	while (queue_pop(&j)) {
 		unsigned long s = j.seed;
 		int i, k, is_get;
-		long delta, v;
+		long delta;
+		char v[VALLEN];
 
 		for (i = 0; i < j.nops; i++) {
 			job_op(&s, &k, &is_get, &delta);
-			key_name(key, k);
 			if (is_get)
-				(void)cache_get(key, &v);
-			else if (cache_incr(key, delta) != 0)
+				(void)cache_get(key_names[k], v);
+			else if (cache_incr(key_names[k], delta) != 0)
 				(*failed)++;
 		}
 	}
@@ -369,17 +397,15 @@ static int check(long njobs_ops, long failed)
 		bad = 1;
 	}
 	for (k = 0; k < opt_keys; k++) {
-		char key[KEYLEN];
 		long v = 0;
 		struct entry *e;
 
-		key_name(key, k);
-		e = lookup(key, hash(key)); /* workers are joined */
+		e = lookup(key_names[k], hash(key_names[k])); /* joined */
 		if (e)
-			v = e->value;
+			v = record_value(e->data);
 		if (v != want[k] && bad++ < 10)
 			fprintf(stderr, "kvcache: check FAILED: %s = %ld, "
-					"expected %ld\n", key, v, want[k]);
+					"expected %ld\n", key_names[k], v, want[k]);
 		dig = (dig ^ (unsigned long)v) * 1099511628211UL;
 	}
 	free(want);
@@ -394,7 +420,7 @@ static void usage(FILE *f)
 		"usage: kvcache [-t THREADS] [-n OPS | -d SECONDS] [-k KEYS] "
 		"[-g GET%%] [-s SEED] [--check]\n"
 		"A legacy-style cache server with a built-in load driver.\n"
-		"  -t, --threads N   worker threads (default 4, at most %d)\n"
+		"  -t, --threads N   worker threads (default 8, at most %d)\n"
 		"  -n, --ops N       total operations (default 1000000)\n"
 		"  -d, --duration S  run for S seconds instead of -n\n"
 		"  -k, --keys N      distinct keys (default 512)\n"
@@ -490,6 +516,10 @@ int main(int argc, char **argv)
 	int i, rc, status = 0;
 
 	parse_args(argc, argv);
+	if (make_keys() != 0) {
+		fprintf(stderr, "kvcache: out of memory for %d keys\n", opt_keys);
+		return 1;
+	}
 	t0 = now();
 	for (i = 0; i < opt_threads; i++) {
 		rc = pthread_create(&tid[i], NULL, worker, &failed[i]);
@@ -512,5 +542,6 @@ int main(int argc, char **argv)
 	if (opt_check)
 		status = check(done, nfailed);
 	cache_free();
+	free(key_names);
 	return status;
 }

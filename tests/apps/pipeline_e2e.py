@@ -21,7 +21,7 @@ builddir = os.path.abspath(os.environ.get("abs_top_builddir", ".."))
 sys.path.insert(0, os.path.join(srcdir, "apps", "sample"))
 import pipeline  # noqa: E402
 
-OPS, THREADS = "200000", "4"
+OPS, THREADS = "300000", "8"
 
 
 def fail(msg):
