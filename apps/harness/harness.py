@@ -139,7 +139,8 @@ def refactor(ctx, app, tree, profile):
     if not files:
         raise StepError("no source file of %s locks a mutex" % app.name)
     cmd = [ctx.tools.refactor_cmd, "--locks", profile] + \
-        app.refactor_args(tree) + ["--in-place"] + files
+        ctx.tools.refactor_incs() + app.refactor_args(tree) + \
+        ["--in-place"] + files
     p = run(cmd, cwd=tree, check_ok=False)
     out = p.stdout + p.stderr
     with open(os.path.join(ctx.work, "refactor.log"), "w") as f:

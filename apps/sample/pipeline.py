@@ -167,12 +167,22 @@ class Tools:
     def refactor(self, csrc, locks, workdir, extra=()):
         """rcl-refactor --locks LOCKS -o WORKDIR/refactored CSRC."""
         outdir = os.path.join(workdir, "refactored")
-        run([self.refactor_cmd, "--locks", locks] + list(extra) +
+        run([self.refactor_cmd, "--locks", locks] + self.refactor_incs() +
+            list(extra) +
             ["-o", outdir, csrc])
         for f in (os.path.basename(csrc), "rcl-config.h"):
             if not os.path.exists(os.path.join(outdir, f)):
                 raise StepError("rcl-refactor wrote no %s in %s" % (f, outdir))
         return outdir
+
+    def refactor_incs(self):
+        """-I options that let rcl-refactor's compile check find
+        <liblock.h> in a build tree (installed, it is on the default
+        path)."""
+        if not self.builddir:
+            return []
+        return ["-I", os.path.join(self.srcdir, "liblock"),
+                "-I", os.path.join(self.srcdir, "runtime")]
 
     def build_refactored(self, csrc, outdir, out, cflags):
         return self.link(csrc, out, [outdir], shlex.split(cflags))
