@@ -13,6 +13,7 @@ PACKAGES="
   gnuplot-nox
   libevent-dev
   dpkg-dev
+  libsasl2-dev libio-socket-ssl-perl
 "
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -23,12 +24,26 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
+# The harnesses (make check-memcached, ...) fetch Debian sources with
+# `apt-get source`: that needs a deb-src entry for bookworm.
+SRCLIST=/etc/apt/sources.list.d/librcl-deb-src.sources
+if ! grep -rqs '^Types:.*deb-src\|^deb-src ' /etc/apt/sources.list \
+	/etc/apt/sources.list.d/; then
+	printf '%s\n' 'Types: deb-src' 'URIs: http://deb.debian.org/debian' \
+		'Suites: bookworm' 'Components: main' \
+		'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' \
+		>"$SRCLIST"
+	echo "install-deps.sh: added $SRCLIST (for apt-get source)"
+	need_update=1
+fi
+
 missing=
 for p in $PACKAGES; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 		missing="$missing $p"
 done
 if [ -z "$missing" ]; then
+	[ -z "${need_update:-}" ] || apt-get update -qq
 	echo "install-deps.sh: all packages already installed"
 	exit 0
 fi
