@@ -1,0 +1,422 @@
+# SPDX-License-Identifier: MIT
+"""Stage 2, analyse: the shape of each section (its block, its final
+unlock, its early exits), what it must refuse, and which locals go in, come
+out, or travel by pointer."""
+from . import cparse
+from .find import canon, lock_key
+
+EXITS = ("return", "goto", "break", "continue")
+COND_WAITS = ("pthread_cond_wait", "pthread_cond_timedwait")
+UNSAFE_WHY = {
+    "errno": "errno in the section (it would be the server thread's)",
+    "pthread_self": "pthread_self() in the section (it would run on the "
+                    "server thread)",
+    "pthread_getspecific": "thread-specific data in the section",
+    "pthread_setspecific": "thread-specific data in the section",
+    "gettid": "gettid() in the section (it would run on the server thread)",
+    "alloca": "alloca in the section",
+    "__builtin_alloca": "alloca in the section",
+}
+
+
+class Refused(Exception):
+    pass
+
+
+class Decl:
+    """One declarator: name, its declaration text pieces, where it lives."""
+
+    def __init__(self, name, spec, declarator, t0, block, is_param=False):
+        self.name, self.spec, self.declarator = name, spec, declarator
+        self.t0, self.block, self.is_param = t0, block, is_param
+        words = spec.split()
+        self.is_static = "static" in words
+        self.is_array = "[" in declarator
+        self.is_extern = "extern" in words
+
+    def text(self, name_expr):
+        """A declaration of @name_expr with this declarator's type."""
+        spec = [w for w in self.spec.split() if w not in (
+            "static", "register", "auto", "extern", "inline", "__thread",
+            "_Thread_local", "thread_local")]
+        decl = self.declarator
+        if name_expr == "(*%s)" % self.name and not any(
+                c in decl for c in "[("):
+            name_expr = "*" + self.name
+        if "*" not in decl:
+            spec = [w for w in spec if w not in ("const", "volatile")]
+        toks = cparse.lex(decl)
+        out = []
+        for k, t in enumerate(toks):
+            if t.text == self.name and t.kind == "id":
+                out.append(name_expr)
+            elif t.text in ("const", "volatile") and k and \
+                    toks[k - 1].text == "*":
+                continue
+            else:
+                out.append(t.text)
+        d = "".join(x if x in ("*", "(", ")", "[", "]") else " " + x + " "
+                    for x in out)
+        return (" ".join(spec) + " " + " ".join(d.split())).replace(
+            "* ", "*").replace("( ", "(").replace(" )", ")").replace(
+            " [", "[").replace("[ ", "[").replace(" ]", "]")
+
+
+_SPEC_WORDS = {
+    "void", "char", "short", "int", "long", "float", "double", "signed",
+    "unsigned", "_Bool", "bool", "const", "volatile", "static", "register",
+    "auto", "extern", "restrict", "__restrict", "_Atomic", "inline",
+    "__thread", "_Thread_local", "thread_local", "__extension__",
+}
+_BASIC = {"void", "char", "short", "int", "long", "float", "double",
+          "signed", "unsigned", "_Bool", "bool"}
+
+
+def parse_decl(toks, a, b, block):
+    """Declarators of the declaration tokens [a, b) (without ';')."""
+    j, typed = a, False
+    while j < b:
+        t = toks[j].text
+        if t in ("struct", "union", "enum"):
+            j += 2 if toks[j + 1].kind == "id" else 1
+            if j < b and toks[j].text == "{":
+                j = cparse.match(toks, j) + 1
+            typed = True
+            continue
+        if t in _SPEC_WORDS:
+            typed = typed or t in _BASIC
+            j += 1
+            continue
+        if toks[j].kind == "id" and not typed:
+            typed = True
+            j += 1
+            continue
+        break
+    spec = " ".join(t.text for t in toks[a:j])
+    out = []
+    for da, db in cparse.split_args(toks, j - 1, b):
+        if da == j - 1:
+            da = j
+        e = da
+        while e < db and toks[e].text != "=":
+            if toks[e].text in ("(", "[", "{") and toks[e].kind == "punct":
+                e = cparse.match(toks, e) + 1
+                continue
+            e += 1
+        ids = [k for k in range(da, e) if toks[k].kind == "id"
+               and toks[k].text not in _SPEC_WORDS]
+        if not ids:
+            continue
+        name = toks[ids[0]].text
+        decl = " ".join(t.text for t in toks[da:e])
+        d = Decl(name, spec, decl, da, block)
+        d.range, d.init = (da, db), e < db
+        out.append(d)
+    for d in out:
+        d.siblings = len(out)
+        d.stmt = (a, b + 1)
+    return out
+
+
+def call_of(toks, stmt):
+    """(name, [arg texts], open_paren_index) when @stmt is `name(args);`
+    or `(void) name(args);`, else None."""
+    a, b = stmt.t0, stmt.t1
+    if stmt.kind != "expr" or b - a < 4:
+        return None
+    if toks[a].text == "(" and toks[a + 1].text == "void" and \
+            toks[a + 2].text == ")":
+        a += 3
+    if toks[a].kind != "id" or toks[a + 1].text != "(":
+        return None
+    close = cparse.match(toks, a + 1)
+    if close != b - 2 or toks[b - 1].text != ";":
+        return None
+    args = ["".join(t.text for t in toks[x:y])
+            for x, y in cparse.split_args(toks, a + 1, close)]
+    return toks[a].text, args, a
+
+
+class Section:
+    def __init__(self, file, func, line):
+        self.file, self.func, self.line = file, func, line
+        self.key = None
+        self.reason = None
+
+
+class FuncInfo:
+    """A parsed function: its body tree and its declarations."""
+
+    def __init__(self, src, name, ni, bo, bc, parser):
+        self.src, self.name = src, name
+        self.ni, self.bo, self.bc = ni, bo, bc
+        self.body = parser.block(bo)
+        self.decls = []
+        toks = src.toks
+        close = cparse.match(toks, ni + 1)
+        for a, b in cparse.split_args(toks, ni + 1, close):
+            for d in parse_decl(toks, a, b, None):
+                d.is_param = True
+                self.decls.append(d)
+        for s in self.body.walk():
+            if s.kind == "decl":
+                self.decls.extend(parse_decl(toks, s.t0, s.t1 - 1, s.parent))
+        self.stmt_at = {}
+        for s in self.body.walk():
+            self.stmt_at.setdefault(s.t0, s)
+            if s.kind == "expr" and s.t1 - s.t0 > 3 and \
+                    toks[s.t0].text == "(" and toks[s.t0 + 1].text == "void":
+                self.stmt_at.setdefault(s.t0 + 3, s)
+
+
+def ancestors(s):
+    while s.parent is not None:
+        s = s.parent
+        yield s
+
+
+def inside(s, t0, t1):
+    return s.t0 >= t0 and s.t1 <= t1
+
+
+def jump_target_inside(s, t0, t1):
+    """Whether the break/continue @s lands inside tokens [t0, t1)."""
+    kinds = ("for", "while", "do", "switch") if s.kind == "break" else (
+        "for", "while", "do")
+    for a in ancestors(s):
+        if a.kind in kinds:
+            return inside(a, t0, t1)
+    return False
+
+
+def _op(toks, s, fns):
+    """(LockFn, identity) when statement @s is a lock-function call."""
+    c = call_of(toks, s)
+    if not c or c[0] not in fns:
+        return None
+    f = fns[c[0]]
+    e = f.expr(c[1])
+    return (f, canon(e) if e else None)
+
+
+def shape(fi, lock_s, fns, is_selected):
+    """Check the section starting at @lock_s and return a dict describing
+    it; raise Refused with the reason when it cannot be extracted."""
+    toks = fi.src.toks
+    f, ident = _op(toks, lock_s, fns)
+    blk = lock_s.parent
+    if blk is None or blk.kind != "block":
+        raise Refused("lock taken conditionally (lock is the body of "
+                      "an if or a loop)")
+    i = blk.subs.index(lock_s)
+    j = None
+    for k in range(i + 1, len(blk.subs)):
+        o = _op(toks, blk.subs[k], fns)
+        if o and o[1] == ident and o[0].role == "unlock":
+            j = k
+            break
+    if j is None:
+        if blk is not fi.body:
+            raise Refused("lock taken conditionally (its unlock is outside "
+                          "the block that takes it)")
+        raise Refused("the lock is not released at the level where it is "
+                      "taken (unlock only in branches or in another "
+                      "function)")
+    body = blk.subs[i + 1:j]
+    t0 = body[0].t0 if body else blk.subs[j].t0
+    t1 = body[-1].t1 if body else t0
+    sec = {"f": f, "ident": ident, "block": blk, "i": i, "j": j,
+           "t0": t0, "t1": t1, "exits": [], "conds": []}
+    internal = {d.name for d in fi.decls if d.t0 >= t0 and d.t0 < t1}
+    labels = set()
+    conts = []
+    stmts = [s for b in body for s in b.walk()]
+    for s in stmts:
+        if s.kind == "label":
+            labels.add(s.name)
+    for s in stmts:
+        if any(c[0] <= s.t0 < c[1] for c in conts):
+            continue
+        o = _op(toks, s, fns)
+        if o and o[1] == ident:
+            if o[0].role != "unlock":
+                raise Refused("the lock is taken again inside its section")
+            conts.append(_early_exit(fi, s, t0, t1, labels, internal, sec))
+            continue
+        if o and lock_key(o[0].expr(call_of(toks, s)[1]) or "") and \
+                is_selected(lock_key(o[0].expr(call_of(toks, s)[1]))):
+            raise Refused("contains a section of another selected lock "
+                          "(nested sections are not extracted)")
+        if s.kind == "return":
+            raise Refused("returns with the lock held")
+        if s.kind == "goto" and s.name not in labels:
+            raise Refused("jumps out of the section with the lock held "
+                          "(goto %s)" % s.name if s.name != "*" else
+                          "computed goto in the section")
+        if s.kind in ("break", "continue") and \
+                not jump_target_inside(s, t0, t1):
+            raise Refused("%s leaves the section with the lock held" %
+                          s.kind)
+        if s.kind == "case" and not any(
+                a.kind == "switch" and inside(a, t0, t1)
+                for a in ancestors(s)):
+            raise Refused("a case label of an outer switch is inside the "
+                          "section (jump into the section)")
+        if s.kind == "pp":
+            raise Refused("preprocessor directive inside the section")
+    sec["conts"] = conts
+    _scan_tokens(fi, sec, ident, labels)
+    return sec
+
+
+def _early_exit(fi, u, t0, t1, labels, internal, sec):
+    """An unlock inside the section: what follows it in its block must
+    leave the section; that code moves after liblock_exec()."""
+    toks = fi.src.toks
+    p = u.parent
+    if p is None or p.kind != "block":
+        raise Refused("conditional unlock (unlock is the body of an if)")
+    k = p.subs.index(u)
+    cont = p.subs[k + 1:]
+    if not cont or cont[-1].kind not in EXITS:
+        raise Refused("an unlock at line %d is not followed by return, "
+                      "goto, break or continue" %
+                      fi.src.line_of(toks[u.t0].start))
+    last = cont[-1]
+    for c in cont:
+        for s in c.walk():
+            if s.kind in ("label", "case"):
+                raise Refused("label after an early unlock")
+            if s.kind in ("break", "continue") and s is not last and \
+                    not jump_target_inside(s, c.t0, c.t1):
+                raise Refused("break/continue after an early unlock")
+            if s.kind == "goto" and s.name in labels:
+                raise Refused("goto back into the section after an unlock")
+    if last.kind == "goto" and last.name in labels:
+        raise Refused("goto back into the section after an unlock")
+    if last.kind in ("break", "continue") and \
+            jump_target_inside(last, t0, t1):
+        raise Refused("%s after an unlock stays inside the section" %
+                      last.kind)
+    for tk in toks[cont[0].t0:last.t1]:
+        if tk.kind == "id" and tk.text in internal:
+            raise Refused("code after an early unlock uses '%s', declared "
+                          "inside the section" % tk.text)
+    sec["exits"].append((u, cont))
+    return (u.t0, last.t1)
+
+
+def _scan_tokens(fi, sec, ident, labels):
+    """Token-level refusals: computed gotos, label addresses, condition
+    waits on another mutex."""
+    toks = fi.src.toks
+    conts = sec["conts"]
+    k = sec["t0"]
+    while k < sec["t1"]:
+        if any(a <= k < b for a, b in conts):
+            k += 1
+            continue
+        t = toks[k]
+        if t.text == "goto" and toks[k + 1].text == "*":
+            raise Refused("computed goto in the section")
+        if t.text == "&&" and toks[k + 1].kind == "id" and \
+                toks[k - 1].text in ("(", "=", ",", "return", "?", ":"):
+            raise Refused("label address (&&label) in the section")
+        if t.kind == "id" and t.text in COND_WAITS and \
+                toks[k + 1].text == "(":
+            close = cparse.match(toks, k + 1)
+            args = ["".join(x.text for x in toks[a:b])
+                    for a, b in cparse.split_args(toks, k + 1, close)]
+            if len(args) < 2 or canon(args[1]) != ident:
+                raise Refused("waits on a condition variable with another "
+                              "mutex")
+            sec["conds"].append((k, args[0]))
+        k += 1
+
+
+_READ_NEXT = {")", ";", ",", "]", "?", ":", "+", "-", "*", "/", "%", "<",
+              ">", "<=", ">=", "==", "!=", "&&", "||", "&", "|", "^", "<<",
+              ">>", "->", "(", "["}
+
+
+def _writes(toks, k):
+    """Whether the occurrence at token @k may modify the variable."""
+    prev = toks[k - 1].text
+    if prev in ("++", "--"):
+        return True
+    nxt = toks[k + 1].text if k + 1 < len(toks) else ";"
+    return nxt not in _READ_NEXT or nxt in ("++", "--")
+
+
+def _addr_taken(toks, k):
+    if toks[k - 1].text != "&":
+        return False
+    p = toks[k - 2]
+    return not (p.kind in ("id", "num") or p.text in (")", "]")) or \
+        p.text in ("return", "sizeof")
+
+
+def variables(fi, sec, occ):
+    """Classify the locals the section uses.  @occ: [(name, token index)]
+    of every local occurrence in the function (from locals.cocci).
+    Returns [(Decl, byptr, is_in, is_out)] in order of first use."""
+    toks = fi.src.toks
+    t0, t1 = sec["t0"], sec["t1"]
+    conts = sec["conts"]
+
+    def in_region(k):
+        return t0 <= k < t1 and not any(a <= k < b for a, b in conts)
+
+    lock_t0 = sec["block"].subs[sec["i"]].t0
+    order, uses = [], {}
+    for name, k in sorted(occ, key=lambda x: x[1]):
+        if in_region(k):
+            if name not in uses:
+                order.append(name)
+            uses.setdefault(name, []).append(k)
+    tops = {s.t0 for s in sec["block"].subs[sec["i"] + 1:sec["j"]]}
+    out = []
+    for name in order:
+        d = _visible_decl(fi, name, lock_t0)
+        if d is None:
+            if any(x.name == name and t0 <= x.t0 < t1 for x in fi.decls):
+                _check_internal_unused_after(fi, name, sec, occ, in_region)
+                continue
+            raise Refused("cannot find the declaration of local '%s'" % name)
+        if d.is_extern:
+            raise Refused("local extern declaration of '%s'" % name)
+        byptr = d.is_array or d.is_static or any(
+            _addr_taken(toks, k) for n, k in occ if n == name) or any(
+            _addr_taken(toks, k) for k in range(fi.bo, fi.bc)
+            if toks[k].text == name)
+        written = any(_writes(toks, k) for k in uses[name])
+        outside = any(n == name and fi.bo < k < fi.bc and not in_region(k)
+                      for n, k in occ)
+        k0 = uses[name][0]
+        assigned_first = k0 in tops and toks[k0 + 1].text == "="
+        is_in = byptr or not assigned_first or (
+            (d.init or d.is_param) and not outside)
+        is_out = not byptr and written and outside
+        out.append((d, byptr, is_in, is_out))
+    return out
+
+
+def _visible_decl(fi, name, at):
+    best = None
+    for d in fi.decls:
+        if d.name != name or d.t0 >= at:
+            continue
+        if d.is_param or d.block is None:
+            vis = True
+        else:
+            vis = d.block.t0 <= at < d.block.t1
+        if vis and (best is None or d.t0 > best.t0):
+            best = d
+    return best
+
+
+def _check_internal_unused_after(fi, name, sec, occ, in_region):
+    for n, k in occ:
+        if n == name and not in_region(k) and k >= sec["t1"]:
+            raise Refused("'%s' is declared inside the section and used "
+                          "after it" % name)

@@ -1,0 +1,272 @@
+# SPDX-License-Identifier: MIT
+"""rcl-refactor: extract the critical sections of pthread mutexes into
+functions run by liblock_exec().  See rcl-refactor(1)."""
+import argparse
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from . import config, cparse, find, program, report, rewrite
+
+EPILOG = """\
+Exit status: 0 when every section found was transformed, 1 when some were
+refused (one line each: FILE:LINE: not transformed: REASON) or a file could
+not be processed, 2 on a usage error.  Nothing is written unless every
+output file passes the compile check.
+"""
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="rcl-refactor", epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Extract the critical sections of pthread mutexes into "
+                    "functions that liblock_exec() runs (Remote Core Locking "
+                    "and every liblock algorithm), and write rcl-config.h.")
+    p.add_argument("files", nargs="+", metavar="FILE.c")
+    p.add_argument("--locks", default="all", metavar="all|PROFILE.json|"
+                   "NAME,...", help="locks to transform: all of them, those "
+                   "an rcl-prof profile marks for RCL, or these names (a "
+                   "variable or a structure field) [all]")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("-o", dest="outdir", metavar="OUTDIR",
+                   help="write the new files (and rcl-config.h) under OUTDIR")
+    g.add_argument("--in-place", action="store_true",
+                   help="rewrite the files where they are")
+    p.add_argument("-I", dest="include", action="append", default=[],
+                   metavar="DIR", help="where project headers are")
+    p.add_argument("-D", dest="define", action="append", default=[],
+                   metavar="NAME[=VALUE]", help="macro for the compile check")
+    p.add_argument("--macro-file", action="append", default=[],
+                   metavar="FILE", help="extra macro definitions (lock "
+                   "macros, and hints for Coccinelle's parser)")
+    p.add_argument("--lock-fn", action="append", default=[],
+                   metavar="LOCK=UNLOCK", help="a pair of lock wrapper "
+                   "functions (trivial wrappers are found by themselves)")
+    p.add_argument("--no-compile-check", action="store_true",
+                   help="do not compile the output before writing it")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="print refusals only, not the summary")
+    opts = p.parse_args(argv)
+    opts.spatch = os.environ.get("SPATCH", "spatch")
+    opts.spatch_timeout = 120
+    here = os.path.dirname(os.path.abspath(__file__))
+    opts.datadir = os.environ.get("RCL_REFACTOR_DATADIR",
+                                  os.path.dirname(here))
+    for pair in opts.lock_fn:
+        if not re.fullmatch(r"[A-Za-z_]\w*=[A-Za-z_]\w*", pair):
+            p.error("--lock-fn %r: expected LOCK=UNLOCK" % pair)
+    return opts
+
+
+def main(argv=None):
+    opts = parse_args(sys.argv[1:] if argv is None else argv)
+    rep = report.Report(opts.quiet)
+    for f in opts.files + opts.macro_file:
+        if not os.path.isfile(f):
+            print("rcl-refactor: %s: no such file" % f, file=sys.stderr)
+            return 2
+        if not os.access(f, os.R_OK):
+            print("rcl-refactor: %s: not readable" % f, file=sys.stderr)
+            return 2
+    for d in opts.include:
+        if not os.path.isdir(d):
+            print("rcl-refactor: -I %s: no such directory" % d,
+                  file=sys.stderr)
+            return 2
+    if shutil.which(opts.spatch) is None:
+        print("rcl-refactor: spatch not found (install coccinelle)",
+              file=sys.stderr)
+        return 2
+    try:
+        sel = config.Selection(opts.locks)
+    except ValueError as e:
+        print("rcl-refactor: --locks: %s" % e, file=sys.stderr)
+        return 2
+    root = os.path.commonpath([os.path.dirname(os.path.abspath(f)) or "."
+                               for f in opts.files])
+    prog = program.Program(opts, rep)
+    try:
+        prog.load(opts.files, root)
+        prog.lock_functions()
+    except cparse.ParseError as e:
+        print("rcl-refactor: %s:%d: cannot parse: %s" % (
+            getattr(e, "path", "?"), e.line, e.msg), file=sys.stderr)
+        return 1
+    except ValueError as e:
+        print("rcl-refactor: %s" % e, file=sys.stderr)
+        return 2
+    prog.thread_locals = set()
+    for f in prog.files:
+        for m in re.finditer(r"\b(?:__thread|_Thread_local|thread_local)\b"
+                             r"[^;=(]*?\b([A-Za-z_]\w*)\s*(?:=|;|\[)",
+                             f.src.text):
+            prog.thread_locals.add(m.group(1))
+    # Inputs must compile before anything else: a transformation of code
+    # that does not build cannot be checked.
+    cc = compiler(opts)
+    if cc:
+        for f in prog.files:
+            if f.is_header:
+                continue
+            ok, msg, _ = compile_check(cc, opts, f.path, None, None)
+            if not ok:
+                print("rcl-refactor: %s: the input does not compile (%s); "
+                      "pass -I/-D, or --no-compile-check" % (f.display, msg),
+                      file=sys.stderr)
+                return 1
+    for f in prog.files:
+        if f.is_header:
+            continue
+        try:
+            f.facts = find.spatch_facts(f.path, prog.fns, opts)
+        except (RuntimeError, subprocess.TimeoutExpired) as e:
+            print("rcl-refactor: %s" % e, file=sys.stderr)
+            return 1
+    try:
+        prog.inventory()
+        rewrite.discover(prog)
+        rewrite.analyse_all(prog, sel)
+        rewrite.decide(prog)
+        entries = rewrite.small_edits(prog, sel)
+        helpers = rewrite.wrappers(prog)
+        rewrite.sections(prog, helpers)
+    except cparse.ParseError as e:
+        print("rcl-refactor: line %d: cannot parse: %s" % (e.line, e.msg),
+              file=sys.stderr)
+        return 1
+    outdir = opts.outdir or root
+    cfg_path = os.path.join(outdir if opts.outdir else root, "rcl-config.h")
+    outputs = {}
+    for f in prog.files:
+        rel = os.path.relpath(os.path.abspath(f.path), root)
+        if rel.startswith(".."):
+            if f.edits or f.big or f.before:
+                rep.error("%s: outside the common directory %s; not "
+                          "rewritten" % (f.path, root))
+            continue
+        dest = os.path.join(outdir, rel) if opts.outdir else f.path
+        if f.needs_include:
+            crel = os.path.relpath(cfg_path, os.path.dirname(
+                os.path.abspath(dest)))
+            rewrite.includes_edit(f, crel)
+        new = rewrite.render_file(f)
+        if opts.outdir or new != f.src.text:
+            outputs[dest] = (f, new)
+    old = config.existing_entries(cfg_path)
+    if not old and not opts.outdir:
+        old = {}
+    elif not old:
+        old = config.existing_entries(os.path.join(root, "rcl-config.h"))
+    cfg_text = config.write_config(entries, old)
+    if entries or old or any(getattr(f, "needs_config", False)
+                             for f in prog.files):
+        outputs[cfg_path] = (None, cfg_text)
+    if cc and any(f is not None and f.big for f, _ in outputs.values()):
+        if not check_outputs(cc, opts, outputs, root, rep):
+            rep.print()
+            return 1
+    write_all(outputs)
+    rep.print()
+    return 1 if rep.refused or rep.errors else 0
+
+
+def compiler(opts):
+    if opts.no_compile_check:
+        return None
+    cc = shlex.split(os.environ.get("CC", "cc"))
+    if shutil.which(cc[0]) is None:
+        print("rcl-refactor: warning: no C compiler (%s): output not "
+              "compile-checked" % cc[0], file=sys.stderr)
+        return None
+    return cc
+
+
+def rcl_cflags():
+    env = os.environ.get("RCL_CFLAGS")
+    if env is not None:
+        return shlex.split(env)
+    try:
+        r = subprocess.run(["pkg-config", "--cflags", "rcl"],
+                           capture_output=True, text=True, timeout=30)
+        if r.returncode == 0:
+            return shlex.split(r.stdout)
+    except OSError:
+        pass
+    return []
+
+
+def compile_check(cc, opts, path, tmpdir, extra):
+    """Compile @path with -fsyntax-only; (ok, first message, warnings)."""
+    cmd = cc + ["-std=gnu11", "-O2", "-c", "-o", os.devnull, "-Wall",
+                "-pthread"]
+    if tmpdir:
+        cmd += ["-I", tmpdir]
+    cmd += ["-I", os.path.dirname(os.path.abspath(extra or path))]
+    for d in opts.include:
+        cmd += ["-I", d]
+    cmd += ["-D" + d for d in opts.define]
+    if tmpdir:
+        cmd += rcl_cflags()
+    cmd.append(path)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    lines = r.stderr.splitlines()
+    errs = [x for x in lines if " error: " in x or ": error:" in x]
+    warns = [x for x in lines if "warning:" in x]
+    if r.returncode != 0:
+        return False, (errs or lines or ["compiler failed"])[0], warns
+    return True, None, warns
+
+
+def check_outputs(cc, opts, outputs, root, rep):
+    """Compile every transformed file from a scratch copy of the outputs;
+    refuse to write anything when one fails or gains warnings."""
+    ok = True
+    with tempfile.TemporaryDirectory(prefix="rcl-refactor.") as tmp:
+        mapping = {}
+        for dest, (f, text) in outputs.items():
+            rel = os.path.relpath(os.path.abspath(f.path), root) if f else \
+                "rcl-config.h"
+            p = os.path.join(tmp, rel)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            with open(p, "w", encoding="latin-1") as fh:
+                fh.write(text)
+            mapping[dest] = p
+        for dest, (f, text) in outputs.items():
+            if f is None or f.is_header:
+                continue
+            good, msg, warns = compile_check(cc, opts, mapping[dest], tmp,
+                                             f.path)
+            _, _, before = compile_check(cc, opts, f.path, None, None)
+            if not good:
+                rep.error("%s: the transformed file does not compile; "
+                          "nothing written: %s" % (f.display, msg))
+                ok = False
+            elif len(warns) > len(before):
+                rep.error("%s: the transformed file has new warnings; "
+                          "nothing written: %s" % (f.display, warns[0]))
+                ok = False
+    return ok
+
+
+def write_all(outputs):
+    """Write every file to a temporary name next to it, then rename."""
+    for dest, (f, text) in outputs.items():
+        d = os.path.dirname(os.path.abspath(dest))
+        os.makedirs(d, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".rcl-", dir=d)
+        try:
+            with os.fdopen(fd, "w", encoding="latin-1", newline="") as fh:
+                fh.write(text)
+            if f is not None:
+                shutil.copymode(f.path, tmp)
+            else:
+                os.chmod(tmp, 0o644)
+            os.replace(tmp, dest)
+        except BaseException:
+            os.unlink(tmp)
+            raise

@@ -1,0 +1,348 @@
+# SPDX-License-Identifier: MIT
+"""A small C lexer and statement parser, enough to cut function bodies.
+
+Coccinelle finds the sections and the locals; this module gives the driver
+the statement tree around them (blocks, if/else, loops, switch, labels,
+jumps) so that it can check the shape of a section and cut it out by byte
+offsets.  It does not preprocess: macros stay as the identifiers and calls
+they look like, exactly as Coccinelle sees them.
+"""
+import bisect
+import re
+
+_TOKEN = re.compile(r"""
+    (?P<ws>[ \t\r\n\f\v]+|\\\n)
+  | (?P<comment>/\*.*?\*/|//[^\n]*)
+  | (?P<str>L?"(?:[^"\\\n]|\\.)*")
+  | (?P<chr>L?'(?:[^'\\\n]|\\.)*')
+  | (?P<id>[A-Za-z_][A-Za-z_0-9]*)
+  | (?P<num>\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.])*)
+  | (?P<punct>\.\.\.|<<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^!=<>]=|\#\#|[][(){};,.?:~!+\-*/%&|^=<>\#])
+""", re.S | re.X)
+
+
+class ParseError(Exception):
+    """Raised with a 1-based line number and a message."""
+
+    def __init__(self, line, msg):
+        super().__init__(msg)
+        self.line = line
+        self.msg = msg
+
+
+class Tok:
+    __slots__ = ("kind", "text", "start", "end")
+
+    def __init__(self, kind, text, start, end):
+        self.kind, self.text, self.start, self.end = kind, text, start, end
+
+    def __repr__(self):
+        return "Tok(%s,%r)" % (self.kind, self.text)
+
+
+class Source:
+    """A file's text, its tokens, and offset <-> line/column maps."""
+
+    def __init__(self, path, text):
+        self.path, self.text = path, text
+        self.line_starts = [0]
+        for m in re.finditer(r"\n", text):
+            self.line_starts.append(m.end())
+        self.toks = lex(text, self)
+        self.tok_starts = [t.start for t in self.toks]
+
+    def line_of(self, off):
+        return bisect.bisect_right(self.line_starts, off)
+
+    def offset(self, line, col):
+        return self.line_starts[line - 1] + col
+
+    def tok_at(self, off):
+        """Index of the token starting at @off, or None."""
+        i = bisect.bisect_left(self.tok_starts, off)
+        if i < len(self.toks) and self.toks[i].start == off:
+            return i
+        return None
+
+
+def lex(text, src=None):
+    toks = []
+    pos, n = 0, len(text)
+    bol = True  # at the beginning of a line (only blanks before)
+    while pos < n:
+        if bol and text[pos] == "#":
+            # A preprocessor line, with its continuations and comments.
+            end = pos
+            while True:
+                nl = text.find("\n", end)
+                if nl < 0:
+                    end = n
+                    break
+                seg = text[pos:nl]
+                if "/*" in seg and seg.count("/*") > seg.count("*/"):
+                    close = text.find("*/", nl)
+                    end = n if close < 0 else close + 2
+                    continue
+                if nl > 0 and text[nl - 1] == "\\":
+                    end = nl + 1
+                    continue
+                end = nl
+                break
+            toks.append(Tok("pp", text[pos:end], pos, end))
+            pos = end
+            continue
+        m = _TOKEN.match(text, pos)
+        if not m:
+            line = src.line_of(pos) if src else 0
+            raise ParseError(line, "unexpected character %r" % text[pos])
+        kind = m.lastgroup
+        if kind == "ws":
+            if "\n" in m.group():
+                bol = True
+        elif kind == "comment":
+            pass
+        else:
+            bol = False
+            toks.append(Tok(kind, m.group(), pos, m.end()))
+        pos = m.end()
+    return toks
+
+
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+
+
+def match(toks, i, src=None):
+    """Index of the token closing the bracket at @i."""
+    depth = []
+    j = i
+    while j < len(toks):
+        t = toks[j].text
+        if toks[j].kind == "punct":
+            if t in _OPEN:
+                depth.append(_OPEN[t])
+            elif t in (")", "]", "}"):
+                if not depth or depth.pop() != t:
+                    break
+                if not depth:
+                    return j
+        j += 1
+    line = src.line_of(toks[i].start) if src else 0
+    raise ParseError(line, "unbalanced '%s'" % toks[i].text)
+
+
+class Stmt:
+    """A statement over tokens [t0, t1).  kind is one of block, if, while,
+    for, do, switch, label, case, return, goto, break, continue, pp, decl,
+    expr.  subs holds child statements (a block's list, or then/else/body).
+    """
+
+    def __init__(self, kind, t0, t1, subs=None, name=None):
+        self.kind, self.t0, self.t1 = kind, t0, t1
+        self.subs = subs or []
+        self.name = name
+        self.parent = None
+
+    def walk(self):
+        yield self
+        for s in self.subs:
+            yield from s.walk()
+
+    def __repr__(self):
+        return "Stmt(%s,%d,%d)" % (self.kind, self.t0, self.t1)
+
+
+_TYPE_WORDS = {
+    "void", "char", "short", "int", "long", "float", "double", "signed",
+    "unsigned", "_Bool", "bool", "const", "volatile", "static", "register",
+    "auto", "extern", "struct", "union", "enum", "restrict", "__restrict",
+    "_Atomic", "inline", "__thread", "_Thread_local", "thread_local",
+    "typedef", "__extension__",
+}
+
+
+class Parser:
+    def __init__(self, src, typedefs=()):
+        self.src, self.toks = src, src.toks
+        self.typedefs = set(typedefs)
+
+    def err(self, i, msg):
+        i = min(i, len(self.toks) - 1)
+        raise ParseError(self.src.line_of(self.toks[i].start), msg)
+
+    def text(self, i):
+        return self.toks[i].text if i < len(self.toks) else ""
+
+    def block(self, i):
+        """Parse the compound statement whose '{' is at @i."""
+        end = match(self.toks, i, self.src)
+        subs = []
+        j = i + 1
+        while j < end:
+            s = self.stmt(j, end)
+            subs.append(s)
+            j = s.t1
+        blk = Stmt("block", i, end + 1, subs)
+        for s in subs:
+            s.parent = blk
+        return blk
+
+    def _paren(self, i):
+        if self.text(i) != "(":
+            self.err(i, "expected '(' after '%s'" % self.text(i - 1))
+        return match(self.toks, i, self.src) + 1
+
+    def _until_semi(self, i, limit):
+        j = i
+        while j < limit:
+            t = self.toks[j]
+            if t.kind == "punct" and t.text in _OPEN:
+                j = match(self.toks, j, self.src) + 1
+                continue
+            if t.kind == "punct" and t.text == ";":
+                return j + 1
+            if t.kind == "punct" and t.text == "}":
+                break
+            j += 1
+        self.err(i, "expected ';' after statement")
+
+    def stmt(self, i, limit):
+        t = self.toks[i]
+        k = t.text
+        if t.kind == "pp":
+            return Stmt("pp", i, i + 1)
+        if k == "{" and t.kind == "punct":
+            return self.block(i)
+        if t.kind == "id":
+            if k == "if":
+                j = self._paren(i + 1)
+                then = self.stmt(j, limit)
+                subs = [then]
+                j = then.t1
+                if self.text(j) == "else":
+                    els = self.stmt(j + 1, limit)
+                    subs.append(els)
+                    j = els.t1
+                return self._mk("if", i, j, subs)
+            if k in ("while", "switch"):
+                j = self._paren(i + 1)
+                body = self.stmt(j, limit)
+                return self._mk(k, i, body.t1, [body])
+            if k == "for":
+                j = self._paren(i + 1)
+                body = self.stmt(j, limit)
+                return self._mk("for", i, body.t1, [body])
+            if k == "do":
+                body = self.stmt(i + 1, limit)
+                j = body.t1
+                if self.text(j) != "while":
+                    self.err(j, "expected 'while' after do body")
+                j = self._paren(j + 1)
+                if self.text(j) != ";":
+                    self.err(j, "expected ';' after do-while")
+                return self._mk("do", i, j + 1, [body])
+            if k in ("return", "goto", "break", "continue"):
+                j = self._until_semi(i, limit)
+                name = self.text(i + 1) if k == "goto" else None
+                return Stmt(k, i, j, name=name)
+            if k in ("case", "default"):
+                j = i + 1
+                while j < limit and self.text(j) != ":":
+                    j += 1
+                return Stmt("case", i, j + 1)
+            if self.text(i + 1) == ":" and k not in _TYPE_WORDS:
+                return Stmt("label", i, i + 2, name=k)
+        if k == ";":
+            return Stmt("expr", i, i + 1)
+        j = self._until_semi(i, limit)
+        kind = "decl" if self.is_decl(i) else "expr"
+        return Stmt(kind, i, j)
+
+    def _mk(self, kind, i, j, subs):
+        s = Stmt(kind, i, j, subs)
+        for c in subs:
+            c.parent = s
+        return s
+
+    def is_decl(self, i):
+        t = self.toks[i]
+        if t.kind != "id":
+            return False
+        if t.text in _TYPE_WORDS or t.text in self.typedefs:
+            return True
+        # "T x", "T *x", "T **x" where T is an unknown typedef name.
+        j = i + 1
+        while self.text(j) == "*":
+            j += 1
+        return (j < len(self.toks) and self.toks[j].kind == "id"
+                and self.text(j + 1) in ("=", ";", ",", "[", ")"))
+
+
+def find_functions(src):
+    """Yield (name, name_tok, body_open_tok, body_close_tok) for every
+    function definition at file scope."""
+    toks = src.toks
+    i, n = 0, len(toks)
+    while i < n:
+        t = toks[i]
+        if t.kind == "punct" and t.text == "{":
+            close = match(toks, i, src)
+            j = i - 1
+            while j >= 0 and toks[j].kind == "id" and toks[j].text in (
+                    "const", "__attribute__"):
+                j -= 1
+            # skip __attribute__((...)) between ')' and '{'
+            if toks[j].text == ")":
+                o = j
+                depth = 0
+                while o >= 0:
+                    if toks[o].text == ")":
+                        depth += 1
+                    elif toks[o].text == "(":
+                        depth -= 1
+                        if depth == 0:
+                            break
+                    o -= 1
+                if (o > 0 and toks[o - 1].kind == "id"
+                        and toks[o - 1].text not in _KEYWORDS_NOT_FN
+                        and not _is_initializer(toks, o - 1)):
+                    yield toks[o - 1].text, o - 1, i, close
+            i = close + 1
+            continue
+        i += 1
+
+
+_KEYWORDS_NOT_FN = {"if", "while", "for", "switch", "sizeof", "__attribute__",
+                    "return"}
+
+
+def _is_initializer(toks, i):
+    """True when the '(' after @i belongs to an initializer (a = f(x) {)."""
+    j = i - 1
+    while j >= 0 and toks[j].kind != "pp" and toks[j].text not in (";", "}"):
+        if toks[j].text == "=":
+            return True
+        j -= 1
+    return False
+
+
+def split_args(toks, open_i, close_i):
+    """Token index ranges of the comma-separated arguments in (...)."""
+    args, j, start = [], open_i + 1, open_i + 1
+    while j < close_i:
+        if toks[j].text in _OPEN and toks[j].kind == "punct":
+            j = match(toks, j) + 1
+            continue
+        if toks[j].text == ",":
+            args.append((start, j))
+            start = j + 1
+        j += 1
+    if start < close_i:
+        args.append((start, close_i))
+    return args
+
+
+def norm(toks, a, b):
+    """Canonical text of tokens [a, b): no blanks, outer parens dropped."""
+    while (b - a >= 2 and toks[a].text == "(" and match(toks, a) == b - 1):
+        a, b = a + 1, b - 1
+    return "".join(t.text for t in toks[a:b])

@@ -1,0 +1,178 @@
+# SPDX-License-Identifier: MIT
+"""Stage 3, extract: turn an analysed section into a context union, a
+function `void *rcl_cs_F_N(void *)`, and the call that replaces it.
+
+Layout of the generated code (one per section):
+
+    union rcl_ctx_F_N { struct { inputs } in; struct { outputs } out; };
+    static void *rcl_cs_F_N(void *rcl_arg)
+    {
+            union rcl_ctx_F_N *rcl_ctx = rcl_arg;
+            T a = rcl_ctx->in.a;         inputs are consumed first,
+            T r = { 0 };
+            uintptr_t rcl_exit = 0;
+            ... original section, early exits -> { rcl_exit = K; goto rcl_done; }
+    rcl_done:
+            rcl_ctx->out.r = r;          then outputs written last.
+            return (void *)rcl_exit;
+    }
+
+A single variable travels by pointer without a union; locals whose address
+is taken, arrays and static locals always travel by pointer.
+"""
+import re
+
+
+def render(text, a, b, edits):
+    """@text[a:b] with the (start, end, replacement) @edits inside it."""
+    out, pos = [], a
+    for s, e, r in sorted(edits):
+        if s < a or e > b or s < pos:
+            continue
+        out.append(text[pos:s])
+        out.append(r)
+        pos = e
+    out.append(text[pos:b])
+    return "".join(out)
+
+
+def line_indent(text, off):
+    ls = text.rfind("\n", 0, off) + 1
+    m = re.match(r"[ \t]*", text[ls:])
+    return m.group()
+
+
+def reindent(block, old, new):
+    """Replace the leading @old indentation of every line by @new."""
+    lines = block.split("\n")
+    res = []
+    for ln in lines:
+        if ln.startswith(old):
+            ln = new + ln[len(old):]
+        elif ln.strip():
+            ln = new + ln.lstrip(" \t")
+        res.append(ln.rstrip())
+    return "\n".join(res)
+
+
+def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
+    """Return (text placed before the function, caller replacement text,
+    caller replacement range (start, end) in bytes)."""
+    src, toks, text = fi.src, fi.src.toks, fi.src.text
+    fn, un = names
+    blk = sec["block"]
+    lock_s, unlock_s = blk.subs[sec["i"]], blk.subs[sec["j"]]
+    ind = line_indent(text, toks[lock_s.t0].start)
+    temps = [v[0] for v in vars_ if not v[2] and not v[3]]
+    vars_ = [v for v in vars_ if v[2] or v[3]]
+    single = len(vars_) == 1
+    if single:
+        d, byptr, is_in, is_out = vars_[0]
+        vars_ = [(d, True, True, False)]
+    byptr_names = {d.name for d, bp, _, _ in vars_ if bp}
+    occ_edits = []
+    for k in range(sec["t0"], sec["t1"]):
+        t = toks[k]
+        if t.kind == "id" and t.text in byptr_names and \
+                toks[k - 1].text not in (".", "->") and \
+                sec["is_local_occ"](t.text, k):
+            occ_edits.append((t.start, t.end, "(*%s)" % t.text))
+    exit_edits = []
+    for n, (u, cont) in enumerate(sec["exits"], 1):
+        exit_edits.append((toks[u.t0].start, toks[cont[-1].t1 - 1].end,
+                           "rcl_exit = %d;\n%sgoto rcl_done;" % (
+                               n, line_indent(text, toks[u.t0].start))))
+    edits = [e for e in small_edits
+             if not any(x[0] <= e[0] < x[1] for x in exit_edits)]
+    edits += exit_edits + [e for e in occ_edits
+                           if not any(x[0] <= e[0] < x[1]
+                                      for x in exit_edits)]
+    if sec["t1"] > sec["t0"]:
+        a, b = toks[sec["t0"]].start, toks[sec["t1"] - 1].end
+        body = line_indent(text, a) + render(text, a, b, edits)
+        body = reindent(body, ind, "\t")
+    else:
+        body = ""
+    has_exit = bool(sec["exits"])
+    ins = [v for v in vars_ if v[2]]
+    outs = [v for v in vars_ if v[3]]
+    where = "%s:%d" % (src.rel, src.line_of(toks[lock_s.t0].start))
+    g = ["/* rcl-refactor: critical section of %s in %s() at %s */" %
+         (lockname, fi.name, where)]
+    if not single and vars_:
+        g.append("union %s {" % un)
+        g.append("\tstruct {")
+        for d, bp, _, _ in ins:
+            g.append("\t\t%s;" % d.text("(*%s)" % d.name if bp else d.name))
+        if not ins:
+            g.append("\t\tchar rcl_unused;")
+        g.append("\t} in;")
+        g.append("\tstruct {")
+        for d, bp, _, _ in outs:
+            g.append("\t\t%s;" % d.text(d.name))
+        if not outs:
+            g.append("\t\tchar rcl_unused;")
+        g.append("\t} out;")
+        g.append("};")
+        g.append("")
+    g.append("static void *%s(void *rcl_arg)" % fn)
+    g.append("{")
+    if single:
+        d = vars_[0][0]
+        g.append("\t%s = rcl_arg;" % d.text("(*%s)" % d.name))
+    elif vars_:
+        g.append("\tunion %s *rcl_ctx = rcl_arg;" % un)
+        for d, bp, is_in, _ in vars_:
+            nm = "(*%s)" % d.name if bp else d.name
+            if is_in:
+                g.append("\t%s = rcl_ctx->in.%s;" % (d.text(nm), d.name))
+            else:
+                g.append("\t%s = { 0 };" % d.text(nm))
+    else:
+        g.append("\t(void)rcl_arg;")
+    for d in temps:
+        g.append("\t%s;" % d.text(d.name))
+    if has_exit:
+        g.append("\tuintptr_t rcl_exit = 0;")
+    g.append("")
+    if body.strip():
+        g.append(body)
+    if has_exit:
+        g.append("rcl_done:")
+    for d, _, _, _ in outs:
+        g.append("\trcl_ctx->out.%s = %s;" % (d.name, d.name))
+    g.append("\treturn %s;" % ("(void *)rcl_exit" if has_exit else "NULL"))
+    g.append("}")
+    g.append("")
+    before = "\n".join(g)
+    # The call site.
+    ctx = "NULL"
+    c = []
+    if single:
+        ctx = "&%s" % vars_[0][0].name
+    elif vars_:
+        ctx = "&rcl_ctx"
+        c.append("union %s rcl_ctx;" % un)
+    if has_exit:
+        c.append("uintptr_t rcl_exit;")
+    for d, _, _, _ in ins if not single else []:
+        c.append("rcl_ctx.in.%s = %s%s;" % (
+            d.name, "&" if vars_[[v[0] for v in vars_].index(d)][1] else "",
+            d.name))
+    call = exec_text(fn, ctx)
+    c.append(("rcl_exit = (uintptr_t)%s;" if has_exit else "%s;") % call)
+    for d, _, _, _ in outs:
+        c.append("%s = rcl_ctx.out.%s;" % (d.name, d.name))
+    for n, (u, cont) in enumerate(sec["exits"], 1):
+        a, b = toks[cont[0].t0].start, toks[cont[-1].t1 - 1].end
+        ctext = line_indent(text, a) + render(text, a, b, small_edits)
+        ctext = reindent(ctext, line_indent(text, a), ind + "\t\t")
+        c.append("%sif (rcl_exit == %d) {" % ("else " if n > 1 else "", n))
+        c.append("\t" + ctext.strip() + "\n" + ind + "\t}")
+    if len(c) == 1:
+        repl = c[0]
+    else:
+        repl = "{\n" + "".join("%s\t%s\n" % (ind, x) for x in c) + ind + "}"
+    start = toks[lock_s.t0].start
+    end = toks[unlock_s.t1 - 1].end
+    return before, repl, (start, end)

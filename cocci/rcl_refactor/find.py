@@ -1,0 +1,249 @@
+# SPDX-License-Identifier: MIT
+"""Stage 1, find: lock functions (pthread, project macros, wrappers) and
+the raw facts Coccinelle reports (sections, lonely locks, trylocks, locals,
+unsafe constructs)."""
+import os
+import re
+import subprocess
+
+from . import cparse
+
+PTHREAD = {"lock": "pthread_mutex_lock", "unlock": "pthread_mutex_unlock",
+           "trylock": "pthread_mutex_trylock"}
+
+
+class LockFn:
+    """A name that locks, unlocks or trylocks.  @expr(args) gives the mutex
+    expression for a call with those argument texts.  @wrapper is set for
+    functions (not macros) whose body is the only place naming the mutex:
+    the driver then generates NAME_rcl_exec(args..., fn, ctx)."""
+
+    def __init__(self, name, role, params=None, body=None, wrapper=None):
+        self.name, self.role = name, role
+        self.params, self.body = params, body
+        self.wrapper = wrapper  # dict: file, static, proto, def range
+
+    def expr(self, args):
+        if self.params is None:
+            return args[0] if args else None
+        if len(args) != len(self.params):
+            return None
+        out = []
+        for t in cparse.lex(self.body):
+            if t.kind == "id" and t.text in self.params:
+                a = args[self.params.index(t.text)].strip()
+                out.append(a if _PRIMARY.fullmatch(a) else "(" + a + ")")
+            else:
+                out.append(t.text)
+        return join_tokens(out)
+
+
+_PRIMARY = re.compile(r"[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|"
+                      r"\[[^][]*\])*|[0-9]\w*")
+
+
+def join_tokens(texts):
+    """Join token texts with blanks around binary operators and commas."""
+    out = ""
+    for t in texts:
+        prev = out[-1:] if out else ""
+        operand = prev.isalnum() or prev in ("_", ")", "]")
+        if operand and (t[0].isalnum() or t[0] == "_"):
+            out += " "
+        elif operand and t in _BINARY:
+            t = " " + t + " "
+        elif t == ",":
+            t = ", "
+        out += t
+    return out
+
+
+_BINARY = {"=", "+", "-", "*", "/", "%", "<", ">", "<=", ">=", "==", "!=",
+           "&&", "||", "&", "|", "^", "<<", ">>", "?", ":", "+=", "-=",
+           "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
+
+
+def canon(text):
+    """Canonical form of a lock expression: no blanks, redundant parens
+    around identifiers and member chains removed."""
+    s = re.sub(r"\s+", "", text)
+    prev = None
+    while prev != s:
+        prev = s
+        s = re.sub(r"\(([A-Za-z_]\w*(?:(?:->|\.)[A-Za-z_]\w*|\[[^][()]*\])*)\)",
+                   r"\1", s)
+    return s
+
+
+def lock_key(expr):
+    """The name that identifies a lock across the program: a variable
+    ("m", "item_locks") or a structure field (".lock")."""
+    s = canon(expr)
+    if s.startswith("&"):
+        s = s[1:]
+        s = canon(s)
+    s = re.sub(r"\[[^][]*\]$", "", s)
+    m = re.fullmatch(r"[A-Za-z_]\w*", s)
+    if m:
+        return s
+    m = re.search(r"(?:->|\.)([A-Za-z_]\w*)$", s)
+    if m:
+        return "." + m.group(1)
+    return None
+
+
+_CALL_BODY = re.compile(
+    r"^\s*(?:do\s*\{)?\s*\(?\s*(?:\(void\)\s*)?([A-Za-z_]\w*)\s*\((.*)\)\s*\)?"
+    r"\s*;?\s*(?:\}\s*while\s*\(\s*0\s*\))?\s*$", re.S)
+
+
+def parse_macros(text):
+    """#define NAME(params) BODY -> {NAME: (params, BODY)}."""
+    out = {}
+    for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)"
+                         r"((?:[^\n\\]|\\\n|\\.)*)", text, re.M):
+        params = [p.strip() for p in m.group(2).split(",") if p.strip()]
+        out[m.group(1)] = (params, m.group(3).replace("\\\n", " "))
+    return out
+
+
+def add_macros(fns, macros):
+    """Add macros whose body is one call to a known lock function.
+    Iterates so that macros of macros resolve."""
+    changed = True
+    while changed:
+        changed = False
+        for name, (params, body) in macros.items():
+            if name in fns:
+                continue
+            m = _CALL_BODY.match(body)
+            if not m or m.group(1) not in fns:
+                continue
+            inner = fns[m.group(1)]
+            if inner.wrapper:
+                continue
+            args = _split_text_args(m.group(2))
+            body_expr = inner.expr(args)
+            if body_expr is None:
+                continue
+            fns[name] = LockFn(name, inner.role, params, body_expr)
+            changed = True
+
+
+def _split_text_args(text):
+    toks = cparse.lex("(" + text + ")")
+    return ["".join(t.text for t in toks[a:b])
+            for a, b in cparse.split_args(toks, 0, len(toks) - 1)]
+
+
+def find_wrappers(src, fns):
+    """Trivial wrapper functions: a body that only locks/unlocks/trylocks a
+    mutex derived from the parameters, e.g. memcached's
+    void item_lock(uint32_t hv) { mutex_lock(&item_locks[hv & mask]); }"""
+    toks = src.toks
+    for name, ni, bo, bc in cparse.find_functions(src):
+        if name in fns:
+            continue
+        body = toks[bo + 1:bc]
+        if body and body[0].text == "return":
+            body = body[1:]
+        if len(body) < 4 or body[-1].text != ";" or body[0].kind != "id":
+            continue
+        inner = fns.get(body[0].text)
+        if (not inner or inner.wrapper or body[1].text != "("
+                or cparse.match(body, 1) != len(body) - 2):
+            continue
+        args = ["".join(t.text for t in body[a:b])
+                for a, b in cparse.split_args(body, 1, len(body) - 2)]
+        expr = inner.expr(args)
+        params = _params(toks, ni + 1)
+        if expr is None or params is None:
+            continue
+        names = [p[1] for p in params]
+        if lock_key(expr) is None or lock_key(expr) in names:
+            continue
+        j = ni - 1
+        while j >= 0 and toks[j].kind == "id":
+            j -= 1
+        static = any(t.text == "static" for t in toks[j + 1:ni])
+        ret = " ".join(t.text for t in toks[j + 1:ni]
+                       if t.text not in ("static", "inline"))
+        fns[name] = LockFn(name, inner.role, names, expr, wrapper={
+            "file": src.path, "static": static, "params": params,
+            "ret": ret, "end": toks[bc].end, "start": toks[j + 1].start,
+            "lock_expr": expr})
+
+
+def _params(toks, open_i):
+    """[(decl_text, name)] of a parameter list, or None if unusual."""
+    close = cparse.match(toks, open_i)
+    out = []
+    for a, b in cparse.split_args(toks, open_i, close):
+        ids = [k for k in range(a, b) if toks[k].kind == "id"]
+        if b - a == 1 and toks[a].text == "void":
+            continue
+        if not ids or toks[ids[-1]].text in ("void",):
+            return None
+        out.append((" ".join(t.text for t in toks[a:b]), toks[ids[-1]].text))
+    return out
+
+
+def run_spatch(cocci, path, env, opts):
+    """Run one .cocci in report mode on @path; return its output lines."""
+    cmd = [opts.spatch, "--very-quiet", "-D", "report", "--no-show-diff",
+           "--sp-file", cocci]
+    for d in opts.include:
+        cmd += ["-I", d]
+    for m in opts.macro_file:
+        cmd += ["--macro-file", m]
+    cmd.append(path)
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                         timeout=opts.spatch_timeout)
+    if res.returncode != 0:
+        raise RuntimeError("spatch failed on %s: %s" % (
+            path, (res.stderr.strip().splitlines() or ["?"])[-1]))
+    return res.stdout.splitlines()
+
+
+class Facts:
+    """What Coccinelle reported for one file."""
+
+    def __init__(self):
+        self.cs = []       # (func, lock_line, lock_col, unlock_line, col)
+        self.lonely = []   # (func, line, col)
+        self.trylock = []  # (func, line, col)
+        self.locals = {}   # func -> [(name, line, col)]
+        self.unsafe = []   # (func, line, col, what)
+
+
+def spatch_facts(path, fns, opts):
+    env = dict(os.environ)
+    env["RCL_LOCK_FNS"] = ",".join(n for n, f in fns.items()
+                                   if f.role == "lock")
+    env["RCL_UNLOCK_FNS"] = ",".join(n for n, f in fns.items()
+                                     if f.role == "unlock")
+    env["RCL_TRYLOCK_FNS"] = ",".join(n for n, f in fns.items()
+                                      if f.role == "trylock")
+    facts = Facts()
+    for line in run_spatch(os.path.join(opts.datadir, "sections.cocci"),
+                           path, env, opts):
+        w = line.split()
+        if w[0] == "CS":
+            facts.cs.append((w[1], int(w[2]), int(w[3]), int(w[4]),
+                             int(w[5])))
+        elif w[0] == "LONELY":
+            facts.lonely.append((w[1], int(w[2]), int(w[3])))
+        elif w[0] == "TRY":
+            facts.trylock.append((w[1], int(w[2]), int(w[3])))
+    for line in run_spatch(os.path.join(opts.datadir, "locals.cocci"),
+                           path, env, opts):
+        w = line.split()
+        if w[0] == "LOC":
+            facts.locals.setdefault(w[1], []).append(
+                (w[2], int(w[3]), int(w[4])))
+    for line in run_spatch(os.path.join(opts.datadir, "unsafe.cocci"),
+                           path, env, opts):
+        w = line.split()
+        if w[0] == "UNSAFE":
+            facts.unsafe.append((w[1], int(w[2]), int(w[3]), w[4]))
+    return facts

@@ -1,0 +1,328 @@
+# SPDX-License-Identifier: MIT
+"""The program being refactored: its files, its locks (by key), their
+declarations, initialisation sites, condition variables and sections, and
+the decision of which locks are converted to liblock."""
+import os
+import re
+
+from . import analyse, cparse, find
+from .find import canon, lock_key
+
+COND_FNS = ("pthread_cond_wait", "pthread_cond_timedwait",
+            "pthread_cond_signal", "pthread_cond_broadcast",
+            "pthread_cond_init", "pthread_cond_destroy")
+MUTEX_FNS = ("pthread_mutex_init", "pthread_mutex_destroy")
+
+
+class File:
+    def __init__(self, path, display, is_header, root):
+        self.path, self.display, self.is_header = path, display, is_header
+        with open(path, "rb") as f:
+            data = f.read()
+        self.src = cparse.Source(path, data.decode("latin-1"))
+        self.src.display = display
+        self.src.rel = os.path.relpath(path, root)
+        self.funcs = list(cparse.find_functions(self.src))
+        self.finfo = {}
+        self.facts = None
+        self.edits = []        # small token edits (start, end, text)
+        self.big = []          # section replacements
+        self.before = {}       # offset -> [text inserted there]
+        self.needs_include = False
+
+    def func_at(self, off, parser_typedefs=()):
+        for name, ni, bo, bc in self.funcs:
+            toks = self.src.toks
+            if toks[bo].start <= off < toks[bc].end:
+                if ni not in self.finfo:
+                    self.finfo[ni] = analyse.FuncInfo(
+                        self.src, name, ni, bo, bc,
+                        cparse.Parser(self.src, parser_typedefs))
+                return self.finfo[ni]
+        return None
+
+    def in_function(self, k):
+        return any(ni <= k <= bc for _, ni, _, bc in self.funcs)
+
+    def line(self, k):
+        return self.src.line_of(self.src.toks[k].start)
+
+
+class Key:
+    """Everything known about one lock (or condition variable) key."""
+
+    def __init__(self, name, kind):
+        self.name, self.kind = name, kind  # kind: "mutex" or "cond"
+        self.sections = []
+        self.sites = []     # (File, token index, "init"|"static")
+        self.decls = []     # (File, token index of the type token)
+        self.why = None     # reason it stays POSIX
+        self.partners = set()  # cond: mutex keys; mutex: cond keys
+        self.waits = []     # (File, tok) of cond waits with this mutex
+
+    def refuse(self, why):
+        if self.why is None:
+            self.why = why
+
+
+class Program:
+    def __init__(self, opts, report):
+        self.opts, self.report = opts, report
+        self.files = []
+        self.fns = {}
+        self.keys = {}
+        self.typedefs = set()
+
+    def key(self, name, kind="mutex"):
+        k = (kind, name)
+        if k not in self.keys:
+            self.keys[k] = Key(name, kind)
+        return self.keys[k]
+
+    # -- loading -----------------------------------------------------------
+    def load(self, paths, root):
+        seen = set()
+        todo = [(p, False) for p in paths]
+        while todo:
+            p, hdr = todo.pop(0)
+            rp = os.path.realpath(p)
+            if rp in seen:
+                continue
+            seen.add(rp)
+            f = File(p, os.path.relpath(p, root) if hdr else p, hdr, root)
+            self.files.append(f)
+            for inc in re.findall(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"',
+                                  f.src.text, re.M):
+                for d in [os.path.dirname(p) or "."] + self.opts.include:
+                    cand = os.path.normpath(os.path.join(d, inc))
+                    if os.path.isfile(cand) and \
+                            os.path.basename(cand) != "rcl-config.h":
+                        todo.append((cand, True))
+                        break
+
+    def lock_functions(self):
+        fns = {find.PTHREAD[r]: find.LockFn(find.PTHREAD[r], r)
+               for r in find.PTHREAD}
+        macros = {}
+        for path in self.opts.macro_file:
+            with open(path, encoding="latin-1") as fh:
+                macros.update(find.parse_macros(fh.read()))
+        for f in self.files:
+            macros.update(find.parse_macros(f.src.text))
+        find.add_macros(fns, macros)
+        for f in self.files:
+            find.find_wrappers(f.src, fns)
+        find.add_macros(fns, macros)
+        for pair in self.opts.lock_fn:
+            lk, _, ul = pair.partition("=")
+            for name, role in ((lk, "lock"), (ul, "unlock")):
+                if name not in fns:
+                    raise ValueError("--lock-fn %s: cannot find a definition "
+                                     "of %s() whose body only locks or "
+                                     "unlocks a mutex" % (pair, name))
+                if fns[name].role != role:
+                    raise ValueError("--lock-fn %s: %s() does not %s" % (
+                        pair, name, role))
+        self.fns = fns
+        for f in self.files:
+            for m in re.finditer(r"typedef\s[^;{]*?\b([A-Za-z_]\w*)\s*;",
+                                 f.src.text):
+                self.typedefs.add(m.group(1))
+
+    # -- inventory of keys -------------------------------------------------
+    def inventory(self):
+        """Declarations, init sites, cond uses and stray uses of every key."""
+        for f in self.files:
+            self._scan_decls(f)
+            self._scan_calls(f)
+        for f in self.files:
+            self._scan_uses(f)
+
+    def _scan_decls(self, f):
+        toks = f.src.toks
+        struct_depth = []
+        for k, t in enumerate(toks):
+            if t.text == "{" and t.kind == "punct":
+                struct_depth.append(_is_struct_body(toks, k))
+            elif t.text == "}" and t.kind == "punct" and struct_depth:
+                struct_depth.pop()
+            if t.text not in ("pthread_mutex_t", "pthread_cond_t"):
+                continue
+            if toks[k - 1].text == "(" and toks[k + 1].text == ")":
+                continue  # sizeof(pthread_mutex_t), a cast
+            kind = "mutex" if t.text == "pthread_mutex_t" else "cond"
+            field = bool(struct_depth and struct_depth[-1])
+            local = f.in_function(k) and not field
+            for name in _declarators(toks, k):
+                key = self.key(("." if field else "") + name, kind)
+                key.decls.append((f, k))
+                if local:
+                    key.refuse("declared as a local variable or parameter "
+                               "at %s:%d (a lock reached through a pointer "
+                               "cannot be followed)" % (f.display, f.line(k)))
+                if toks[k - 1].text == "typedef":
+                    key.refuse("typedef of a mutex type")
+
+    def _scan_calls(self, f):
+        toks = f.src.toks
+        for k, t in enumerate(toks):
+            if t.kind != "id" or k + 1 >= len(toks):
+                continue
+            if toks[k + 1].text != "(" and \
+                    t.text != "PTHREAD_MUTEX_INITIALIZER":
+                continue
+            if t.text in MUTEX_FNS:
+                close = cparse.match(toks, k + 1)
+                args = _args(toks, k + 1, close)
+                kk = lock_key(args[0]) if args else None
+                if kk is None:
+                    continue
+                key = self.key(kk)
+                if t.text == "pthread_mutex_init":
+                    key.sites.append((f, k, "init"))
+                    if len(args) < 2 or canon(args[1]) not in (
+                            "NULL", "0", "(void*)0"):
+                        key.refuse("initialised with attributes at %s:%d "
+                                   "(recursive or error-checking mutexes "
+                                   "are not converted)" %
+                                   (f.display, f.line(k)))
+            elif t.text in COND_FNS:
+                close = cparse.match(toks, k + 1)
+                args = _args(toks, k + 1, close)
+                ck = lock_key(args[0]) if args else None
+                if ck is None:
+                    continue
+                cond = self.key(ck, "cond")
+                if t.text in COND_FNS[:2] and len(args) >= 2:
+                    mk = lock_key(args[1])
+                    if mk is None:
+                        cond.refuse("waits with an unnamed mutex")
+                        continue
+                    cond.partners.add(mk)
+                    self.key(mk).partners.add(ck)
+                    self.key(mk).waits.append((f, k))
+            elif t.text == "PTHREAD_MUTEX_INITIALIZER":
+                name = _initialized_name(toks, k)
+                if name:
+                    self.key(name).sites.append((f, k, "static"))
+
+    def _scan_uses(self, f):
+        """Refuse keys used in ways the rewrite does not understand."""
+        toks = f.src.toks
+        ok = _accounted_ranges(f, self.fns)
+        for k, t in enumerate(toks):
+            if t.kind != "id":
+                continue
+            member = toks[k - 1].text in (".", "->")
+            for kind in ("mutex", "cond"):
+                key = self.keys.get((kind, ("." if member else "") + t.text))
+                if key is None or any(a <= k < b for a, b in ok):
+                    continue
+                if not member and _is_member_decl_or_init(toks, k):
+                    continue
+                key.refuse("used outside lock/unlock/init/destroy/condition "
+                           "calls at %s:%d" % (f.display, f.line(k)))
+
+
+def _args(toks, open_i, close):
+    return ["".join(t.text for t in toks[a:b])
+            for a, b in cparse.split_args(toks, open_i, close)]
+
+
+def _is_struct_body(toks, k):
+    j = k - 1
+    if toks[j].kind == "id" and toks[j - 1].text in ("struct", "union"):
+        return True
+    return toks[j].text in ("struct", "union")
+
+
+def _declarators(toks, k):
+    """Names declared by the declaration whose type token is at @k."""
+    names, j, expect = [], k + 1, True
+    while j < len(toks) and toks[j].text not in (";", ")") or \
+            (toks[j].text == ")" and not expect):
+        t = toks[j]
+        if t.text in ("(", "[", "{") and t.kind == "punct" and not expect:
+            j = cparse.match(toks, j) + 1
+            continue
+        if t.text == "=":
+            expect = False
+            j += 1
+            while j < len(toks) and toks[j].text not in (",", ";"):
+                if toks[j].text in ("(", "[", "{"):
+                    j = cparse.match(toks, j)
+                j += 1
+            continue
+        if t.text == ",":
+            expect = True
+        elif t.kind == "id" and expect and t.text not in (
+                "const", "volatile", "restrict", "__restrict",
+                "__attribute__"):
+            names.append(t.text)
+            expect = False
+        elif t.text == ")":
+            break
+        j += 1
+    return names
+
+
+def _initialized_name(toks, k):
+    """The declarator that PTHREAD_MUTEX_INITIALIZER at @k initialises."""
+    j = k
+    while j > 0 and toks[j].text != "pthread_mutex_t":
+        if toks[j].text in (";",) or toks[j].kind == "pp":
+            return None
+        j -= 1
+    names = _declarators(toks, j)
+    if len(names) == 1:
+        return names[0]
+    # a = INIT, b = INIT: the name after the last top-level comma
+    last = None
+    for x in range(j + 1, k):
+        if toks[x].kind == "id" and toks[x].text in names:
+            last = toks[x].text
+    return last
+
+
+def _is_member_decl_or_init(toks, k):
+    """`pthread_mutex_t name` or `.name = ...` in a designated initialiser."""
+    j = k - 1
+    while j >= 0 and (toks[j].text in ("*", "const", "volatile") or
+                      toks[j].text == "static"):
+        j -= 1
+    if toks[j].text in ("pthread_mutex_t", "pthread_cond_t"):
+        return True
+    if toks[j].text == "," or toks[j].text == ";":
+        # later declarator of a multi-name declaration
+        x = j
+        while x >= 0 and toks[x].text not in (";", "{", "}"):
+            if toks[x].text in ("pthread_mutex_t", "pthread_cond_t"):
+                return True
+            x -= 1
+    return False
+
+
+def _accounted_ranges(f, fns):
+    """Token ranges where a mutex or cond key may appear: arguments of lock
+    functions, init/destroy/cond calls, wrapper bodies, and `x = ...alloc(
+    ... sizeof(pthread_mutex_t) ...)` statements."""
+    toks = f.src.toks
+    out = []
+    names = set(fns) | set(COND_FNS) | set(MUTEX_FNS)
+    for k, t in enumerate(toks):
+        if t.kind == "id" and t.text in names and k + 1 < len(toks) and \
+                toks[k + 1].text == "(":
+            out.append((k + 1, cparse.match(toks, k + 1)))
+        if t.text == "sizeof" and toks[k + 2].text in (
+                "pthread_mutex_t", "pthread_cond_t"):
+            a = k
+            while a > 0 and toks[a].text not in (";", "{", "}"):
+                a -= 1
+            if toks[a + 2].text == "=":
+                out.append((a + 1, a + 2))
+    for fn in fns.values():
+        w = fn.wrapper
+        if w and w["file"] == f.path:
+            a = f.src.tok_at(w["start"])
+            out.append((a, len([t for t in toks if t.start < w["end"]])))
+    return out

@@ -1,0 +1,443 @@
+# SPDX-License-Identifier: MIT
+"""Stage 4, rewrite: decide which locks are converted, extract their
+sections, rewrite declarations, initialisers and condition calls, and
+produce the new text of every file."""
+import re
+
+from . import analyse, extract, find
+from .find import canon, lock_key
+
+
+def discover(prog):
+    """Turn Coccinelle's facts into Section objects attached to keys."""
+    for f in prog.files:
+        if f.is_header or f.facts is None:
+            continue
+        src, toks = f.src, f.src.toks
+        occ = {}
+        for fname, entries in f.facts.locals.items():
+            for name, line, col in entries:
+                k = src.tok_at(src.offset(line, col))
+                if k is not None:
+                    occ.setdefault(fname, []).append((name, k))
+        f.occ = occ
+        starts = {}
+        for fn, l1, c1, _, _ in f.facts.cs:
+            starts[(l1, c1)] = (fn, False)
+        for fn, l1, c1 in f.facts.lonely:
+            starts.setdefault((l1, c1), (fn, True))
+        for (line, col), (fname, lonely) in sorted(starts.items()):
+            k = src.tok_at(src.offset(line, col))
+            fi = f.func_at(src.offset(line, col), prog.typedefs) \
+                if k is not None else None
+            if fi is None:
+                continue  # in a macro definition
+            sec = analyse.Section(f.display, fi.name, line)
+            sec.fi, sec.tok, sec.fileobj = fi, k, f
+            lf = prog.fns.get(toks[k].text)
+            stmt = fi.stmt_at.get(k)
+            call = analyse.call_of(toks, stmt) if stmt else None
+            expr = lf.expr(call[1]) if (lf and call) else None
+            sec.key = lock_key(expr) if expr else None
+            sec.stmt, sec.lf = stmt, lf
+            prog.report.found += 1
+            if sec.key is None:
+                sec.reason = ("lock call is not a statement of its own"
+                              if not call else
+                              "cannot name the lock '%s'" % (expr or "?"))
+            elif lonely:
+                sec.reason = ("unlock in another function (no unlock of %s "
+                              "follows in %s())" % (expr, fi.name))
+            if sec.key:
+                prog.key(sec.key).sections.append(sec)
+            else:
+                prog.report.refuse(sec.file, line, sec.reason)
+        for fname, line, col in f.facts.trylock:
+            k = src.tok_at(src.offset(line, col))
+            fi = f.func_at(src.offset(line, col), prog.typedefs) \
+                if k is not None else None
+            if fi is None:
+                continue
+            close = find.cparse.match(toks, k + 1)
+            args = ["".join(t.text for t in toks[a:b]) for a, b in
+                    find.cparse.split_args(toks, k + 1, close)]
+            e = prog.fns[toks[k].text].expr(args)
+            key = lock_key(e) if e else None
+            prog.report.found += 1
+            why = "trylock section (trylock is not extracted; the lock " \
+                  "stays POSIX)"
+            prog.report.refuse(f.display, line, why)
+            if key:
+                prog.key(key).refuse("it has a trylock section at %s:%d" %
+                                     (f.display, line))
+
+
+def analyse_all(prog, selection):
+    """Shape and variables of every section of every selected key."""
+    for (kind, name), key in list(prog.keys.items()):
+        if kind != "mutex":
+            continue
+        if not selection.selected(name, [(s[0].display, s[0].line(s[1]))
+                                         for s in key.sites]):
+            key.refuse("not selected by --locks")
+            continue
+        if not key.decls:
+            key.refuse("no declaration of a pthread_mutex_t named '%s' "
+                       "was found (add -I for its header)" % name.lstrip("."))
+        for sec in key.sections:
+            if sec.reason:
+                continue
+            _analyse(prog, sec, selection)
+
+
+def _analyse(prog, sec, selection):
+    fi, f = sec.fi, sec.fileobj
+    is_sel = (lambda k: selection.selected(k))
+    try:
+        sec.shape = analyse.shape(fi, sec.stmt, prog.fns, is_sel)
+        occ = f.occ.get(fi.name, [])
+        occ = [(n, k) for n, k in occ if fi.bo < k < fi.bc]
+        for fn, line, col, what in f.facts.unsafe:
+            k = f.src.tok_at(f.src.offset(line, col))
+            if k is not None and sec.shape["t0"] <= k < sec.shape["t1"] \
+                    and not any(a <= k < b for a, b in sec.shape["conts"]):
+                raise analyse.Refused(analyse.UNSAFE_WHY.get(
+                    what, "%s in the section" % what))
+        for k in range(sec.shape["t0"], sec.shape["t1"]):
+            t = fi.src.toks[k]
+            if t.kind == "id" and t.text in prog.thread_locals and \
+                    not any(n == t.text and kk == k for n, kk in occ):
+                raise analyse.Refused("thread-local variable '%s' in the "
+                                      "section" % t.text)
+        sec.vars = analyse.variables(fi, sec.shape, occ)
+        occset = set(occ)
+        sec.shape["is_local_occ"] = lambda name, k: (name, k) in occset
+    except analyse.Refused as e:
+        sec.reason = str(e)
+
+
+def decide(prog):
+    """Fixpoint: a mutex is converted when every section of it can be,
+    and its condition variables can be too."""
+    changed = True
+    while changed:
+        changed = False
+        for (kind, name), key in prog.keys.items():
+            if key.why:
+                continue
+            if kind == "mutex":
+                bad = [s for s in key.sections if s.reason]
+                if bad:
+                    key.refuse("its section at %s:%d is refused" %
+                               (bad[0].file, bad[0].line))
+                inside = sum(len(s.shape["conds"]) for s in key.sections
+                             if not s.reason)
+                if not key.why and inside != len(key.waits):
+                    f, k = [w for w in key.waits
+                            if not _wait_in_sections(w, key)][0]
+                    key.refuse("condition wait outside its sections at %s:%d"
+                               % (f.display, f.line(k)))
+                for c in key.partners:
+                    ck = prog.keys.get(("cond", c))
+                    if ck and ck.why and not key.why:
+                        key.refuse("its condition variable %s stays POSIX: "
+                                   "%s" % (c, ck.why))
+            else:
+                if not key.partners:
+                    key.refuse("never waited on")
+                if not key.decls:
+                    key.refuse("no declaration found")
+                for m in key.partners:
+                    mk = prog.keys.get(("mutex", m))
+                    if (mk is None or mk.why) and not key.why:
+                        key.refuse("waits with mutex %s, which stays POSIX"
+                                   % m)
+            if key.why:
+                changed = True
+    for (kind, name), key in prog.keys.items():
+        if kind != "mutex":
+            continue
+        for sec in key.sections:
+            if sec.reason:
+                prog.report.refuse(sec.file, sec.line, sec.reason)
+            elif key.why:
+                sec.reason = "lock %s stays POSIX: %s" % (name, key.why)
+                prog.report.refuse(sec.file, sec.line, sec.reason)
+            else:
+                prog.report.transformed += 1
+
+
+def _wait_in_sections(w, key):
+    f, k = w
+    return any(s.fileobj is f and not s.reason and
+               s.shape["t0"] <= k < s.shape["t1"] for s in key.sections)
+
+
+def converted(prog, kind, name):
+    key = prog.keys.get((kind, name))
+    return key is not None and key.why is None
+
+
+def site_macro(key, f, k):
+    base = re.sub(r"\W", "_", f.display.split("/")[-1])
+    return "RCL_%s_%s_%d" % (key.name.lstrip("."), base, f.line(k))
+
+
+def small_edits(prog, selection):
+    """Type, initialiser, init/destroy and condition-call rewrites; returns
+    the config entries [(macro, algo, comment)]."""
+    entries = []
+    for (kind, name), key in sorted(prog.keys.items()):
+        if key.why:
+            continue
+        for f, k in key.decls:
+            t = f.src.toks[k]
+            f.edits.append((t.start, t.end, "liblock_lock_t" if kind ==
+                            "mutex" else "liblock_cond_t"))
+            f.needs_include = True
+        if kind == "cond":
+            continue
+        comment = selection.comment(name, [(s[0].display, s[0].line(s[1]))
+                                           for s in key.sites])
+        for f, k, how in key.sites:
+            toks = f.src.toks
+            macro = site_macro(key, f, k)
+            what = "static initializer" if how == "static" else \
+                "pthread_mutex_init()"
+            entries.append((macro, "rcl", "%s: %s:%d, %s, %d section(s)%s" % (
+                name.lstrip("."), f.display, f.line(k), what,
+                len(key.sections),
+                "; profile: " + comment if comment else "")))
+            f.needs_include = True
+            f.needs_config = True
+            if how == "static":
+                f.edits.append((toks[k].start, toks[k].end,
+                                "LIBLOCK_INITIALIZER_ALGO(%s_ALGO, %s_SERVER)"
+                                % (macro, macro)))
+            else:
+                close = find.cparse.match(toks, k + 1)
+                args = find.cparse.split_args(toks, k + 1, close)
+                a, b = args[1]
+                f.edits.append((toks[k].start, toks[k].end, "liblock_init"))
+                f.edits.append((toks[a].start, toks[b - 1].end,
+                                "&(liblock_attr_t){ %s_ALGO, %s_SERVER, 0 }"
+                                % (macro, macro)))
+    for f in prog.files:
+        toks = f.src.toks
+        for k, t in enumerate(toks):
+            if t.kind != "id" or k + 1 >= len(toks) or \
+                    toks[k + 1].text != "(":
+                continue
+            if t.text in ("pthread_mutex_destroy",) or \
+                    t.text.startswith("pthread_cond_"):
+                close = find.cparse.match(toks, k + 1)
+                args = find.cparse.split_args(toks, k + 1, close)
+                if not args:
+                    continue
+                a, b = args[0]
+                kk = lock_key("".join(x.text for x in toks[a:b]))
+                kind = "mutex" if t.text.startswith("pthread_mutex") \
+                    else "cond"
+                if kk and converted(prog, kind, kk):
+                    new = t.text.replace("pthread_mutex_destroy",
+                                         "liblock_destroy").replace(
+                        "pthread_cond_", "liblock_cond_")
+                    f.edits.append((t.start, t.end, new))
+            if t.text == "sizeof" and toks[k + 2].text == "pthread_mutex_t":
+                s = k
+                while s > 0 and toks[s].text not in (";", "{", "}"):
+                    s -= 1
+                kk = toks[s + 1].text
+                if toks[s + 2].text == "=" and converted(prog, "mutex", kk):
+                    x = toks[k + 2]
+                    f.edits.append((x.start, x.end, "liblock_lock_t"))
+        for k, t in enumerate(toks):
+            if t.text == "PTHREAD_COND_INITIALIZER":
+                j = k
+                while j > 0 and toks[j].text != "pthread_cond_t":
+                    j -= 1
+                names = [toks[x].text for x in range(j, k)
+                         if toks[x].kind == "id"]
+                if any(converted(prog, "cond", n) for n in names):
+                    f.edits.append((t.start, t.end,
+                                    "LIBLOCK_COND_INITIALIZER"))
+    return entries
+
+
+def wrappers(prog):
+    """Wrapper functions of converted locks: their bodies call liblock, and
+    the lock wrapper gets a NAME_rcl_exec() companion."""
+    helpers = {}
+    for name, lf in prog.fns.items():
+        w = lf.wrapper
+        if not w or not converted(prog, "mutex", lock_key(w["lock_expr"])):
+            continue
+        f = [x for x in prog.files if x.path == w["file"]][0]
+        toks = f.src.toks
+        a = f.src.tok_at(w["start"])
+        k = a
+        while toks[k].text != "{":
+            k += 1
+        k += 1
+        if toks[k].text == "return":
+            k += 1
+        new = {"lock": "liblock_lock", "unlock": "liblock_unlock",
+               "trylock": "liblock_trylock"}[lf.role]
+        f.edits.append((toks[k].start, toks[k].end, new))
+        if w["static"]:
+            f.edits.append((w["start"], w["start"],
+                            "__attribute__((unused)) "))
+        f.needs_include = True
+        if lf.role != "lock":
+            continue
+        params = ", ".join(p for p, _ in w["params"])
+        proto = "%svoid *%s_rcl_exec(%s%sliblock_fn_t rcl_fn, void *rcl_arg)" \
+            % ("static " if w["static"] else "", name, params,
+               ", " if params else "")
+        body = ("\n\n/* rcl-refactor: runs rcl_fn(rcl_arg) as a critical "
+                "section of the lock %s() takes. */\n%s\n{\n"
+                "\treturn liblock_exec(%s, rcl_fn, rcl_arg);\n}\n" %
+                (name, proto, w["lock_expr"]))
+        f.before.setdefault(w["end"], []).append(body)
+        helpers[name] = (proto, f, w["static"])
+    return helpers
+
+
+def sections(prog, helpers):
+    """Extract every section of every converted lock."""
+    used_helpers = {}
+    counters = {}
+    for (kind, name), key in sorted(prog.keys.items()):
+        if kind != "mutex" or key.why:
+            continue
+        for sec in key.sections:
+            f, fi = sec.fileobj, sec.fi
+            n = counters.get((f.path, fi.name), 0) + 1
+            while re.search(r"\brcl_cs_%s_%d\b" % (fi.name, n), f.src.text):
+                n += 1
+            counters[(f.path, fi.name)] = n
+            names = ("rcl_cs_%s_%d" % (fi.name, n),
+                     "rcl_ctx_%s_%d" % (fi.name, n))
+            lf = sec.lf
+            lock_s = sec.shape["block"].subs[sec.shape["i"]]
+            call = analyse.call_of(f.src.toks, lock_s)
+            if lf.wrapper:
+                used_helpers.setdefault(f.path, set()).add(lf.name)
+
+                def exec_text(fn, ctx, lf=lf, args=call[1]):
+                    return "%s_rcl_exec(%s%s%s, %s)" % (
+                        lf.name, ", ".join(args), ", " if args else "",
+                        fn, ctx)
+            else:
+                expr = lf.expr(call[1])
+
+                def exec_text(fn, ctx, expr=expr):
+                    return "liblock_exec(%s, %s, %s)" % (expr, fn, ctx)
+            small = [e for e in f.edits]
+            before, repl, (a, b) = extract.generate(
+                fi, sec.shape, sec.vars, names, small, exec_text, name)
+            f.big.append((a, b, repl))
+            for d, _, is_in, is_out in sec.vars:
+                if not is_in and not is_out and not d.is_param:
+                    f.dead = getattr(f, "dead", {})
+                    f.dead.setdefault((fi.ni, d.stmt), []).append(d)
+            start = def_start(f, fi)
+            f.before.setdefault(start, []).append(before + "\n")
+            f.needs_include = True
+            f.needs_config = True
+    for f in prog.files:
+        for (_, (a, b)), dead in getattr(f, "dead", {}).items():
+            _drop_declarators(f, a, b, dead)
+    for path, names in used_helpers.items():
+        f = [x for x in prog.files if x.path == path][0]
+        for nm in sorted(names):
+            proto, hf, static = helpers[nm]
+            f.protos = getattr(f, "protos", []) + [proto + ";"]
+
+
+def _drop_declarators(f, a, b, dead):
+    """Remove the declarators @dead (now only used inside extracted
+    sections) from the declaration statement at tokens [a, b)."""
+    toks, text = f.src.toks, f.src.text
+    decls = analyse.parse_decl(toks, a, b - 1, None)
+    names = {d.name for d in dead}
+    kept = [d for d in decls if d.name not in names]
+    start, end = toks[a].start, toks[b - 1].end
+    if not kept:
+        ls = text.rfind("\n", 0, start) + 1
+        le = text.find("\n", end)
+        if not text[ls:start].strip() and (le < 0 or
+                                           not text[end:le].strip()):
+            start, end = ls, (le + 1 if le >= 0 else len(text))
+            if text[ls - 2:ls] == "{\n" and text[end:end + 1] == "\n":
+                end += 1
+        f.edits.append((start, end, ""))
+        return
+    first = toks[decls[0].range[0]].start
+    parts = [text[toks[d.range[0]].start:toks[d.range[1] - 1].end]
+             for d in kept]
+    f.edits.append((start, end, text[start:first] + ", ".join(parts) + ";"))
+
+
+def def_start(f, fi):
+    """Offset where text can go before the definition of @fi: the start of
+    the line of its first token, above a comment that precedes it."""
+    toks = f.src.toks
+    j = fi.ni
+    while j > 0 and toks[j - 1].kind == "id" or (
+            j > 0 and toks[j - 1].text == "*"):
+        j -= 1
+    text = f.src.text
+    off = text.rfind("\n", 0, toks[j].start) + 1
+    prev_end = toks[j - 1].end if j > 0 else 0
+    gap = text[prev_end:off]
+    m = re.search(r"/\*(?:[^*]|\*(?!/))*\*/\s*$", gap)
+    if m:
+        off = text.rfind("\n", 0, prev_end + m.start()) + 1
+        if off < prev_end:
+            off = prev_end + m.start()
+    return off
+
+
+def includes_edit(f, config_rel):
+    """Insert our includes after the file's leading #include lines."""
+    toks = f.src.toks
+    last = None
+    for t in toks:
+        if t.kind != "pp":
+            break
+        if re.match(r"#\s*include\b", t.text):
+            last = t
+    lines = []
+    if not f.is_header:
+        lines.append("#include <stdint.h>")
+    lines.append("#include <liblock.h>")
+    if getattr(f, "needs_config", False):
+        lines.append('#include "%s"' % config_rel)
+    lines += getattr(f, "protos", [])
+    text = "\n".join(lines) + "\n"
+    if last is None:
+        f.before.setdefault(toks[0].start if toks else 0, []).append(text)
+    else:
+        f.before.setdefault(last.end + 1, []).append(text)
+
+
+def render_file(f):
+    """The new text of @f (latin-1 string)."""
+    text = f.src.text
+    edits = list(f.big)
+    for e in f.edits:
+        if not any(a <= e[0] < b for a, b, _ in f.big):
+            edits.append(e)
+    for off, texts in f.before.items():
+        edits.append((off, off, "".join(texts)))
+    edits.sort(key=lambda e: (e[0], e[1] != e[0], e[1]))
+    out, pos = [], 0
+    for s, e, r in edits:
+        if s < pos:
+            continue
+        out.append(text[pos:s])
+        out.append(r)
+        pos = e
+    out.append(text[pos:])
+    return "".join(out)

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+/// Finds: every critical section lock(E); ... unlock(E); of one function,
+///   one line per (lock, unlock) pair on some control-flow path, and every
+///   lock(E) from which no path reaches an unlock of E in the same function.
+/// Rewrites: nothing (the driver cuts and rewrites; see extract.py).
+/// Refuses (reported by the driver from this rule's output): a lock whose
+///   unlock is in another function (rule "lonely"), a trylock section.
+/// Example: pthread_mutex_lock(&m);  n++;  pthread_mutex_unlock(&m);
+///   prints  CS f 14 1 16 1 &m  (function, lock line/col, unlock line/col)
+// Confidence: High
+// Options: lock and unlock names come from $RCL_LOCK_FNS and $RCL_UNLOCK_FNS
+//   (comma-separated; default pthread_mutex_lock / pthread_mutex_unlock).
+// Test: tests/cocci/golden/*.c through rcl-refactor
+
+virtual report
+
+@initialize:python@
+@@
+import os
+LOCKS = set(os.environ.get("RCL_LOCK_FNS", "pthread_mutex_lock").split(","))
+UNLOCKS = set(os.environ.get("RCL_UNLOCK_FNS",
+                             "pthread_mutex_unlock").split(","))
+TRYLOCKS = set(os.environ.get("RCL_TRYLOCK_FNS",
+                              "pthread_mutex_trylock").split(","))
+
+@cs exists@
+identifier lk : script:python() { lk in LOCKS };
+identifier ul : script:python() { ul in UNLOCKS };
+expression E;
+position p1, p2;
+@@
+lk@p1(E);
+... when != ul(E)
+ul@p2(E);
+
+@script:python@
+p1 << cs.p1;
+p2 << cs.p2;
+E << cs.E;
+@@
+print("CS %s %s %s %s %s %s" % (p1[0].current_element, p1[0].line,
+      p1[0].column, p2[0].line, p2[0].column, E))
+
+@lonely@
+identifier lk : script:python() { lk in LOCKS };
+expression E;
+position p1 != cs.p1;
+@@
+lk@p1(E)
+
+@script:python@
+p1 << lonely.p1;
+E << lonely.E;
+@@
+print("LONELY %s %s %s %s" % (p1[0].current_element, p1[0].line,
+      p1[0].column, E))
+
+@try@
+identifier tl : script:python() { tl in TRYLOCKS };
+expression E;
+position p;
+@@
+tl@p(E)
+
+@script:python@
+p << try.p;
+E << try.E;
+@@
+print("TRY %s %s %s %s" % (p[0].current_element, p[0].line, p[0].column, E))

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+/// Finds: constructs that change meaning when a section runs on another
+///   thread or leaves its function in ways an extracted function cannot:
+///   setjmp/longjmp, alloca, pthread_self, thread-specific data, errno,
+///   computed gotos (goto *p) and label addresses (&&l).
+/// Rewrites: nothing.
+/// Refuses: the driver refuses every section that contains one of these
+///   positions ("not transformed: alloca in the section", ...).
+/// Example: pthread_mutex_lock(&m); p = alloca(n); pthread_mutex_unlock(&m);
+///   prints  UNSAFE f 12 5 alloca
+// Confidence: High
+// Options: none
+// Test: tests/cocci/golden/refuse_*.c
+
+virtual report
+
+@call@
+identifier fn = {setjmp, _setjmp, sigsetjmp, __sigsetjmp, longjmp, _longjmp,
+                 siglongjmp, alloca, __builtin_alloca, pthread_self,
+                 pthread_getspecific, pthread_setspecific, gettid};
+position p;
+@@
+fn@p(...)
+
+@script:python@
+fn << call.fn;
+p << call.p;
+@@
+print("UNSAFE %s %s %s %s" % (p[0].current_element, p[0].line, p[0].column,
+      fn))
+
+@err@
+identifier e = errno;
+position p;
+@@
+e@p
+
+@script:python@
+p << err.p;
+@@
+print("UNSAFE %s %s %s errno" % (p[0].current_element, p[0].line,
+      p[0].column))
