@@ -15,10 +15,17 @@ extern const struct ll_ops ll_spinlock_ops;
  * a library built from liblock alone sees NULL here, which ends the list,
  * so rcl must stay the last entry. */
 extern const struct ll_ops ll_rcl_ops __attribute__((weak));
+/* combining locks (liblock/combining.am) */
+extern const struct ll_ops ll_fc_ops;
+extern const struct ll_ops ll_ccsynch_ops;
+extern const struct ll_ops ll_dsmsynch_ops;
 
 const struct ll_ops *const ll_ops_all[] = {
 	&ll_posix_ops,
 	&ll_spinlock_ops,
+	&ll_fc_ops,
+	&ll_ccsynch_ops,
+	&ll_dsmsynch_ops,
 	&ll_rcl_ops, /* delegation: keep last (weak, see above) */
 	NULL,
 };

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ccsynch: CC-Synch (Fatourou and Kallimanis, PPoPP 2012; thesis §3.8,
+ * Alg. 7).
+ *
+ * The lock is the tail of a queue that always ends with an empty node.
+ * A thread swaps its spare node in as the new tail, writes its section
+ * into the node it got back (the old tail), links it, and waits on that
+ * node's `wait`.  The thread whose node is released without `completed`
+ * is the combiner: it runs up to MAX_COMBINER_CS sections along the
+ * queue, answers each one, and hands the role to the next node by
+ * clearing its `wait`.  Each thread keeps the node it got back as its
+ * spare: nodes migrate between threads, one per thread plus one per lock.
+ *
+ * Additions to the paper: a lock-mode entry (lock node marked by
+ * cc_lock_node; a combiner stops before it and hands the role over) used
+ * by condition variables: a section that waits hands the role to the node
+ * after its own (whose owner then combines), sleeps, enters in lock mode,
+ * finishes, answers its requester and hands on.  No public lock/trylock:
+ * trylock would read the tail node, which a thread may free at exit.
+ * Waiters spin, then yield.
+ *
+ * Needs only C11 acquire/release.
+ */
+#include "combining_int.h"
+
+#include <errno.h>
+
+struct cc_node {
+	/* request: written by the thread that got this node from the tail */
+	liblock_fn_t fn;
+	void *ctx;
+	_Atomic(struct cc_node *) next;
+	/* response: written by the combiner (reset by the node's owner) */
+	void *ret LL_ALIGNED;
+	bool completed;
+	_Atomic uint32_t wait;
+} LL_ALIGNED;
+
+static_assert(sizeof(struct cc_node) == 2 * LL_CACHELINE, "two lines");
+
+struct cc_lock {
+	struct ll_lock_key key; /* read-only */
+	unsigned int max_cs;	/* read-only: MAX_COMBINER_CS */
+	_Atomic(struct cc_node *) tail LL_ALIGNED;
+	/* written by the lock-mode holder */
+	struct cc_node *holder LL_ALIGNED;
+	_Atomic uintptr_t owner; /* its token, else 0 */
+} LL_ALIGNED;
+
+static_assert(sizeof(struct cc_lock) == 3 * LL_CACHELINE, "three lines");
+
+struct cc_pass {
+	struct ll_comb_pass base;
+	struct cc_node *next; /* node after the one whose section runs */
+};
+
+static __thread char cc_self_token;
+#define SELF ((uintptr_t)&cc_self_token)
+
+/* Marks a lock-mode node: never called. */
+static void *cc_lock_node(void *ctx)
+{
+	return ctx;
+}
+
+static int cc_init(void **impl, const liblock_attr_t *attr)
+{
+	struct cc_lock *l = ll_zalloc(sizeof(*l));
+	struct cc_node *dummy = ll_zalloc(sizeof(*dummy));
+
+	(void)attr;
+	if (!l || !dummy) {
+		ll_free(l);
+		ll_free(dummy);
+		return ENOMEM;
+	}
+	ll_lock_key_init(&l->key);
+	l->max_cs = ll_comb_max_cs();
+	atomic_init(&dummy->wait, 0); /* the first comer combines */
+	atomic_init(&l->tail, dummy);
+	*impl = l;
+	return 0;
+}
+
+/* Returns EBUSY if a section or a lock-mode holder is in progress. */
+static int cc_destroy(void *impl)
+{
+	struct cc_lock *l = impl;
+	struct cc_node *t = atomic_load_explicit(&l->tail, memory_order_acquire);
+
+	/* idle: the last pass handed the role to the empty tail node */
+	if (atomic_load_explicit(&t->wait, memory_order_acquire) != 0)
+		return EBUSY;
+	ll_free(t);
+	ll_free(l);
+	return 0;
+}
+
+/* Thread exit: the spare is referenced by nobody else (a combiner reads
+ * a node's next before it answers the node, then never touches it). */
+static void cc_spare_release(void *node)
+{
+	ll_free(node);
+}
+
+/* Enqueue a section; returns the node to wait on (the caller's now). */
+static struct cc_node *cc_enqueue(struct cc_lock *l, liblock_fn_t fn,
+				  void *ctx)
+{
+	struct ll_comb_slot *s = ll_comb_slot(&l->key, cc_spare_release);
+	struct cc_node *next = s->node, *cur;
+
+	if (ll_unlikely(!next) && !(next = ll_zalloc(sizeof(*next))))
+		ll_fatal("out of memory for a CC-Synch node");
+	atomic_store_explicit(&next->next, NULL, memory_order_relaxed);
+	atomic_store_explicit(&next->wait, 1, memory_order_relaxed);
+	next->completed = false;
+	/* acq_rel: release publishes next's reset to the thread that gets
+	 * it; acquire makes cur's reset by the previous swapper ours */
+	cur = atomic_exchange_explicit(&l->tail, next, memory_order_acq_rel);
+	cur->fn = fn;
+	cur->ctx = ctx;
+	/* release: a combiner that acquires cur->next sees fn and ctx */
+	atomic_store_explicit(&cur->next, next, memory_order_release);
+	s->node = cur;
+	return cur;
+}
+
+/* Answer another thread's section. */
+static void cc_answer(struct cc_node *n, void *r)
+{
+	n->ret = r;
+	n->completed = true;
+	/* release: pairs with the owner's acquire of wait */
+	atomic_store_explicit(&n->wait, 0, memory_order_release);
+}
+
+/* Hand the combiner role (or the lock) to @n's owner. */
+static inline void cc_hand_on(struct cc_node *n)
+{
+	/* release: the sections run so far go with the role */
+	atomic_store_explicit(&n->wait, 0, memory_order_release);
+}
+
+/* Lock mode: enqueue a lock node; combiners stop before it. */
+static int cc_lock(void *impl)
+{
+	struct cc_lock *l = impl;
+	struct cc_node *n = cc_enqueue(l, cc_lock_node, NULL);
+
+	ll_comb_wait_clear(&n->wait);
+	l->holder = n;
+	atomic_store_explicit(&l->owner, SELF, memory_order_relaxed);
+	return 0;
+}
+
+/* Returns EPERM if the caller did not enter in lock mode. */
+static int cc_unlock(void *impl)
+{
+	struct cc_lock *l = impl;
+
+	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != SELF)
+		return EPERM;
+	atomic_store_explicit(&l->owner, 0, memory_order_relaxed);
+	/* relaxed: we linked holder->next ourselves in cc_enqueue() */
+	cc_hand_on(atomic_load_explicit(&l->holder->next, memory_order_relaxed));
+	return 0;
+}
+
+/* Combiner: run up to max_cs sections from @own on, hand the role on.
+ * Stops before a lock node and before another thread's section whose
+ * function waits (ll_comb_waits): its owner runs it as the next combiner. */
+static void *cc_combine(struct cc_lock *l, struct cc_node *own)
+{
+	struct cc_node *tmp = own, *nx;
+	unsigned int counter = 0;
+	struct cc_pass p;
+	void *own_ret = NULL, *r;
+
+	ll_comb_pass_begin(&p.base, l);
+	/* acquire: pairs with the release link in cc_enqueue(): fn, ctx */
+	while (counter < l->max_cs &&
+	       (nx = atomic_load_explicit(&tmp->next, memory_order_acquire)) &&
+	       tmp->fn != cc_lock_node &&
+	       (tmp == own || !ll_comb_waits(tmp->fn))) {
+		counter++;
+		p.next = nx;
+		p.base.fn = tmp->fn;
+		r = tmp->fn(tmp->ctx);
+		if (tmp == own)
+			own_ret = r;
+		else
+			cc_answer(tmp, r);
+		if (p.base.detached) {
+			/* we re-entered in lock mode: leave as a holder */
+			ll_comb_pass_end(&p.base);
+			cc_unlock(l);
+			return own_ret;
+		}
+		tmp = nx;
+	}
+	ll_comb_pass_end(&p.base);
+	cc_hand_on(tmp);
+	return own_ret;
+}
+
+static void *cc_exec(void *impl, liblock_fn_t fn, void *ctx)
+{
+	struct cc_lock *l = impl;
+	struct cc_node *cur = cc_enqueue(l, fn, ctx);
+
+	ll_comb_wait_clear(&cur->wait);
+	if (cur->completed)
+		return cur->ret;
+	return cc_combine(l, cur);
+}
+
+/* A section waits: the node after it becomes the combiner; the section's
+ * own node is left waiting, and no later pass walks it again. */
+static void cc_detach(void *impl, struct ll_comb_pass *base)
+{
+	(void)impl;
+	cc_hand_on(((struct cc_pass *)base)->next);
+}
+
+/* Inside a section of @impl: see ll_comb_cond_wait().  Returns 0,
+ * ETIMEDOUT, or EPERM outside one. */
+static int cc_cond_wait(void *impl, liblock_cond_t *cond,
+			const struct timespec *abstime)
+{
+	return ll_comb_cond_wait(impl, cond, abstime, cc_detach, cc_lock,
+				 cc_unlock);
+}
+
+const struct ll_ops ll_ccsynch_ops = {
+	.name = "ccsynch",
+	.summary = "CC-Synch: queue-based combining, the combiner walks the queue",
+	.caps = LIBLOCK_CAP_DELEGATION,
+	.init = cc_init,
+	.destroy = cc_destroy,
+	.exec = cc_exec,
+	.cond_wait = cc_cond_wait,
+};

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared machinery of the combining locks (fc, ccsynch, dsmsynch).
+ *
+ * 1. Per-(lock, thread) slots whose node is handed to a release callback
+ *    when the thread exits.  Combining nodes outlive a lock call and may
+ *    migrate between threads (CC-Synch), so ll_tnode()'s "free the node
+ *    at exit" is not enough: each algorithm decides in its callback
+ *    whether it may free the node now or must leave it to the lock.
+ *
+ * 2. Combining-pass records.  A thread that runs sections as combiner
+ *    pushes a record naming the lock; liblock_cond_wait() inside a
+ *    section finds it and asks the algorithm to *detach* the pass: hand
+ *    the combiner role on (the lock is free for the others), sleep, then
+ *    take the lock again in lock mode.  The section then finishes on the
+ *    same thread, its result goes to its requester, and the pass stops.
+ *    The combiner's own thread is then stuck in somebody else's wait, and
+ *    its own program cannot go on (it may be the one that would signal).
+ *    So the function of a section that waited is *learned*: combiners
+ *    never run a learned function for another thread; they hand the
+ *    role (or, in fc, leave the request) to its owner, which runs it on
+ *    its own stack.  Only the first wait of each function can borrow a
+ *    combiner's thread.
+ *
+ * 3. The wait used by every combining waiter: spin LL_SPIN_BUDGET polls,
+ *    then yield on every poll, so that a descheduled combiner gets a CPU
+ *    back when threads outnumber CPUs.
+ *
+ * Memory model: C11 only.
+ */
+#ifndef COMBINING_INT_H
+#define COMBINING_INT_H
+
+#include "ll_int.h"
+#include "ll_wait.h"
+
+#include <sched.h>
+
+/* ---- per-(lock, thread) slots ----------------------------------------- */
+
+struct ll_comb_slot {
+	void *node;		     /* the algorithm's state; NULL until set */
+	void (*release)(void *node); /* run at thread exit if node != NULL */
+	struct ll_comb_slot *next;   /* the thread's list of slots */
+};
+
+/* The calling thread's slot for @key, created empty (node NULL) on first
+ * use with @release as its exit callback.  Aborts on ENOMEM: a lock call
+ * has no way to fail. */
+struct ll_comb_slot *ll_comb_slot(const struct ll_lock_key *key,
+				  void (*release)(void *node)) LL_HIDDEN;
+
+/* ---- combining passes ------------------------------------------------- */
+
+struct ll_comb_pass {
+	struct ll_comb_pass *outer; /* pass of an enclosing lock, or NULL */
+	const void *impl;	    /* the lock this pass combines for */
+	liblock_fn_t fn;	    /* section running now (set by the pass) */
+	bool detached;		    /* a section waited: lock now held in
+				     * lock mode by this thread */
+};
+
+/* Push/pop the calling thread's record of a pass on @impl. */
+void ll_comb_pass_begin(struct ll_comb_pass *p, const void *impl) LL_HIDDEN;
+void ll_comb_pass_end(struct ll_comb_pass *p) LL_HIDDEN;
+
+/* Has a section of function @fn ever waited on a condition variable?
+ * Combiners do not run such a function for another thread. */
+bool ll_comb_waits(liblock_fn_t fn) LL_HIDDEN;
+
+/* ops->cond_wait of a combining lock.  @detach ends the pass @p (the
+ * section in progress stays unfinished, its requester keeps waiting) and
+ * hands the combiner role on; @lock / @unlock are the lock-mode calls.
+ * Inside a pass that is not detached yet: detach, sleep, lock.  Otherwise
+ * (lock mode, or a pass already detached): unlock, sleep, lock.  Learns
+ * the section's function (ll_comb_waits).  Returns 0, ETIMEDOUT, or the
+ * error of @unlock (EPERM outside a section of @impl). */
+int ll_comb_cond_wait(void *impl, liblock_cond_t *cond,
+		      const struct timespec *abstime,
+		      void (*detach)(void *impl, struct ll_comb_pass *p),
+		      int (*lock)(void *impl),
+		      int (*unlock)(void *impl)) LL_HIDDEN;
+
+/* ---- waiting ---------------------------------------------------------- */
+
+/* One poll of a waiting loop: pause for the first LL_SPIN_BUDGET polls,
+ * then yield (a combiner that lost its CPU must get it back). */
+static inline void ll_comb_pause(unsigned int *spins)
+{
+	if (*spins < LL_SPIN_BUDGET) {
+		++*spins;
+		ll_cpu_relax();
+	} else {
+		sched_yield();
+	}
+}
+
+/* Wait until *@flag is 0; acquire pairs with the release that cleared it. */
+static inline void ll_comb_wait_clear(_Atomic uint32_t *flag)
+{
+	unsigned int spins = 0;
+
+	while (atomic_load_explicit(flag, memory_order_acquire) != 0)
+		ll_comb_pause(&spins);
+}
+
+/* MAX_COMBINER_CS: sections one combiner runs per pass, n x h with n = 3
+ * (thesis §5.1), h = number of CPUs. */
+unsigned int ll_comb_max_cs(void) LL_HIDDEN;
+
+#endif /* COMBINING_INT_H */

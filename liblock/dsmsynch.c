@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dsmsynch: DSM-Synch (Fatourou and Kallimanis, PPoPP 2012; thesis
+ * Alg. 8, in the thesis's corrected form).
+ *
+ * The lock is the tail of a queue of nodes (NULL: free).  Each thread
+ * owns two nodes per lock and alternates between them, so that it only
+ * ever spins on its own node.  A thread swaps its node in; with no
+ * predecessor it is the combiner, otherwise it links itself and waits.
+ * The combiner runs sections along the queue and stops at the node
+ * before the last one, or after MAX_COMBINER_CS sections; then it either
+ * swings the tail back to NULL or hands the role to the next node.
+ * The paper's extra `tmp->next = NULL` before that hand-off is absent,
+ * as in the authors' code: with it, updates are lost (thesis §3.8).
+ *
+ * Additions to the paper: lock mode (a node marked by dsm_lock_node; a
+ * combiner stops before it), trylock as CAS(tail, NULL, node), and
+ * condition variables: a section that waits ends the pass there (the
+ * role goes to the node after it), sleeps, enters in lock mode, answers
+ * its requester and hands on.  Node pairs of exited threads are freed by
+ * a combiner at the start of a pass (every DSM_RECLAIM_PERIOD passes):
+ * by then every earlier pass, which might still read them, has ended.
+ *
+ * Needs only C11 acquire/release.
+ */
+#include "combining_int.h"
+
+#include <errno.h>
+
+#define DSM_RECLAIM_PERIOD 100 /* passes between two reclaims */
+
+enum { DSM_REGISTERED = 1u, DSM_ALIVE = 2u };
+
+struct dsm_node {
+	/* request: written by the owner before it enqueues the node */
+	liblock_fn_t fn;
+	void *ctx;
+	_Atomic(struct dsm_node *) next; /* set by the successor's owner */
+	/* response: written by the combiner (reset by the owner) */
+	void *ret LL_ALIGNED;
+	bool completed;
+	_Atomic uint32_t wait;
+} LL_ALIGNED;
+
+static_assert(sizeof(struct dsm_node) == 2 * LL_CACHELINE, "two lines");
+
+struct dsm_pair {
+	struct dsm_node node[2];
+	/* owner-private, then the lock's registry links */
+	unsigned int toggle LL_ALIGNED;
+	_Atomic(struct dsm_pair *) reg_next;
+	_Atomic uint32_t state; /* DSM_REGISTERED | DSM_ALIVE */
+} LL_ALIGNED;
+
+struct dsm_lock {
+	struct ll_lock_key key; /* read-only */
+	unsigned int max_cs;	/* read-only: MAX_COMBINER_CS */
+	_Atomic(struct dsm_node *) tail LL_ALIGNED;
+	_Atomic(struct dsm_pair *) pairs LL_ALIGNED; /* registry */
+	/* written by the combiner or the lock-mode holder */
+	struct dsm_node *holder LL_ALIGNED;
+	uint64_t passes;
+	_Atomic uintptr_t owner; /* lock-mode holder's token, else 0 */
+} LL_ALIGNED;
+
+static_assert(sizeof(struct dsm_lock) == 4 * LL_CACHELINE, "four lines");
+
+struct dsm_pass {
+	struct ll_comb_pass base;
+	struct dsm_node *cur; /* node whose section runs */
+};
+
+static __thread char dsm_self_token;
+#define SELF ((uintptr_t)&dsm_self_token)
+
+/* Marks a lock-mode node: never called. */
+static void *dsm_lock_node(void *ctx)
+{
+	return ctx;
+}
+
+static int dsm_init(void **impl, const liblock_attr_t *attr)
+{
+	struct dsm_lock *l = ll_zalloc(sizeof(*l));
+
+	(void)attr;
+	if (!l)
+		return ENOMEM;
+	ll_lock_key_init(&l->key);
+	l->max_cs = ll_comb_max_cs();
+	*impl = l;
+	return 0;
+}
+
+/* Returns EBUSY if a section or a lock-mode holder is in progress. */
+static int dsm_destroy(void *impl)
+{
+	struct dsm_lock *l = impl;
+	struct dsm_pair *pr, *next;
+
+	if (atomic_load_explicit(&l->tail, memory_order_acquire) != NULL)
+		return EBUSY;
+	for (pr = atomic_load_explicit(&l->pairs, memory_order_acquire); pr;
+	     pr = next) {
+		next = atomic_load_explicit(&pr->reg_next, memory_order_relaxed);
+		/* acq_rel: pairs with the RMW in dsm_pair_release() */
+		if (!(atomic_fetch_and_explicit(&pr->state, ~DSM_REGISTERED,
+						memory_order_acq_rel) &
+		      DSM_ALIVE))
+			ll_free(pr);
+	}
+	ll_free(l);
+	return 0;
+}
+
+/* Thread exit: a destroyed lock left the pair to us; otherwise a
+ * combiner frees it (dsm_reclaim). */
+static void dsm_pair_release(void *pair)
+{
+	struct dsm_pair *pr = pair;
+
+	/* acq_rel: pairs with dsm_destroy() and dsm_reclaim() */
+	if (!(atomic_fetch_and_explicit(&pr->state, ~DSM_ALIVE,
+					memory_order_acq_rel) &
+	      DSM_REGISTERED))
+		ll_free(pr);
+}
+
+static struct dsm_pair *dsm_my_pair(struct dsm_lock *l)
+{
+	struct ll_comb_slot *s = ll_comb_slot(&l->key, dsm_pair_release);
+	struct dsm_pair *pr = s->node, *h;
+
+	if (ll_likely(pr != NULL))
+		return pr;
+	if (!(pr = ll_zalloc(sizeof(*pr))))
+		ll_fatal("out of memory for DSM-Synch nodes");
+	atomic_init(&pr->state, DSM_REGISTERED | DSM_ALIVE);
+	h = atomic_load_explicit(&l->pairs, memory_order_relaxed);
+	do
+		atomic_store_explicit(&pr->reg_next, h, memory_order_relaxed);
+	/* release: a combiner or destroy that reads pairs sees reg_next */
+	while (!atomic_compare_exchange_weak_explicit(&l->pairs, &h, pr,
+						      memory_order_release,
+						      memory_order_relaxed));
+	s->node = pr;
+	return pr;
+}
+
+/* Combiner, before running anything: free the pairs of exited threads.
+ * Their last sections were answered by earlier passes, all ended. */
+static void dsm_reclaim(struct dsm_lock *l)
+{
+	struct dsm_pair *pred = NULL, *pr, *next, *expected;
+
+	/* acquire: pairs with the release of the registry pushes */
+	for (pr = atomic_load_explicit(&l->pairs, memory_order_acquire); pr;
+	     pr = next) {
+		next = atomic_load_explicit(&pr->reg_next, memory_order_relaxed);
+		/* acquire: pairs with dsm_pair_release(); the exited
+		 * thread's last writes to its nodes are done */
+		if (atomic_load_explicit(&pr->state, memory_order_acquire) &
+		    DSM_ALIVE) {
+			pred = pr;
+			continue;
+		}
+		expected = pr;
+		if (pred)
+			atomic_store_explicit(&pred->reg_next, next,
+					      memory_order_relaxed);
+		else if (!atomic_compare_exchange_strong_explicit(
+				 &l->pairs, &expected, next,
+				 memory_order_relaxed, memory_order_relaxed)) {
+			pred = pr; /* a push moved the head: next time */
+			continue;
+		}
+		ll_free(pr);
+	}
+}
+
+/* Prepare the caller's next node for (@fn, @ctx). */
+static struct dsm_node *dsm_prepare(struct dsm_pair *pr, liblock_fn_t fn,
+				    void *ctx)
+{
+	struct dsm_node *n = &pr->node[pr->toggle];
+
+	pr->toggle ^= 1;
+	atomic_store_explicit(&n->next, NULL, memory_order_relaxed);
+	atomic_store_explicit(&n->wait, 1, memory_order_relaxed);
+	n->completed = false;
+	n->fn = fn;
+	n->ctx = ctx;
+	return n;
+}
+
+/* Enqueue @n; returns true if a predecessor exists (wait on n->wait),
+ * false if the caller is the combiner (or holder) at once. */
+static bool dsm_enqueue(struct dsm_lock *l, struct dsm_node *n)
+{
+	/* acq_rel: release publishes n's request to the predecessor's
+	 * combiner chain; acquire pairs with the release CAS that emptied
+	 * the queue (dsm_hand_on), so the last pass's writes are ours */
+	struct dsm_node *pred =
+		atomic_exchange_explicit(&l->tail, n, memory_order_acq_rel);
+
+	if (!pred)
+		return false;
+	/* release: the combiner that acquires pred->next sees n's fields */
+	atomic_store_explicit(&pred->next, n, memory_order_release);
+	return true;
+}
+
+static void dsm_answer(struct dsm_node *n, void *r)
+{
+	n->ret = r;
+	n->completed = true;
+	/* release: pairs with the owner's acquire of wait */
+	atomic_store_explicit(&n->wait, 0, memory_order_release);
+}
+
+/* End of a pass (or of a lock-mode hold) at @t: empty the queue if @t is
+ * the tail, else hand the role to the node after @t. */
+static void dsm_hand_on(struct dsm_lock *l, struct dsm_node *t)
+{
+	/* acquire: pairs with the successor's release link */
+	struct dsm_node *nx = atomic_load_explicit(&t->next, memory_order_acquire);
+	struct dsm_node *expected = t;
+	unsigned int spins = 0;
+
+	if (!nx) {
+		/* (t) -> (NULL).  release: pairs with dsm_enqueue/trylock */
+		if (atomic_compare_exchange_strong_explicit(
+			    &l->tail, &expected, NULL, memory_order_release,
+			    memory_order_relaxed))
+			return;
+		/* a successor swapped itself in: wait for its link */
+		while (!(nx = atomic_load_explicit(&t->next,
+						   memory_order_acquire)))
+			ll_comb_pause(&spins);
+	}
+	/* release: the sections run so far go with the role */
+	atomic_store_explicit(&nx->wait, 0, memory_order_release);
+}
+
+static int dsm_lock(void *impl)
+{
+	struct dsm_lock *l = impl;
+	struct dsm_node *n = dsm_prepare(dsm_my_pair(l), dsm_lock_node, NULL);
+
+	if (dsm_enqueue(l, n))
+		ll_comb_wait_clear(&n->wait);
+	l->holder = n;
+	atomic_store_explicit(&l->owner, SELF, memory_order_relaxed);
+	return 0;
+}
+
+/* (NULL) -> (node): returns 0, or EBUSY if the queue is not empty. */
+static int dsm_trylock(void *impl)
+{
+	struct dsm_lock *l = impl;
+	struct dsm_pair *pr = dsm_my_pair(l);
+	struct dsm_node *n = &pr->node[pr->toggle], *expected = NULL;
+
+	if (atomic_load_explicit(&l->tail, memory_order_relaxed) != NULL)
+		return EBUSY;
+	dsm_prepare(pr, dsm_lock_node, NULL);
+	/* acq_rel: as the exchange in dsm_enqueue() */
+	if (!atomic_compare_exchange_strong_explicit(&l->tail, &expected, n,
+						     memory_order_acq_rel,
+						     memory_order_relaxed)) {
+		pr->toggle ^= 1; /* n was not used */
+		return EBUSY;
+	}
+	l->holder = n;
+	atomic_store_explicit(&l->owner, SELF, memory_order_relaxed);
+	return 0;
+}
+
+/* Returns EPERM if the caller did not take the lock in lock mode. */
+static int dsm_unlock(void *impl)
+{
+	struct dsm_lock *l = impl;
+
+	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != SELF)
+		return EPERM;
+	atomic_store_explicit(&l->owner, 0, memory_order_relaxed);
+	dsm_hand_on(l, l->holder);
+	return 0;
+}
+
+/* Combiner: run sections from @own on (thesis Alg. 8), then hand on.
+ * Also stops before a lock node and before a section whose function
+ * waits (ll_comb_waits): its owner runs it as the next combiner. */
+static void *dsm_combine(struct dsm_lock *l, struct dsm_node *own)
+{
+	struct dsm_node *tmp = own, *nx;
+	unsigned int counter = 0;
+	struct dsm_pass p;
+	void *own_ret = NULL, *r;
+
+	if (++l->passes % DSM_RECLAIM_PERIOD == 0)
+		dsm_reclaim(l);
+	ll_comb_pass_begin(&p.base, l);
+	for (;;) {
+		counter++;
+		p.cur = tmp;
+		p.base.fn = tmp->fn;
+		r = tmp->fn(tmp->ctx);
+		if (tmp == own)
+			own_ret = r;
+		else
+			dsm_answer(tmp, r);
+		if (p.base.detached) {
+			/* we re-entered in lock mode: leave as a holder */
+			ll_comb_pass_end(&p.base);
+			dsm_unlock(l);
+			return own_ret;
+		}
+		/* acquire: pairs with the release link; nx's fields */
+		nx = atomic_load_explicit(&tmp->next, memory_order_acquire);
+		if (!nx || counter >= l->max_cs || nx->fn == dsm_lock_node ||
+		    ll_comb_waits(nx->fn) ||
+		    !atomic_load_explicit(&nx->next, memory_order_acquire))
+			break;
+		tmp = nx;
+	}
+	ll_comb_pass_end(&p.base);
+	dsm_hand_on(l, tmp);
+	return own_ret;
+}
+
+static void *dsm_exec(void *impl, liblock_fn_t fn, void *ctx)
+{
+	struct dsm_lock *l = impl;
+	struct dsm_node *n = dsm_prepare(dsm_my_pair(l), fn, ctx);
+
+	if (dsm_enqueue(l, n)) {
+		ll_comb_wait_clear(&n->wait);
+		if (n->completed)
+			return n->ret;
+	}
+	return dsm_combine(l, n);
+}
+
+/* A section waits: end the pass at its node, which stays unanswered. */
+static void dsm_detach(void *impl, struct ll_comb_pass *base)
+{
+	dsm_hand_on(impl, ((struct dsm_pass *)base)->cur);
+}
+
+/* Inside a section of @impl (combined, or lock mode): see
+ * ll_comb_cond_wait().  Returns 0, ETIMEDOUT, or EPERM outside one. */
+static int dsm_cond_wait(void *impl, liblock_cond_t *cond,
+			 const struct timespec *abstime)
+{
+	return ll_comb_cond_wait(impl, cond, abstime, dsm_detach, dsm_lock,
+				 dsm_unlock);
+}
+
+const struct ll_ops ll_dsmsynch_ops = {
+	.name = "dsmsynch",
+	.summary = "DSM-Synch: CC-Synch with two nodes per thread, spin locally",
+	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_DELEGATION | LIBLOCK_CAP_OWNER,
+	.init = dsm_init,
+	.destroy = dsm_destroy,
+	.lock = dsm_lock,
+	.trylock = dsm_trylock,
+	.unlock = dsm_unlock,
+	.exec = dsm_exec,
+	.cond_wait = dsm_cond_wait,
+};
