@@ -166,7 +166,10 @@ static void put_header(struct out *o, struct prof_thread *tot, uint64_t now)
 	    tot->threads, tot->thread_time, tot->cs_union, tot->untracked);
 	put(o, "cond %lu %lu %lu\n", tot->cond_waits, tot->signals,
 	    tot->broadcasts);
-	put(o, "misses %s\n", prof_papi_status ? prof_papi_status : "counted");
+	put(o, "calls");
+	for (int i = 0; i < PC_N; i++)
+		put(o, " %lu", tot->calls[i]);
+	put(o, "\nmisses %s\n", prof_papi_status ? prof_papi_status : "counted");
 }
 
 static void write_dump(struct prof_thread *tot, uint64_t now)

@@ -122,6 +122,13 @@ int prof_lock_site(struct prof_lock *lk, const void *m, const void *caller);
 
 /* ---- per-thread statistics -------------------------------------------- */
 
+/* Calls that reached each wrapper (order of the dump's "calls" line). */
+enum prof_call {
+	PC_INIT, PC_DESTROY, PC_LOCK, PC_TRYLOCK, PC_TIMEDLOCK, PC_UNLOCK,
+	PC_COND_WAIT, PC_COND_TIMEDWAIT, PC_COND_SIGNAL, PC_COND_BROADCAST,
+	PC_CREATE, PC_JOIN, PC_EXIT, PC_N
+};
+
 struct prof_stat {
 	uint64_t acq, contended, try_fail, timed_out;
 	uint64_t hold, wait, cs, cond_wait; /* cycles */
@@ -151,6 +158,7 @@ struct prof_thread {
 	uint64_t t_outer, cs_union;/* outermost section start; union total */
 	uint64_t thread_time, threads, untracked;
 	uint64_t signals, broadcasts, cond_waits;
+	uint64_t calls[PC_N];
 	struct prof_lock *waiting_on; /* for the fork child's fix-up */
 	unsigned nheld;
 	int max_site;              /* highest site id touched, plus one */

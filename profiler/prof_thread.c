@@ -208,6 +208,8 @@ void prof_sum_into(struct prof_thread *dst, struct prof_thread *src,
 	dst->signals += src->signals;
 	dst->broadcasts += src->broadcasts;
 	dst->cond_waits += src->cond_waits;
+	for (int i = 0; i < PC_N; i++)
+		dst->calls[i] += src->calls[i];
 }
 
 void prof_zero(struct prof_thread *th)
@@ -217,6 +219,7 @@ void prof_zero(struct prof_thread *th)
 	th->max_site = 0;
 	th->thread_time = th->threads = th->untracked = 0;
 	th->signals = th->broadcasts = th->cond_waits = 0;
+	memset(th->calls, 0, sizeof(th->calls));
 	th->cs_union = th->t_join = 0;
 	th->nheld = 0;
 	th->waiting_on = NULL;

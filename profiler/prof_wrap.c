@@ -54,13 +54,17 @@ static struct prof_stat *stat_of(struct prof_thread *th, int site)
 PROF_API int pthread_mutex_init(pthread_mutex_t *m,
 				const pthread_mutexattr_t *a)
 {
+	struct prof_thread *th;
 	struct prof_lock *lk;
 	int rc;
 
 	if (unresolved())
 		return prof_boot_init(m, a);
 	rc = prof_real.mutex_init(m, a);
-	if (rc == 0 && prof_self() && (lk = prof_lock_get(m)))
+	if (!(th = prof_self()))
+		return rc;
+	th->calls[PC_INIT]++;
+	if (rc == 0 && (lk = prof_lock_get(m)))
 		atomic_store_explicit(&lk->site, prof_site_init(CALLER),
 				      memory_order_relaxed);
 	return rc;
@@ -68,13 +72,17 @@ PROF_API int pthread_mutex_init(pthread_mutex_t *m,
 
 PROF_API int pthread_mutex_destroy(pthread_mutex_t *m)
 {
+	struct prof_thread *th;
 	struct prof_lock *lk;
 	int rc;
 
 	if (unresolved())
 		return prof_boot_destroy(m);
 	rc = prof_real.mutex_destroy(m);
-	if (rc == 0 && prof_self() && (lk = prof_lock_find(m)))
+	if (!(th = prof_self()))
+		return rc;
+	th->calls[PC_DESTROY]++;
+	if (rc == 0 && (lk = prof_lock_find(m)))
 		atomic_store_explicit(&lk->site, -1, memory_order_relaxed);
 	return rc;
 }
@@ -109,6 +117,8 @@ static int lock_common(pthread_mutex_t *m, const struct timespec *abstime,
 	uint64_t t_call;
 	int rc, site;
 
+	if (th)
+		th->calls[abstime ? PC_TIMEDLOCK : PC_LOCK]++;
 	if (!th || !(lk = prof_lock_get(m))) {
 		if (th)
 			th->untracked++;
@@ -159,6 +169,8 @@ PROF_API int pthread_mutex_trylock(pthread_mutex_t *m)
 	if (unresolved())
 		return prof_boot_trylock(m);
 	th = prof_self();
+	if (th)
+		th->calls[PC_TRYLOCK]++;
 	if (!th || !(lk = prof_lock_get(m)))
 		return prof_real.mutex_trylock(m);
 	t_call = prof_now();
@@ -184,6 +196,7 @@ PROF_API int pthread_mutex_unlock(pthread_mutex_t *m)
 	th = prof_self();
 	if (!th)
 		return prof_real.mutex_unlock(m);
+	th->calls[PC_UNLOCK]++;
 	t_rel = prof_now();
 	lk = prof_lock_find(m);
 	idx = lk ? prof_held_find(th, lk) : -1;
@@ -219,6 +232,7 @@ static int cond_common(pthread_cond_t *c, pthread_mutex_t *m,
 		return abstime ? prof_real.cond_timedwait(c, m, abstime)
 			       : prof_real.cond_wait(c, m);
 	t0 = prof_now();
+	th->calls[abstime ? PC_COND_TIMEDWAIT : PC_COND_WAIT]++;
 	th->cond_waits++;
 	lk = prof_lock_find(m);
 	idx = lk ? prof_held_find(th, lk) : -1;
@@ -261,8 +275,10 @@ PROF_API int pthread_cond_signal(pthread_cond_t *c)
 
 	if (!prof_real.cond_signal)
 		prof_resolve();
-	if ((th = prof_self()))
+	if ((th = prof_self())) {
+		th->calls[PC_COND_SIGNAL]++;
 		th->signals++;
+	}
 	return prof_real.cond_signal(c);
 }
 
@@ -272,8 +288,10 @@ PROF_API int pthread_cond_broadcast(pthread_cond_t *c)
 
 	if (!prof_real.cond_broadcast)
 		prof_resolve();
-	if ((th = prof_self()))
+	if ((th = prof_self())) {
+		th->calls[PC_COND_BROADCAST]++;
 		th->broadcasts++;
+	}
 	return prof_real.cond_broadcast(c);
 }
 
@@ -299,11 +317,14 @@ static void *thread_start(void *p)
 PROF_API int pthread_create(pthread_t *t, const pthread_attr_t *a,
 			    void *(*fn)(void *), void *arg)
 {
+	struct prof_thread *th;
 	struct trampoline *tr;
 	int rc;
 
 	if (!prof_real.create)
 		prof_resolve();
+	if ((th = prof_self()))
+		th->calls[PC_CREATE]++;
 	if (!atomic_load_explicit(&prof_on, memory_order_relaxed) ||
 	    !(tr = malloc(sizeof(*tr))))
 		return prof_real.create(t, a, fn, arg);
@@ -324,15 +345,21 @@ PROF_API int pthread_join(pthread_t t, void **ret)
 	if (!prof_real.join)
 		prof_resolve();
 	rc = prof_real.join(t, ret);
-	if ((th = prof_self()))
+	if ((th = prof_self())) {
+		th->calls[PC_JOIN]++;
 		th->t_join += prof_now() - t0;
+	}
 	return rc;
 }
 
 PROF_API void pthread_exit(void *ret)
 {
+	struct prof_thread *th;
+
 	if (!prof_real.exit)
 		prof_resolve();
+	if ((th = prof_self()))
+		th->calls[PC_EXIT]++;
 	prof_thread_exit();
 	prof_real.exit(ret);
 }

@@ -1,0 +1,93 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Every wrapper is reached from a program compiled now against the
+# installed glibc (which binds pthread_create@GLIBC_2.34 and
+# pthread_cond_*@GLIBC_2.3.2): the profile's wrapper_calls must count
+# each call exactly.
+. "${srcdir:-.}/profiler/lib.sh"
+CC=${PROF_CC:-cc}
+
+cat >"$T/fresh.c" <<'CEOF'
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+
+static pthread_mutex_t m;
+static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+static int flag;
+
+static void *signaller(void *a)
+{
+	pthread_mutex_lock(&m);
+	flag = 1;
+	pthread_cond_signal(&c);
+	pthread_mutex_unlock(&m);
+	return a;
+}
+
+static void *quitter(void *a)
+{
+	pthread_exit(a);
+}
+
+static struct timespec soon(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += 2000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	return ts;
+}
+
+int main(void)
+{
+	struct timespec ts;
+	pthread_t t;
+
+	if (pthread_mutex_init(&m, NULL) || pthread_mutex_lock(&m))
+		return 10;
+	if (pthread_mutex_trylock(&m) != EBUSY)
+		return 11;
+	ts = soon();
+	if (pthread_mutex_timedlock(&m, &ts) != ETIMEDOUT)
+		return 12;
+	if (pthread_create(&t, NULL, signaller, NULL))
+		return 13;
+	while (!flag)
+		pthread_cond_wait(&c, &m);
+	ts = soon();
+	if (pthread_cond_timedwait(&c, &m, &ts) != ETIMEDOUT)
+		return 14;
+	pthread_cond_broadcast(&c);
+	pthread_mutex_unlock(&m);
+	pthread_join(t, NULL);
+	if (pthread_create(&t, NULL, quitter, NULL) || pthread_join(t, NULL))
+		return 15;
+	if (pthread_mutex_destroy(&m))
+		return 16;
+	printf("fresh ok\n");
+	return 0;
+}
+CEOF
+$CC -O2 -g -pthread "$T/fresh.c" -o "$T/fresh" || fail "cannot compile with $CC"
+if command -v readelf >/dev/null; then
+	readelf --dyn-syms -W "$T/fresh" >"$T/syms"
+	for s in pthread_create@GLIBC_2.34 pthread_cond_wait@GLIBC_2.3.2 \
+		pthread_mutex_lock@GLIBC_2.2.5; do
+		grep -q " $s" "$T/syms" || fail "fresh program does not bind $s"
+	done
+fi
+out=$("$RCLPROF" --table none -o "$T/p.json" -- "$T/fresh") ||
+	fail "fresh program exited $? under rcl-prof"
+[ "$out" = "fresh ok" ] || fail "output: $out"
+check "$T/p.json" \
+	'p["global"]["wrapper_calls"] == {"pthread_mutex_init": 1, "pthread_mutex_destroy": 1, "pthread_mutex_lock": 2, "pthread_mutex_trylock": 1, "pthread_mutex_timedlock": 1, "pthread_mutex_unlock": 2, "pthread_cond_wait": p["global"]["cond_waits"] - 1, "pthread_cond_timedwait": 1, "pthread_cond_signal": 1, "pthread_cond_broadcast": 1, "pthread_create": 2, "pthread_join": 2, "pthread_exit": 1}' \
+	'p["global"]["wrapper_calls"]["pthread_cond_wait"] >= 1' \
+	'p["locks"][0]["trylock_failures"] == 1 and p["locks"][0]["timeouts"] == 1' \
+	'p["global"]["threads"] == 3'
+echo "ok: every wrapper reached"
