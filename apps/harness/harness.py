@@ -143,6 +143,9 @@ def refactor(ctx, app, tree, profile):
         ["--in-place"] + files
     p = run(cmd, cwd=tree, check_ok=False)
     out = p.stdout + p.stderr
+    if p.returncode not in (0, 1):  # 1: some sections refused, listed
+        raise StepError("rcl-refactor exited %d:\n%s" % (
+            p.returncode, "\n".join(out.splitlines()[-15:])))
     with open(os.path.join(ctx.work, "refactor.log"), "w") as f:
         f.write(out)
     refused = REFUSED.findall(out)

@@ -47,7 +47,7 @@ def parse_args():
                     help="flags for the refactored build (default: %(default)s)")
     ap.add_argument("-t", "--threads", type=int, default=8,
                     help="kvcache worker threads (default: %(default)s)")
-    ap.add_argument("-n", "--ops", type=int, default=1000000,
+    ap.add_argument("-n", "--ops", type=int, default=2000000,
                     help="operations per run (default: %(default)s)")
     ap.add_argument("-r", "--repeat", type=int, default=3,
                     help="runs per variant, the median is shown "
@@ -78,12 +78,9 @@ def run_variant(binary, env_extra, args):
     return statistics.median(rates), digests.pop(), None
 
 
-def print_table(rows, lock, profile_note):
+def print_table(rows, lock, misses_note):
     base = rows[0][1]
-    print()
-    print("kvcache, %s" % profile_note)
-    hdr = ("variant", "throughput", "vs original", "% time in CS",
-           "misses/CS", "result")
+    hdr = ("variant", "throughput", "vs orig", "%CS", "misses/CS", "result")
     lines = [hdr]
     for name, rate, digest, err, pct, misses in rows:
         if err:
@@ -94,13 +91,14 @@ def print_table(rows, lock, profile_note):
         lines.append((name, "%.2f Mops/s" % (rate / 1e6), ratio, pct, misses,
                       "check ok, %s digest %s" % (same, digest[:8])))
     widths = [max(len(str(r[i])) for r in lines) for i in range(len(hdr))]
+    print()
     for i, r in enumerate(lines):
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
         if i == 0:
             print("  ".join("-" * w for w in widths))
     if lock:
-        print("(%% time in CS and misses/CS: rcl-prof on the original, "
-              "lock %s)" % lock)
+        print("%%CS, misses/CS: rcl-prof on the original, lock %s%s"
+              % (lock, "; misses " + misses_note if misses_note else ""))
 
 
 def main():
@@ -133,6 +131,11 @@ def main():
                   "(%d threads, %d ops, median of %d)"
                   % (args.threads, args.ops, args.repeat))
     lock, pct, misses, verdict = pipeline.hottest_lock(prof)
+    note = None
+    if misses.startswith("n/a"):
+        misses, note = "n/a", misses
+    print("rcl-prof's hottest lock: %s, %s of time in CS, verdict: %s"
+          % (lock, pct, verdict) if lock else "rcl-prof found no lock")
     variants = [("original (pthread)", orig, {}, pct, misses),
                 ("refactored, LIBLOCK_LOCK=rcl", newbin,
                  {"LIBLOCK_LOCK": "rcl"}, "-", "-"),
@@ -142,8 +145,6 @@ def main():
     for name, binary, env, p, m in variants:
         rate, digest, err = run_variant(binary, env, args)
         rows.append((name, rate, digest, err, p, m))
-    note = ("hottest lock %s: %s of time in CS, verdict: %s"
-            % (lock, pct, verdict)) if lock else "profile lists no lock"
     print_table(rows, lock, note)
     failed = [r for r in rows if r[3] or r[2] != rows[0][2]]
     if failed:

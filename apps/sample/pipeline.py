@@ -167,9 +167,15 @@ class Tools:
     def refactor(self, csrc, locks, workdir, extra=()):
         """rcl-refactor --locks LOCKS -o WORKDIR/refactored CSRC."""
         outdir = os.path.join(workdir, "refactored")
-        run([self.refactor_cmd, "--locks", locks] + self.refactor_incs() +
-            list(extra) +
-            ["-o", outdir, csrc])
+        cmd = [self.refactor_cmd, "--locks", locks] + \
+            self.refactor_incs() + list(extra) + ["-o", outdir, csrc]
+        p = run(cmd, check_ok=False)
+        # Exit 1 means "some sections were refused (listed above)", which
+        # includes the sections of locks the profile did not select.
+        if p.returncode not in (0, 1):
+            raise StepError("`%s` exited %d:\n%s" % (
+                " ".join(shlex.quote(c) for c in cmd), p.returncode,
+                _tail(p.stdout + p.stderr)))
         for f in (os.path.basename(csrc), "rcl-config.h"):
             if not os.path.exists(os.path.join(outdir, f)):
                 raise StepError("rcl-refactor wrote no %s in %s" % (f, outdir))
