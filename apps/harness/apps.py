@@ -63,6 +63,7 @@ class Memcached:
     QUICK = ["t/getset.t", "t/incrdecr.t", "t/cas.t", "t/noreply.t",
              "t/flush-all.t", "t/stats.t", "t/binary.t", "t/lru.t"]
     CONNS, SECONDS = 8, 4
+    TOP_FALLBACK = 3
 
     def __init__(self, ctx):
         self.ctx = ctx
@@ -76,6 +77,10 @@ class Memcached:
              "testapp", "timedrun"], cwd=tree, env=env, echo=False,
             timeout=900)
 
+    def prepare(self, tree, env):
+        """config.h must exist before rcl-refactor parses the sources."""
+        run(["./configure", "-q"], cwd=tree, env=env, echo=False)
+
     def lock_files(self, tree):
         files = sorted(os.path.basename(f)
                        for f in glob.glob(os.path.join(tree, "*.c")))
@@ -86,7 +91,8 @@ class Memcached:
                            r"item_lock)\s*\(", files)
 
     def refactor_args(self, tree):
-        return ["-I", ".", "--lock-fn", "item_lock=item_unlock"]
+        return ["-I", ".", "-D", "HAVE_CONFIG_H",
+                "--lock-fn", "item_lock=item_unlock"]
 
     def _server(self, tree, env, port, prefix=()):
         cmd = list(prefix) + [os.path.join(tree, "memcached"), "-U", "0",
@@ -182,6 +188,7 @@ class Zstd:
     name = "zstd"
     source = "libzstd"
     FILES = ["lib/common/pool.c", "lib/compress/zstdmt_compress.c"]
+    TOP_FALLBACK = 3
 
     def __init__(self, ctx):
         self.ctx = ctx
@@ -192,6 +199,9 @@ class Zstd:
         run(["make", JOBS, "-C", "programs", "zstd"], cwd=tree, env=env,
             echo=False, timeout=900)
         self.env = env
+
+    def prepare(self, tree, env):
+        pass
 
     def lock_files(self, tree):
         return _grep_files(tree, r"ZSTD_pthread_mutex_lock\s*\(", self.FILES)

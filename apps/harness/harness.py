@@ -13,6 +13,7 @@ exits 1 on any failure (a step that cannot run is a failure, with the
 command and its output).  Standard library only.
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -133,6 +134,37 @@ def fresh_copy(ctx, pristine, name):
 REFUSED = re.compile(r"^(\S+?:\d+): not transformed: (.*)$", re.M)
 
 
+def select_locks(ctx, app, profile):
+    """The profile rcl-refactor gets: rcl-prof's own when it recommends
+    RCL for some lock; otherwise (a small machine rarely makes a real
+    server lock-bound) a copy keeping only the app.TOP_FALLBACK
+    top-ranked locks, marked so, and the report says it."""
+    with open(profile) as f:
+        prof = json.load(f)
+    locks = prof.get("locks") or []
+    rec = [lk for lk in locks
+           if str(lk.get("verdict", "")).lower() == "rcl recommended"]
+    if rec:
+        ctx.note("locks: %d recommended by rcl-prof: %s" % (
+            len(rec), ", ".join(lk.get("name", "?") for lk in rec)))
+        return profile
+    top = locks[:app.TOP_FALLBACK]
+    if not top:
+        raise StepError("rcl-prof recorded no lock in %s" % app.name)
+    ctx.note("locks: none reaches rcl-prof's 'RCL recommended' threshold "
+             "(hottest %.1f%% of time in CS); refactoring the %d top-ranked "
+             "instead: %s" % (top[0].get("pct_time_in_cs", 0.0), len(top),
+                              "; ".join(lk.get("name", "?") for lk in top)))
+    sel = dict(prof, locks=[dict(lk, verdict="RCL recommended",
+                                 profiler_verdict=lk.get("verdict"),
+                                 selected_by="harness: top-%d by rank"
+                                 % app.TOP_FALLBACK) for lk in top])
+    path = os.path.join(ctx.work, "locks-selected.json")
+    with open(path, "w") as f:
+        json.dump(sel, f, indent=1)
+    return path
+
+
 def refactor(ctx, app, tree, profile):
     """rcl-refactor --locks PROFILE --in-place on the app's lock files."""
     files = app.lock_files(tree)
@@ -148,6 +180,9 @@ def refactor(ctx, app, tree, profile):
             p.returncode, "\n".join(out.splitlines()[-15:])))
     with open(os.path.join(ctx.work, "refactor.log"), "w") as f:
         f.write(out)
+    for line in out.splitlines():
+        if "does not compile" in line or "error" in line.lower().split(":")[0]:
+            ctx.note("  " + line.strip()[:300])
     refused = REFUSED.findall(out)
     counts = {}
     for _, reason in refused:
@@ -226,7 +261,8 @@ def main():
                  "verdict %s" % (name, pct, misses, verdict))
         step("%s: refactor (rcl-refactor --locks profile.json)" % app.name)
         tree = fresh_copy(ctx, pristine, "rcl")
-        refactor(ctx, app, tree, profile)
+        app.prepare(tree, dict(os.environ))
+        refactor(ctx, app, tree, select_locks(ctx, app, profile))
         step("%s: build the refactored copy against librcl" % app.name)
         app.build(tree, dict(os.environ, **ctx.rcl_env()))
     except StepError as e:
