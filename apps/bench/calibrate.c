@@ -94,7 +94,7 @@ static const char *find_profiler(char *buf, size_t size)
 static int profiled_posix(const char *prof, int threads, uint64_t delay,
 			  long iterations, double *cycles, double *pct)
 {
-	char self[PATH_MAX], cmd[3 * PATH_MAX], out[4096], *prof_json;
+	char self[PATH_MAX], cmd[3 * PATH_MAX], out[4096], *prof_json, *locks;
 	char tmp[] = "/tmp/rcl-calibrate-XXXXXX";
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	FILE *p;
@@ -106,7 +106,7 @@ static int profiled_posix(const char *prof, int threads, uint64_t delay,
 	close(fd);
 	self[n] = 0;
 	snprintf(cmd, sizeof(cmd),
-		 "'%s' -q -o '%s' -- '%s' cs --lock posix --threads %d "
+		 "'%s' --table none -o '%s' -- '%s' cs --lock posix --threads %d "
 		 "--lines 1 --delay %llu --iterations %ld --max-seconds 2 --json",
 		 prof, tmp, self, threads, (unsigned long long)delay, iterations);
 	if (!(p = popen(cmd, "r")))
@@ -121,7 +121,9 @@ static int profiled_posix(const char *prof, int threads, uint64_t delay,
 	*cycles = json_number(out, "cycles_per_cs");
 	prof_json = read_file(tmp);
 	unlink(tmp);
-	*pct = prof_json ? json_number(prof_json, "pct_time_in_cs") : -1;
+	/* the hottest lock comes first in "locks": the benchmark's lock */
+	locks = prof_json ? strstr(prof_json, "\"locks\"") : NULL;
+	*pct = locks ? json_number(locks, "pct_time_in_cs") : -1;
 	free(prof_json);
 	if (*cycles < 0 || *pct < 0) {
 		fprintf(stderr, "rcl-bench: calibrate: no cycles_per_cs or "
@@ -195,9 +197,14 @@ static void report(const struct row *rows, int n, int threads, double lower,
 	if (json || out) {
 		FILE *f = out ? out : stdout;
 
-		fprintf(f, "{\"threads\": %d, \"lower_pct\": %.1f, "
-			   "\"upper_pct\": %.1f, \"points\": [",
-			threads, lower, upper);
+		/* a threshold not reached is left out: rcl-prof keeps its
+		 * default for it */
+		fprintf(f, "{\"threads\": %d, ", threads);
+		if (lower >= 0)
+			fprintf(f, "\"lower\": %.1f, ", lower);
+		if (upper >= 0)
+			fprintf(f, "\"upper\": %.1f, ", upper);
+		fprintf(f, "\"points\": [");
 		for (int i = 0; i < n; i++)
 			fprintf(f, "%s{\"delay\": %llu, \"pct_time_in_cs\": %.1f, "
 				   "\"posix\": %.1f, \"posix_alone\": %.1f, "
@@ -311,9 +318,15 @@ int cmd_calibrate(int argc, char **argv)
 	fputc('\n', stderr);
 	derive(rows, ndelays, &lower, &upper);
 	if (lower < 0 || upper < 0)
-		fprintf(stderr, "rcl-bench: calibrate: %s not reached on these delays; "
-				"the value printed is -1: keep rcl-prof's default\n",
+		fprintf(stderr, "rcl-bench: calibrate: %s not reached on these "
+				"delays (printed as -1, left out of --output: "
+				"rcl-prof keeps its default)\n",
 			lower < 0 ? "POSIX collapse" : "an rcl win");
+	else if (lower > upper)
+		fprintf(stderr, "rcl-bench: calibrate: rcl wins only above %.1f%% "
+				"but POSIX collapses from %.1f%%: rcl-prof needs "
+				"lower <= upper, edit the file\n",
+			upper, lower);
 	report(rows, ndelays, threads, lower, upper, json, out);
 	if (out && fclose(out) != 0)
 		return 1;

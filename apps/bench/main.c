@@ -48,6 +48,9 @@ int main(int argc, char **argv)
 		{ "calibrate", cmd_calibrate },
 	};
 
+	int cpus[1];
+
+	bench_cpus(cpus, 1); /* remember the machine before any server starts */
 	if (argc < 2) {
 		fputs(usage, stderr);
 		return 2;

@@ -47,16 +47,27 @@ void bench_delay(uint64_t cycles)
 		;
 }
 
+/* The CPUs the process could use when rcl-bench started: an RCL server
+ * removes its CPU from every thread's mask, and later runs must still know
+ * the whole machine. */
 int bench_cpus(int *cpus, int max)
 {
+	static int all[CPU_SETSIZE], nall = -1;
+	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
 	cpu_set_t set;
 	int n = 0;
 
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
-		return 0;
-	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
-		if (CPU_ISSET(c, &set))
-			cpus[n++] = c;
+	pthread_mutex_lock(&once);
+	if (nall < 0) {
+		nall = 0;
+		if (sched_getaffinity(0, sizeof(set), &set) == 0)
+			for (int c = 0; c < CPU_SETSIZE; c++)
+				if (CPU_ISSET(c, &set))
+					all[nall++] = c;
+	}
+	pthread_mutex_unlock(&once);
+	for (; n < nall && n < max; n++)
+		cpus[n] = all[n];
 	return n;
 }
 
