@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests specific to the combining locks (fc, ccsynch, dsmsynch): sections
+ * really run on a combiner thread for other threads; each caller gets its
+ * own section's result; a CC-Synch / DSM-Synch combiner never runs more
+ * than MAX_COMBINER_CS = 3 x CPUs sections in a pass; a section that
+ * waits on a condition variable while a combiner runs it for another
+ * thread completes, and its function is afterwards left to its owner.
+ *
+ * Scenarios that need a queue behind a combiner make the first section
+ * sleep until the other threads have called liblock_exec, plus a margin.
+ */
+#define _GNU_SOURCE
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stress.h"
+
+static const char *const algos[] = { "fc", "ccsynch", "dsmsynch" };
+#define NALGOS ((int)(sizeof(algos) / sizeof(algos[0])))
+#define MARGIN_US 100000 /* lets enqueued threads reach their wait */
+
+static void init_lock(liblock_lock_t *l, const char *name)
+{
+	liblock_attr_t attr = LIBLOCK_ATTR_INITIALIZER;
+
+	attr.algorithm = name;
+	attr.flags = LIBLOCK_ATTR_FIXED;
+	ck_assert_int_eq(liblock_init(l, &attr), 0);
+	ck_assert_str_eq(liblock_lock_algorithm(l), name);
+}
+
+/* ---- a blocked first section builds a queue ---------------------------- */
+
+struct queue_ctx {
+	liblock_lock_t lock;
+	atomic_int first_inside; /* the blocking section started */
+	atomic_int arrived;	 /* threads about to call liblock_exec */
+	int expect;		 /* arrivals the blocking section waits for */
+};
+
+struct who {
+	struct queue_ctx *q;
+	pthread_t caller, runner;
+	int order; /* arrival rank, 0 = the blocking thread */
+};
+
+static void *block_cs(void *arg)
+{
+	struct who *w = arg;
+
+	w->runner = pthread_self();
+	atomic_store(&w->q->first_inside, 1);
+	while (atomic_load(&w->q->arrived) < w->q->expect)
+		usleep(1000);
+	usleep(MARGIN_US);
+	return w;
+}
+
+static void *mark_cs(void *arg)
+{
+	struct who *w = arg;
+
+	w->runner = pthread_self();
+	return w;
+}
+
+static void *queue_thread(void *arg)
+{
+	struct who *w = arg;
+
+	w->caller = pthread_self();
+	if (w->order == 0) {
+		ck_assert_ptr_eq(liblock_exec(&w->q->lock, block_cs, w), w);
+		return NULL;
+	}
+	/* arrive in rank order, each after the previous one queued */
+	while (!atomic_load(&w->q->first_inside) ||
+	       atomic_load(&w->q->arrived) != w->order - 1)
+		usleep(1000);
+	usleep(MARGIN_US / 5);
+	atomic_fetch_add(&w->q->arrived, 1);
+	ck_assert_ptr_eq(liblock_exec(&w->q->lock, mark_cs, w), w);
+	return NULL;
+}
+
+START_TEST(sections_run_on_the_combiner)
+{
+	enum { N = 4 };
+	struct queue_ctx *q = calloc(1, sizeof(*q));
+	struct who w[N];
+	int foreign = 0;
+
+	ck_assert_ptr_nonnull(q);
+	init_lock(&q->lock, algos[_i]);
+	q->expect = N - 1;
+	for (int i = 0; i < N; i++)
+		w[i] = (struct who){ .q = q, .order = i };
+	run_threads(N, queue_thread, w, sizeof(w[0]));
+	for (int i = 1; i < N; i++)
+		if (!pthread_equal(w[i].runner, w[i].caller)) {
+			foreign++;
+			/* the blocked thread was the combiner */
+			ck_assert(pthread_equal(w[i].runner, w[0].caller));
+		}
+	ck_assert_msg(foreign > 0, "%s: no section ran on a combiner", algos[_i]);
+	ck_assert_int_eq(liblock_destroy(&q->lock), 0);
+	free(q);
+}
+END_TEST
+
+/* ---- results reach their callers; passes stay bounded ------------------ */
+
+#define LOG_MAX 200000
+
+struct log_ctx {
+	liblock_lock_t lock;
+	int n; /* entries used, written inside sections */
+	struct {
+		pthread_t caller, runner;
+	} log[LOG_MAX];
+	int iterations;
+	pthread_barrier_t start;
+};
+
+struct req {
+	struct log_ctx *c;
+	pthread_t self;
+	uintptr_t value;
+};
+
+static void *log_cs(void *arg)
+{
+	struct req *r = arg;
+	struct log_ctx *c = r->c;
+
+	/* long enough (several microseconds) for queues to form */
+	for (volatile int spin = 0; spin < 5000; spin++)
+		;
+	if (c->n < LOG_MAX) {
+		c->log[c->n].caller = r->self;
+		c->log[c->n].runner = pthread_self();
+		c->n++;
+	}
+	return (void *)(r->value * 2 + 1);
+}
+
+static void *log_worker(void *arg)
+{
+	struct req *r = arg;
+
+	r->self = pthread_self();
+	pthread_barrier_wait(&r->c->start);
+	for (int i = 0; i < r->c->iterations; i++) {
+		uintptr_t v = r->value;
+
+		ck_assert_ptr_eq(liblock_exec(&r->c->lock, log_cs, r),
+				 (void *)(v * 2 + 1));
+		r->value += 1000; /* unique per (thread, iteration) */
+	}
+	return NULL;
+}
+
+/* Longest run of sections one thread ran for others with none of its own
+ * in between: in CC-Synch and DSM-Synch, a pass starts with the
+ * combiner's own section, so such a run lies inside one pass. */
+static int longest_foreign_run(const struct log_ctx *c, int *foreign)
+{
+	int best = 0, run = 0;
+
+	*foreign = 0;
+	for (int i = 0; i < c->n; i++) {
+		bool mine = pthread_equal(c->log[i].caller, c->log[i].runner);
+
+		*foreign += !mine;
+		if (i > 0 && !pthread_equal(c->log[i].runner, c->log[i - 1].runner))
+			run = 0;
+		run = mine ? 0 : run + 1;
+		if (run > best)
+			best = run;
+	}
+	return best;
+}
+
+START_TEST(results_and_pass_bound)
+{
+	enum { THREADS = 16 };
+	struct log_ctx *c = calloc(1, sizeof(*c));
+	struct req r[THREADS];
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	int max_cs = 3 * (int)cpus, foreign, best;
+
+	ck_assert_ptr_nonnull(c);
+	init_lock(&c->lock, algos[_i]);
+	c->iterations = 500;
+	ck_assert_int_eq(pthread_barrier_init(&c->start, NULL, THREADS), 0);
+	for (int i = 0; i < THREADS; i++)
+		r[i] = (struct req){ .c = c, .value = (uintptr_t)i };
+	run_threads(THREADS, log_worker, r, sizeof(r[0]));
+	ck_assert_int_eq(c->n, THREADS * c->iterations);
+	best = longest_foreign_run(c, &foreign);
+	printf("# %s: %d of %d sections ran on a combiner, longest run %d "
+	       "(MAX_COMBINER_CS %d)\n",
+	       algos[_i], foreign, c->n, best, max_cs);
+	if (strcmp(algos[_i], "fc") != 0)
+		ck_assert_int_le(best, max_cs - 1);
+	else
+		ck_assert_int_le(best, 2 * (THREADS - 1)); /* one scan a pass */
+	ck_assert_int_eq(pthread_barrier_destroy(&c->start), 0);
+	ck_assert_int_eq(liblock_destroy(&c->lock), 0);
+	free(c);
+}
+END_TEST
+
+/* ---- a combined section waits on a condition variable ------------------ */
+
+struct cw_ctx {
+	struct who w; /* w.runner: thread that started the section */
+	liblock_cond_t cond;
+	int go;
+	atomic_int waiting;
+	pthread_t runner_after; /* thread that finished it */
+};
+
+static void *wait_body(struct cw_ctx *c)
+{
+	c->w.runner = pthread_self();
+	while (!c->go) {
+		atomic_store(&c->waiting, 1);
+		ck_assert_int_eq(liblock_cond_wait(&c->cond, &c->w.q->lock), 0);
+	}
+	c->runner_after = pthread_self();
+	return (void *)0x5151;
+}
+
+/* One function per algorithm: a function that waited once is never
+ * combined again, in this process, whatever the lock. */
+static void *wait_cs_0(void *arg) { return wait_body(arg); }
+static void *wait_cs_1(void *arg) { return wait_body(arg); }
+static void *wait_cs_2(void *arg) { return wait_body(arg); }
+static liblock_fn_t const wait_cs[NALGOS] = { wait_cs_0, wait_cs_1, wait_cs_2 };
+
+struct cw_thread {
+	struct cw_ctx *c;
+	struct who *w; /* blocking thread (order 0) or trailing thread */
+	liblock_fn_t fn;
+};
+
+static void *go_cs(void *arg)
+{
+	struct cw_ctx *c = arg;
+
+	c->go = 1;
+	ck_assert_int_eq(liblock_cond_signal(&c->cond), 0);
+	return NULL;
+}
+
+static void *cw_waiter(void *arg)
+{
+	struct cw_thread *t = arg;
+	struct cw_ctx *c = t->c;
+
+	c->w.caller = pthread_self();
+	while (!atomic_load(&c->w.q->first_inside))
+		usleep(1000);
+	usleep(MARGIN_US / 5);
+	atomic_fetch_add(&c->w.q->arrived, 1);
+	ck_assert_ptr_eq(liblock_exec(&c->w.q->lock, t->fn, c), (void *)0x5151);
+	return NULL;
+}
+
+/* Thread 0 blocks the lock, the waiter queues, a third thread queues
+ * behind it (DSM-Synch never runs the last queued section itself). */
+static void run_cw(struct queue_ctx *q, struct cw_ctx *c, liblock_fn_t fn,
+		   bool signal)
+{
+	struct who w0 = { .q = q, .order = 0 }, w2 = { .q = q, .order = 2 };
+	struct cw_thread t = { c, NULL, fn };
+	pthread_t th[3];
+
+	atomic_store(&q->first_inside, 0);
+	atomic_store(&q->arrived, 0);
+	q->expect = 2;
+	c->w.q = q;
+	ck_assert_int_eq(pthread_create(&th[0], NULL, queue_thread, &w0), 0);
+	ck_assert_int_eq(pthread_create(&th[1], NULL, cw_waiter, &t), 0);
+	ck_assert_int_eq(pthread_create(&th[2], NULL, queue_thread, &w2), 0);
+	if (signal) {
+		while (!atomic_load(&c->waiting))
+			usleep(1000);
+		liblock_exec(&q->lock, go_cs, c);
+	}
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+	c->w.caller = th[1];
+	c->w.order = (int)pthread_equal(c->w.runner, w0.caller); /* combined? */
+}
+
+START_TEST(cond_wait_in_combined_section)
+{
+	struct queue_ctx *q = calloc(1, sizeof(*q));
+	struct cw_ctx *c = calloc(1, sizeof(*c));
+
+	ck_assert_ptr_nonnull(q);
+	ck_assert_ptr_nonnull(c);
+	init_lock(&q->lock, algos[_i]);
+	ck_assert_int_eq(liblock_cond_init(&c->cond, NULL), 0);
+	/* 1: the blocked thread combines the waiter's section, which waits,
+	 * is signalled and finishes on that same thread */
+	run_cw(q, c, wait_cs[_i], true);
+	ck_assert_msg(c->w.order == 1, "%s: waiting section not combined",
+		      algos[_i]);
+	ck_assert(pthread_equal(c->runner_after, c->w.runner));
+	/* 2: the function waited once: now its owner runs it */
+	c->go = 1;
+	atomic_store(&c->waiting, 0);
+	run_cw(q, c, wait_cs[_i], false);
+	ck_assert(pthread_equal(c->w.runner, c->w.caller));
+	ck_assert_int_eq(liblock_cond_destroy(&c->cond), 0);
+	ck_assert_int_eq(liblock_destroy(&q->lock), 0);
+	free(c);
+	free(q);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("combining locks");
+	const struct {
+		const char *name;
+		const TTest *test;
+	} tests[] = {
+		{ "sections_run_on_the_combiner", sections_run_on_the_combiner },
+		{ "results_and_pass_bound", results_and_pass_bound },
+		{ "cond_wait_in_combined_section", cond_wait_in_combined_section },
+	};
+	SRunner *sr;
+	int failed;
+
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		TCase *tc = tcase_create(tests[i].name);
+
+		tcase_set_timeout(tc, 60);
+		tcase_add_loop_test(tc, tests[i].test, 0, NALGOS);
+		suite_add_tcase(s, tc);
+	}
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
