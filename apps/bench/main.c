@@ -18,6 +18,7 @@ static const char usage[] =
 	"  misses     profiler validation: exactly N cache misses per section\n"
 	"  calibrate  derive rcl-prof's thresholds from the POSIX sweep run under\n"
 	"             the profiler\n"
+	"  report     every table of docs/PERFORMANCE.md, measured in one run\n"
 	"\n"
 	"Algorithms are named as listed by --list.  Cycles are TSC cycles.\n";
 
@@ -46,6 +47,7 @@ int main(int argc, char **argv)
 		{ "pingpong", cmd_pingpong },
 		{ "misses", cmd_misses },
 		{ "calibrate", cmd_calibrate },
+		{ "report", cmd_report },
 	};
 
 	int cpus[1];
