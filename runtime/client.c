@@ -125,7 +125,8 @@ static bool run_own(struct rcl_req *r, struct rcl_lock *l)
 static void wait_done(struct rcl_server *s, struct rcl_req *r,
 		      struct rcl_lock *l)
 {
-	unsigned int polls = 0;
+	/* a server sharing our CPU cannot run while we spin */
+	unsigned int polls = s->exclusive ? 0 : RCL_CLIENT_SPIN;
 
 	/* acquire: pairs with the release of fn by whoever ran it */
 	while (atomic_load_explicit(&r->fn, memory_order_acquire) != NULL) {

@@ -84,6 +84,8 @@ typedef struct rcl_stats {
 	uint64_t cond_waits;	    /* condition waits inside sections */
 	uint64_t try_busy;	    /* rcl_tryexec requests refused */
 	uint64_t locks;		    /* live locks assigned to the server */
+	uint64_t scan_limit;	    /* slots a sweep scans now (highest
+				       live client id + 1, all servers) */
 	unsigned int threads;	    /* servicing threads ever in the pool */
 	double use_rate;	    /* cs / scanned_active */
 	double false_serialization_rate; /* multi_lock / active sweeps */

@@ -77,6 +77,7 @@ void rcl_stats_collect(struct rcl_server *s, rcl_stats_t *o)
 					     memory_order_relaxed);
 	o->locks = atomic_load_explicit(&s->nlocks, memory_order_relaxed);
 	o->threads = (unsigned int)o->threads_created;
+	o->scan_limit = rcl_ids_limit();
 	fill_rates(o);
 }
 

@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The RCL runtime's API and behaviour: CPU reservation, start/stop,
+ * rcl_tryexec, idle parking, client-id recycling, mutual exclusion with
+ * 1..16 clients, several servers with nested sections across them,
+ * condition variables (many waiters, broadcast, timed waits).
+ */
+#include "rcl_test.h"
+
+static bool cpu_in_my_mask(int cpu)
+{
+	cpu_set_t m;
+
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(m), &m), 0);
+	return CPU_ISSET(cpu, &m);
+}
+
+static atomic_int go_check, checked;
+static int thread_saw_cpu = -1;
+
+static void *early_thread(void *arg)
+{
+	int cpu = (int)(intptr_t)arg;
+
+	rt_wait_flag(&go_check, 10);
+	thread_saw_cpu = cpu_in_my_mask(cpu);
+	atomic_store(&checked, 1);
+	return NULL;
+}
+
+static void *late_thread(void *arg)
+{
+	return (void *)(intptr_t)cpu_in_my_mask((int)(intptr_t)arg);
+}
+
+static void *noop_cs(void *arg)
+{
+	return arg;
+}
+
+/* Existing and future threads lose the server CPU; stop gives it back;
+ * sections still run after a stop (on the caller), and after a restart. */
+START_TEST(reserve_stop_restart)
+{
+	int cpu = rcl_default_server();
+	liblock_lock_t l;
+	pthread_t early, late;
+	void *saw;
+
+	ck_assert_int_ge(cpu, 0);
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return;
+	rt_start(&early, early_thread, (void *)(intptr_t)cpu);
+	ck_assert(cpu_in_my_mask(cpu));
+	rt_init_rcl(&l, LIBLOCK_SERVER_DEFAULT); /* starts the server */
+	ck_assert(!cpu_in_my_mask(cpu));
+	atomic_store(&go_check, 1);
+	rt_wait_flag(&checked, 10);
+	ck_assert_int_eq(thread_saw_cpu, 0); /* created before the start */
+	rt_join(early, 10);
+	rt_start(&late, late_thread, (void *)(intptr_t)cpu);
+	ck_assert_int_eq(pthread_join(late, &saw), 0);
+	ck_assert_ptr_eq(saw, (void *)0); /* created after the start */
+	ck_assert_ptr_eq(liblock_exec(&l, noop_cs, &l), &l);
+	ck_assert_int_eq(rcl_server_stop(cpu), 0);
+	ck_assert(cpu_in_my_mask(cpu));
+	ck_assert_int_eq(rt_stats(cpu).running, 0);
+	ck_assert_ptr_eq(liblock_exec(&l, noop_cs, &l), &l); /* inline */
+	ck_assert_int_eq(rcl_server_start(cpu), 0);
+	ck_assert(!cpu_in_my_mask(cpu));
+	ck_assert_ptr_eq(liblock_exec(&l, noop_cs, &l), &l);
+	ck_assert_int_eq(liblock_destroy(&l), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
+	ck_assert(cpu_in_my_mask(cpu));
+	ck_assert_int_eq(rcl_server_start(-7), EINVAL);
+	ck_assert_int_eq(rcl_server_start(100000), EINVAL);
+	ck_assert_int_eq(rcl_stats(-1, NULL), EINVAL);
+}
+END_TEST
+
+/* ---- trylock / rcl_tryexec ------------------------------------------------ */
+
+struct try_ctx {
+	liblock_lock_t l;
+	int pipefd[2];
+	atomic_int inside;
+	int runs;
+};
+
+static void *blocking_cs(void *arg)
+{
+	struct try_ctx *c = arg;
+	char b;
+
+	atomic_store(&c->inside, 1);
+	ck_assert_int_eq(read(c->pipefd[0], &b, 1), 1);
+	atomic_store(&c->inside, 0);
+	return NULL;
+}
+
+static void *count_cs(void *arg)
+{
+	((struct try_ctx *)arg)->runs++;
+	return arg;
+}
+
+static void *self_try_cs(void *arg) /* tryexec of our own lock, nested */
+{
+	struct try_ctx *c = arg;
+
+	return (void *)(intptr_t)rcl_tryexec(&c->l, count_cs, c, NULL);
+}
+
+static void *blocker(void *arg)
+{
+	liblock_exec(&((struct try_ctx *)arg)->l, blocking_cs, arg);
+	return NULL;
+}
+
+START_TEST(trylock_semantics)
+{
+	struct try_ctx c = { .runs = 0 };
+	pthread_t t;
+	void *ret = NULL;
+
+	ck_assert_int_eq(pipe(c.pipefd), 0);
+	rt_init_rcl(&c.l, LIBLOCK_SERVER_DEFAULT);
+	/* no lock word on the client side */
+	ck_assert_int_eq(liblock_trylock(&c.l), ENOTSUP);
+	ck_assert_int_eq(liblock_lock(&c.l), ENOTSUP);
+	ck_assert_int_eq(liblock_unlock(&c.l), ENOTSUP);
+	/* free lock: runs, returns fn's result */
+	ck_assert_int_eq(rcl_tryexec(&c.l, count_cs, &c, &ret), 0);
+	ck_assert_ptr_eq(ret, &c);
+	ck_assert_int_eq(c.runs, 1);
+	/* inside its own section: busy */
+	ck_assert_ptr_eq(liblock_exec(&c.l, self_try_cs, &c),
+			 (void *)(intptr_t)EBUSY);
+	ck_assert_int_eq(c.runs, 1);
+	/* a section of the lock blocked on another servicing thread: busy */
+	atomic_init(&c.inside, 0);
+	rt_start(&t, blocker, &c);
+	rt_wait_flag(&c.inside, 10);
+	ck_assert_int_eq(rcl_tryexec(&c.l, count_cs, &c, &ret), EBUSY);
+	ck_assert_int_eq(c.runs, 1);
+	ck_assert_uint_ge(rt_stats(rcl_default_server()).try_busy, 1);
+	ck_assert_int_eq(write(c.pipefd[1], "x", 1), 1);
+	rt_join(t, 10);
+	ck_assert_int_eq(rcl_tryexec(&c.l, count_cs, &c, NULL), 0);
+	ck_assert_int_eq(c.runs, 2);
+	ck_assert_int_eq(rcl_tryexec(NULL, count_cs, &c, NULL), EINVAL);
+	close(c.pipefd[0]);
+	close(c.pipefd[1]);
+	ck_assert_int_eq(liblock_destroy(&c.l), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
+}
+END_TEST
+
+/* An idle server parks (does not spin at RT priority), its manager stops
+ * waking up, and the next request wakes it. */
+START_TEST(idle_server_parks)
+{
+	liblock_lock_t l;
+	int cpu = rcl_default_server();
+	rcl_stats_t a, b;
+
+	rt_init_rcl(&l, LIBLOCK_SERVER_DEFAULT);
+	ck_assert_ptr_eq(liblock_exec(&l, noop_cs, &l), &l);
+	usleep(100000); /* 20x the idle threshold */
+	a = rt_stats(cpu);
+	ck_assert_uint_ge(a.idle_parks, 1);
+	usleep(200000);
+	b = rt_stats(cpu);
+	ck_assert_uint_le(b.manager_wakeups - a.manager_wakeups, 2);
+	ck_assert_uint_le(b.sweeps - a.sweeps, 2);
+	ck_assert_ptr_eq(liblock_exec(&l, noop_cs, &l), &l);
+	ck_assert_int_eq(liblock_destroy(&l), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
+}
+END_TEST
+
+/* ---- mutual exclusion, 1..16 clients -------------------------------------- */
+
+#define LINES 4
+struct mx {
+	liblock_lock_t l;
+	struct {
+		uint64_t v;
+		char pad[120];
+	} line[LINES];
+	atomic_int inside, overlaps;
+	int iters;
+};
+
+static void *mx_cs(void *arg)
+{
+	struct mx *m = arg;
+
+	if (atomic_fetch_add_explicit(&m->inside, 1, memory_order_relaxed))
+		atomic_fetch_add(&m->overlaps, 1);
+	for (int i = 0; i < LINES; i++)
+		m->line[i].v++;
+	atomic_fetch_sub_explicit(&m->inside, 1, memory_order_relaxed);
+	return m;
+}
+
+static void *mx_client(void *arg)
+{
+	struct mx *m = arg;
+
+	for (int i = 0; i < m->iters; i++)
+		ck_assert_ptr_eq(liblock_exec(&m->l, mx_cs, m), m);
+	return NULL;
+}
+
+START_TEST(mutual_exclusion_1_to_16)
+{
+	static const int counts[] = { 1, 2, 4, 8, 16 };
+	struct mx *m = calloc(1, sizeof(*m));
+	pthread_t t[16];
+
+	ck_assert_ptr_nonnull(m);
+	rt_init_rcl(&m->l, LIBLOCK_SERVER_DEFAULT);
+	m->iters = 3000;
+	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+		memset(m->line, 0, sizeof(m->line));
+		for (int i = 0; i < counts[k]; i++)
+			rt_start(&t[i], mx_client, m);
+		for (int i = 0; i < counts[k]; i++)
+			rt_join(t[i], 30);
+		for (int i = 0; i < LINES; i++)
+			ck_assert_uint_eq(m->line[i].v,
+					  (uint64_t)counts[k] * m->iters);
+	}
+	ck_assert_int_eq(atomic_load(&m->overlaps), 0);
+	ck_assert_uint_ge(rt_stats(rcl_default_server()).cs,
+			  31u * (uint64_t)m->iters);
+	ck_assert_int_eq(liblock_destroy(&m->l), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
+	free(m);
+}
+END_TEST
+
+/* ---- client ids are recycled: more threads than slots ------------------- */
+
+START_TEST(thread_churn_recycles_ids)
+{
+	enum { BATCH = 16, ROUNDS = 270 }; /* 4,320 threads > 4,096 slots */
+	struct mx *m = calloc(1, sizeof(*m));
+	pthread_t t[BATCH];
+
+	ck_assert_ptr_nonnull(m);
+	rt_init_rcl(&m->l, LIBLOCK_SERVER_DEFAULT);
+	m->iters = 2;
+	for (int r = 0; r < ROUNDS; r++) {
+		for (int i = 0; i < BATCH; i++)
+			rt_start(&t[i], mx_client, m);
+		for (int i = 0; i < BATCH; i++)
+			rt_join(t[i], 30);
+	}
+	ck_assert_uint_eq(m->line[0].v, (uint64_t)BATCH * ROUNDS * m->iters);
+	/* ids were reused: the scanned part of the array stays small */
+	ck_assert_uint_le(rt_stats(rcl_default_server()).scan_limit, BATCH + 4);
+	ck_assert_int_eq(liblock_destroy(&m->l), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
+	free(m);
+}
+END_TEST
+
+/* ---- several servers; nested sections across them ----------------------- */
+
+struct multi {
+	liblock_lock_t a, b, c, d; /* a, d on server 1; b, c on server 2 */
+	long in_a, in_b, in_c, in_d;
+	int iters;
+};
+
+static void *inner_b(void *arg) { ((struct multi *)arg)->in_b++; return arg; }
+static void *inner_d(void *arg) { ((struct multi *)arg)->in_d++; return arg; }
+
+static void *outer_a(void *arg) /* server 1 -> remote call to server 2 */
+{
+	struct multi *m = arg;
+
+	m->in_a++;
+	ck_assert_ptr_eq(liblock_exec(&m->b, inner_b, m), m);
+	return m;
+}
+
+static void *outer_c(void *arg) /* server 2 -> remote call to server 1 */
+{
+	struct multi *m = arg;
+
+	m->in_c++;
+	ck_assert_ptr_eq(liblock_exec(&m->d, inner_d, m), m);
+	return m;
+}
+
+static void *multi_client(void *arg)
+{
+	struct multi *m = arg;
+
+	for (int i = 0; i < m->iters; i++) {
+		liblock_exec(&m->a, outer_a, m);
+		liblock_exec(&m->c, outer_c, m);
+		liblock_exec(&m->b, inner_b, m);
+	}
+	return NULL;
+}
+
+START_TEST(multiple_servers_nested)
+{
+	enum { CLIENTS = 4 };
+	int s1 = rcl_default_server(), s2 = s1 == 0 ? 1 : 0;
+	struct multi *m = calloc(1, sizeof(*m));
+	pthread_t t[CLIENTS];
+	rcl_stats_t st1, st2;
+
+	ck_assert_ptr_nonnull(m);
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return;
+	rt_init_rcl(&m->a, s1); /* s1 first: it gets a reserved CPU */
+	rt_init_rcl(&m->d, s1);
+	rt_init_rcl(&m->b, s2); /* with 2 CPUs, s2 shares the last one */
+	rt_init_rcl(&m->c, s2);
+	m->iters = 400;
+	for (int i = 0; i < CLIENTS; i++)
+		rt_start(&t[i], multi_client, m);
+	for (int i = 0; i < CLIENTS; i++)
+		rt_join(t[i], 50);
+	ck_assert_int_eq(m->in_a, CLIENTS * m->iters);
+	ck_assert_int_eq(m->in_b, 2L * CLIENTS * m->iters);
+	ck_assert_int_eq(m->in_c, CLIENTS * m->iters);
+	ck_assert_int_eq(m->in_d, CLIENTS * m->iters);
+	st1 = rt_stats(s1);
+	st2 = rt_stats(s2);
+	ck_assert(st1.exclusive);
+	if (sysconf(_SC_NPROCESSORS_ONLN) == 2)
+		ck_assert(!st2.exclusive && !st2.fifo);
+	ck_assert_uint_ge(st1.cs, 2u * CLIENTS * m->iters);
+	ck_assert_uint_ge(st2.cs, 3u * CLIENTS * m->iters);
+	ck_assert_int_eq(liblock_destroy(&m->a), 0);
+	ck_assert_int_eq(liblock_destroy(&m->b), 0);
+	ck_assert_int_eq(liblock_destroy(&m->c), 0);
+	ck_assert_int_eq(liblock_destroy(&m->d), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
+	free(m);
+}
+END_TEST
+
+Suite *make_suite(const char *mode)
+{
+	Suite *s = suite_create(mode);
+	TCase *tc = tcase_create("api");
+
+	tcase_set_timeout(tc, TEST_TIMEOUT);
+	tcase_add_test(tc, reserve_stop_restart);
+	tcase_add_test(tc, trylock_semantics);
+	tcase_add_test(tc, idle_server_parks);
+	tcase_add_test(tc, mutual_exclusion_1_to_16);
+	tcase_add_test(tc, thread_churn_recycles_ids);
+	tcase_add_test(tc, multiple_servers_nested);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return rt_main(make_suite);
+}
