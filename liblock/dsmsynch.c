@@ -52,6 +52,8 @@ struct dsm_pair {
 	_Atomic uint32_t state; /* DSM_REGISTERED | DSM_ALIVE */
 } LL_ALIGNED;
 
+static_assert(sizeof(struct dsm_pair) == 5 * LL_CACHELINE, "two nodes + 1");
+
 struct dsm_lock {
 	struct ll_lock_key key; /* read-only */
 	unsigned int max_cs;	/* read-only: MAX_COMBINER_CS */
