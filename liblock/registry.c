@@ -15,6 +15,15 @@ extern const struct ll_ops ll_spinlock_ops;
  * a library built from liblock alone sees NULL here, which ends the list,
  * so rcl must stay the last entry. */
 extern const struct ll_ops ll_rcl_ops __attribute__((weak));
+/* spin and queue locks (liblock/queue.am) */
+extern const struct ll_ops ll_ttas_ops;
+extern const struct ll_ops ll_backoff_ops;
+extern const struct ll_ops ll_ticket_ops;
+extern const struct ll_ops ll_ticket_stp_ops;
+extern const struct ll_ops ll_mcs_ops;
+extern const struct ll_ops ll_mcs_stp_ops;
+extern const struct ll_ops ll_clh_ops;
+extern const struct ll_ops ll_clh_stp_ops;
 /* combining locks (liblock/combining.am) */
 extern const struct ll_ops ll_fc_ops;
 extern const struct ll_ops ll_ccsynch_ops;
@@ -23,6 +32,14 @@ extern const struct ll_ops ll_dsmsynch_ops;
 const struct ll_ops *const ll_ops_all[] = {
 	&ll_posix_ops,
 	&ll_spinlock_ops,
+	&ll_ttas_ops,
+	&ll_backoff_ops,
+	&ll_ticket_ops,
+	&ll_ticket_stp_ops,
+	&ll_mcs_ops,
+	&ll_mcs_stp_ops,
+	&ll_clh_ops,
+	&ll_clh_stp_ops,
 	&ll_fc_ops,
 	&ll_ccsynch_ops,
 	&ll_dsmsynch_ops,

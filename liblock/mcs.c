@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mcs and mcs_stp: the MCS queue lock (Mellor-Crummey and Scott, ACM TOCS
+ * 1991; thesis Alg. 3).
+ *
+ * Design: the lock is a pointer to the tail of a queue of per-thread
+ * nodes.  A thread appends its node with one exchange on the tail, links
+ * itself behind its predecessor, and waits on a flag in its *own* node, so
+ * each waiter spins on a line nobody else reads.  Unlock clears the
+ * successor's flag (FIFO handover), or swings the tail back to NULL when
+ * nobody is queued.  Nodes are per (lock, thread), allocated lazily and
+ * cache-line aligned through ll_tnode(); they never migrate.
+ *
+ * Lock words: (tail, holder).  @tail: NULL -> me by exchange (lock) or by
+ * CAS from NULL (trylock); me -> NULL by CAS in unlock when alone.  The
+ * holder's line records its token and node, written after acquiring and
+ * read back by unlock, so unlock needs no node lookup and can refuse a
+ * non-owner (EPERM).
+ *
+ * Waiting: mcs spins (pause, then yield in very long waits); mcs_stp spins
+ * LL_SPIN_BUDGET polls, then sleeps on a futex on its node's flag.  The
+ * flag carries the sleeper bit (ll_wait_while_val/ll_wake_store), because
+ * a woken successor may finish, exit and free its node, or destroy the
+ * lock, before unlock could read anything else.  One file, two ops
+ * tables; the policy is a compile-time constant.
+ *
+ * Memory: 2 lines per lock, 1 line per (lock, thread) that used it.
+ * Needs only C11 acquire/release.
+ */
+#include "ll_int.h"
+#include "ll_wait.h"
+
+#include <errno.h>
+
+/* Flag values keep bit 0 clear: it is LL_SLEEPER. */
+enum { MCS_GRANTED = 0, MCS_WAITING = 2 };
+
+struct mcs_node {
+	_Atomic(struct mcs_node *) next; /* written by the successor */
+	_Atomic uint32_t locked;	 /* MCS_WAITING until handed over */
+} LL_ALIGNED;
+
+struct mcs_lock {
+	/* written by every arriving thread */
+	_Atomic(struct mcs_node *) tail LL_ALIGNED;
+	/* written by the holder */
+	_Atomic uintptr_t owner LL_ALIGNED; /* holder's token, 0 when free */
+	struct mcs_node *holder;	     /* holder's node */
+	struct ll_lock_key key;
+} LL_ALIGNED;
+
+static_assert(sizeof(struct mcs_node) == LL_CACHELINE, "one line per node");
+static_assert(sizeof(struct mcs_lock) == 2 * LL_CACHELINE,
+	      "tail and holder on separate lines");
+
+/* A per-thread token that is never 0. */
+static __thread char self_token;
+#define SELF ((uintptr_t)&self_token)
+
+/* Returns 0 or ENOMEM. */
+static int mcs_init(void **impl, const liblock_attr_t *attr)
+{
+	struct mcs_lock *l = ll_zalloc(sizeof(*l));
+
+	(void)attr;
+	if (!l)
+		return ENOMEM;
+	atomic_init(&l->tail, NULL);
+	atomic_init(&l->owner, 0);
+	ll_lock_key_init(&l->key);
+	*impl = l;
+	return 0;
+}
+
+/* Returns 0, or EBUSY (lock kept) if held or waited for.  The calling
+ * thread's node goes with the lock; other threads free theirs when they
+ * exit (the lock's key is never reused). */
+static int mcs_destroy(void *impl)
+{
+	struct mcs_lock *l = impl;
+
+	if (atomic_load_explicit(&l->tail, memory_order_acquire) != NULL)
+		return EBUSY;
+	ll_tnode_forget(&l->key);
+	ll_free(l);
+	return 0;
+}
+
+static inline void mcs_set_holder(struct mcs_lock *l, struct mcs_node *me)
+{
+	atomic_store_explicit(&l->owner, SELF, memory_order_relaxed);
+	l->holder = me;
+}
+
+static inline int mcs_lock_policy(struct mcs_lock *l,
+				  enum ll_wait_policy policy)
+{
+	struct mcs_node *me = ll_tnode(&l->key, sizeof(*me)), *pred;
+
+	if (ll_unlikely(!me))
+		return ENOMEM;
+	atomic_store_explicit(&me->next, NULL, memory_order_relaxed);
+	atomic_store_explicit(&me->locked, MCS_WAITING, memory_order_relaxed);
+	/* tail: pred -> me.  release: a successor that gets @me from the
+	 * tail sees the two stores above; acquire: pairs with the release
+	 * CAS of an unlock that left the queue empty */
+	pred = atomic_exchange_explicit(&l->tail, me, memory_order_acq_rel);
+	if (pred) {
+		/* release: pairs with the acquire load of ->next in unlock */
+		atomic_store_explicit(&pred->next, me, memory_order_release);
+		/* acquire (inside): pairs with the handover in unlock */
+		ll_wait_while_val(&me->locked, MCS_WAITING, policy);
+	}
+	mcs_set_holder(l, me);
+	return 0;
+}
+
+/* Returns 0, EBUSY if held or waited for, or ENOMEM. */
+static int mcs_trylock(void *impl)
+{
+	struct mcs_lock *l = impl;
+	struct mcs_node *me = ll_tnode(&l->key, sizeof(*me)), *expected = NULL;
+
+	if (ll_unlikely(!me))
+		return ENOMEM;
+	if (atomic_load_explicit(&l->tail, memory_order_relaxed) != NULL)
+		return EBUSY;
+	atomic_store_explicit(&me->next, NULL, memory_order_relaxed);
+	/* tail: NULL -> me.  acq_rel: as the exchange in lock */
+	if (!atomic_compare_exchange_strong_explicit(&l->tail, &expected, me,
+						     memory_order_acq_rel,
+						     memory_order_relaxed))
+		return EBUSY;
+	mcs_set_holder(l, me);
+	return 0;
+}
+
+static inline int mcs_unlock_policy(struct mcs_lock *l,
+				    enum ll_wait_policy policy)
+{
+	struct mcs_node *me, *succ;
+	unsigned int polls = 0;
+
+	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != SELF)
+		return EPERM;
+	me = l->holder;
+	atomic_store_explicit(&l->owner, 0, memory_order_relaxed);
+	/* acquire: pairs with the successor's release store of ->next */
+	succ = atomic_load_explicit(&me->next, memory_order_acquire);
+	if (!succ) {
+		struct mcs_node *expected = me;
+
+		/* tail: me -> NULL when nobody queued.  release: the next
+		 * thread to swap the tail acquires the section's writes */
+		if (atomic_compare_exchange_strong_explicit(
+			    &l->tail, &expected, NULL, memory_order_release,
+			    memory_order_relaxed))
+			return 0;
+		/* A successor swapped the tail but has not linked itself
+		 * yet: it is between its exchange and its ->next store. */
+		while (!(succ = atomic_load_explicit(&me->next,
+						     memory_order_acquire)))
+			ll_spin_poll(&polls);
+	}
+	/* release (inside): the section's writes go with the lock.  Last
+	 * access to @succ and to the lock. */
+	ll_wake_store(&succ->locked, MCS_GRANTED, policy, 1);
+	return 0;
+}
+
+static int mcs_lock(void *impl)
+{
+	return mcs_lock_policy(impl, LL_WAIT_SPIN);
+}
+
+static int mcs_unlock(void *impl)
+{
+	return mcs_unlock_policy(impl, LL_WAIT_SPIN);
+}
+
+static int mcs_stp_lock(void *impl)
+{
+	return mcs_lock_policy(impl, LL_WAIT_SPIN_THEN_PARK);
+}
+
+static int mcs_stp_unlock(void *impl)
+{
+	return mcs_unlock_policy(impl, LL_WAIT_SPIN_THEN_PARK);
+}
+
+const struct ll_ops ll_mcs_ops = {
+	.name = "mcs",
+	.summary = "MCS queue lock: FIFO, each waiter spins on its own node",
+	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_OWNER,
+	.init = mcs_init,
+	.destroy = mcs_destroy,
+	.lock = mcs_lock,
+	.trylock = mcs_trylock,
+	.unlock = mcs_unlock,
+};
+
+const struct ll_ops ll_mcs_stp_ops = {
+	.name = "mcs_stp",
+	.summary = "MCS queue lock, spin then park on a futex (FIFO)",
+	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_OWNER | LIBLOCK_CAP_PARK,
+	.init = mcs_init,
+	.destroy = mcs_destroy,
+	.lock = mcs_stp_lock,
+	.trylock = mcs_trylock,
+	.unlock = mcs_stp_unlock,
+};
