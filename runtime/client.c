@@ -126,7 +126,10 @@ static void wait_done(struct rcl_server *s, struct rcl_req *r,
 		      struct rcl_lock *l)
 {
 	/* a server sharing our CPU cannot run while we spin */
-	unsigned int polls = s->exclusive ? 0 : RCL_CLIENT_SPIN;
+	unsigned int polls =
+		atomic_load_explicit(&s->exclusive, memory_order_relaxed)
+			? 0
+			: RCL_CLIENT_SPIN;
 
 	/* acquire: pairs with the release of fn by whoever ran it */
 	while (atomic_load_explicit(&r->fn, memory_order_acquire) != NULL) {

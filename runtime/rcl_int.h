@@ -129,7 +129,8 @@ struct rcl_server {
 	int cpu;
 	int node;
 	bool fifo;	 /* SCHED_FIFO pool, manager and backup */
-	bool exclusive;	 /* CPU removed from application threads */
+	_Atomic bool exclusive; /* CPU removed from application threads;
+				 * clients read it (relaxed) while waiting */
 	struct rcl_req *reqs;
 	pthread_t manager, backup;
 	bool has_backup;

@@ -219,18 +219,20 @@ static void reset(struct rcl_server *s)
 static int start_locked(struct rcl_server *s)
 {
 	int state = atomic_load_explicit(&s->state, memory_order_acquire);
+	bool excl;
 	int rc;
 
 	if (state == RCL_RUNNING)
 		return 0;
 	if (state == RCL_STOPPING || srv_exiting)
 		return EBUSY;
-	s->exclusive = rcl_affinity_can_reserve(s->cpu);
-	if (!s->exclusive)
+	excl = rcl_affinity_can_reserve(s->cpu);
+	atomic_store_explicit(&s->exclusive, excl, memory_order_relaxed);
+	if (!excl)
 		ll_log(LL_WARN, "CPU %d is the application's last CPU: its RCL "
 		       "server shares it, without SCHED_FIFO", s->cpu);
-	s->fifo = s->exclusive && !degraded();
-	if ((rc = rcl_affinity_reserve(s->cpu, s->exclusive)) != 0)
+	s->fifo = excl && !degraded();
+	if ((rc = rcl_affinity_reserve(s->cpu, excl)) != 0)
 		return rc;
 	reset(s);
 	/* release: pairs with the acquire of state by the new threads */

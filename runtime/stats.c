@@ -58,7 +58,7 @@ void rcl_stats_collect(struct rcl_server *s, rcl_stats_t *o)
 	o->running = atomic_load_explicit(&s->state, memory_order_acquire) ==
 		     RCL_RUNNING;
 	o->fifo = s->fifo;
-	o->exclusive = s->exclusive;
+	o->exclusive = atomic_load_explicit(&s->exclusive, memory_order_relaxed);
 	o->cs = RCL_STAT_GET(sum.cs);
 	o->cs_inline = RCL_STAT_GET(sum.cs_inline);
 	o->sweeps = RCL_STAT_GET(sum.sweeps);
