@@ -180,20 +180,18 @@ def refactor(ctx, app, tree, profile):
             p.returncode, "\n".join(out.splitlines()[-15:])))
     with open(os.path.join(ctx.work, "refactor.log"), "w") as f:
         f.write(out)
-    for line in out.splitlines():
-        if "does not compile" in line or "error" in line.lower().split(":")[0]:
-            ctx.note("  " + line.strip()[:300])
     refused = REFUSED.findall(out)
     counts = {}
     for _, reason in refused:
         counts[reason] = counts.get(reason, 0) + 1
+    # Its own messages: the summary, files it could not parse or whose
+    # output did not compile (nothing written for those).
     summary = [line for line in out.splitlines()
-               if re.search(r"\b(found|transformed|refused)\b", line)
-               and "not transformed" not in line]
+               if line.startswith("rcl-refactor:")]
     ctx.note("rcl-refactor on %d files (exit %d):" % (len(files),
                                                       p.returncode))
-    for line in summary[-6:]:
-        ctx.note("  " + line.strip())
+    for line in summary:
+        ctx.note("  " + line.strip()[:300])
     for reason, n in sorted(counts.items(), key=lambda x: -x[1]):
         ctx.note("  refused %d: %s" % (n, reason))
     changed = subprocess.run(["diff", "-rq", os.path.join(ctx.work,
