@@ -24,6 +24,7 @@ extern const struct ll_ops ll_mcs_ops;
 extern const struct ll_ops ll_mcs_stp_ops;
 extern const struct ll_ops ll_clh_ops;
 extern const struct ll_ops ll_clh_stp_ops;
+extern const struct ll_ops ll_mcstp_ops;
 /* combining locks (liblock/combining.am) */
 extern const struct ll_ops ll_fc_ops;
 extern const struct ll_ops ll_ccsynch_ops;
@@ -40,6 +41,7 @@ const struct ll_ops *const ll_ops_all[] = {
 	&ll_mcs_stp_ops,
 	&ll_clh_ops,
 	&ll_clh_stp_ops,
+	&ll_mcstp_ops,
 	&ll_fc_ops,
 	&ll_ccsynch_ops,
 	&ll_dsmsynch_ops,
