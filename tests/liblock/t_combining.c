@@ -13,8 +13,10 @@
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "stress.h"
@@ -37,6 +39,7 @@ static void init_lock(liblock_lock_t *l, const char *name)
 
 struct queue_ctx {
 	liblock_lock_t lock;
+	liblock_lock_t *use;	 /* the lock the threads use: &lock, or another */
 	atomic_int first_inside; /* the blocking section started */
 	atomic_int arrived;	 /* threads about to call liblock_exec */
 	int expect;		 /* arrivals the blocking section waits for */
@@ -74,7 +77,7 @@ static void *queue_thread(void *arg)
 
 	w->caller = pthread_self();
 	if (w->order == 0) {
-		ck_assert_ptr_eq(liblock_exec(&w->q->lock, block_cs, w), w);
+		ck_assert_ptr_eq(liblock_exec(w->q->use, block_cs, w), w);
 		return NULL;
 	}
 	/* arrive in rank order, each after the previous one queued */
@@ -83,7 +86,7 @@ static void *queue_thread(void *arg)
 		usleep(1000);
 	usleep(MARGIN_US / 5);
 	atomic_fetch_add(&w->q->arrived, 1);
-	ck_assert_ptr_eq(liblock_exec(&w->q->lock, mark_cs, w), w);
+	ck_assert_ptr_eq(liblock_exec(w->q->use, mark_cs, w), w);
 	return NULL;
 }
 
@@ -96,6 +99,7 @@ START_TEST(sections_run_on_the_combiner)
 
 	ck_assert_ptr_nonnull(q);
 	init_lock(&q->lock, algos[_i]);
+	q->use = &q->lock;
 	q->expect = N - 1;
 	for (int i = 0; i < N; i++)
 		w[i] = (struct who){ .q = q, .order = i };
@@ -307,6 +311,7 @@ START_TEST(cond_wait_in_combined_section)
 	ck_assert_ptr_nonnull(q);
 	ck_assert_ptr_nonnull(c);
 	init_lock(&q->lock, algos[_i]);
+	q->use = &q->lock;
 	ck_assert_int_eq(liblock_cond_init(&c->cond, NULL), 0);
 	/* 1: the blocked thread combines the waiter's section, which waits,
 	 * is signalled and finishes on that same thread */
@@ -326,6 +331,129 @@ START_TEST(cond_wait_in_combined_section)
 }
 END_TEST
 
+/* ---- many first waits: detached passes under load ----------------------- */
+
+/* Every function below waits (timed: nobody needs to signal), so the
+ * first time a combiner runs one for another thread, it detaches its pass
+ * while others queue; checked for mutual exclusion and exact counts. */
+struct tw_ctx {
+	liblock_lock_t lock;
+	liblock_cond_t cond;
+	atomic_int inside, overlaps;
+	uint64_t count;
+	int timeouts;
+	int combined_waits; /* waits by a combiner for another thread */
+};
+
+struct tw_req {
+	struct tw_ctx *t;
+	pthread_t caller;
+};
+
+static void tw_enter(struct tw_ctx *t)
+{
+	if (atomic_fetch_add(&t->inside, 1) != 0)
+		atomic_fetch_add(&t->overlaps, 1);
+}
+
+static void *tw_body(struct tw_req *r)
+{
+	struct tw_ctx *t = r->t;
+	struct timespec dl;
+
+	tw_enter(t);
+	t->count++;
+	t->combined_waits += !pthread_equal(r->caller, pthread_self());
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_nsec += 200000;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	atomic_fetch_sub(&t->inside, 1);
+	int rc = liblock_cond_timedwait(&t->cond, &t->lock, &dl);
+	ck_assert(rc == 0 || rc == ETIMEDOUT);
+	tw_enter(t); /* the lock is ours again */
+	t->timeouts += rc == ETIMEDOUT;
+	t->count++;
+	if ((t->count & 7) == 0)
+		liblock_cond_broadcast(&t->cond);
+	atomic_fetch_sub(&t->inside, 1);
+	return r;
+}
+
+#define TW1(n) static void *tw_##n(void *a) { return tw_body(a); }
+#define TW8(n) TW1(n##0) TW1(n##1) TW1(n##2) TW1(n##3) TW1(n##4) TW1(n##5) \
+	TW1(n##6) TW1(n##7)
+TW8(1) TW8(2) TW8(3) TW8(4) TW8(5) TW8(6) TW8(7) TW8(8)
+#define TWL(n) tw_##n##0, tw_##n##1, tw_##n##2, tw_##n##3, tw_##n##4, \
+	tw_##n##5, tw_##n##6, tw_##n##7
+static liblock_fn_t const tw_fns[] = { TWL(1), TWL(2), TWL(3), TWL(4),
+				       TWL(5), TWL(6), TWL(7), TWL(8) };
+#define TW_FNS ((int)(sizeof(tw_fns) / sizeof(tw_fns[0])))
+
+struct tw_thread {
+	struct tw_req r;
+	struct queue_ctx *q; /* shares the lock of the tw_ctx */
+	liblock_fn_t fn;
+};
+
+static void *tw_worker(void *arg)
+{
+	struct tw_thread *w = arg;
+
+	w->r.caller = pthread_self();
+	while (!atomic_load(&w->q->first_inside))
+		usleep(1000);
+	atomic_fetch_add(&w->q->arrived, 1);
+	ck_assert_ptr_eq(liblock_exec(&w->r.t->lock, w->fn, &w->r), &w->r);
+	return NULL;
+}
+
+/* Rounds: a blocked section builds a queue of THREADS sections of fresh
+ * functions; each combiner that runs one for another thread detaches. */
+START_TEST(many_detached_passes)
+{
+	enum { THREADS = 7, ROUNDS = TW_FNS / THREADS };
+	struct tw_ctx *t = calloc(1, sizeof(*t));
+	struct queue_ctx *q = calloc(1, sizeof(*q));
+	struct tw_thread w[THREADS];
+	struct who w0;
+	pthread_t th[THREADS + 1];
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_nonnull(q);
+	init_lock(&t->lock, algos[_i]);
+	ck_assert_int_eq(liblock_cond_init(&t->cond, NULL), 0);
+	q->expect = THREADS;
+	q->use = &t->lock;
+	for (int round = 0; round < ROUNDS; round++) {
+		atomic_store(&q->first_inside, 0);
+		atomic_store(&q->arrived, 0);
+		w0 = (struct who){ .q = q, .order = 0 };
+		ck_assert_int_eq(pthread_create(&th[0], NULL, queue_thread, &w0), 0);
+		for (int i = 0; i < THREADS; i++) {
+			w[i] = (struct tw_thread){ { t, 0 }, q,
+						   tw_fns[round * THREADS + i] };
+			ck_assert_int_eq(pthread_create(&th[i + 1], NULL,
+							tw_worker, &w[i]),
+					 0);
+		}
+		for (int i = 0; i <= THREADS; i++)
+			ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+	}
+	ck_assert_int_eq(atomic_load(&t->overlaps), 0);
+	ck_assert_uint_eq(t->count, 2u * THREADS * ROUNDS);
+	printf("# %s: %d of %d waits by a combiner for another thread\n",
+	       algos[_i], t->combined_waits, THREADS * ROUNDS);
+	ck_assert_int_gt(t->combined_waits, 0);
+	ck_assert_int_eq(liblock_cond_destroy(&t->cond), 0);
+	ck_assert_int_eq(liblock_destroy(&t->lock), 0);
+	free(q);
+	free(t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("combining locks");
@@ -336,6 +464,7 @@ int main(void)
 		{ "sections_run_on_the_combiner", sections_run_on_the_combiner },
 		{ "results_and_pass_bound", results_and_pass_bound },
 		{ "cond_wait_in_combined_section", cond_wait_in_combined_section },
+		{ "many_detached_passes", many_detached_passes },
 	};
 	SRunner *sr;
 	int failed;
