@@ -178,7 +178,9 @@ class Tools:
                 _tail(p.stdout + p.stderr)))
         for f in (os.path.basename(csrc), "rcl-config.h"):
             if not os.path.exists(os.path.join(outdir, f)):
-                raise StepError("rcl-refactor wrote no %s in %s" % (f, outdir))
+                raise StepError("rcl-refactor (exit %d) wrote no %s in %s:\n%s"
+                                % (p.returncode, f, outdir,
+                                   _tail(p.stdout + p.stderr)))
         return outdir
 
     def refactor_incs(self):
