@@ -50,6 +50,9 @@ def parse_args():
                     "(default: %(default)s)")
     ap.add_argument("--no-bench", action="store_true",
                     help="skip the throughput comparison")
+    ap.add_argument("--san-cflags", default="",
+                    help="sanitizer flags librcl was built with (added to "
+                    "the refactored build)")
     ap.add_argument("--keep", action="store_true",
                     help="reuse an existing download")
     return ap.parse_args()
@@ -61,13 +64,22 @@ class Ctx:
     def __init__(self, args):
         self.args = args
         self.tools = pipeline.Tools(args.top_srcdir, args.top_builddir,
-                                    os.environ.get("CC", "cc"))
+                                    os.environ.get("CC", "cc"),
+                                    args.san_cflags)
         self.work = os.path.join(os.path.abspath(args.workdir), args.app)
         self.report = []
         self.failures = []
 
     def rcl_env(self):
         """CPPFLAGS/LDFLAGS/LIBS that build the refactored app on librcl."""
+        env = self._rcl_env()
+        san = " ".join(self.tools.san)
+        if san:
+            env["CFLAGS"] = "-g -O2 " + san
+            env["LDFLAGS"] += " " + san
+        return env
+
+    def _rcl_env(self):
         t = self.tools
         if t.builddir:
             libs = os.path.join(t.builddir, "runtime", ".libs")

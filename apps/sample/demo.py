@@ -43,6 +43,8 @@ def parse_args():
                     "(default: TOP_BUILDDIR/apps/sample/kvcache, else built "
                     "from source)")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
+    ap.add_argument("--san-cflags", default="",
+                    help="sanitizer flags librcl was built with")
     ap.add_argument("--cflags", default="-O2 -g",
                     help="flags for the refactored build (default: %(default)s)")
     ap.add_argument("-t", "--threads", type=int, default=8,
@@ -103,7 +105,8 @@ def print_table(rows, lock, misses_note):
 
 def main():
     args = parse_args()
-    tools = pipeline.Tools(args.top_srcdir, args.top_builddir, args.cc)
+    tools = pipeline.Tools(args.top_srcdir, args.top_builddir, args.cc,
+                           args.san_cflags)
     missing = tools.missing()
     if missing:
         for m in missing:

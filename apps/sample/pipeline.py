@@ -72,7 +72,10 @@ int main(void)
 class Tools:
     """Where the pipeline's commands are, and how to build against librcl."""
 
-    def __init__(self, top_srcdir, top_builddir=None, cc="cc"):
+    def __init__(self, top_srcdir, top_builddir=None, cc="cc", san=""):
+        """@san: the sanitizer flags librcl was built with (every program
+        linked against it needs them too)."""
+        self.san = shlex.split(san or "")
         self.srcdir = os.path.abspath(top_srcdir)
         self.builddir = os.path.abspath(top_builddir) if top_builddir else None
         self.cc = shlex.split(cc)
@@ -105,16 +108,17 @@ class Tools:
             self.builddir, "runtime", "librcl.la")) if self.builddir else \
             not any("pkg-config" in m for m in out)
         if linkable:
-            algos = self.algorithms()
+            algos, err = self.algorithms()
             if algos is None:
-                out.append("cannot build a program against librcl")
+                out.append("cannot build or run a program against librcl: "
+                           + err)
             elif "rcl" not in algos:
                 out.append("librcl has no 'rcl' algorithm yet (it has: %s)"
                            % ", ".join(algos))
         return out
 
     def algorithms(self):
-        """The algorithms librcl registers, or None if it cannot link."""
+        """(algorithms librcl registers, None) or (None, why not)."""
         import tempfile
         with tempfile.TemporaryDirectory() as tmp:
             c = os.path.join(tmp, "probe.c")
@@ -123,15 +127,19 @@ class Tools:
             try:
                 exe = self.link(c, os.path.join(tmp, "probe"), [], [],
                                 echo=False)
-            except StepError:
-                return None
+            except StepError as e:
+                return None, str(e).splitlines()[-1].strip()
             p = subprocess.run([exe], capture_output=True, text=True,
                                timeout=30)
-            return p.stdout.split()
+            if p.returncode not in (0, 3):
+                err = (p.stderr.strip().splitlines() or ["?"])[0]
+                return None, "probe exited %d: %s" % (p.returncode, err)
+            return p.stdout.split(), None
 
     def link(self, csrc, out, incdirs, cflags, echo=True):
         """Compile and link @csrc against librcl; returns the executable."""
         incs = ["-I" + d for d in incdirs]
+        cflags = list(cflags) + self.san
         if self.builddir:
             cmd = [os.path.join(self.builddir, "libtool"), "--quiet",
                    "--mode=link"] + self.cc + cflags + incs + [
@@ -150,7 +158,7 @@ class Tools:
 
     def build_original(self, csrc, workdir):
         out = os.path.join(workdir, "kvcache")
-        run(self.cc + ["-O2", "-g", "-pthread", csrc, "-o", out])
+        run(self.cc + ["-O2", "-g", "-pthread"] + self.san + [csrc, "-o", out])
         return out
 
     def profile(self, binary, workdir, args):

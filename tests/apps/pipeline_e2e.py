@@ -48,8 +48,9 @@ def run_check(binary, algo):
 
 def main():
     cc = os.environ.get("CC", "cc")
-    cflags = "-O1 -g " + os.environ.get("SAN_CFLAGS", "")
-    tools = pipeline.Tools(srcdir, builddir, cc)
+    cflags = "-O1 -g"
+    tools = pipeline.Tools(srcdir, builddir, cc,
+                           os.environ.get("SAN_CFLAGS", ""))
     missing = tools.missing()
     if missing:
         print("SKIP: pipeline not complete yet: " + "; ".join(missing))
