@@ -90,8 +90,9 @@ class Selection:
 
 
 def _is_rcl(verdict):
-    return verdict in ("rcl", "delegate", "delegation", "yes", "true",
-                       "transform", "contended")
+    # "rcl recommended" is rcl-prof's verdict (profiler/rcl-prof.in).
+    return verdict in ("rcl", "rcl recommended", "delegate", "delegation",
+                       "yes", "true", "transform", "contended")
 
 
 def _site_key(site):
