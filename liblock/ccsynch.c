@@ -87,9 +87,11 @@ static int cc_init(void **impl, const liblock_attr_t *attr)
 static int cc_destroy(void *impl)
 {
 	struct cc_lock *l = impl;
+	/* acquire: pairs with the exchange in cc_enqueue() */
 	struct cc_node *t = atomic_load_explicit(&l->tail, memory_order_acquire);
 
-	/* idle: the last pass handed the role to the empty tail node */
+	/* idle: the last pass handed the role to the empty tail node;
+	 * acquire pairs with that hand-off (cc_hand_on) */
 	if (atomic_load_explicit(&t->wait, memory_order_acquire) != 0)
 		return EBUSY;
 	ll_free(t);

@@ -100,8 +100,10 @@ static int dsm_destroy(void *impl)
 	struct dsm_lock *l = impl;
 	struct dsm_pair *pr, *next;
 
+	/* acquire: pairs with the release CAS that emptied the queue */
 	if (atomic_load_explicit(&l->tail, memory_order_acquire) != NULL)
 		return EBUSY;
+	/* acquire: pairs with the release of the registry pushes */
 	for (pr = atomic_load_explicit(&l->pairs, memory_order_acquire); pr;
 	     pr = next) {
 		next = atomic_load_explicit(&pr->reg_next, memory_order_relaxed);
@@ -318,7 +320,8 @@ static void *dsm_combine(struct dsm_lock *l, struct dsm_node *own)
 			dsm_unlock(l);
 			return own_ret;
 		}
-		/* acquire: pairs with the release link; nx's fields */
+		/* acquire (both): pair with the release links of
+		 * dsm_enqueue(); nx's fields are then visible */
 		nx = atomic_load_explicit(&tmp->next, memory_order_acquire);
 		if (!nx || counter >= l->max_cs || nx->fn == dsm_lock_node ||
 		    ll_comb_waits(nx->fn) ||

@@ -105,8 +105,10 @@ static int fc_destroy(void *impl)
 	struct fc_lock *l = impl;
 	struct fc_node *n, *next;
 
+	/* acquire: pairs with fc_release(), the last pass's edits are ours */
 	if (atomic_load_explicit(&l->busy, memory_order_acquire) != 0)
 		return EBUSY;
+	/* acquire: pairs with the release of the pushes */
 	for (n = atomic_load_explicit(&l->head, memory_order_acquire); n;
 	     n = next) {
 		next = atomic_load_explicit(&n->next, memory_order_relaxed);
