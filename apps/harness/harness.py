@@ -185,7 +185,7 @@ def refactor(ctx, app, tree, profile):
     cmd = [ctx.tools.refactor_cmd, "--locks", profile] + \
         ctx.tools.refactor_incs() + app.refactor_args(tree) + \
         ["--in-place"] + files
-    p = run(cmd, cwd=tree, check_ok=False)
+    p = run(cmd, cwd=tree, check_ok=False, env=ctx.tools.refactor_env())
     out = p.stdout + p.stderr
     if p.returncode not in (0, 1):  # 1: some sections refused, listed
         raise StepError("rcl-refactor exited %d:\n%s" % (

@@ -177,7 +177,7 @@ class Tools:
         outdir = os.path.join(workdir, "refactored")
         cmd = [self.refactor_cmd, "--locks", locks] + \
             self.refactor_incs() + list(extra) + ["-o", outdir, csrc]
-        p = run(cmd, check_ok=False)
+        p = run(cmd, check_ok=False, env=self.refactor_env())
         # Exit 1 means "some sections were refused (listed above)", which
         # includes the sections of locks the profile did not select.
         if p.returncode not in (0, 1):
@@ -190,6 +190,15 @@ class Tools:
                                 % (p.returncode, f, outdir,
                                    _tail(p.stdout + p.stderr)))
         return outdir
+
+    def refactor_env(self):
+        """The build tree's rcl-refactor finds its Python package and
+        semantic patches in the source tree (installed: $(pkgdatadir))."""
+        env = dict(os.environ)
+        if self.builddir and self.refactor_cmd.startswith(self.builddir):
+            env.setdefault("RCL_REFACTOR_DATADIR",
+                           os.path.join(self.srcdir, "cocci"))
+        return env
 
     def refactor_incs(self):
         """-I options that let rcl-refactor's compile check find
