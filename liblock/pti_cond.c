@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pthread_cond_* wrappers: each condvar is a record in the map (keyed by
+ * the pthread_cond_t's address, whose memory we never write) holding a
+ * futex sequence word and a waiter count.
+ *
+ * Wait, with the mutex held:
+ *   waiters++, s = seq            (seq_cst, see cond_wake)
+ *   release the mutex completely  (a recursive one too; depth restored)
+ *   futex-sleep while seq == s    (until the deadline, if any)
+ *   take the mutex back, waiters--
+ * A signal between reading s and sleeping changes seq, so the futex call
+ * returns at once: no lost wake-up.  This works with any lock, the POSIX
+ * ones included (robust, PI), so conds never need an internal pthread
+ * mutex.  Spurious wake-ups are possible, as POSIX allows.
+ *
+ * Process-shared condvars stay glibc's; waiting on one with a replaced
+ * (process-private) mutex is refused with EINVAL, said once.
+ *
+ * Limitation: the sleep is not a cancellation point.
+ *
+ * Memory model: seq_cst on the waiter count and seq (the Dekker pattern
+ * between waiter and waker); nothing else is ordered here.
+ */
+#include "pti_int.h"
+#include "ll_wait.h"
+
+#include <errno.h>
+#include <limits.h>
+
+/* glibc's __wrefs bit 0: the condvar is process-shared. */
+#define GLIBC_WREFS_PSHARED 1u
+
+static _Atomic bool said_pshared, said_mixed;
+
+struct cond_spec {
+	int kind; /* PTI_NORMAL (ours) or PTI_POSIX */
+	int clock;
+};
+
+static int make_cond(struct pti_obj *o, void *arg)
+{
+	const struct cond_spec *s = arg;
+
+	o->kind = s->kind;
+	o->clock = s->clock;
+	if (o->kind != PTI_POSIX)
+		pti_count_object(true);
+	return 0;
+}
+
+static bool pshared_memory(const pthread_cond_t *c)
+{
+	return __atomic_load_n(&c->__data.__wrefs, __ATOMIC_RELAXED) &
+	       GLIBC_WREFS_PSHARED;
+}
+
+/* The record of @c, NULL if @c is glibc's.  Without @create a missing
+ * record means "no waiter ever", and is reported through *@none. */
+static struct pti_obj *cond_get(pthread_cond_t *c, bool create, bool *none)
+{
+	struct pti_obj *o = pti_map_find(PTI_CONDS, (uintptr_t)c);
+	struct cond_spec spec = { PTI_NORMAL, CLOCK_REALTIME };
+	int err;
+
+	*none = false;
+	if (ll_likely(o != NULL))
+		return o->kind == PTI_POSIX ? NULL : o;
+	if (!pti_config()->replace || pshared_memory(c))
+		return NULL;
+	if (!create) {
+		*none = true;
+		return NULL;
+	}
+	o = pti_map_add(PTI_CONDS, (uintptr_t)c, make_cond, &spec, false, NULL,
+			&err);
+	if (!o)
+		ll_fatal("rcl-run: out of memory for condvar %p", (void *)c);
+	return o->kind == PTI_POSIX ? NULL : o;
+}
+
+void pti_cond_after_fork(struct pti_obj *o)
+{
+	/* The child's only thread is not waiting: the others are gone. */
+	atomic_store_explicit(&o->waiters, 0, memory_order_relaxed);
+}
+
+/* Wait on our record @co; @m is replaced (@mo) or glibc's (@mo NULL). */
+static int wait_ours(struct pti_obj *co, pthread_mutex_t *m,
+		     struct pti_obj *mo, clockid_t clock,
+		     const struct timespec *abstime)
+{
+	unsigned int depth = 0, s;
+	int rc, rc2;
+
+	/* seq_cst: our count is visible to a waker before we read seq;
+	 * pairs with the seq_cst pair in cond_wake() */
+	atomic_fetch_add_explicit(&co->waiters, 1, memory_order_seq_cst);
+	s = atomic_load_explicit(&co->seq, memory_order_seq_cst);
+	rc = mo ? pti_mutex_release(mo, &depth) : pti_real()->mutex_unlock(m);
+	if (rc != 0) {
+		atomic_fetch_sub_explicit(&co->waiters, 1, memory_order_relaxed);
+		return rc;
+	}
+	rc = ll_futex_wait(&co->seq, s, abstime, clock);
+	if (mo) {
+		pti_mutex_reacquire(mo, depth);
+	} else if ((rc2 = pti_real()->mutex_lock(m)) != 0) {
+		rc = rc2; /* EOWNERDEAD from a robust mutex */
+	}
+	atomic_fetch_sub_explicit(&co->waiters, 1, memory_order_release);
+	return rc;
+}
+
+/* @clock < 0: the condvar's own clock. */
+static int wait_common(pthread_cond_t *c, pthread_mutex_t *m, int clock,
+		       const struct timespec *abstime)
+{
+	struct pti_obj *co, *mo;
+	bool none;
+
+	if (abstime && (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L))
+		return EINVAL;
+	co = cond_get(c, true, &none);
+	mo = pti_mutex_get(m);
+	if (!co) {
+		const struct pti_real *r = pti_real();
+
+		if (!mo) {
+			if (!abstime)
+				return r->cond_wait(c, m);
+			if (clock < 0)
+				return r->cond_timedwait(c, m, abstime);
+			return r->cond_clockwait(c, m, clock, abstime);
+		}
+		pti_say_once(&said_mixed, "refused with EINVAL",
+			     "a process-shared condvar waited on with a "
+			     "process-private mutex");
+		return EINVAL;
+	}
+	return wait_ours(co, m, mo, clock < 0 ? co->clock : clock, abstime);
+}
+
+LL_API_EXPORT int pti_cond_init(pthread_cond_t *c, const pthread_condattr_t *attr)
+{
+	struct cond_spec spec = { PTI_NORMAL, CLOCK_REALTIME };
+	clockid_t clock = CLOCK_REALTIME;
+	int pshared = PTHREAD_PROCESS_PRIVATE, rc, err;
+
+	pti_count(PTI_W_COND_INIT);
+	if (pti_inside || !pti_config()->replace)
+		return pti_real()->cond_init(c, attr);
+	if (attr && (pthread_condattr_getclock(attr, &clock) != 0 ||
+		     pthread_condattr_getpshared(attr, &pshared) != 0))
+		return EINVAL;
+	spec.clock = (int)clock;
+	if (pshared != PTHREAD_PROCESS_PRIVATE) {
+		pti_say_once(&said_pshared, "left to glibc",
+			     "process-shared condvars");
+		if ((rc = pti_real()->cond_init(c, attr)) != 0)
+			return rc;
+		spec.kind = PTI_POSIX;
+	}
+	if (!pti_map_add(PTI_CONDS, (uintptr_t)c, make_cond, &spec, true, NULL,
+			 &err))
+		return err;
+	return 0;
+}
+PTI_EXPORT(pti_cond_init, pthread_cond_init, "GLIBC_2.3.2");
+PTI_EXPORT_OLD(pti_cond_init, pti_cond_init_225, pthread_cond_init,
+	       "GLIBC_2.2.5");
+
+static int check_cond_destroy(struct pti_obj *o)
+{
+	if (o->kind == PTI_POSIX)
+		return pti_real()->cond_destroy(
+			(pthread_cond_t *)atomic_load(&o->key));
+	return atomic_load_explicit(&o->waiters, memory_order_acquire) ? EBUSY
+									: 0;
+}
+
+LL_API_EXPORT int pti_cond_destroy(pthread_cond_t *c)
+{
+	int rc;
+
+	pti_count(PTI_W_COND_DESTROY);
+	if (pti_inside)
+		return pti_real()->cond_destroy(c);
+	rc = pti_map_remove(PTI_CONDS, (uintptr_t)c, check_cond_destroy, NULL);
+	if (rc != ENOENT)
+		return rc;
+	if (!pti_config()->replace || pshared_memory(c))
+		return pti_real()->cond_destroy(c);
+	return 0;
+}
+PTI_EXPORT(pti_cond_destroy, pthread_cond_destroy, "GLIBC_2.3.2");
+PTI_EXPORT_OLD(pti_cond_destroy, pti_cond_destroy_225, pthread_cond_destroy,
+	       "GLIBC_2.2.5");
+
+LL_API_EXPORT int pti_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	pti_count(PTI_W_COND_WAIT);
+	if (pti_inside)
+		return pti_real()->cond_wait(c, m);
+	return wait_common(c, m, -1, NULL);
+}
+PTI_EXPORT(pti_cond_wait, pthread_cond_wait, "GLIBC_2.3.2");
+PTI_EXPORT_OLD(pti_cond_wait, pti_cond_wait_225, pthread_cond_wait,
+	       "GLIBC_2.2.5");
+
+LL_API_EXPORT int pti_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+				     const struct timespec *abstime)
+{
+	pti_count(PTI_W_COND_TIMEDWAIT);
+	if (pti_inside)
+		return pti_real()->cond_timedwait(c, m, abstime);
+	if (!abstime)
+		return EINVAL;
+	return wait_common(c, m, -1, abstime);
+}
+PTI_EXPORT(pti_cond_timedwait, pthread_cond_timedwait, "GLIBC_2.3.2");
+PTI_EXPORT_OLD(pti_cond_timedwait, pti_cond_timedwait_225,
+	       pthread_cond_timedwait, "GLIBC_2.2.5");
+
+LL_API_EXPORT int pti_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
+				     clockid_t clock,
+				     const struct timespec *abstime)
+{
+	pti_count(PTI_W_COND_CLOCKWAIT);
+	if (pti_inside)
+		return pti_real()->cond_clockwait(c, m, clock, abstime);
+	if (!abstime || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC))
+		return EINVAL;
+	return wait_common(c, m, (int)clock, abstime);
+}
+PTI_EXPORT(pti_cond_clockwait, pthread_cond_clockwait, "GLIBC_2.34");
+PTI_EXPORT_OLD(pti_cond_clockwait, pti_cond_clockwait_230,
+	       pthread_cond_clockwait, "GLIBC_2.30");
+
+/* Wake up to @n waiters of @c. */
+static int cond_wake(pthread_cond_t *c, int n)
+{
+	struct pti_obj *co;
+	bool none;
+
+	co = cond_get(c, false, &none);
+	if (!co) {
+		if (none)
+			return 0; /* never waited on: nobody to wake */
+		return n == 1 ? pti_real()->cond_signal(c)
+			      : pti_real()->cond_broadcast(c);
+	}
+	/* seq_cst: a waiter we do not count has not read seq yet and will
+	 * read the new value, so it does not sleep (see wait_ours) */
+	if (atomic_load_explicit(&co->waiters, memory_order_seq_cst) == 0)
+		return 0;
+	atomic_fetch_add_explicit(&co->seq, 1, memory_order_seq_cst);
+	ll_futex_wake(&co->seq, n);
+	return 0;
+}
+
+LL_API_EXPORT int pti_cond_signal(pthread_cond_t *c)
+{
+	pti_count(PTI_W_COND_SIGNAL);
+	if (pti_inside)
+		return pti_real()->cond_signal(c);
+	return cond_wake(c, 1);
+}
+PTI_EXPORT(pti_cond_signal, pthread_cond_signal, "GLIBC_2.3.2");
+PTI_EXPORT_OLD(pti_cond_signal, pti_cond_signal_225, pthread_cond_signal,
+	       "GLIBC_2.2.5");
+
+LL_API_EXPORT int pti_cond_broadcast(pthread_cond_t *c)
+{
+	pti_count(PTI_W_COND_BROADCAST);
+	if (pti_inside)
+		return pti_real()->cond_broadcast(c);
+	return cond_wake(c, INT_MAX);
+}
+PTI_EXPORT(pti_cond_broadcast, pthread_cond_broadcast, "GLIBC_2.3.2");
+PTI_EXPORT_OLD(pti_cond_broadcast, pti_cond_broadcast_225,
+	       pthread_cond_broadcast, "GLIBC_2.2.5");

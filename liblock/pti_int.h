@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pti: the pthread interposer behind rcl-run (librclrun.so, LD_PRELOAD).
+ *
+ * Each pthread_mutex_t the program uses is mapped, by address, to a record
+ * holding a liblock lock of the algorithm named by $LIBLOCK_LOCK.  The map
+ * never writes the application's mutex or condvar memory: a replaced mutex
+ * is never passed to glibc.  Mutexes that must stay POSIX (process-shared,
+ * robust, priority-inheritance, priority-protect) get a record that says
+ * so, and glibc runs them on the application's memory as usual.
+ *
+ * Condition variables are records of their own, keyed the same way, with a
+ * futex sequence word: wait = note seq, release the lock, sleep while seq
+ * is unchanged, take the lock back.  This works with any lock, including
+ * the POSIX ones, and has no internal pthread mutex (unlike LiTL).
+ *
+ * References: Guiroux, Lachaize, Quema, "Multicore Locks: The Case Is Not
+ * Closed Yet", USENIX ATC 2016 (LiTL), and the pitfalls it lists: no
+ * thread cap here, no inline per-thread arrays, recursive and
+ * error-checking types honoured, timedlock supported.
+ *
+ * Needs only C11 acquire/release; no TSO reliance.
+ */
+#ifndef PTI_INT_H
+#define PTI_INT_H
+
+#include "ll_int.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+/* The glibc functions we forward to, resolved once with dlsym/dlvsym. */
+struct pti_real {
+	int (*mutex_init)(pthread_mutex_t *, const pthread_mutexattr_t *);
+	int (*mutex_destroy)(pthread_mutex_t *);
+	int (*mutex_lock)(pthread_mutex_t *);
+	int (*mutex_trylock)(pthread_mutex_t *);
+	int (*mutex_unlock)(pthread_mutex_t *);
+	int (*mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
+	int (*mutex_clocklock)(pthread_mutex_t *, clockid_t,
+			       const struct timespec *);
+	int (*cond_init)(pthread_cond_t *, const pthread_condattr_t *);
+	int (*cond_destroy)(pthread_cond_t *);
+	int (*cond_wait)(pthread_cond_t *, pthread_mutex_t *);
+	int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *,
+			      const struct timespec *);
+	int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
+			      const struct timespec *);
+	int (*cond_signal)(pthread_cond_t *);
+	int (*cond_broadcast)(pthread_cond_t *);
+};
+
+/* The wrappers, in report order (pti_count). */
+enum pti_wrapper {
+	PTI_W_MUTEX_INIT,
+	PTI_W_MUTEX_DESTROY,
+	PTI_W_MUTEX_LOCK,
+	PTI_W_MUTEX_TRYLOCK,
+	PTI_W_MUTEX_UNLOCK,
+	PTI_W_MUTEX_TIMEDLOCK,
+	PTI_W_MUTEX_CLOCKLOCK,
+	PTI_W_COND_INIT,
+	PTI_W_COND_DESTROY,
+	PTI_W_COND_WAIT,
+	PTI_W_COND_TIMEDWAIT,
+	PTI_W_COND_CLOCKWAIT,
+	PTI_W_COND_SIGNAL,
+	PTI_W_COND_BROADCAST,
+	PTI_W_COUNT
+};
+
+/* What a mutex record stands for. */
+enum pti_kind {
+	PTI_NORMAL,	/* liblock lock, no owner checks (normal, default) */
+	PTI_RECURSIVE,	/* liblock lock + owner and depth */
+	PTI_ERRORCHECK, /* liblock lock + owner */
+	PTI_POSIX,	/* left to glibc, on the application's memory */
+};
+
+/* One mapped mutex or condvar.  The first line is read by every lookup
+ * and written only under the table's writer lock; the second is written
+ * by lock holders and waiters. */
+struct pti_obj {
+	/* map linkage and identity: written by map writers only */
+	_Atomic uintptr_t key;
+	_Atomic(struct pti_obj *) next;
+	_Atomic unsigned int gen; /* mutex: fork generation of its lock */
+	int kind; /* enum pti_kind (mutexes) */
+	bool gated; /* mutex: algorithm without trylock, see pti_mutex.c */
+	int clock;  /* condvar: clock of absolute deadlines */
+	liblock_lock_t lock;
+
+	/* mutex: written by the holder (owner, depth) and by lockers (users);
+	 * condvar: written by waiters and wakers */
+	_Atomic uintptr_t owner LL_ALIGNED;
+	unsigned int depth;
+	_Atomic uint32_t users;
+	_Atomic uint32_t seq;
+	_Atomic uint32_t waiters;
+} LL_ALIGNED;
+
+static_assert(sizeof(struct pti_obj) == 2 * LL_CACHELINE,
+	      "identity line + written line");
+
+/* ---- configuration (pti_real.c) ---------------------------------------- */
+
+/* The glibc functions, resolved on first need (also before our
+ * constructor runs, if another library's constructor locks first). */
+const struct pti_real *pti_real(void) LL_HIDDEN;
+
+struct pti_config {
+	bool replace;	       /* false: every mutex stays POSIX */
+	bool gated;	       /* the algorithm has no trylock */
+	const char *algorithm; /* canonical liblock name */
+};
+/* The run's configuration, read from $LIBLOCK_LOCK on first need. */
+const struct pti_config *pti_config(void) LL_HIDDEN;
+
+/* Non-zero while this thread runs liblock code: liblock's own pthread
+ * calls (the posix algorithm) must reach glibc, not us again. */
+extern __thread int pti_inside LL_HIDDEN __attribute__((tls_model("initial-exec")));
+
+/* Call counters for $RCL_RUN_REPORT, updated only when it is set. */
+extern bool pti_counting LL_HIDDEN;
+void pti_count_slow(enum pti_wrapper w) LL_HIDDEN;
+static inline void pti_count(enum pti_wrapper w)
+{
+	if (ll_unlikely(pti_counting))
+		pti_count_slow(w);
+}
+/* Count a mutex or condvar record created, for the report. */
+void pti_count_object(bool cond) LL_HIDDEN;
+
+/* Log @msg once per process for each @flag (a static _Atomic bool). */
+void pti_say_once(_Atomic bool *flag, const char *msg, const char *what) LL_HIDDEN;
+
+/* ---- the map (pti_map.c) ------------------------------------------------ */
+
+enum pti_table { PTI_MUTEXES, PTI_CONDS };
+
+/* The record of @key, or NULL.  Lock-free: never blocks a lookup. */
+struct pti_obj *pti_map_find(enum pti_table t, uintptr_t key) LL_HIDDEN;
+
+/* Under the writer lock: if @key has no record, build one with
+ * @make(obj, @arg) (which fills everything but key/next and returns 0 or
+ * an errno) and insert it; with @replace, an existing record is first
+ * dropped with @drop.  Returns the record, or NULL with *@err set. */
+typedef int (*pti_make_fn)(struct pti_obj *o, void *arg);
+typedef void (*pti_drop_fn)(struct pti_obj *o);
+struct pti_obj *pti_map_add(enum pti_table t, uintptr_t key, pti_make_fn make,
+			    void *arg, bool replace, pti_drop_fn drop,
+			    int *err) LL_HIDDEN;
+
+/* Remove @key's record if @check(obj) returns 0 (else return that), and
+ * free it after @drop.  Returns 0, ENOENT, or @check's error. */
+int pti_map_remove(enum pti_table t, uintptr_t key, int (*check)(struct pti_obj *),
+		   pti_drop_fn drop) LL_HIDDEN;
+
+/* fork(): the writer lock is taken around it so the child's map is whole. */
+void pti_map_atfork_prepare(void) LL_HIDDEN;
+void pti_map_atfork_release(void) LL_HIDDEN;
+/* In the child, writer lock held: call @fn on every record of @t. */
+void pti_map_for_each_locked(enum pti_table t, void (*fn)(struct pti_obj *)) LL_HIDDEN;
+/* Take and drop the writer lock (lazy repair of a record after fork). */
+void pti_map_writer_lock(void) LL_HIDDEN;
+void pti_map_writer_unlock(void) LL_HIDDEN;
+
+/* ---- fork (pti_mutex.c, pti_cond.c) ------------------------------------- */
+
+/* Bumped in each fork child: a mutex record whose gen differs has a lock
+ * that other threads, now gone, may still be queued in. */
+extern _Atomic unsigned int pti_fork_gen LL_HIDDEN;
+/* In the child, single-threaded, writer lock held: re-create the locks
+ * the forking thread holds (and take them again), note the others as
+ * stale; condvars lose their (gone) waiters. */
+void pti_mutex_after_fork(struct pti_obj *o) LL_HIDDEN;
+void pti_cond_after_fork(struct pti_obj *o) LL_HIDDEN;
+
+/* ---- shared by the mutex and condvar wrappers (pti_mutex.c) ------------- */
+
+/* The record of mutex @m, created on first use; NULL if @m stays POSIX. */
+struct pti_obj *pti_mutex_get(pthread_mutex_t *m) LL_HIDDEN;
+/* Release a held record completely for a condition wait, saving its
+ * depth in *@depth.  Returns 0, or EPERM if a checked mutex is not ours. */
+int pti_mutex_release(struct pti_obj *o, unsigned int *depth) LL_HIDDEN;
+/* Take it back after the wait, restoring @depth. */
+void pti_mutex_reacquire(struct pti_obj *o, unsigned int depth) LL_HIDDEN;
+
+/* Symbol versions: bind wrapper @fn as @sym@@@ver (the default version). */
+#define PTI_EXPORT(fn, sym, ver) __asm__(".symver " #fn "," #sym "@@" ver)
+/* ... and also as the older @sym@@old through @other, an alias of @fn. */
+#define PTI_EXPORT_OLD(fn, other, sym, old)                                  \
+	extern __typeof__(fn) other LL_API_EXPORT __attribute__((alias(#fn))); \
+	__asm__(".symver " #other "," #sym "@" old)
+#define LL_API_EXPORT __attribute__((visibility("default")))
+
+#endif /* PTI_INT_H */

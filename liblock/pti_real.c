@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Interposer set-up: the real glibc functions, the run's configuration
+ * ($LIBLOCK_LOCK), fork handlers, and the $RCL_RUN_REPORT call counters.
+ *
+ * Another library's constructor may lock a mutex before ours runs, so the
+ * real functions and the configuration are each built on first need by
+ * whichever thread gets there first (state 0 -> 1 -> 2 by CAS; the others
+ * wait for 2).  The constructor only forces both early.
+ *
+ * Symbol versions: the pthread_cond_* functions are looked up at
+ * GLIBC_2.3.2, the condvar ABI every program built since 2003 binds; a
+ * plain dlsym could return the 2.2.5 compatibility version.
+ */
+#include "pti_int.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { ST_NONE, ST_BUILDING, ST_READY };
+
+static struct pti_real real;
+static _Atomic int real_state;
+static struct pti_config config;
+static _Atomic int config_state;
+
+__thread int pti_inside __attribute__((tls_model("initial-exec")));
+bool pti_counting;
+static _Atomic unsigned long counts[PTI_W_COUNT];
+static _Atomic unsigned long objects[2];
+
+static const char *const wrapper_names[PTI_W_COUNT] = {
+	[PTI_W_MUTEX_INIT] = "pthread_mutex_init",
+	[PTI_W_MUTEX_DESTROY] = "pthread_mutex_destroy",
+	[PTI_W_MUTEX_LOCK] = "pthread_mutex_lock",
+	[PTI_W_MUTEX_TRYLOCK] = "pthread_mutex_trylock",
+	[PTI_W_MUTEX_UNLOCK] = "pthread_mutex_unlock",
+	[PTI_W_MUTEX_TIMEDLOCK] = "pthread_mutex_timedlock",
+	[PTI_W_MUTEX_CLOCKLOCK] = "pthread_mutex_clocklock",
+	[PTI_W_COND_INIT] = "pthread_cond_init",
+	[PTI_W_COND_DESTROY] = "pthread_cond_destroy",
+	[PTI_W_COND_WAIT] = "pthread_cond_wait",
+	[PTI_W_COND_TIMEDWAIT] = "pthread_cond_timedwait",
+	[PTI_W_COND_CLOCKWAIT] = "pthread_cond_clockwait",
+	[PTI_W_COND_SIGNAL] = "pthread_cond_signal",
+	[PTI_W_COND_BROADCAST] = "pthread_cond_broadcast",
+};
+
+/* Wait until another thread finishes building (state 1 -> 2). */
+static void wait_ready(_Atomic int *state)
+{
+	/* acquire: pairs with the release that set ST_READY */
+	while (atomic_load_explicit(state, memory_order_acquire) != ST_READY)
+		sched_yield();
+}
+
+static void *lookup(const char *name, const char *version)
+{
+	void *p = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
+
+	if (!p)
+		p = dlsym(RTLD_NEXT, name);
+	if (!p)
+		ll_fatal("rcl-run: cannot find the real %s", name);
+	return p;
+}
+
+static void resolve(void)
+{
+	real.mutex_init = lookup("pthread_mutex_init", NULL);
+	real.mutex_destroy = lookup("pthread_mutex_destroy", NULL);
+	real.mutex_lock = lookup("pthread_mutex_lock", NULL);
+	real.mutex_trylock = lookup("pthread_mutex_trylock", NULL);
+	real.mutex_unlock = lookup("pthread_mutex_unlock", NULL);
+	real.mutex_timedlock = lookup("pthread_mutex_timedlock", NULL);
+	real.mutex_clocklock = lookup("pthread_mutex_clocklock", NULL);
+	real.cond_init = lookup("pthread_cond_init", "GLIBC_2.3.2");
+	real.cond_destroy = lookup("pthread_cond_destroy", "GLIBC_2.3.2");
+	real.cond_wait = lookup("pthread_cond_wait", "GLIBC_2.3.2");
+	real.cond_timedwait = lookup("pthread_cond_timedwait", "GLIBC_2.3.2");
+	real.cond_clockwait = lookup("pthread_cond_clockwait", NULL);
+	real.cond_signal = lookup("pthread_cond_signal", "GLIBC_2.3.2");
+	real.cond_broadcast = lookup("pthread_cond_broadcast", "GLIBC_2.3.2");
+}
+
+static __attribute__((noinline)) const struct pti_real *real_slow(void)
+{
+	static __thread bool resolving;
+	int expected = ST_NONE;
+
+	if (atomic_compare_exchange_strong_explicit(&real_state, &expected,
+						    ST_BUILDING,
+						    memory_order_acquire,
+						    memory_order_acquire)) {
+		resolving = true;
+		resolve();
+		resolving = false;
+		/* release: publishes `real`; pairs with wait_ready() and
+		 * the acquire load in pti_real() */
+		atomic_store_explicit(&real_state, ST_READY,
+				      memory_order_release);
+		return &real;
+	}
+	if (resolving)
+		ll_fatal("rcl-run: dlsym called a pthread mutex function");
+	wait_ready(&real_state);
+	return &real;
+}
+
+const struct pti_real *pti_real(void)
+{
+	/* acquire: pairs with the release in real_slow() */
+	if (ll_likely(atomic_load_explicit(&real_state, memory_order_acquire) ==
+		      ST_READY))
+		return &real;
+	return real_slow();
+}
+
+/* Does @name's lock lack a working trylock?  Probed on a scratch lock. */
+static bool lacks_trylock(const char *name)
+{
+	liblock_attr_t attr = LIBLOCK_ATTR_INITIALIZER;
+	liblock_lock_t probe;
+	int rc;
+
+	attr.algorithm = name;
+	attr.flags = LIBLOCK_ATTR_FIXED;
+	if (liblock_init(&probe, &attr) != 0)
+		return false; /* the real inits will report the error */
+	rc = liblock_trylock(&probe);
+	if (rc == 0)
+		liblock_unlock(&probe);
+	liblock_destroy(&probe);
+	return rc == ENOTSUP;
+}
+
+static void configure(void)
+{
+	const char *name = getenv("LIBLOCK_LOCK");
+	liblock_algorithm_info_t info;
+
+	if (!name || !*name)
+		name = "posix";
+	if (liblock_algorithm_info(name, &info) != 0) {
+		ll_log(LL_ERROR, "LIBLOCK_LOCK=%s: unknown lock algorithm; "
+		       "every mutex stays POSIX (see rcl-run --list)", name);
+		return;
+	}
+	if (!(info.caps & LIBLOCK_CAP_LOCK)) {
+		ll_log(LL_ERROR, "LIBLOCK_LOCK=%s: a delegation algorithm needs "
+		       "extracted critical sections (rcl-refactor), not "
+		       "rcl-run; every mutex stays POSIX", name);
+		return;
+	}
+	pti_inside++;
+	config.gated = lacks_trylock(info.name);
+	pti_inside--;
+	config.algorithm = info.name;
+	config.replace = true;
+}
+
+const struct pti_config *pti_config(void)
+{
+	int expected = ST_NONE;
+
+	/* acquire: pairs with the release below */
+	if (ll_likely(atomic_load_explicit(&config_state, memory_order_acquire) ==
+		      ST_READY))
+		return &config;
+	pti_real();
+	if (atomic_compare_exchange_strong_explicit(&config_state, &expected,
+						    ST_BUILDING,
+						    memory_order_acquire,
+						    memory_order_acquire)) {
+		configure();
+		/* release: publishes `config`; pairs with the loads above */
+		atomic_store_explicit(&config_state, ST_READY,
+				      memory_order_release);
+		return &config;
+	}
+	wait_ready(&config_state);
+	return &config;
+}
+
+void pti_say_once(_Atomic bool *flag, const char *msg, const char *what)
+{
+	if (!atomic_exchange_explicit(flag, true, memory_order_relaxed))
+		ll_log(LL_WARN, "rcl-run: %s: %s (said once)", what, msg);
+}
+
+void pti_count_slow(enum pti_wrapper w)
+{
+	atomic_fetch_add_explicit(&counts[w], 1, memory_order_relaxed);
+}
+
+void pti_count_object(bool cond)
+{
+	atomic_fetch_add_explicit(&objects[cond], 1, memory_order_relaxed);
+}
+
+/* Append one line to $RCL_RUN_REPORT: pid, algorithm, objects created
+ * and the calls each wrapper received. */
+static void write_report(const char *path)
+{
+	char buf[1024];
+	int n, fd;
+
+	n = snprintf(buf, sizeof(buf), "pid=%d algorithm=%s mutexes=%lu conds=%lu",
+		     (int)getpid(),
+		     config.replace ? config.algorithm : "posix-passthrough",
+		     atomic_load(&objects[0]), atomic_load(&objects[1]));
+	for (int i = 0; i < PTI_W_COUNT && n < (int)sizeof(buf); i++)
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " %s=%lu",
+			      wrapper_names[i], atomic_load(&counts[i]));
+	if (n >= (int)sizeof(buf) - 1)
+		n = (int)sizeof(buf) - 2;
+	buf[n++] = '\n';
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ll_log(LL_ERROR, "RCL_RUN_REPORT=%s: %s", path, strerror(errno));
+		return;
+	}
+	if (write(fd, buf, (size_t)n) != n)
+		ll_log(LL_ERROR, "RCL_RUN_REPORT=%s: short write", path);
+	close(fd);
+}
+
+static void atfork_prepare(void)
+{
+	pti_map_atfork_prepare();
+}
+
+static void atfork_release(void)
+{
+	pti_map_atfork_release();
+}
+
+/* The child: one thread, the map whole (we hold its writer lock). */
+static void atfork_child(void)
+{
+	if (config.replace) {
+		atomic_fetch_add_explicit(&pti_fork_gen, 1, memory_order_relaxed);
+		pti_map_for_each_locked(PTI_MUTEXES, pti_mutex_after_fork);
+		pti_map_for_each_locked(PTI_CONDS, pti_cond_after_fork);
+	}
+	pti_map_atfork_release();
+}
+
+static __attribute__((constructor)) void pti_start(void)
+{
+	int rc;
+
+	pti_real();
+	pti_config();
+	pti_counting = getenv("RCL_RUN_REPORT") != NULL;
+	if ((rc = pthread_atfork(atfork_prepare, atfork_release,
+				 atfork_child)) != 0)
+		ll_fatal("rcl-run: pthread_atfork: error %d", rc);
+}
+
+static __attribute__((destructor)) void pti_stop(void)
+{
+	const char *path = getenv("RCL_RUN_REPORT");
+
+	if (path && *path)
+		write_report(path);
+}

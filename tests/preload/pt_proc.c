@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Processes under rcl-run.  Usage: pt_proc fork | pshared
+ *   fork     fork while other threads hammer mutexes and while the forking
+ *            thread holds one; the child unlocks it, then uses new mutexes,
+ *            condvars and threads
+ *   pshared  a PTHREAD_PROCESS_SHARED mutex and condvar in shared memory,
+ *            used by this process and by a freshly exec'ed child (which
+ *            never saw them initialised): each must see the other's lock
+ *            held, i.e. both use glibc's lock on the shared memory
+ * Exit 0 on success, 1 with a one-line reason.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pt.h"
+
+int scale = 1;
+
+/* ---- fork --------------------------------------------------------------- */
+
+static pthread_mutex_t fm = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t dm;
+static atomic_int stop;
+static long hammered;
+
+static void *hammer(void *arg)
+{
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		CHECK(pthread_mutex_lock(&fm));
+		hammered++;
+		CHECK(pthread_mutex_unlock(&fm));
+		CHECK(pthread_mutex_lock(&dm));
+		CHECK(pthread_mutex_unlock(&dm));
+	}
+	return arg;
+}
+
+static pthread_mutex_t cm;
+static pthread_cond_t cc;
+static long child_count;
+static int child_done;
+
+static void *child_worker(void *arg)
+{
+	for (int i = 0; i < 1000; i++) {
+		CHECK(pthread_mutex_lock(&cm));
+		child_count++;
+		CHECK(pthread_mutex_unlock(&cm));
+	}
+	CHECK(pthread_mutex_lock(&cm));
+	child_done++;
+	CHECK(pthread_cond_signal(&cc));
+	CHECK(pthread_mutex_unlock(&cm));
+	return arg;
+}
+
+static void child_after_fork(void)
+{
+	pthread_t t[2];
+
+	CHECK(pthread_mutex_unlock(&dm)); /* held by us at fork */
+	CHECK(pthread_mutex_lock(&dm));
+	CHECK(pthread_mutex_unlock(&dm));
+	CHECK(pthread_mutex_init(&cm, NULL));
+	CHECK(pthread_cond_init(&cc, NULL));
+	for (int i = 0; i < 2; i++)
+		CHECK(pthread_create(&t[i], NULL, child_worker, NULL));
+	CHECK(pthread_mutex_lock(&cm));
+	while (child_done < 2)
+		CHECK(pthread_cond_wait(&cc, &cm));
+	CHECK(pthread_mutex_unlock(&cm));
+	for (int i = 0; i < 2; i++)
+		CHECK(pthread_join(t[i], NULL));
+	if (child_count != 2000)
+		FAIL("fork child: count %ld", child_count);
+	_exit(0);
+}
+
+static void do_fork(void)
+{
+	pthread_t t[3];
+	int status;
+
+	CHECK(pthread_mutex_init(&dm, NULL));
+	for (int i = 0; i < 3; i++)
+		CHECK(pthread_create(&t[i], NULL, hammer, NULL));
+	for (int round = 0; round < 5; round++) {
+		pid_t pid;
+
+		CHECK(pthread_mutex_lock(&dm));
+		if ((pid = fork()) < 0)
+			FAIL("fork: %s", strerror(errno));
+		if (pid == 0)
+			child_after_fork();
+		CHECK(pthread_mutex_unlock(&dm));
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) != 0)
+			FAIL("fork child %d failed (status %#x)", round, status);
+	}
+	atomic_store(&stop, 1);
+	for (int i = 0; i < 3; i++)
+		CHECK(pthread_join(t[i], NULL));
+	if (hammered == 0)
+		FAIL("fork: hammer threads never ran");
+}
+
+/* ---- pshared ------------------------------------------------------------ */
+
+struct shared {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	long counter;
+	int go;
+	atomic_int phase;
+};
+
+#define SHARED_ROUNDS 5000
+
+static void wait_phase(struct shared *s, int phase)
+{
+	for (int i = 0; atomic_load(&s->phase) != phase; i++) {
+		if (i > 20000) /* 20 s */
+			FAIL("pshared: phase %d never came", phase);
+		usleep(1000);
+	}
+}
+
+static void count(struct shared *s)
+{
+	for (int i = 0; i < SHARED_ROUNDS; i++) {
+		CHECK(pthread_mutex_lock(&s->m));
+		s->counter++;
+		CHECK(pthread_mutex_unlock(&s->m));
+	}
+}
+
+/* The exec'ed child: maps the memfd it was given, never inits. */
+static int pshared_child(int fd)
+{
+	struct shared *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
+				MAP_SHARED, fd, 0);
+
+	if (s == MAP_FAILED)
+		FAIL("child mmap: %s", strerror(errno));
+	EXPECT(pthread_mutex_trylock(&s->m), EBUSY); /* parent holds it */
+	atomic_store(&s->phase, 1);
+	CHECK(pthread_mutex_lock(&s->m));
+	atomic_store(&s->phase, 2);
+	wait_phase(s, 3); /* parent checks we hold it */
+	while (!s->go)
+		CHECK(pthread_cond_wait(&s->c, &s->m));
+	CHECK(pthread_mutex_unlock(&s->m));
+	count(s);
+	return 0;
+}
+
+static void init_shared(struct shared *s)
+{
+	pthread_mutexattr_t ma;
+	pthread_condattr_t ca;
+
+	CHECK(pthread_mutexattr_init(&ma));
+	CHECK(pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED));
+	CHECK(pthread_mutex_init(&s->m, &ma));
+	CHECK(pthread_condattr_init(&ca));
+	CHECK(pthread_condattr_setpshared(&ca, PTHREAD_PROCESS_SHARED));
+	CHECK(pthread_cond_init(&s->c, &ca));
+}
+
+static void do_pshared(void)
+{
+	int fd = memfd_create("pt_proc", 0), status;
+	struct shared *s;
+	char fdarg[16];
+	pid_t pid;
+
+	if (fd < 0 || ftruncate(fd, sizeof(*s)) != 0)
+		FAIL("memfd: %s", strerror(errno));
+	s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (s == MAP_FAILED)
+		FAIL("mmap: %s", strerror(errno));
+	init_shared(s);
+	CHECK(pthread_mutex_lock(&s->m));
+	snprintf(fdarg, sizeof(fdarg), "%d", fd);
+	if ((pid = fork()) == 0) {
+		execl("/proc/self/exe", "pt_proc", "pshared-child", fdarg, (char *)NULL);
+		_exit(126);
+	}
+	wait_phase(s, 1);
+	CHECK(pthread_mutex_unlock(&s->m));
+	wait_phase(s, 2);
+	EXPECT(pthread_mutex_trylock(&s->m), EBUSY); /* child holds it */
+	atomic_store(&s->phase, 3);
+	CHECK(pthread_mutex_lock(&s->m));
+	s->go = 1;
+	CHECK(pthread_cond_broadcast(&s->c));
+	CHECK(pthread_mutex_unlock(&s->m));
+	count(s);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		FAIL("pshared child failed (status %#x)", status);
+	if (s->counter != 2 * SHARED_ROUNDS)
+		FAIL("pshared: counter %ld, want %d", s->counter, 2 * SHARED_ROUNDS);
+	CHECK(pthread_cond_destroy(&s->c));
+	CHECK(pthread_mutex_destroy(&s->m));
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "pshared-child") == 0)
+		return pshared_child(atoi(argv[2]));
+	if (argc != 2)
+		FAIL("usage: pt_proc fork|pshared");
+	if (strcmp(argv[1], "fork") == 0)
+		do_fork();
+	else if (strcmp(argv[1], "pshared") == 0)
+		do_pshared();
+	else
+		FAIL("unknown mode '%s'", argv[1]);
+	return 0;
+}

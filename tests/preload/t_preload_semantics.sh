@@ -1,0 +1,29 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Mutex types, 5,000 threads, fork, and process-shared mutexes under
+# rcl-run, with a few algorithms of different kinds: a parking one, a
+# spinning one, a queue lock, and one without trylock if registered.
+. "$(dirname "$0")/lib.sh"
+
+pick="posix spinlock"
+for a in mcs clh ticket; do
+	algos | grep -qx "$a" && pick="$pick $a"
+done
+for mode in types threads; do
+	"$PT_WORK" $mode || fail "pt_work $mode fails even without rcl-run"
+done
+for mode in fork pshared; do
+	"$PT_PROC" $mode || fail "pt_proc $mode fails even without rcl-run"
+done
+for a in $pick; do
+	for mode in types threads; do
+		under "$a" 120 "$PT_WORK" $mode || fail "$a: pt_work $mode"
+	done
+	for mode in fork pshared; do
+		under "$a" 120 "$PT_PROC" $mode 2>"$TMP/err" ||
+			{ cat "$TMP/err" >&2; fail "$a: pt_proc $mode"; }
+	done
+	grep -q "process-shared mutexes: left to glibc" "$TMP/err" ||
+		fail "$a: the process-shared fallback was not reported"
+	echo "ok $a"
+done
