@@ -141,10 +141,16 @@ void *liblock_exec(liblock_lock_t *lock, liblock_fn_t fn, void *ctx)
 {
 	const struct ll_ops *ops = ready(lock);
 	void *ret;
+	int rc;
 
 	if (ll_likely(ops->exec != NULL))
 		return ops->exec(lock->_impl, fn, ctx);
-	ops->lock(lock->_impl);
+	/* A queue lock's lock() can fail (ENOMEM for its node); running fn
+	 * unprotected would be a silent wrong answer, and exec has no error
+	 * return. */
+	if (ll_unlikely((rc = ops->lock(lock->_impl)) != 0))
+		ll_fatal("liblock_exec: %s lock %p failed: error %d", ops->name,
+			 (void *)lock, rc);
 	ret = fn(ctx);
 	ops->unlock(lock->_impl);
 	return ret;
@@ -233,14 +239,18 @@ static int cond_wait_generic(const struct ll_ops *ops, void *impl,
 			     const struct timespec *abstime)
 {
 	unsigned int seq;
-	int rc;
+	int rc, relock;
 
 	if (!ops->lock || !ops->unlock)
 		return ENOTSUP;
 	seq = ll_cond_enter(cond);
 	ops->unlock(impl);
 	rc = ll_cond_sleep(cond, seq, abstime);
-	ops->lock(impl);
+	/* The caller must get the lock back: no error return can say "you
+	 * are now outside your critical section". */
+	if (ll_unlikely((relock = ops->lock(impl)) != 0))
+		ll_fatal("liblock_cond_wait: %s relock failed: error %d",
+			 ops->name, relock);
 	ll_cond_leave(cond);
 	return rc;
 }
