@@ -454,6 +454,84 @@ START_TEST(many_detached_passes)
 }
 END_TEST
 
+/* ---- lock mode mixed with combined sections ----------------------------- */
+
+struct mix_ctx {
+	liblock_lock_t lock;
+	liblock_cond_t cond;
+	atomic_int inside, overlaps;
+	uint64_t count;
+	int iterations;
+};
+
+static void *mix_cs(void *arg)
+{
+	struct mix_ctx *m = arg;
+
+	if (atomic_fetch_add(&m->inside, 1) != 0)
+		atomic_fetch_add(&m->overlaps, 1);
+	m->count++;
+	atomic_fetch_sub(&m->inside, 1);
+	return m;
+}
+
+static void *mix_worker(void *arg)
+{
+	struct mix_ctx *m = *(struct mix_ctx **)arg;
+	int lock_mode = (int)(((struct mix_ctx **)arg)[1] != NULL);
+
+	for (int i = 0; i < m->iterations; i++) {
+		if (lock_mode) {
+			ck_assert_int_eq(liblock_lock(&m->lock), 0);
+			mix_cs(m);
+			ck_assert_int_eq(liblock_unlock(&m->lock), 0);
+		} else {
+			ck_assert_ptr_eq(liblock_exec(&m->lock, mix_cs, m), m);
+		}
+	}
+	return NULL;
+}
+
+/* fc and dsmsynch: lock/unlock and liblock_exec on one lock exclude each
+ * other; a timed wait in lock mode times out and keeps the lock; a wait
+ * outside any section is refused.  ccsynch: no lock mode (ENOTSUP). */
+START_TEST(lock_mode)
+{
+	enum { THREADS = 4 };
+	struct mix_ctx *m = calloc(1, sizeof(*m));
+	struct mix_ctx *args[THREADS][2];
+	struct timespec dl;
+
+	ck_assert_ptr_nonnull(m);
+	init_lock(&m->lock, algos[_i]);
+	ck_assert_int_eq(liblock_cond_init(&m->cond, NULL), 0);
+	ck_assert_int_eq(liblock_cond_wait(&m->cond, &m->lock), EPERM);
+	if (liblock_lock(&m->lock) == ENOTSUP) {
+		ck_assert_str_eq(algos[_i], "ccsynch");
+		goto out;
+	}
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_nsec = 0; /* in the past */
+	ck_assert_int_eq(liblock_cond_timedwait(&m->cond, &m->lock, &dl),
+			 ETIMEDOUT);
+	ck_assert_int_eq(liblock_destroy(&m->lock), EBUSY);
+	ck_assert_int_eq(liblock_unlock(&m->lock), 0);
+	ck_assert_int_eq(liblock_unlock(&m->lock), EPERM);
+	m->iterations = 5000;
+	for (int i = 0; i < THREADS; i++) {
+		args[i][0] = m;
+		args[i][1] = i % 2 ? m : NULL;
+	}
+	run_threads(THREADS, mix_worker, args, sizeof(args[0]));
+	ck_assert_int_eq(atomic_load(&m->overlaps), 0);
+	ck_assert_uint_eq(m->count, (uint64_t)THREADS * m->iterations);
+out:
+	ck_assert_int_eq(liblock_cond_destroy(&m->cond), 0);
+	ck_assert_int_eq(liblock_destroy(&m->lock), 0);
+	free(m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("combining locks");
@@ -465,6 +543,7 @@ int main(void)
 		{ "results_and_pass_bound", results_and_pass_bound },
 		{ "cond_wait_in_combined_section", cond_wait_in_combined_section },
 		{ "many_detached_passes", many_detached_passes },
+		{ "lock_mode", lock_mode },
 	};
 	SRunner *sr;
 	int failed;
