@@ -56,12 +56,18 @@ void prof_log(const char *fmt, ...)
 		return; /* stderr closed: nowhere to report */
 }
 
+/* The next definition of @name after us.  dlsym returns the default
+ * version, which for pthread_cond_* is GLIBC_2.3.2 (the current condvar
+ * ABI, never the 2.2.5 compatibility one).  dlvsym(..., "GLIBC_2.3.2")
+ * would skip an unversioned interceptor placed between us and libc (a
+ * sanitizer runtime's), which then misses the mutex release inside the
+ * wait: it is only the fallback, for a libc without that default. */
 static void *next_sym(const char *name, const char *version)
 {
-	void *p = version ? dlvsym(RTLD_NEXT, name, version) : NULL;
+	void *p = dlsym(RTLD_NEXT, name);
 
-	if (!p)
-		p = dlsym(RTLD_NEXT, name);
+	if (!p && version)
+		p = dlvsym(RTLD_NEXT, name, version);
 	if (!p) {
 		prof_log("cannot resolve %s: %s", name, dlerror());
 		abort();
@@ -86,8 +92,7 @@ void prof_resolve(void)
 	r.mutex_trylock = next_sym("pthread_mutex_trylock", NULL);
 	r.mutex_timedlock = next_sym("pthread_mutex_timedlock", NULL);
 	r.mutex_unlock = next_sym("pthread_mutex_unlock", NULL);
-	/* The condvar ABI changed in 2.3.2; the default symbol is the new
-	 * one, but ask for it by name so that we never get the 2.2.5 one. */
+	/* The condvar ABI changed in 2.3.2: see next_sym(). */
 	r.cond_wait = next_sym("pthread_cond_wait", "GLIBC_2.3.2");
 	r.cond_timedwait = next_sym("pthread_cond_timedwait", "GLIBC_2.3.2");
 	r.cond_signal = next_sym("pthread_cond_signal", "GLIBC_2.3.2");

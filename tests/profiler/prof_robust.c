@@ -13,8 +13,11 @@
  *                static re-initialisation after destroy
  *   errors       recursive and error-checking mutexes: return codes
  *   mainexit     main calls pthread_exit; the last thread exits the process
+ *   sanitizer    prints the sanitizer the tree was built with
  */
 #define _GNU_SOURCE
+#include "config.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -167,23 +170,29 @@ static int mode_errors(void)
 {
 	pthread_mutexattr_t a;
 	pthread_mutex_t r, e;
+	int rc[15];
 
 	check(pthread_mutexattr_init(&a), "attr");
 	check(pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE), "type");
 	check(pthread_mutex_init(&r, &a), "init r");
 	check(pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK), "type");
 	check(pthread_mutex_init(&e, &a), "init e");
-	printf("recursive: %d %d %d", pthread_mutex_lock(&r),
-	       pthread_mutex_lock(&r), pthread_mutex_trylock(&r));
-	printf(" %d %d %d %d\n", pthread_mutex_unlock(&r),
-	       pthread_mutex_unlock(&r), pthread_mutex_unlock(&r),
-	       pthread_mutex_unlock(&r));
-	printf("errorcheck: %d %d", pthread_mutex_unlock(&e),
-	       pthread_mutex_lock(&e));
-	printf(" %d %d", pthread_mutex_lock(&e), pthread_mutex_trylock(&e));
-	printf(" %d %d\n", pthread_mutex_unlock(&e), pthread_mutex_unlock(&e));
-	printf("destroy: %d %d\n", pthread_mutex_destroy(&r),
-	       pthread_mutex_destroy(&e));
+	/* Each call in its own statement: argument order is unspecified. */
+	rc[0] = pthread_mutex_lock(&r);
+	rc[1] = pthread_mutex_lock(&r);
+	rc[2] = pthread_mutex_trylock(&r);
+	for (int i = 3; i < 7; i++)
+		rc[i] = pthread_mutex_unlock(&r); /* the 4th fails: EPERM */
+	rc[7] = pthread_mutex_unlock(&e);         /* EPERM */
+	rc[8] = pthread_mutex_lock(&e);
+	rc[9] = pthread_mutex_lock(&e);           /* EDEADLK */
+	rc[10] = pthread_mutex_trylock(&e);       /* EBUSY */
+	rc[11] = pthread_mutex_unlock(&e);
+	rc[12] = pthread_mutex_unlock(&e);        /* EPERM */
+	rc[13] = pthread_mutex_destroy(&r);
+	rc[14] = pthread_mutex_destroy(&e);
+	for (int i = 0; i < 15; i++)
+		printf("%d%c", rc[i], i == 14 ? '\n' : ' ');
 	pthread_mutexattr_destroy(&a);
 	return 0;
 }
@@ -200,6 +209,10 @@ int main(int argc, char **argv)
 	const char *m = argc > 1 ? argv[1] : "";
 	pthread_t t;
 
+	if (strcmp(m, "sanitizer") == 0) {
+		printf("%s\n", LL_SANITIZER);
+		return 0;
+	}
 	if (strcmp(m, "nolock") == 0) {
 		printf("no locks here\n");
 		return 7;

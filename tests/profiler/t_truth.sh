@@ -6,7 +6,7 @@
 # verdicts of the default thresholds (15%, 60%).
 . "${srcdir:-.}/profiler/lib.sh"
 
-"$RCLPROF" -o "$T/p.json" -- "$B/prof_truth" 0.4 >"$T/truth.json" 2>"$T/table" ||
+timeout -k 5 120 "$RCLPROF" -o "$T/p.json" -- "$B/prof_truth" 0.4 >"$T/truth.json" 2>"$T/table" ||
 	{ cat "$T/table"; fail "rcl-prof -- prof_truth exited $?"; }
 cat "$T/table"
 "$PY" - "$T/p.json" "$T/truth.json" <<'PYEOF' || exit 1

@@ -82,7 +82,7 @@ if command -v readelf >/dev/null; then
 		grep -q " $s" "$T/syms" || fail "fresh program does not bind $s"
 	done
 fi
-out=$("$RCLPROF" --table none -o "$T/p.json" -- "$T/fresh") ||
+out=$(timeout -k 5 60 "$RCLPROF" --table none -o "$T/p.json" -- "$T/fresh") ||
 	fail "fresh program exited $? under rcl-prof"
 [ "$out" = "fresh ok" ] || fail "output: $out"
 check "$T/p.json" \
