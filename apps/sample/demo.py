@@ -49,8 +49,12 @@ def parse_args():
                     help="flags for the refactored build (default: %(default)s)")
     ap.add_argument("-t", "--threads", type=int, default=8,
                     help="kvcache worker threads (default: %(default)s)")
-    ap.add_argument("-n", "--ops", type=int, default=2000000,
-                    help="operations per run (default: %(default)s)")
+    ap.add_argument("-n", "--ops", type=int, default=1000000,
+                    help="operations per compared run (default: "
+                    "%(default)s)")
+    ap.add_argument("--profile-ops", type=int, default=2000000,
+                    help="operations of the profiled run (default: "
+                    "%(default)s)")
     ap.add_argument("-r", "--repeat", type=int, default=3,
                     help="runs per variant, the median is shown "
                     "(default: %(default)s)")
@@ -120,7 +124,8 @@ def main():
         orig = args.kvcache or tools.build_original(src, args.workdir)
         pipeline.step("1/4 profile: rcl-prof -o profile.json -- kvcache")
         prof = tools.profile(orig, args.workdir,
-                             ["-t", str(args.threads), "-n", str(args.ops)])
+                             ["-t", str(args.threads),
+                              "-n", str(args.profile_ops)])
         pipeline.step("2/4 refactor: rcl-refactor --locks profile.json")
         outdir = tools.refactor(src, prof, args.workdir)
         pipeline.step("3/4 build the refactored kvcache against librcl")
