@@ -52,6 +52,9 @@ def parse_args():
     ap.add_argument("-n", "--ops", type=int, default=1000000,
                     help="operations per compared run (default: "
                     "%(default)s)")
+    ap.add_argument("--profile-threads", type=int, default=16,
+                    help="worker threads of the profiled run: profile under "
+                    "peak load (default: %(default)s)")
     ap.add_argument("--profile-ops", type=int, default=2000000,
                     help="operations of the profiled run (default: "
                     "%(default)s)")
@@ -122,9 +125,10 @@ def main():
     src = os.path.join(args.top_srcdir, "apps", "sample", "kvcache.c")
     try:
         orig = args.kvcache or tools.build_original(src, args.workdir)
-        pipeline.step("1/4 profile: rcl-prof -o profile.json -- kvcache")
+        pipeline.step("1/4 profile at peak load: rcl-prof -o profile.json "
+                      "-- kvcache")
         prof = tools.profile(orig, args.workdir,
-                             ["-t", str(args.threads),
+                             ["-t", str(args.profile_threads),
                               "-n", str(args.profile_ops)])
         pipeline.step("2/4 refactor: rcl-refactor --locks profile.json")
         outdir = tools.refactor(src, prof, args.workdir)
