@@ -3,7 +3,7 @@
 unlock, its early exits), what it must refuse, and which locals go in, come
 out, or travel by pointer."""
 from . import cparse
-from .find import canon, lock_key
+from .find import canon, join_tokens, lock_key
 
 EXITS = ("return", "goto", "break", "continue")
 COND_WAITS = ("pthread_cond_wait", "pthread_cond_timedwait")
@@ -132,7 +132,7 @@ def call_of(toks, stmt):
     close = cparse.match(toks, a + 1)
     if close != b - 2 or toks[b - 1].text != ";":
         return None
-    args = ["".join(t.text for t in toks[x:y])
+    args = [join_tokens([t.text for t in toks[x:y]])
             for x, y in cparse.split_args(toks, a + 1, close)]
     return toks[a].text, args, a
 
@@ -265,6 +265,10 @@ def shape(fi, lock_s, fns, is_selected):
         if s.kind == "pp":
             raise Refused("preprocessor directive inside the section")
     sec["conts"] = conts
+    for s in fi.body.walk():
+        if s.kind == "goto" and s.name in labels and not t0 <= s.t0 < t1:
+            raise Refused("jump into the section (goto %s at line %d)" % (
+                s.name, fi.src.line_of(toks[s.t0].start)))
     _scan_tokens(fi, sec, ident, labels)
     return sec
 
@@ -349,7 +353,11 @@ def _writes(toks, k):
 
 
 def _addr_taken(toks, k):
+    """&x or &x.f (the address of the local itself or of a part of it);
+    &p->f and &p[i] take the address of what p points to."""
     if toks[k - 1].text != "&":
+        return False
+    if k + 1 < len(toks) and toks[k + 1].text in ("->", "["):
         return False
     p = toks[k - 2]
     return not (p.kind in ("id", "num") or p.text in (")", "]")) or \
@@ -374,7 +382,13 @@ def variables(fi, sec, occ):
             if name not in uses:
                 order.append(name)
             uses.setdefault(name, []).append(k)
-    tops = {s.t0 for s in sec["block"].subs[sec["i"] + 1:sec["j"]]}
+    # Where a top-level statement of the section unconditionally starts
+    # with an assignment: `x = ...;` or `for (x = ...; ...)`.
+    tops = set()
+    for s in sec["block"].subs[sec["i"] + 1:sec["j"]]:
+        tops.add(s.t0)
+        if s.kind == "for":
+            tops.add(s.t0 + 2)
     out = []
     for name in order:
         d = _visible_decl(fi, name, lock_t0)

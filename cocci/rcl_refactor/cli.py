@@ -97,6 +97,9 @@ def main(argv=None):
         print("rcl-refactor: %s:%d: cannot parse: %s" % (
             getattr(e, "path", "?"), e.line, e.msg), file=sys.stderr)
         return 1
+    except UnicodeError as e:
+        print("rcl-refactor: %s" % e, file=sys.stderr)
+        return 1
     except ValueError as e:
         print("rcl-refactor: %s" % e, file=sys.stderr)
         return 2
@@ -136,8 +139,8 @@ def main(argv=None):
         helpers = rewrite.wrappers(prog)
         rewrite.sections(prog, helpers)
     except cparse.ParseError as e:
-        print("rcl-refactor: line %d: cannot parse: %s" % (e.line, e.msg),
-              file=sys.stderr)
+        print("rcl-refactor: %s:%d: cannot parse: %s" % (
+            getattr(e, "path", "?"), e.line, e.msg), file=sys.stderr)
         return 1
     outdir = opts.outdir or root
     cfg_path = os.path.join(outdir if opts.outdir else root, "rcl-config.h")
@@ -210,8 +213,7 @@ def compile_check(cc, opts, path, tmpdir, extra):
     for d in opts.include:
         cmd += ["-I", d]
     cmd += ["-D" + d for d in opts.define]
-    if tmpdir:
-        cmd += rcl_cflags()
+    cmd += rcl_cflags()
     cmd.append(path)
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     lines = r.stderr.splitlines()

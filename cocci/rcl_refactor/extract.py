@@ -17,7 +17,8 @@ Layout of the generated code (one per section):
             return (void *)rcl_exit;
     }
 
-A single variable travels by pointer without a union; locals whose address
+A single variable travels without a union: as the context pointer itself
+when it is an input that fits in a word, else by pointer.  Locals whose address
 is taken, arrays and static locals always travel by pointer.
 """
 import re
@@ -55,6 +56,28 @@ def reindent(block, old, new):
     return "\n".join(res)
 
 
+_INT_WORDS = {"int", "long", "short", "char", "unsigned", "signed", "const",
+              "volatile", "register", "size_t", "ssize_t", "uintptr_t",
+              "intptr_t", "uint8_t", "uint16_t", "uint32_t", "int8_t",
+              "int16_t", "int32_t", "_Bool", "bool", "pid_t", "off_t"}
+
+
+def _word_kind(d):
+    """"pointer" or "integer" when the variable fits in a void * and can
+    travel as the context pointer itself; None otherwise."""
+    decl = d.declarator.replace(" ", "")
+    if "[" in decl or "(" in decl:
+        return None
+    if decl.startswith("*"):
+        return "pointer"
+    words = d.spec.split()
+    if words.count("long") > 1:
+        return None
+    if all(w in _INT_WORDS for w in words) and words:
+        return "integer"
+    return None
+
+
 def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
     """Return (text placed before the function, caller replacement text,
     caller replacement range (start, end) in bytes)."""
@@ -66,9 +89,11 @@ def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
     temps = [v[0] for v in vars_ if not v[2] and not v[3]]
     vars_ = [v for v in vars_ if v[2] or v[3]]
     single = len(vars_) == 1
+    word = None
     if single:
         d, byptr, is_in, is_out = vars_[0]
-        vars_ = [(d, True, True, False)]
+        word = _word_kind(d) if is_in and not is_out and not byptr else None
+        vars_ = [(d, not word, True, False)]
     byptr_names = {d.name for d, bp, _, _ in vars_ if bp}
     occ_edits = []
     for k in range(sec["t0"], sec["t1"]):
@@ -101,23 +126,28 @@ def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
          (lockname, fi.name, where)]
     if not single and vars_:
         g.append("union %s {" % un)
-        g.append("\tstruct {")
-        for d, bp, _, _ in ins:
-            g.append("\t\t%s;" % d.text("(*%s)" % d.name if bp else d.name))
-        if not ins:
-            g.append("\t\tchar rcl_unused;")
-        g.append("\t} in;")
-        g.append("\tstruct {")
-        for d, bp, _, _ in outs:
-            g.append("\t\t%s;" % d.text(d.name))
-        if not outs:
-            g.append("\t\tchar rcl_unused;")
-        g.append("\t} out;")
+        if ins:
+            g.append("\tstruct {")
+            for d, bp, _, _ in ins:
+                g.append("\t\t%s;" % d.text("(*%s)" % d.name if bp
+                                              else d.name))
+            g.append("\t} in;")
+        if outs:
+            g.append("\tstruct {")
+            for d, bp, _, _ in outs:
+                g.append("\t\t%s;" % d.text(d.name))
+            g.append("\t} out;")
         g.append("};")
         g.append("")
     g.append("static void *%s(void *rcl_arg)" % fn)
     g.append("{")
-    if single:
+    if word == "pointer":
+        g.append("\t%s = rcl_arg;" % vars_[0][0].text(vars_[0][0].name))
+    elif word:
+        d = vars_[0][0]
+        g.append("\t%s = (%s)(uintptr_t)rcl_arg;" % (d.text(d.name),
+                                                     d.text("").strip()))
+    elif single:
         d = vars_[0][0]
         g.append("\t%s = rcl_arg;" % d.text("(*%s)" % d.name))
     elif vars_:
@@ -148,7 +178,11 @@ def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
     # The call site.
     ctx = "NULL"
     c = []
-    if single:
+    if word == "pointer":
+        ctx = "(void *)%s" % vars_[0][0].name
+    elif word:
+        ctx = "(void *)(uintptr_t)%s" % vars_[0][0].name
+    elif single:
         ctx = "&%s" % vars_[0][0].name
     elif vars_:
         ctx = "&rcl_ctx"
@@ -163,14 +197,20 @@ def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
     c.append(("rcl_exit = (uintptr_t)%s;" if has_exit else "%s;") % call)
     for d, _, _, _ in outs:
         c.append("%s = rcl_ctx.out.%s;" % (d.name, d.name))
+    disp = ""
     for n, (u, cont) in enumerate(sec["exits"], 1):
         a, b = toks[cont[0].t0].start, toks[cont[-1].t1 - 1].end
         ctext = line_indent(text, a) + render(text, a, b, small_edits)
-        ctext = reindent(ctext, line_indent(text, a), ind + "\t\t")
-        c.append("%sif (rcl_exit == %d) {" % ("else " if n > 1 else "", n))
-        c.append("\t" + ctext.strip() + "\n" + ind + "\t}")
+        ctext = reindent(ctext, line_indent(text, a), "\t")
+        disp += "%sif (rcl_exit == %d) {\n%s\n}" % (
+            " else " if n > 1 else "", n, ctext.strip("\n"))
+    if disp:
+        c.extend(disp.split("\n"))
+    alone = sec["i"] == 0 and sec["j"] == len(blk.subs) - 1
     if len(c) == 1:
         repl = c[0]
+    elif alone:
+        repl = ("\n" + ind).join(c)
     else:
         repl = "{\n" + "".join("%s\t%s\n" % (ind, x) for x in c) + ind + "}"
     start = toks[lock_s.t0].start

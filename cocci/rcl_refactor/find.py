@@ -35,7 +35,7 @@ class LockFn:
                 out.append(a if _PRIMARY.fullmatch(a) else "(" + a + ")")
             else:
                 out.append(t.text)
-        return join_tokens(out)
+        return tidy(join_tokens(out))
 
 
 _PRIMARY = re.compile(r"[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|"
@@ -63,6 +63,17 @@ _BINARY = {"=", "+", "-", "*", "/", "%", "<", ">", "<=", ">=", "==", "!=",
            "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
 
 
+def tidy(expr):
+    """Drop parentheses around identifiers, member chains and the whole
+    expression, as left by macro expansion: &(l) -> &l."""
+    prev = None
+    while prev != expr:
+        prev = expr
+        expr = re.sub(r"\(([A-Za-z_]\w*(?:(?:->|\.)[A-Za-z_]\w*)*)\)", r"\1",
+                      expr)
+    return _strip_parens(expr)
+
+
 def canon(text):
     """Canonical form of a lock expression: no blanks, redundant parens
     around identifiers and member chains removed."""
@@ -78,10 +89,9 @@ def canon(text):
 def lock_key(expr):
     """The name that identifies a lock across the program: a variable
     ("m", "item_locks") or a structure field (".lock")."""
-    s = canon(expr)
+    s = _strip_parens(canon(expr))
     if s.startswith("&"):
-        s = s[1:]
-        s = canon(s)
+        s = _strip_parens(canon(s[1:]))
     s = re.sub(r"\[[^][]*\]$", "", s)
     m = re.fullmatch(r"[A-Za-z_]\w*", s)
     if m:
@@ -90,6 +100,18 @@ def lock_key(expr):
     if m:
         return "." + m.group(1)
     return None
+
+
+def _strip_parens(s):
+    while s.startswith("(") and s.endswith(")"):
+        depth = 0
+        for i, c in enumerate(s):
+            depth += c == "("
+            depth -= c == ")"
+            if depth == 0 and i < len(s) - 1:
+                return s
+        s = s[1:-1]
+    return s
 
 
 _CALL_BODY = re.compile(
@@ -132,7 +154,7 @@ def add_macros(fns, macros):
 
 def _split_text_args(text):
     toks = cparse.lex("(" + text + ")")
-    return ["".join(t.text for t in toks[a:b])
+    return [join_tokens([t.text for t in toks[a:b]])
             for a, b in cparse.split_args(toks, 0, len(toks) - 1)]
 
 
@@ -153,7 +175,7 @@ def find_wrappers(src, fns):
         if (not inner or inner.wrapper or body[1].text != "("
                 or cparse.match(body, 1) != len(body) - 2):
             continue
-        args = ["".join(t.text for t in body[a:b])
+        args = [join_tokens([t.text for t in body[a:b]])
                 for a, b in cparse.split_args(body, 1, len(body) - 2)]
         expr = inner.expr(args)
         params = _params(toks, ni + 1)

@@ -31,6 +31,13 @@ class File:
         self.needs_include = False
 
     def func_at(self, off, parser_typedefs=()):
+        try:
+            return self._func_at(off, parser_typedefs)
+        except cparse.ParseError as e:
+            e.path = self.display
+            raise
+
+    def _func_at(self, off, parser_typedefs=()):
         for name, ni, bo, bc in self.funcs:
             toks = self.src.toks
             if toks[bo].start <= off < toks[bc].end:
@@ -59,6 +66,7 @@ class Key:
         self.why = None     # reason it stays POSIX
         self.partners = set()  # cond: mutex keys; mutex: cond keys
         self.waits = []     # (File, tok) of cond waits with this mutex
+        self.calls = {"lock": [], "unlock": [], "trylock": []}
 
     def refuse(self, why):
         if self.why is None:
@@ -89,7 +97,12 @@ class Program:
             if rp in seen:
                 continue
             seen.add(rp)
-            f = File(p, os.path.relpath(p, root) if hdr else p, hdr, root)
+            try:
+                f = File(p, os.path.relpath(p, root) if hdr else p, hdr,
+                         root)
+            except cparse.ParseError as e:
+                e.path = p
+                raise
             self.files.append(f)
             for inc in re.findall(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"',
                                   f.src.text, re.M):
@@ -115,6 +128,10 @@ class Program:
         find.add_macros(fns, macros)
         for pair in self.opts.lock_fn:
             lk, _, ul = pair.partition("=")
+            if lk not in fns and any(
+                    re.search(r"\b%s_rcl_exec\b" % lk, f.src.text)
+                    for f in self.files):
+                continue  # converted by an earlier run
             for name, role in ((lk, "lock"), (ul, "unlock")):
                 if name not in fns:
                     raise ValueError("--lock-fn %s: cannot find a definition "
@@ -171,6 +188,13 @@ class Program:
             if toks[k + 1].text != "(" and \
                     t.text != "PTHREAD_MUTEX_INITIALIZER":
                 continue
+            if t.text in self.fns and not self._in_wrapper(f, k):
+                close = cparse.match(toks, k + 1)
+                lf = self.fns[t.text]
+                e = lf.expr(_args(toks, k + 1, close))
+                kk = lock_key(e) if e else None
+                if kk:
+                    self.key(kk).calls[lf.role].append((f, k))
             if t.text in MUTEX_FNS:
                 close = cparse.match(toks, k + 1)
                 args = _args(toks, k + 1, close)
@@ -206,6 +230,12 @@ class Program:
                 if name:
                     self.key(name).sites.append((f, k, "static"))
 
+    def _in_wrapper(self, f, k):
+        off = f.src.toks[k].start
+        return any(lf.wrapper and lf.wrapper["file"] == f.path and
+                   lf.wrapper["start"] <= off < lf.wrapper["end"]
+                   for lf in self.fns.values())
+
     def _scan_uses(self, f):
         """Refuse keys used in ways the rewrite does not understand."""
         toks = f.src.toks
@@ -218,7 +248,8 @@ class Program:
                 key = self.keys.get((kind, ("." if member else "") + t.text))
                 if key is None or any(a <= k < b for a, b in ok):
                     continue
-                if not member and _is_member_decl_or_init(toks, k):
+                if not member and (_is_member_decl_or_init(toks, k) or
+                                   _pointer_test_or_free(toks, k)):
                     continue
                 key.refuse("used outside lock/unlock/init/destroy/condition "
                            "calls at %s:%d" % (f.display, f.line(k)))
@@ -299,6 +330,18 @@ def _is_member_decl_or_init(toks, k):
             if toks[x].text in ("pthread_mutex_t", "pthread_cond_t"):
                 return True
             x -= 1
+    return False
+
+
+def _pointer_test_or_free(toks, k):
+    """Uses of a pointer to mutexes that do not depend on the mutex type:
+    free(p), !p, if (p), p == NULL, p != NULL."""
+    prev, nxt = toks[k - 1].text, toks[k + 1].text
+    if prev == "(" and nxt == ")" and toks[k - 2].text in ("free", "if"):
+        return True
+    if prev == "!" or (nxt in ("==", "!=") and toks[k + 2].text in (
+            "NULL", "0")):
+        return True
     return False
 
 

@@ -29,7 +29,7 @@ class Report:
         print("rcl-refactor: %d section(s) found, %d transformed, %d "
               "refused" % (self.found, self.transformed,
                            len(set(self.refused))), file=out)
-        for why, n in by.most_common():
+        for why, n in sorted(by.items(), key=lambda x: (-x[1], x[0])):
             print("  %4d  %s" % (n, why), file=out)
 
 

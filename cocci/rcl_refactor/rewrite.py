@@ -30,8 +30,11 @@ def discover(prog):
             k = src.tok_at(src.offset(line, col))
             fi = f.func_at(src.offset(line, col), prog.typedefs) \
                 if k is not None else None
-            if fi is None:
-                continue  # in a macro definition
+            if fi is None or any(
+                    lf.wrapper and lf.wrapper["file"] == f.path and
+                    lf.wrapper["start"] <= toks[k].start < lf.wrapper["end"]
+                    for lf in prog.fns.values()):
+                continue  # in a macro definition or a lock wrapper
             sec = analyse.Section(f.display, fi.name, line)
             sec.fi, sec.tok, sec.fileobj = fi, k, f
             lf = prog.fns.get(toks[k].text)
@@ -52,6 +55,11 @@ def discover(prog):
                 prog.key(sec.key).sections.append(sec)
             else:
                 prog.report.refuse(sec.file, line, sec.reason)
+        seen = {src.tok_at(src.offset(l, c)) for l, c in starts}
+        for key in list(prog.keys.values()):
+            for cf, k in key.calls["lock"]:
+                if cf is f and k not in seen:
+                    _unparsed(prog, f, k, key)
         for fname, line, col in f.facts.trylock:
             k = src.tok_at(src.offset(line, col))
             fi = f.func_at(src.offset(line, col), prog.typedefs) \
@@ -70,6 +78,27 @@ def discover(prog):
             if key:
                 prog.key(key).refuse("it has a trylock section at %s:%d" %
                                      (f.display, line))
+
+
+def _unparsed(prog, f, k, key):
+    """A lock call Coccinelle did not report (it could not parse the
+    function): refuse it, with the shape's reason when there is one."""
+    fi = f.func_at(f.src.toks[k].start, prog.typedefs)
+    if fi is None:
+        return
+    line = f.line(k)
+    sec = analyse.Section(f.display, fi.name, line)
+    sec.fi, sec.tok, sec.fileobj, sec.key = fi, k, f, key.name
+    prog.report.found += 1
+    sec.reason = "Coccinelle cannot parse %s() (see spatch --parse-c)" % \
+        fi.name
+    stmt = fi.stmt_at.get(k)
+    if stmt is not None and analyse.call_of(f.src.toks, stmt):
+        try:
+            analyse.shape(fi, stmt, prog.fns, lambda x: True)
+        except analyse.Refused as e:
+            sec.reason = str(e)
+    key.sections.append(sec)
 
 
 def analyse_all(prog, selection):
@@ -97,6 +126,15 @@ def _analyse(prog, sec, selection):
         sec.shape = analyse.shape(fi, sec.stmt, prog.fns, is_sel)
         occ = f.occ.get(fi.name, [])
         occ = [(n, k) for n, k in occ if fi.bo < k < fi.bc]
+        # Coccinelle's "local idexpression" leaves out static locals.
+        statics = {d.name for d in fi.decls if d.is_static}
+        toks = fi.src.toks
+        occ += [(toks[k].text, k) for k in range(fi.bo, fi.bc)
+                if toks[k].text in statics and toks[k].kind == "id" and
+                toks[k - 1].text not in (".", "->") and
+                (toks[k].text, k) not in set(occ) and
+                not any(d.t0 <= k < d.range[1] for d in fi.decls
+                        if d.name == toks[k].text)]
         for fn, line, col, what in f.facts.unsafe:
             k = f.src.tok_at(f.src.offset(line, col))
             if k is not None and sec.shape["t0"] <= k < sec.shape["t1"] \
@@ -137,6 +175,16 @@ def decide(prog):
                             if not _wait_in_sections(w, key)][0]
                     key.refuse("condition wait outside its sections at %s:%d"
                                % (f.display, f.line(k)))
+                ok = [s for s in key.sections if not s.reason]
+                if not key.why and len(key.calls["lock"]) != len(ok):
+                    f, k = [c for c in key.calls["lock"] if not any(
+                        s.fileobj is c[0] and s.tok == c[1] for s in ok)][0]
+                    key.refuse("the lock call at %s:%d is not understood "
+                               "(see spatch --parse-c)" %
+                               (f.display, f.line(k)))
+                nunl = sum(1 + len(s.shape["exits"]) for s in ok)
+                if not key.why and len(key.calls["unlock"]) != nunl:
+                    key.refuse("it is unlocked outside its sections")
                 for c in key.partners:
                     ck = prog.keys.get(("cond", c))
                     if ck and ck.why and not key.why:
@@ -205,7 +253,7 @@ def small_edits(prog, selection):
             what = "static initializer" if how == "static" else \
                 "pthread_mutex_init()"
             entries.append((macro, "rcl", "%s: %s:%d, %s, %d section(s)%s" % (
-                name.lstrip("."), f.display, f.line(k), what,
+                name.lstrip("."), f.src.rel, f.line(k), what,
                 len(key.sections),
                 "; profile: " + comment if comment else "")))
             f.needs_include = True
@@ -296,7 +344,7 @@ def wrappers(prog):
                ", " if params else "")
         body = ("\n\n/* rcl-refactor: runs rcl_fn(rcl_arg) as a critical "
                 "section of the lock %s() takes. */\n%s\n{\n"
-                "\treturn liblock_exec(%s, rcl_fn, rcl_arg);\n}\n" %
+                "\treturn liblock_exec(%s, rcl_fn, rcl_arg);\n}" %
                 (name, proto, w["lock_expr"]))
         f.before.setdefault(w["end"], []).append(body)
         helpers[name] = (proto, f, w["static"])

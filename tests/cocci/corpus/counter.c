@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define NTHREADS 4
-#define ROUNDS 20000
+#define NTHREADS 3
+#define ROUNDS 3000
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static long total;

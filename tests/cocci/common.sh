@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: MIT
+# Shared setup for the rcl-refactor tests (sourced).  Exits 77 (skip) when
+# spatch is missing; sets RCLR (the command), TMP (scratch, removed on
+# exit), CORPUS, GOLDEN, and cc_rcl (compile against librcl).
+set -u
+: "${top_srcdir:=../..}" "${top_builddir:=..}"
+top_srcdir=$(cd "$top_srcdir" && pwd)
+top_builddir=$(cd "$top_builddir" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+[ -f "$top_builddir/tests/cocci/cocci-env.sh" ] &&
+	. "$top_builddir/tests/cocci/cocci-env.sh"
+: "${CC:=cc}" "${SAN_CFLAGS:=}" "${SPATCH:=spatch}"
+if ! command -v "$SPATCH" >/dev/null 2>&1 || [ "$SPATCH" = no ]; then
+	echo "SKIP: spatch not found"
+	exit 77
+fi
+export SPATCH
+export RCL_REFACTOR_DATADIR="$top_srcdir/cocci"
+export RCL_CFLAGS="-I$top_srcdir/liblock"
+RCLR="$top_builddir/cocci/rcl-refactor"
+CORPUS="$top_srcdir/tests/cocci/corpus"
+GOLDEN="$top_srcdir/tests/cocci/golden"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/t-cocci.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+LIBDIR="$top_builddir/runtime/.libs"
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+# cc_rcl OUT SRC [FLAGS...]: build a transformed program against librcl.
+cc_rcl() {
+	out=$1 src=$2
+	shift 2
+	$CC -std=gnu11 -O2 -Wall -Werror $SAN_CFLAGS -pthread \
+		-I"$top_srcdir/liblock" "$@" "$src" -o "$out" \
+		-L"$LIBDIR" -Wl,-rpath,"$LIBDIR" -lrcl
+}

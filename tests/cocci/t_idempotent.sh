@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Idempotence: running rcl-refactor on its own output changes nothing,
+# with -o and with --in-place (files are not even rewritten), and the
+# user's edits to rcl-config.h survive a new run.
+. "$(dirname "$0")/common.sh"
+cd "$TMP" || exit 1
+mkdir in && cp "$CORPUS"/*.c in/ && cp "$GOLDEN"/*_ok.c "$GOLDEN"/*.h in/
+for f in in/*.c; do
+	n=$(basename "$f" .c)
+	rm -rf o1 o2
+	args=
+	[ -f "$GOLDEN/$n.args" ] && args=$(cat "$GOLDEN/$n.args")
+	# shellcheck disable=SC2086
+	"$RCLR" -q $args -o o1 "$f" >log1 2>&1 || { cat log1; fail "$n: first run"; }
+	# shellcheck disable=SC2086
+	"$RCLR" -q $args -o o2 o1/"$n".c >log2 2>&1 ||
+		{ cat log2; fail "$n: second run"; }
+	diff -u o1/"$n".c o2/"$n".c || fail "$n: second run changed the code"
+	diff -u o1/rcl-config.h o2/rcl-config.h ||
+		fail "$n: second run changed rcl-config.h"
+	echo "ok $n"
+done
+# In place: the second run leaves the files alone, and keeps an edited
+# rcl-config.h entry.
+mkdir ip && cp "$CORPUS/counter.c" ip/
+"$RCLR" -q --in-place ip/counter.c || fail "in-place run"
+sed -i 's/_ALGO "rcl"/_ALGO "posix"/' ip/rcl-config.h
+cp ip/counter.c ip/counter.1 && cp ip/rcl-config.h ip/config.1
+"$RCLR" -q --in-place ip/counter.c || fail "second in-place run"
+cmp -s ip/counter.c ip/counter.1 || fail "second in-place run changed the code"
+cmp -s ip/rcl-config.h ip/config.1 || fail "user edit of rcl-config.h lost"
+echo "ok in-place"
+exit 0
