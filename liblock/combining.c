@@ -183,7 +183,11 @@ int ll_comb_cond_wait(void *impl, liblock_cond_t *cond,
 	return rc;
 }
 
+/* MAX_COMBINER_CS = n x h: h hardware threads, n = 3 (thesis §5.1,
+ * Fig. 5.1: 144 on 48 cores, 384 on 128 hardware threads). */
+#define COMBINER_CS_PER_CPU 3u
+
 unsigned int ll_comb_max_cs(void)
 {
-	return 3u * (unsigned int)ll_cpu_count();
+	return COMBINER_CS_PER_CPU * (unsigned int)ll_cpu_count();
 }
