@@ -25,6 +25,20 @@ extern const struct ll_ops ll_mcs_stp_ops;
 extern const struct ll_ops ll_clh_ops;
 extern const struct ll_ops ll_clh_stp_ops;
 extern const struct ll_ops ll_mcstp_ops;
+/* the rest of LiTL's zoo (liblock/zoo.am) */
+extern const struct ll_ops ll_posix_adaptive_ops;
+extern const struct ll_ops ll_mutexee_ops;
+extern const struct ll_ops ll_partitioned_ops;
+extern const struct ll_ops ll_anderson_ops;
+extern const struct ll_ops ll_cbomcs_ops;
+extern const struct ll_ops ll_cbomcs_stp_ops;
+extern const struct ll_ops ll_ctkttkt_ops;
+extern const struct ll_ops ll_cptltkt_ops;
+extern const struct ll_ops ll_hticket_ops;
+extern const struct ll_ops ll_hmcs_ops;
+extern const struct ll_ops ll_ahmcs_ops;
+extern const struct ll_ops ll_malthusian_ops;
+extern const struct ll_ops ll_malthusian_stp_ops;
 /* combining locks (liblock/combining.am) */
 extern const struct ll_ops ll_fc_ops;
 extern const struct ll_ops ll_ccsynch_ops;
@@ -42,6 +56,19 @@ const struct ll_ops *const ll_ops_all[] = {
 	&ll_clh_ops,
 	&ll_clh_stp_ops,
 	&ll_mcstp_ops,
+	&ll_posix_adaptive_ops,
+	&ll_mutexee_ops,
+	&ll_partitioned_ops,
+	&ll_anderson_ops,
+	&ll_cbomcs_ops,
+	&ll_cbomcs_stp_ops,
+	&ll_ctkttkt_ops,
+	&ll_cptltkt_ops,
+	&ll_hticket_ops,
+	&ll_hmcs_ops,
+	&ll_ahmcs_ops,
+	&ll_malthusian_ops,
+	&ll_malthusian_stp_ops,
 	&ll_fc_ops,
 	&ll_ccsynch_ops,
 	&ll_dsmsynch_ops,
@@ -62,6 +89,16 @@ static const struct {
 	{ "cc-synch", "ccsynch" },
 	{ "dsm-synch", "dsmsynch" },
 	{ "mcs-tp", "mcstp" },
+	{ "pthreadadapt", "posix_adaptive" },
+	{ "alock", "anderson" },
+	{ "c-bo-mcs", "cbomcs" },
+	{ "c-bo-mcs_spin", "cbomcs" },
+	{ "c-bo-mcs_stp", "cbomcs_stp" },
+	{ "c-tkt-tkt", "ctkttkt" },
+	{ "c-ptl-tkt", "cptltkt" },
+	{ "malth_spin", "malthusian" },
+	{ "malth_stp", "malthusian_stp" },
+	{ "mcscr", "malthusian" },
 };
 
 const struct ll_ops *ll_ops_find(const char *name)

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ahmcs: adaptive hierarchical MCS lock, two levels.
+ * M. Chabbi, J. Mellor-Crummey, "Contention-conscious, locality-preserving
+ * locks", PPoPP 2016 (AHMCS; "HYS-HMCS" in LiTL's code).
+ *
+ * HMCS (see hmcs.c) pays two queue operations even when nobody competes.
+ * AHMCS lets each thread start an acquisition at the level that suits the
+ * contention it has seen, with hysteresis:
+ *   direct mode        enqueue the thread's own node straight at the root
+ *                      (one MCS operation, like plain MCS);
+ *   hierarchical mode  the HMCS path, node queue then root.
+ * A thread in direct mode that had to wait at the root AHMCS_HYST times
+ * in a row moves to hierarchical mode; a thread in hierarchical mode that
+ * found its node queue empty and nobody behind it AHMCS_HYST times in a
+ * row moves to direct mode.  Both kinds of node share the root queue, so
+ * mutual exclusion is that of one MCS lock; a node cohort passes the root
+ * among its members up to AHMCS_THRESHOLD times.
+ *
+ * Parameters: threshold 100 (LiTL), hysteresis 4 (ours; LiTL does not
+ * state one).  Waiting: spin (yielding after a budget).  Trylock: a CAS on
+ * the root queue only (as in LiTL).  Memory: one line for the root, two
+ * per node that ran a thread, and per (lock, thread) two MCS nodes and
+ * the mode, allocated lazily.
+ *
+ * Needs only C11 acquire/release.
+ */
+#include "zoo_mcs.h"
+
+#include <errno.h>
+
+#define AHMCS_THRESHOLD 100u
+#define AHMCS_HYST 4u
+
+struct ahmcs_local {
+	struct zmcs_lock q LL_ALIGNED;
+	struct zmcs_node rep LL_ALIGNED;
+};
+
+struct ahmcs_lock {
+	struct zmcs_lock root LL_ALIGNED;
+	struct ll_lock_key key;
+	struct zoo_nodes nodes; /* struct ahmcs_local per node */
+};
+
+struct ahmcs_tnode {
+	struct zmcs_node n LL_ALIGNED;	    /* at the node level */
+	struct zmcs_node direct LL_ALIGNED; /* at the root, direct mode */
+	struct ahmcs_local *held; /* node queue used, NULL: direct */
+	uint32_t passes;
+	uint32_t streak; /* acquisitions in a row that argue for a switch */
+	bool hier;	 /* start the next acquisition at the node level */
+	bool alone;	 /* this acquisition found its node queue empty */
+};
+
+static int ahmcs_init(void **impl, const liblock_attr_t *attr)
+{
+	struct ahmcs_lock *l = ll_zalloc(sizeof(*l));
+
+	(void)attr;
+	if (!l)
+		return ENOMEM;
+	if (zoo_nodes_init(&l->nodes, sizeof(struct ahmcs_local)) != 0) {
+		ll_free(l);
+		return ENOMEM;
+	}
+	ll_lock_key_init(&l->key);
+	*impl = l;
+	return 0;
+}
+
+/* Returns EBUSY (state kept) if held or queued for. */
+static int ahmcs_destroy(void *impl)
+{
+	struct ahmcs_lock *l = impl;
+
+	if (atomic_load_explicit(&l->root.tail, memory_order_relaxed))
+		return EBUSY;
+	for (int i = 0; i < l->nodes.n; i++) {
+		struct ahmcs_local *loc = zoo_nodes_peek(&l->nodes, i);
+
+		if (loc && atomic_load_explicit(&loc->q.tail,
+						memory_order_relaxed))
+			return EBUSY;
+	}
+	zoo_nodes_fini(&l->nodes);
+	ll_tnode_forget(&l->key);
+	ll_free(l);
+	return 0;
+}
+
+/* Count one more acquisition that argues for switching mode. */
+static void ahmcs_vote(struct ahmcs_tnode *me, bool for_switch)
+{
+	if (!for_switch) {
+		me->streak = 0;
+		return;
+	}
+	if (++me->streak >= AHMCS_HYST) {
+		me->hier = !me->hier;
+		me->streak = 0;
+	}
+}
+
+static int ahmcs_lock(void *impl)
+{
+	struct ahmcs_lock *l = impl;
+	struct ahmcs_tnode *me = ll_tnode(&l->key, sizeof(*me));
+	struct ahmcs_local *loc;
+	uint32_t v;
+	int node;
+
+	if (!me)
+		return ENOMEM;
+	if (!me->hier) {
+		v = zmcs_acquire(&l->root, &me->direct, false);
+		me->held = NULL;
+		ahmcs_vote(me, v != ZMCS_FREE); /* waited: contention */
+		return 0;
+	}
+	if (!(loc = zoo_nodes_mine(&l->nodes, &node)))
+		return ENOMEM;
+	v = zmcs_acquire(&loc->q, &me->n, false);
+	/* Alone at our node is a vote for direct mode, cast at release if
+	 * nobody queued behind us either. */
+	me->alone = v == ZMCS_FREE;
+	if (v >= ZMCS_PASS(0)) {
+		me->passes = ZMCS_PASSES(v);
+	} else {
+		zmcs_acquire(&l->root, &loc->rep, false);
+		me->passes = 0;
+	}
+	me->held = loc;
+	return 0;
+}
+
+/* As LiTL: try the root only, in direct mode for this acquisition. */
+static int ahmcs_trylock(void *impl)
+{
+	struct ahmcs_lock *l = impl;
+	struct ahmcs_tnode *me = ll_tnode(&l->key, sizeof(*me));
+
+	if (!me)
+		return ENOMEM;
+	if (!zmcs_try(&l->root, &me->direct))
+		return EBUSY;
+	me->held = NULL;
+	return 0;
+}
+
+/* Caller holds the lock (not checked). */
+static int ahmcs_unlock(void *impl)
+{
+	struct ahmcs_lock *l = impl;
+	struct ahmcs_tnode *me = ll_tnode(&l->key, sizeof(*me));
+	struct ahmcs_local *loc = me->held;
+
+	if (!loc) {
+		zmcs_release(&l->root, &me->direct, ZMCS_GO);
+		return 0;
+	}
+	if (zmcs_has_successor(&loc->q, &me->n)) {
+		ahmcs_vote(me, false);
+		if (me->passes < AHMCS_THRESHOLD) {
+			zoo_handoff(&zmcs_successor(&me->n)->state,
+				    ZMCS_PASS(me->passes + 1));
+			return 0;
+		}
+	} else {
+		ahmcs_vote(me, me->alone); /* nobody before or behind us? */
+	}
+	zmcs_release(&l->root, &loc->rep, ZMCS_GO);
+	zmcs_release(&loc->q, &me->n, ZMCS_GO);
+	return 0;
+}
+
+const struct ll_ops ll_ahmcs_ops = {
+	.name = "ahmcs",
+	.summary = "adaptive HMCS: direct root path when uncontended, hysteresis",
+	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_NUMA,
+	.init = ahmcs_init,
+	.destroy = ahmcs_destroy,
+	.lock = ahmcs_lock,
+	.trylock = ahmcs_trylock,
+	.unlock = ahmcs_unlock,
+};

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hmcs: hierarchical MCS lock, two levels (NUMA node, machine).
+ * M. Chabbi, M. Fagan, J. Mellor-Crummey, "High performance locks for
+ * multi-level NUMA systems", PPoPP 2015.
+ *
+ * A tree of MCS locks: one per NUMA node, and a root MCS lock whose
+ * queue holds one node per NUMA node (the node's representative).  A
+ * thread queues at its node; the first of a node (or one handed "acquire
+ * the parent") queues the node's representative at the root.  On release,
+ * a holder with a same-node successor passes the node lock together with
+ * the root (count + 1 in the handover word) until HMCS_THRESHOLD passes;
+ * then it releases the root first and hands the node lock over with
+ * "acquire the parent".  LiTL's code uses the same two levels and calls
+ * it "conceptually very similar to C-MCS-MCS".
+ *
+ * Parameters: threshold 100 (LiTL, Chabbi et al.).  Waiting: spin
+ * (yielding after a budget).  Trylock: CAS on the node queue, then on
+ * the root queue; if the root is busy, release the node lock with
+ * "acquire the parent".  Memory: one line for the root, two per node that
+ * ran a thread, one MCS node per (lock, thread), allocated lazily.
+ *
+ * Needs only C11 acquire/release.
+ */
+#include "zoo_mcs.h"
+
+#include <errno.h>
+
+#define HMCS_THRESHOLD 100u
+
+struct hmcs_local {
+	struct zmcs_lock q LL_ALIGNED;	   /* this node's queue */
+	struct zmcs_node rep LL_ALIGNED; /* this node's place at the root */
+};
+
+struct hmcs_lock {
+	struct zmcs_lock root LL_ALIGNED;
+	struct ll_lock_key key;
+	struct zoo_nodes nodes; /* struct hmcs_local per node */
+};
+
+struct hmcs_tnode {
+	struct zmcs_node n;
+	struct hmcs_local *held; /* node queue used by this acquisition */
+	uint32_t passes;	 /* consecutive node-local passes */
+};
+
+static int hmcs_init(void **impl, const liblock_attr_t *attr)
+{
+	struct hmcs_lock *l = ll_zalloc(sizeof(*l));
+
+	(void)attr;
+	if (!l)
+		return ENOMEM;
+	if (zoo_nodes_init(&l->nodes, sizeof(struct hmcs_local)) != 0) {
+		ll_free(l);
+		return ENOMEM;
+	}
+	ll_lock_key_init(&l->key);
+	*impl = l;
+	return 0;
+}
+
+/* Returns EBUSY (state kept) if held or queued for. */
+static int hmcs_destroy(void *impl)
+{
+	struct hmcs_lock *l = impl;
+
+	if (atomic_load_explicit(&l->root.tail, memory_order_relaxed))
+		return EBUSY;
+	for (int i = 0; i < l->nodes.n; i++) {
+		struct hmcs_local *loc = zoo_nodes_peek(&l->nodes, i);
+
+		if (loc && atomic_load_explicit(&loc->q.tail,
+						memory_order_relaxed))
+			return EBUSY;
+	}
+	zoo_nodes_fini(&l->nodes);
+	ll_tnode_forget(&l->key);
+	ll_free(l);
+	return 0;
+}
+
+static int hmcs_lock(void *impl)
+{
+	struct hmcs_lock *l = impl;
+	struct hmcs_tnode *me = ll_tnode(&l->key, sizeof(*me));
+	struct hmcs_local *loc;
+	uint32_t v;
+	int node;
+
+	if (!me || !(loc = zoo_nodes_mine(&l->nodes, &node)))
+		return ENOMEM;
+	v = zmcs_acquire(&loc->q, &me->n, false);
+	if (v >= ZMCS_PASS(0)) {
+		me->passes = ZMCS_PASSES(v); /* the root came with it */
+	} else {
+		/* Only the node lock's holder uses rep: no one else can
+		 * be queued with it at the root now. */
+		zmcs_acquire(&l->root, &loc->rep, false);
+		me->passes = 0;
+	}
+	me->held = loc;
+	return 0;
+}
+
+static int hmcs_trylock(void *impl)
+{
+	struct hmcs_lock *l = impl;
+	struct hmcs_tnode *me = ll_tnode(&l->key, sizeof(*me));
+	struct hmcs_local *loc;
+	int node;
+
+	if (!me || !(loc = zoo_nodes_mine(&l->nodes, &node)))
+		return ENOMEM;
+	if (!zmcs_try(&loc->q, &me->n))
+		return EBUSY;
+	if (!zmcs_try(&l->root, &loc->rep)) {
+		zmcs_release(&loc->q, &me->n, ZMCS_GO);
+		return EBUSY;
+	}
+	me->passes = 0;
+	me->held = loc;
+	return 0;
+}
+
+/* Caller holds the lock (not checked). */
+static int hmcs_unlock(void *impl)
+{
+	struct hmcs_lock *l = impl;
+	struct hmcs_tnode *me = ll_tnode(&l->key, sizeof(*me));
+	struct hmcs_local *loc = me->held;
+
+	if (me->passes < HMCS_THRESHOLD &&
+	    zmcs_has_successor(&loc->q, &me->n)) {
+		zoo_handoff(&zmcs_successor(&me->n)->state,
+			    ZMCS_PASS(me->passes + 1));
+		return 0;
+	}
+	zmcs_release(&l->root, &loc->rep, ZMCS_GO);
+	zmcs_release(&loc->q, &me->n, ZMCS_GO);
+	return 0;
+}
+
+const struct ll_ops ll_hmcs_ops = {
+	.name = "hmcs",
+	.summary = "hierarchical MCS (Chabbi et al.): MCS per NUMA node and at the root",
+	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_NUMA,
+	.init = hmcs_init,
+	.destroy = hmcs_destroy,
+	.lock = hmcs_lock,
+	.trylock = hmcs_trylock,
+	.unlock = hmcs_unlock,
+};

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * malthusian, malthusian_stp: Malthusian MCS lock (MCSCR).
+ * D. Dice, "Malthusian locks", EuroSys 2017 (arXiv 1511.06035, 2015).
+ *
+ * An MCS lock that restricts concurrency: waiters beyond the one that is
+ * next in line are surplus, and the releaser moves them, one per release,
+ * to a passive set, where they wait without taking part in the handover
+ * cycle.  The active set shrinks to the owner and one or two waiters, so
+ * the lock and the data it protects stay in few caches, and (in the STP
+ * variant) culled threads sleep and leave their CPUs to others.
+ *
+ * Release by the owner O (only the owner touches the passive set):
+ *   - no successor, passive set empty: (tail) (O) -> (NULL), as MCS;
+ *   - no successor, passive set not empty: re-activate the most recently
+ *     culled waiter P: (tail) (O) -> (P) and hand P the lock;
+ *   - successor S with a successor S2: cull S (push it on the passive
+ *     set, which reuses S->next as its link) and hand the lock to S2;
+ *   - about once per MALTH_FAIRNESS releases (random, owner-private
+ *     xorshift), graft the whole passive set in front of the successor
+ *     and hand it the lock: long-term fairness, no one starves.
+ * Invariant: the passive set is not empty only while the lock is held
+ * (tail != NULL), so trylock's CAS on a NULL tail stays exact.
+ *
+ * Parameters: fairness 1/1024 releases (LiTL's UNLOCK_COUNT_THRESHOLD).
+ * Waiting: malthusian spins (yielding after a budget); malthusian_stp
+ * spins LL_SPIN_BUDGET polls, then parks; culled threads park.  Trylock:
+ * CAS (NULL) -> (me) on the tail.  Memory: two lines per lock, one MCS
+ * node per (lock, thread), allocated lazily.
+ *
+ * Needs only C11 acquire/release.
+ */
+#include "zoo_mcs.h"
+
+#include <errno.h>
+
+#define MALTH_FAIRNESS 1024u
+
+struct malth_lock {
+	struct zmcs_lock q LL_ALIGNED;
+	struct ll_lock_key key;
+	bool park;
+	/* owner-private: the passive set, a stack linked through ->next */
+	struct zmcs_node *passive LL_ALIGNED;
+	struct zmcs_node *passive_tail;
+	uint32_t rng;
+};
+
+static int malth_init_common(void **impl, bool park)
+{
+	struct malth_lock *l = ll_zalloc(sizeof(*l));
+
+	if (!l)
+		return ENOMEM;
+	ll_lock_key_init(&l->key);
+	l->park = park;
+	l->rng = 0x9e3779b9u ^ (uint32_t)l->key.id;
+	*impl = l;
+	return 0;
+}
+
+static int malth_init(void **impl, const liblock_attr_t *attr)
+{
+	(void)attr;
+	return malth_init_common(impl, false);
+}
+
+static int malth_stp_init(void **impl, const liblock_attr_t *attr)
+{
+	(void)attr;
+	return malth_init_common(impl, true);
+}
+
+/* Returns EBUSY (state kept) if held or queued for. */
+static int malth_destroy(void *impl)
+{
+	struct malth_lock *l = impl;
+
+	if (atomic_load_explicit(&l->q.tail, memory_order_relaxed))
+		return EBUSY;
+	ll_tnode_forget(&l->key);
+	ll_free(l);
+	return 0;
+}
+
+static int malth_lock(void *impl)
+{
+	struct malth_lock *l = impl;
+	struct zmcs_node *me = ll_tnode(&l->key, sizeof(*me));
+
+	if (!me)
+		return ENOMEM;
+	zmcs_acquire(&l->q, me, l->park);
+	return 0;
+}
+
+static int malth_trylock(void *impl)
+{
+	struct malth_lock *l = impl;
+	struct zmcs_node *me = ll_tnode(&l->key, sizeof(*me));
+
+	if (!me)
+		return ENOMEM;
+	return zmcs_try(&l->q, me) ? 0 : EBUSY;
+}
+
+static void passive_push(struct malth_lock *l, struct zmcs_node *n)
+{
+	atomic_store_explicit(&n->next, l->passive, memory_order_relaxed);
+	if (!l->passive)
+		l->passive_tail = n;
+	l->passive = n;
+}
+
+static struct zmcs_node *passive_pop(struct malth_lock *l)
+{
+	struct zmcs_node *n = l->passive;
+
+	l->passive = atomic_load_explicit(&n->next, memory_order_relaxed);
+	if (!l->passive)
+		l->passive_tail = NULL;
+	atomic_store_explicit(&n->next, NULL, memory_order_relaxed);
+	return n;
+}
+
+static bool fairness_due(struct malth_lock *l)
+{
+	uint32_t x = l->rng;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	l->rng = x;
+	return x % MALTH_FAIRNESS == 0;
+}
+
+/* No successor linked behind @me: leave the lock free, or re-activate a
+ * passive waiter.  Returns false if a successor appeared meanwhile. */
+static bool malth_release_alone(struct malth_lock *l, struct zmcs_node *me)
+{
+	struct zmcs_node *expected = me, *p;
+
+	if (!l->passive)
+		/* release: our section before the next acquirer's exchange */
+		return atomic_compare_exchange_strong_explicit(
+			&l->q.tail, &expected, NULL, memory_order_release,
+			memory_order_relaxed);
+	p = passive_pop(l);
+	/* (me) -> (p).  release: p->next = NULL before an enqueuer that
+	 * reads p from the tail links itself behind it */
+	if (atomic_compare_exchange_strong_explicit(&l->q.tail, &expected, p,
+						    memory_order_release,
+						    memory_order_relaxed)) {
+		zoo_handoff(&p->state, ZMCS_GO);
+		return true;
+	}
+	passive_push(l, p);
+	return false;
+}
+
+/* Caller holds the lock (not checked). */
+static int malth_unlock(void *impl)
+{
+	struct malth_lock *l = impl;
+	struct zmcs_node *me = ll_tnode(&l->key, sizeof(*me));
+	struct zmcs_node *succ, *s2;
+
+	if (atomic_load_explicit(&me->next, memory_order_acquire) == NULL &&
+	    malth_release_alone(l, me))
+		return 0;
+	succ = zmcs_successor(me);
+	if (l->passive && fairness_due(l)) {
+		/* Graft the passive set in front of the successor. */
+		atomic_store_explicit(&l->passive_tail->next, succ,
+				      memory_order_relaxed);
+		succ = l->passive;
+		l->passive = l->passive_tail = NULL;
+		zoo_handoff(&succ->state, ZMCS_GO);
+		return 0;
+	}
+	/* acquire: pairs with S2's link store, S2's node is published */
+	s2 = atomic_load_explicit(&succ->next, memory_order_acquire);
+	if (s2) {
+		passive_push(l, succ); /* surplus: cull it */
+		succ = s2;
+	}
+	zoo_handoff(&succ->state, ZMCS_GO);
+	return 0;
+}
+
+const struct ll_ops ll_malthusian_ops = {
+	.name = "malthusian",
+	.summary = "Malthusian MCS (MCSCR): culls surplus waiters to a passive set (spin)",
+	.caps = LIBLOCK_CAP_LOCK,
+	.init = malth_init,
+	.destroy = malth_destroy,
+	.lock = malth_lock,
+	.trylock = malth_trylock,
+	.unlock = malth_unlock,
+};
+
+const struct ll_ops ll_malthusian_stp_ops = {
+	.name = "malthusian_stp",
+	.summary = "Malthusian MCS, spin-then-park: culled waiters sleep",
+	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_PARK,
+	.init = malth_stp_init,
+	.destroy = malth_destroy,
+	.lock = malth_lock,
+	.trylock = malth_trylock,
+	.unlock = malth_unlock,
+};

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A small MCS queue lock (Mellor-Crummey & Scott, TOCS 1991) used as a
+ * building block by the cohort, HMCS, AHMCS and Malthusian locks.  It
+ * differs from a plain MCS lock in one way: the releaser hands its
+ * successor a 32-bit value (through zoo_handoff), which these locks use to
+ * say "you also own the parent lock, and this is the n-th local handover"
+ * or "acquire the parent lock yourself".
+ *
+ * Lock word (tail): NULL free; else the last node of the queue.
+ *   acquire  (t) -> (me) by exchange; if t was NULL we own the lock,
+ *            else we link t->next = me and wait on me->state;
+ *   release  (me) -> (NULL) by CAS when no successor, else hand over.
+ *
+ * Memory model: C11 acquire/release; no TSO reliance.
+ */
+#ifndef ZOO_MCS_H
+#define ZOO_MCS_H
+
+#include "zoo_int.h"
+
+/* Values a waiter can receive (never ZOO_WAIT or ZOO_PARKED). */
+#define ZMCS_FREE 1u	/* no predecessor: we took a free lock */
+#define ZMCS_GO 2u	/* handed over; parent lock not included */
+#define ZMCS_PASS(n) (3u + (uint32_t)(n)) /* handed over with the parent,
+					     n-th consecutive local pass */
+#define ZMCS_PASSES(v) ((v) - 3u)
+
+struct zmcs_node {
+	_Atomic(struct zmcs_node *) next;
+	_Atomic uint32_t state; /* handover word, see zoo_await() */
+};
+
+struct zmcs_lock {
+	_Atomic(struct zmcs_node *) tail;
+};
+
+/* Enqueue @me and wait for the lock; returns ZMCS_FREE or the value the
+ * predecessor handed over. */
+static inline uint32_t zmcs_acquire(struct zmcs_lock *l, struct zmcs_node *me,
+				    bool park)
+{
+	struct zmcs_node *pred;
+
+	atomic_store_explicit(&me->next, NULL, memory_order_relaxed);
+	atomic_store_explicit(&me->state, ZOO_WAIT, memory_order_relaxed);
+	/* acq_rel: release publishes our reset node to the successor that
+	 * reads it through the tail; acquire pairs with the releaser's CAS
+	 * (tail -> NULL) so its section happens before ours. */
+	pred = atomic_exchange_explicit(&l->tail, me, memory_order_acq_rel);
+	if (!pred)
+		return ZMCS_FREE;
+	/* release: pred reads our node (state) after seeing the link */
+	atomic_store_explicit(&pred->next, me, memory_order_release);
+	return zoo_await(&me->state, park);
+}
+
+/* Take the lock only if it is free.  Returns true on success. */
+static inline bool zmcs_try(struct zmcs_lock *l, struct zmcs_node *me)
+{
+	struct zmcs_node *expected = NULL;
+
+	atomic_store_explicit(&me->next, NULL, memory_order_relaxed);
+	atomic_store_explicit(&me->state, ZOO_WAIT, memory_order_relaxed);
+	/* (NULL) -> (me).  acq_rel: as in zmcs_acquire() */
+	return atomic_compare_exchange_strong_explicit(
+		&l->tail, &expected, me, memory_order_acq_rel,
+		memory_order_relaxed);
+}
+
+/* Has a successor queued (or in the middle of queueing) behind @me? */
+static inline bool zmcs_has_successor(struct zmcs_lock *l,
+				      struct zmcs_node *me)
+{
+	return atomic_load_explicit(&me->next, memory_order_relaxed) != NULL ||
+	       atomic_load_explicit(&l->tail, memory_order_relaxed) != me;
+}
+
+/* The successor of @me, waiting for its link if it is between its
+ * exchange and its link store.  Only call when zmcs_has_successor(). */
+static inline struct zmcs_node *zmcs_successor(struct zmcs_node *me)
+{
+	struct zmcs_node *next;
+	unsigned int polls = 0;
+
+	/* acquire: pairs with the link store in zmcs_acquire() */
+	while (!(next = atomic_load_explicit(&me->next, memory_order_acquire)))
+		ll_spin_poll(&polls);
+	return next;
+}
+
+/* Release: (me) -> (NULL) if nobody queued, else give @v to the successor.
+ * @me must not be touched by anyone once this returns. */
+static inline void zmcs_release(struct zmcs_lock *l, struct zmcs_node *me,
+				uint32_t v)
+{
+	struct zmcs_node *expected = me;
+
+	if (atomic_load_explicit(&me->next, memory_order_acquire) == NULL) {
+		/* release: our section before the next acquirer's exchange */
+		if (atomic_compare_exchange_strong_explicit(
+			    &l->tail, &expected, NULL, memory_order_release,
+			    memory_order_relaxed))
+			return;
+		/* A successor swapped itself in; wait for its link. */
+	}
+	zoo_handoff(&zmcs_successor(me)->state, v);
+}
+
+#endif /* ZOO_MCS_H */

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Topology and per-node state for the NUMA-aware zoo algorithms (see
+ * zoo_int.h).  The node of a thread comes from libnuma's real cpu -> node
+ * map (ll_current_node), never from "cpu / (ncpus / nnodes)", which is
+ * wrong on machines that interleave CPU numbers across sockets.
+ */
+#include "zoo_int.h"
+
+#include <errno.h>
+#include <numa.h>
+#include <stdlib.h>
+
+static _Atomic int fake_nodes;	    /* 0: real topology */
+static _Atomic unsigned int fake_next; /* round-robin pretend nodes */
+static __thread int fake_mine = -1;
+
+int zoo_node_count(void)
+{
+	static _Atomic int real = 0;
+	int n = atomic_load_explicit(&fake_nodes, memory_order_relaxed);
+
+	if (n > 0)
+		return n;
+	n = atomic_load_explicit(&real, memory_order_relaxed);
+	if (n == 0) {
+		n = numa_available() >= 0 ? numa_max_node() + 1 : 1;
+		if (n < 1)
+			n = 1;
+		/* relaxed: every thread computes the same value */
+		atomic_store_explicit(&real, n, memory_order_relaxed);
+	}
+	return n;
+}
+
+int zoo_my_node(int n)
+{
+	int node;
+
+	if (atomic_load_explicit(&fake_nodes, memory_order_relaxed) > 0) {
+		if (fake_mine < 0)
+			fake_mine = (int)atomic_fetch_add_explicit(
+				&fake_next, 1, memory_order_relaxed);
+		return fake_mine % n;
+	}
+	node = ll_current_node();
+	/* A node brought online after the lock was built folds into the
+	 * table rather than indexing past it. */
+	return node >= 0 && node < n ? node : node % n;
+}
+
+void zoo_topo_fake(int n)
+{
+	atomic_store_explicit(&fake_nodes, n > 0 ? n : 0, memory_order_relaxed);
+}
+
+int zoo_nodes_init(struct zoo_nodes *z, size_t size)
+{
+	z->n = zoo_node_count();
+	z->size = size;
+	z->slot = calloc((size_t)z->n, sizeof(*z->slot));
+	return z->slot ? 0 : ENOMEM;
+}
+
+void zoo_nodes_fini(struct zoo_nodes *z)
+{
+	for (int i = 0; i < z->n; i++)
+		ll_free(atomic_load_explicit(&z->slot[i], memory_order_acquire));
+	free(z->slot);
+	z->slot = NULL;
+}
+
+void *zoo_nodes_mine(struct zoo_nodes *z, int *node)
+{
+	int i = zoo_my_node(z->n);
+	void *s, *expected = NULL;
+
+	*node = i;
+	/* acquire: pairs with the release CAS below (zeroed contents) */
+	s = atomic_load_explicit(&z->slot[i], memory_order_acquire);
+	if (ll_likely(s != NULL))
+		return s;
+	if (!(s = ll_zalloc(z->size)))
+		return NULL;
+	/* release: the zeroed state before its pointer.  Two threads of a
+	 * new node may race: the loser frees its copy and uses the winner's. */
+	if (atomic_compare_exchange_strong_explicit(&z->slot[i], &expected, s,
+						    memory_order_acq_rel,
+						    memory_order_acquire))
+		return s;
+	ll_free(s);
+	return expected;
+}
