@@ -93,6 +93,8 @@ int zoo_my_node(int n) LL_HIDDEN;
 /* Tests only: pretend the machine has @n nodes (0: the real topology).
  * Locks built earlier keep their node count and fold nodes into it. */
 void zoo_topo_fake(int n) LL_HIDDEN;
+/* Tests only: the calling thread's pretend node (-1: next round-robin). */
+void zoo_topo_fake_self(int node) LL_HIDDEN;
 
 /* ---- per-node state, allocated on first use from that node ------------- */
 

@@ -54,6 +54,11 @@ void zoo_topo_fake(int n)
 	atomic_store_explicit(&fake_nodes, n > 0 ? n : 0, memory_order_relaxed);
 }
 
+void zoo_topo_fake_self(int node)
+{
+	fake_mine = node;
+}
+
 int zoo_nodes_init(struct zoo_nodes *z, size_t size)
 {
 	z->n = zoo_node_count();
