@@ -166,7 +166,7 @@ def main(argv=None):
     elif not old:
         old = config.existing_entries(os.path.join(root, "rcl-config.h"))
     cfg_text = config.write_config(entries, old)
-    if entries or old or any(getattr(f, "needs_config", False)
+    if any(e[1] for e in entries) or old or any(getattr(f, "needs_config", False)
                              for f in prog.files):
         outputs[cfg_path] = (None, cfg_text)
     if cc and any(f is not None and f.big for f, _ in outputs.values()):

@@ -90,9 +90,10 @@ class Selection:
 
 
 def _is_rcl(verdict):
-    # "rcl recommended" is rcl-prof's verdict (profiler/rcl-prof.in).
-    return verdict in ("rcl", "rcl recommended", "delegate", "delegation",
-                       "yes", "true", "transform", "contended")
+    """rcl-prof writes "RCL recommended", "may help" or "no"; other tools
+    may say rcl/yes/true."""
+    v = verdict.strip().lower()
+    return v.startswith("rcl") or v in ("yes", "true", "transform")
 
 
 def _site_key(site):
@@ -100,14 +101,22 @@ def _site_key(site):
     return "%s:%s" % (os.path.basename(f), line)
 
 
+_PROFILE_KEYS = (("rank", "rank %s"), ("pct_time_in_cs", "%s%% of time in CS"),
+                 ("contention_pct", "%s%% contended"),
+                 ("acquisitions", "%s acquisitions"),
+                 ("misses_per_cs", "%s misses/CS"), ("verdict", "verdict: %s"))
+
+
 def _comment(ent):
+    """The profile's numbers for this lock, for rcl-config.h."""
     parts = []
-    for k, v in ent.items():
-        if k in ("name", "symbol", "site", "file", "line", "init_site"):
-            continue
-        if isinstance(v, (int, float, str)) and not isinstance(v, bool):
-            parts.append("%s=%s" % (k, v))
-    return ", ".join(parts)[:300] or None
+    for k, fmt in _PROFILE_KEYS:
+        v = ent.get(k)
+        if isinstance(v, float):
+            v = "%.3g" % v
+        if v is not None and not isinstance(v, (dict, list)):
+            parts.append(fmt % v)
+    return ", ".join(parts) or None
 
 
 def existing_entries(path):
@@ -132,11 +141,19 @@ def write_config(sites, old):
     for macro, entry in old.items():
         body.append(entry)
         seen.add(macro)
+    posix = []
     for macro, algo, comment in sites:
+        if algo is None:
+            posix.append(" * %s\n" % comment)
+            continue
         if macro in seen:
             continue
         seen.add(macro)
         body.append("/* %s */\n#define %s_ALGO \"%s\"\n"
                     "#define %s_SERVER LIBLOCK_SERVER_DEFAULT\n" %
                     (comment, macro, algo, macro))
+    if posix:
+        body.append("/*\n * Kept as pthread mutexes (no entry: edit the code "
+                    "or rerun with\n * other --locks to convert them):\n" +
+                    "".join(posix) + " */\n")
     return HEADER + "\n".join(body) + "\n" + FOOTER

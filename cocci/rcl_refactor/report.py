@@ -8,6 +8,7 @@ class Report:
     def __init__(self, quiet=False):
         self.found = 0
         self.transformed = 0
+        self.skipped = 0   # sections of locks --locks did not select
         self.refused = []  # (file, line, reason)
         self.errors = []   # file-level errors (not a section)
         self.quiet = quiet
@@ -27,8 +28,10 @@ class Report:
         by = collections.Counter(_reason_class(r) for _, _, r in
                                  set(self.refused))
         print("rcl-refactor: %d section(s) found, %d transformed, %d "
-              "refused" % (self.found, self.transformed,
-                           len(set(self.refused))), file=out)
+              "refused%s" % (self.found, self.transformed,
+                             len(set(self.refused)),
+                             ", %d of unselected locks left alone" %
+                             self.skipped if self.skipped else ""), file=out)
         for why, n in sorted(by.items(), key=lambda x: (-x[1], x[0])):
             print("  %4d  %s" % (n, why), file=out)
 

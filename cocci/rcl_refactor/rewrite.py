@@ -8,6 +8,9 @@ from . import analyse, extract, find
 from .find import canon, lock_key
 
 
+NOT_SELECTED = "not selected by --locks"
+
+
 def discover(prog):
     """Turn Coccinelle's facts into Section objects attached to keys."""
     for f in prog.files:
@@ -108,7 +111,7 @@ def analyse_all(prog, selection):
             continue
         if not selection.selected(name, [(s[0].display, s[0].line(s[1]))
                                          for s in key.sites]):
-            key.refuse("not selected by --locks")
+            key.refuse(NOT_SELECTED)
             continue
         if not key.decls:
             key.refuse("no declaration of a pthread_mutex_t named '%s' "
@@ -206,7 +209,9 @@ def decide(prog):
         if kind != "mutex":
             continue
         for sec in key.sections:
-            if sec.reason:
+            if key.why == NOT_SELECTED:
+                prog.report.skipped += 1
+            elif sec.reason:
                 prog.report.refuse(sec.file, sec.line, sec.reason)
             elif key.why:
                 sec.reason = "lock %s stays POSIX: %s" % (name, key.why)
@@ -236,6 +241,10 @@ def small_edits(prog, selection):
     the config entries [(macro, algo, comment)]."""
     entries = []
     for (kind, name), key in sorted(prog.keys.items()):
+        if key.why and kind == "mutex":
+            for f, k, how in key.sites:
+                entries.append((None, None, "%s: %s:%d: %s" % (
+                    name.lstrip("."), f.src.rel, f.line(k), key.why)))
         if key.why:
             continue
         for f, k in key.decls:

@@ -9,7 +9,7 @@ status=0
 for src in "$GOLDEN"/*_ok.c "$GOLDEN"/*_refuse.c; do
 	name=$(basename "$src" .c)
 	rm -rf "$TMP/in" "$TMP/out" && mkdir -p "$TMP/in"
-	cp "$GOLDEN"/*.h "$src" "$TMP/in/"
+	cp "$GOLDEN"/*.h "$GOLDEN"/*.json "$src" "$TMP/in/"
 	args=
 	[ -f "$GOLDEN/$name.args" ] && args=$(cat "$GOLDEN/$name.args")
 	# shellcheck disable=SC2086

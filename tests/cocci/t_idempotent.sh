@@ -6,6 +6,7 @@
 . "$(dirname "$0")/common.sh"
 cd "$TMP" || exit 1
 mkdir in && cp "$CORPUS"/*.c in/ && cp "$GOLDEN"/*_ok.c "$GOLDEN"/*.h in/
+cp "$GOLDEN"/*.json .
 for f in in/*.c; do
 	n=$(basename "$f" .c)
 	rm -rf o1 o2
