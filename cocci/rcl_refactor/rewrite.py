@@ -243,8 +243,11 @@ def small_edits(prog, selection):
     for (kind, name), key in sorted(prog.keys.items()):
         if key.why and kind == "mutex":
             for f, k, how in key.sites:
-                entries.append((None, None, "%s: %s:%d: %s" % (
-                    name.lstrip("."), f.src.rel, f.line(k), key.why)))
+                # No line numbers: they move when sections are extracted,
+                # and a second run must write the same file.
+                entries.append((None, None, "%s (%s): %s" % (
+                    name.lstrip("."), f.src.rel,
+                    re.sub(r"(\S+?):\d+", r"\1", key.why))))
         if key.why:
             continue
         for f, k in key.decls:
