@@ -11,7 +11,8 @@
  *            a fully built record (no seq bump: a reader sees it or not).
  *   remove   under the writer mutex: seq odd, unlink, seq even.
  *
- * Records come from mmap'ed chunks that are never unmapped, and every
+ * Records come from heap chunks that are never freed (heap, not mmap, so
+ * that leak checkers see the locks they point to), and every
  * field a lookup reads (key, next) is atomic, so a lookup that walks into
  * a record being removed and recycled reads stale values, never freed
  * memory; its seq check then fails and it retries.  Writers are rare (a
@@ -28,7 +29,8 @@
 #include "ll_wait.h"
 
 #include <errno.h>
-#include <sys/mman.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define PTI_BUCKET_BITS 16
 #define PTI_NBUCKETS (1u << PTI_BUCKET_BITS)
@@ -139,11 +141,12 @@ static struct pti_obj *obj_alloc(void)
 	struct pti_obj *o;
 
 	if (!free_list) {
-		char *chunk = mmap(NULL, PTI_CHUNK, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *mem;
+		char *chunk;
 
-		if (chunk == MAP_FAILED)
+		if (posix_memalign(&mem, LL_CACHELINE, PTI_CHUNK) != 0)
 			return NULL;
+		chunk = memset(mem, 0, PTI_CHUNK);
 		for (size_t off = 0; off + sizeof(*o) <= PTI_CHUNK;
 		     off += sizeof(*o)) {
 			o = (struct pti_obj *)(chunk + off);
