@@ -9,28 +9,38 @@
 
 #include <errno.h>
 #include <numa.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 static _Atomic int fake_nodes;	    /* 0: real topology */
 static _Atomic unsigned int fake_next; /* round-robin pretend nodes */
 static __thread int fake_mine = -1;
 
+static int real_nodes = 1;
+
+/* Once per process: the node count, and libnuma's per-node CPU masks.
+ * numa_node_of_cpu() fills its mask cache lazily without a lock, and two
+ * threads that fill it at once leak a mask (LeakSanitizer sees it); we
+ * fill it here, before any zoo lock exists. */
+static void topo_once(void)
+{
+	int cpus = ll_cpu_count();
+
+	if (numa_available() >= 0 && numa_max_node() > 0)
+		real_nodes = numa_max_node() + 1;
+	for (int cpu = 0; cpu < cpus; cpu++)
+		(void)ll_cpu_node(cpu);
+}
+
 int zoo_node_count(void)
 {
-	static _Atomic int real = 0;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	int n = atomic_load_explicit(&fake_nodes, memory_order_relaxed);
 
 	if (n > 0)
 		return n;
-	n = atomic_load_explicit(&real, memory_order_relaxed);
-	if (n == 0) {
-		n = numa_available() >= 0 ? numa_max_node() + 1 : 1;
-		if (n < 1)
-			n = 1;
-		/* relaxed: every thread computes the same value */
-		atomic_store_explicit(&real, n, memory_order_relaxed);
-	}
-	return n;
+	pthread_once(&once, topo_once);
+	return real_nodes;
 }
 
 int zoo_my_node(int n)
