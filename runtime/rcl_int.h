@@ -180,6 +180,10 @@ int rcl_affinity_reserve(int cpu, bool exclusive) LL_HIDDEN;
  * if it was reserved. */
 void rcl_affinity_release(int cpu) LL_HIDDEN;
 
+/* ---- env.c ------------------------------------------------------------------ */
+/* Switch to degraded mode (once per process, with a message). */
+void rcl_announce_degraded(const char *why) LL_HIDDEN;
+
 /* ---- server.c -------------------------------------------------------------- */
 /* The server on @cpu (LIBLOCK_SERVER_DEFAULT: the default one), started
  * if needed; NULL with *@err set on failure. */

@@ -21,105 +21,12 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static pthread_mutex_t srv_mu = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(struct rcl_server *) srv_table[CPU_SETSIZE];
-static _Atomic int srv_degraded = -1; /* -1 unknown, 0 FIFO, 1 degraded */
 static bool srv_exiting;	      /* under srv_mu: no restart at exit */
 static bool srv_atexit_done;	      /* under srv_mu */
-
-static void announce_degraded(const char *why)
-{
-	if (atomic_exchange_explicit(&srv_degraded, 1, memory_order_relaxed) !=
-	    1)
-		ll_log(LL_WARN,
-		       "RCL runs in degraded mode (%s): no SCHED_FIFO, no "
-		       "backup thread; servicing threads are time-sliced",
-		       why);
-}
-
-static bool degraded(void)
-{
-	const char *env = getenv("RCL_DEGRADED");
-
-	if (atomic_load_explicit(&srv_degraded, memory_order_relaxed) < 0 &&
-	    env && strcmp(env, "1") == 0)
-		announce_degraded("RCL_DEGRADED=1");
-	return atomic_load_explicit(&srv_degraded, memory_order_relaxed) == 1;
-}
-
-int rcl_degraded(void)
-{
-	return degraded();
-}
-
-/* Parse one CPU number of @list at *@p; -1 on error. */
-static int parse_cpu(const char **p)
-{
-	char *end;
-	long v = strtol(*p, &end, 10);
-
-	if (end == *p || v < 0 || v >= CPU_SETSIZE)
-		return -1;
-	*p = end;
-	return (int)v;
-}
-
-/* First CPU of RCL_SERVERS=CPULIST ("1", "2,3", "4-7,9"), after checking
- * the whole list; -1 (logged) if invalid. */
-static int first_server_cpu(const char *list)
-{
-	const char *p = list;
-	int first = -1, a, b;
-
-	for (;;) {
-		if ((a = parse_cpu(&p)) < 0)
-			goto bad;
-		b = a;
-		if (*p == '-') {
-			p++;
-			if ((b = parse_cpu(&p)) < a)
-				goto bad;
-		}
-		for (int c = a; c <= b; c++)
-			if (!ll_cpu_online(c)) {
-				ll_log(LL_ERROR, "RCL_SERVERS='%s': CPU %d is "
-				       "not online", list, c);
-				return -1;
-			}
-		if (first < 0)
-			first = a;
-		if (*p == '\0')
-			return first;
-		if (*p++ != ',')
-			goto bad;
-	}
-bad:
-	ll_log(LL_ERROR, "RCL_SERVERS='%s': not a CPU list (e.g. 3 or 2,3 or "
-	       "2-3) at '%s'", list, p);
-	return -1;
-}
-
-int rcl_default_server(void)
-{
-	static _Atomic int cached = -2;
-	int cpu = atomic_load_explicit(&cached, memory_order_relaxed);
-	const char *env;
-
-	if (cpu != -2)
-		return cpu;
-	env = getenv("RCL_SERVERS");
-	if (env && *env) {
-		cpu = first_server_cpu(env);
-	} else {
-		cpu = -1;
-		for (int c = 0; c < ll_cpu_count() && c < CPU_SETSIZE; c++)
-			if (ll_cpu_online(c))
-				cpu = c;
-	}
-	atomic_store_explicit(&cached, cpu, memory_order_relaxed);
-	return cpu;
-}
 
 int rcl_thread_start(struct rcl_server *s, pthread_t *t, void *(*fn)(void *),
 		     void *arg, int prio_off)
@@ -182,8 +89,8 @@ static int start_manager(struct rcl_server *s)
 				  RCL_PRIO_MANAGER);
 
 	if (rc == EPERM && s->fifo) {
-		announce_degraded("SCHED_FIFO not permitted: run as root, or "
-				  "raise RLIMIT_RTPRIO");
+		rcl_announce_degraded("SCHED_FIFO not permitted: run as root, "
+				      "or raise RLIMIT_RTPRIO");
 		s->fifo = false;
 		rc = rcl_thread_start(s, &s->manager, rcl_manager_main, s,
 				      RCL_PRIO_MANAGER);
@@ -231,7 +138,7 @@ static int start_locked(struct rcl_server *s)
 	if (!excl)
 		ll_log(LL_WARN, "CPU %d is the application's last CPU: its RCL "
 		       "server shares it, without SCHED_FIFO", s->cpu);
-	s->fifo = excl && !degraded();
+	s->fifo = excl && !rcl_degraded();
 	if ((rc = rcl_affinity_reserve(s->cpu, excl)) != 0)
 		return rc;
 	reset(s);
@@ -245,9 +152,6 @@ static int start_locked(struct rcl_server *s)
 		       s->cpu, strerror(rc));
 		return rc;
 	}
-	if (s->fifo && atomic_load_explicit(&srv_degraded,
-					    memory_order_relaxed) < 0)
-		atomic_store_explicit(&srv_degraded, 0, memory_order_relaxed);
 	if (!srv_atexit_done && atexit(at_exit) == 0)
 		srv_atexit_done = true;
 	return 0;
