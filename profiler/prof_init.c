@@ -92,9 +92,11 @@ void prof_resolve(void)
 	r.mutex_trylock = next_sym("pthread_mutex_trylock", NULL);
 	r.mutex_timedlock = next_sym("pthread_mutex_timedlock", NULL);
 	r.mutex_unlock = next_sym("pthread_mutex_unlock", NULL);
+	r.mutex_clocklock = next_sym("pthread_mutex_clocklock", NULL);
 	/* The condvar ABI changed in 2.3.2: see next_sym(). */
 	r.cond_wait = next_sym("pthread_cond_wait", "GLIBC_2.3.2");
 	r.cond_timedwait = next_sym("pthread_cond_timedwait", "GLIBC_2.3.2");
+	r.cond_clockwait = next_sym("pthread_cond_clockwait", NULL);
 	r.cond_signal = next_sym("pthread_cond_signal", "GLIBC_2.3.2");
 	r.cond_broadcast = next_sym("pthread_cond_broadcast", "GLIBC_2.3.2");
 	r.create = next_sym("pthread_create", NULL);
@@ -206,8 +208,6 @@ static void fork_parent(void)
 	prof_real.mutex_unlock(&prof_reg_lock);
 	prof_busy--;
 }
-
-void prof_fork_child(void); /* prof_thread.c */
 
 static void fork_child(void)
 {

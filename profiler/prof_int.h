@@ -59,8 +59,12 @@ struct prof_real {
 	int (*mutex_trylock)(pthread_mutex_t *);
 	int (*mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
 	int (*mutex_unlock)(pthread_mutex_t *);
+	int (*mutex_clocklock)(pthread_mutex_t *, clockid_t,
+			       const struct timespec *);
 	int (*cond_wait)(pthread_cond_t *, pthread_mutex_t *);
 	int (*cond_timedwait)(pthread_cond_t *, pthread_mutex_t *,
+			      const struct timespec *);
+	int (*cond_clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t,
 			      const struct timespec *);
 	int (*cond_signal)(pthread_cond_t *);
 	int (*cond_broadcast)(pthread_cond_t *);
@@ -72,6 +76,13 @@ struct prof_real {
 extern struct prof_real prof_real;
 /* Fill prof_real (idempotent, callable from any wrapper). */
 void prof_resolve(void);
+/* glibc's __pthread_mutex_* aliases, for calls made while prof_real is
+ * being filled (a wrapper re-entered from dlsym). */
+int prof_boot_lock(pthread_mutex_t *m);
+int prof_boot_trylock(pthread_mutex_t *m);
+int prof_boot_unlock(pthread_mutex_t *m);
+int prof_boot_init(pthread_mutex_t *m, const pthread_mutexattr_t *a);
+int prof_boot_destroy(pthread_mutex_t *m);
 
 /* ---- sites ------------------------------------------------------------ */
 
@@ -126,7 +137,7 @@ int prof_lock_site(struct prof_lock *lk, const void *m, const void *caller);
 enum prof_call {
 	PC_INIT, PC_DESTROY, PC_LOCK, PC_TRYLOCK, PC_TIMEDLOCK, PC_UNLOCK,
 	PC_COND_WAIT, PC_COND_TIMEDWAIT, PC_COND_SIGNAL, PC_COND_BROADCAST,
-	PC_CREATE, PC_JOIN, PC_EXIT, PC_N
+	PC_CREATE, PC_JOIN, PC_EXIT, PC_CLOCKLOCK, PC_COND_CLOCKWAIT, PC_N
 };
 
 struct prof_stat {
@@ -197,6 +208,10 @@ extern const char *prof_papi_status;     /* NULL when counting */
 void prof_sum_into(struct prof_thread *dst, struct prof_thread *src,
 		   uint64_t now);
 void prof_zero(struct prof_thread *th);
+/* In the child of fork(): drop the other threads, restart the counts. */
+void prof_fork_child(void);
+/* Restart the process clock (wall time, TSC calibration). */
+void prof_dump_reset(void);
 void prof_dump(void);
 void prof_papi_init(void);
 int prof_papi_thread(void);

@@ -262,7 +262,6 @@ void prof_fork_child(void)
 		me->t_outer = t_outer;
 		me->t_start = prof_now();
 	}
-	void prof_dump_reset(void); /* prof_dump.c */
 	prof_dump_reset();
 }
 

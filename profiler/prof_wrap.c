@@ -29,12 +29,6 @@
 
 #define CALLER ((const void *)__builtin_return_address(0))
 
-int prof_boot_lock(pthread_mutex_t *m);
-int prof_boot_trylock(pthread_mutex_t *m);
-int prof_boot_unlock(pthread_mutex_t *m);
-int prof_boot_init(pthread_mutex_t *m, const pthread_mutexattr_t *a);
-int prof_boot_destroy(pthread_mutex_t *m);
-
 /* True while the real functions are not known (early start-up). */
 static inline bool unresolved(void)
 {
@@ -42,6 +36,32 @@ static inline bool unresolved(void)
 		return false;
 	prof_resolve();
 	return prof_real.mutex_unlock == NULL;
+}
+
+/* How a lock or wait call blocks: which call, and its deadline. */
+struct how {
+	enum prof_call call;
+	clockid_t clock;
+	const struct timespec *abstime;
+};
+
+static int real_lock(pthread_mutex_t *m, const struct how *h)
+{
+	if (h->call == PC_TIMEDLOCK)
+		return prof_real.mutex_timedlock(m, h->abstime);
+	if (h->call == PC_CLOCKLOCK)
+		return prof_real.mutex_clocklock(m, h->clock, h->abstime);
+	return prof_real.mutex_lock(m);
+}
+
+static int real_wait(pthread_cond_t *c, pthread_mutex_t *m,
+		     const struct how *h)
+{
+	if (h->call == PC_COND_TIMEDWAIT)
+		return prof_real.cond_timedwait(c, m, h->abstime);
+	if (h->call == PC_COND_CLOCKWAIT)
+		return prof_real.cond_clockwait(c, m, h->clock, h->abstime);
+	return prof_real.cond_wait(c, m);
 }
 
 static struct prof_stat *stat_of(struct prof_thread *th, int site)
@@ -87,18 +107,16 @@ PROF_API int pthread_mutex_destroy(pthread_mutex_t *m)
 	return rc;
 }
 
-/* The real lock (or timedlock when @abstime) after a failed trylock. */
+/* The real blocking call after a failed trylock. */
 static int lock_slow(struct prof_thread *th, struct prof_lock *lk, int site,
-		     pthread_mutex_t *m, uint64_t t_call,
-		     const struct timespec *abstime)
+		     pthread_mutex_t *m, uint64_t t_call, const struct how *h)
 {
 	uint64_t t;
 	int rc;
 
 	th->waiting_on = lk;
 	prof_lock_wait_edge(lk, prof_now(), +1);
-	rc = abstime ? prof_real.mutex_timedlock(m, abstime)
-		     : prof_real.mutex_lock(m);
+	rc = real_lock(m, h);
 	t = prof_now();
 	prof_lock_wait_edge(lk, t, -1);
 	th->waiting_on = NULL;
@@ -109,7 +127,7 @@ static int lock_slow(struct prof_thread *th, struct prof_lock *lk, int site,
 	return rc;
 }
 
-static int lock_common(pthread_mutex_t *m, const struct timespec *abstime,
+static int lock_common(pthread_mutex_t *m, const struct how *h,
 		       const void *caller)
 {
 	struct prof_thread *th = prof_self();
@@ -118,12 +136,11 @@ static int lock_common(pthread_mutex_t *m, const struct timespec *abstime,
 	int rc, site;
 
 	if (th)
-		th->calls[abstime ? PC_TIMEDLOCK : PC_LOCK]++;
+		th->calls[h->call]++;
 	if (!th || !(lk = prof_lock_get(m))) {
 		if (th)
 			th->untracked++;
-		return abstime ? prof_real.mutex_timedlock(m, abstime)
-			       : prof_real.mutex_lock(m);
+		return real_lock(m, h);
 	}
 	t_call = prof_now();
 	site = prof_lock_site(lk, m, caller);
@@ -135,10 +152,9 @@ static int lock_common(pthread_mutex_t *m, const struct timespec *abstime,
 		return rc;
 	}
 	if (rc == EBUSY)
-		return lock_slow(th, lk, site, m, t_call, abstime);
+		return lock_slow(th, lk, site, m, t_call, h);
 	/* Another error (EINVAL, EAGAIN...): let the real call decide. */
-	rc = abstime ? prof_real.mutex_timedlock(m, abstime)
-		     : prof_real.mutex_lock(m);
+	rc = real_lock(m, h);
 	if (rc == 0 || rc == EOWNERDEAD)
 		prof_acquired(th, lk, site, t_call, prof_now(), false);
 	return rc;
@@ -146,17 +162,33 @@ static int lock_common(pthread_mutex_t *m, const struct timespec *abstime,
 
 PROF_API int pthread_mutex_lock(pthread_mutex_t *m)
 {
+	struct how h = { PC_LOCK, CLOCK_REALTIME, NULL };
+
 	if (unresolved())
 		return prof_boot_lock(m);
-	return lock_common(m, NULL, CALLER);
+	return lock_common(m, &h, CALLER);
 }
 
+/* The timed variants are not used by the loader or by dlsym, so by the
+ * time they are called the real functions are known. */
 PROF_API int pthread_mutex_timedlock(pthread_mutex_t *m,
 				     const struct timespec *abstime)
 {
+	struct how h = { PC_TIMEDLOCK, CLOCK_REALTIME, abstime };
+
 	if (unresolved())
-		return prof_boot_lock(m); /* unreachable in practice */
-	return lock_common(m, abstime, CALLER);
+		return prof_boot_lock(m);
+	return lock_common(m, &h, CALLER);
+}
+
+PROF_API int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
+				     const struct timespec *abstime)
+{
+	struct how h = { PC_CLOCKLOCK, clock, abstime };
+
+	if (unresolved())
+		return prof_boot_lock(m);
+	return lock_common(m, &h, CALLER);
 }
 
 PROF_API int pthread_mutex_trylock(pthread_mutex_t *m)
@@ -220,7 +252,7 @@ PROF_API int pthread_mutex_unlock(pthread_mutex_t *m)
 /* ---- condition variables ---------------------------------------------- */
 
 static int cond_common(pthread_cond_t *c, pthread_mutex_t *m,
-		       const struct timespec *abstime, const void *caller)
+		       const struct how *h, const void *caller)
 {
 	struct prof_thread *th = prof_self();
 	struct prof_lock *lk;
@@ -229,10 +261,9 @@ static int cond_common(pthread_cond_t *c, pthread_mutex_t *m,
 	int rc, idx;
 
 	if (!th)
-		return abstime ? prof_real.cond_timedwait(c, m, abstime)
-			       : prof_real.cond_wait(c, m);
+		return real_wait(c, m, h);
 	t0 = prof_now();
-	th->calls[abstime ? PC_COND_TIMEDWAIT : PC_COND_WAIT]++;
+	th->calls[h->call]++;
 	th->cond_waits++;
 	lk = prof_lock_find(m);
 	idx = lk ? prof_held_find(th, lk) : -1;
@@ -241,8 +272,7 @@ static int cond_common(pthread_cond_t *c, pthread_mutex_t *m,
 		prof_released(th, idx, t0, t0, prof_lock_area(lk, t0, NULL),
 			      prof_papi_read(th->papi_set), (uintptr_t)caller);
 	}
-	rc = abstime ? prof_real.cond_timedwait(c, m, abstime)
-		     : prof_real.cond_wait(c, m);
+	rc = real_wait(c, m, h);
 	t1 = prof_now();
 	if (idx >= 0) {
 		stat_of(th, saved.site)->cond_wait += t1 - t0;
@@ -256,17 +286,32 @@ static int cond_common(pthread_cond_t *c, pthread_mutex_t *m,
 
 PROF_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
+	struct how h = { PC_COND_WAIT, CLOCK_REALTIME, NULL };
+
 	if (!prof_real.cond_wait)
 		prof_resolve();
-	return cond_common(c, m, NULL, CALLER);
+	return cond_common(c, m, &h, CALLER);
 }
 
 PROF_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 				    const struct timespec *abstime)
 {
+	struct how h = { PC_COND_TIMEDWAIT, CLOCK_REALTIME, abstime };
+
 	if (!prof_real.cond_timedwait)
 		prof_resolve();
-	return cond_common(c, m, abstime, CALLER);
+	return cond_common(c, m, &h, CALLER);
+}
+
+PROF_API int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
+				    clockid_t clock,
+				    const struct timespec *abstime)
+{
+	struct how h = { PC_COND_CLOCKWAIT, clock, abstime };
+
+	if (!prof_real.cond_clockwait)
+		prof_resolve();
+	return cond_common(c, m, &h, CALLER);
 }
 
 PROF_API int pthread_cond_signal(pthread_cond_t *c)

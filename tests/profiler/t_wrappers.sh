@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Every wrapper is reached from a program compiled now against the
+# Every wrapper (15) is reached from a program compiled now against the
 # installed glibc (which binds pthread_create@GLIBC_2.34 and
 # pthread_cond_*@GLIBC_2.3.2): the profile's wrapper_calls must count
 # each call exactly.
@@ -56,6 +56,10 @@ int main(void)
 	ts = soon();
 	if (pthread_mutex_timedlock(&m, &ts) != ETIMEDOUT)
 		return 12;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_nsec = ts.tv_nsec >= 998000000 ? 999999999 : ts.tv_nsec + 2000000;
+	if (pthread_mutex_clocklock(&m, CLOCK_MONOTONIC, &ts) != ETIMEDOUT)
+		return 17;
 	if (pthread_create(&t, NULL, signaller, NULL))
 		return 13;
 	while (!flag)
@@ -63,6 +67,9 @@ int main(void)
 	ts = soon();
 	if (pthread_cond_timedwait(&c, &m, &ts) != ETIMEDOUT)
 		return 14;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (pthread_cond_clockwait(&c, &m, CLOCK_MONOTONIC, &ts) != ETIMEDOUT)
+		return 18;
 	pthread_cond_broadcast(&c);
 	pthread_mutex_unlock(&m);
 	pthread_join(t, NULL);
@@ -86,8 +93,8 @@ out=$(timeout -k 5 60 "$RCLPROF" --table none -o "$T/p.json" -- "$T/fresh") ||
 	fail "fresh program exited $? under rcl-prof"
 [ "$out" = "fresh ok" ] || fail "output: $out"
 check "$T/p.json" \
-	'p["global"]["wrapper_calls"] == {"pthread_mutex_init": 1, "pthread_mutex_destroy": 1, "pthread_mutex_lock": 2, "pthread_mutex_trylock": 1, "pthread_mutex_timedlock": 1, "pthread_mutex_unlock": 2, "pthread_cond_wait": p["global"]["cond_waits"] - 1, "pthread_cond_timedwait": 1, "pthread_cond_signal": 1, "pthread_cond_broadcast": 1, "pthread_create": 2, "pthread_join": 2, "pthread_exit": 1}' \
+	'p["global"]["wrapper_calls"] == {"pthread_mutex_init": 1, "pthread_mutex_destroy": 1, "pthread_mutex_lock": 2, "pthread_mutex_trylock": 1, "pthread_mutex_timedlock": 1, "pthread_mutex_unlock": 2, "pthread_cond_wait": p["global"]["cond_waits"] - 2, "pthread_cond_timedwait": 1, "pthread_cond_signal": 1, "pthread_cond_broadcast": 1, "pthread_create": 2, "pthread_join": 2, "pthread_exit": 1, "pthread_mutex_clocklock": 1, "pthread_cond_clockwait": 1}' \
 	'p["global"]["wrapper_calls"]["pthread_cond_wait"] >= 1' \
-	'p["locks"][0]["trylock_failures"] == 1 and p["locks"][0]["timeouts"] == 1' \
+	'p["locks"][0]["trylock_failures"] == 1 and p["locks"][0]["timeouts"] == 2' \
 	'p["global"]["threads"] == 3'
 echo "ok: every wrapper reached"
