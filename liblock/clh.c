@@ -113,7 +113,7 @@ static int clh_destroy(void *impl)
 	return 0;
 }
 
-/* This thread's node for @l, WAITING, or NULL on ENOMEM. */
+/* This thread's handle for @l, its node marked WAITING; NULL on ENOMEM. */
 static inline struct clh_handle *clh_handle(struct clh_lock *l)
 {
 	struct clh_handle *h = ll_tnode_dtor(&l->key, sizeof(*h),
@@ -128,6 +128,7 @@ static inline struct clh_handle *clh_handle(struct clh_lock *l)
 	return h;
 }
 
+/* We queued behind @pred: wait for its grant, then record the holder. */
 static inline void clh_enter(struct clh_lock *l, struct clh_handle *h,
 			     struct clh_node *pred, enum ll_wait_policy policy)
 {
@@ -138,6 +139,8 @@ static inline void clh_enter(struct clh_lock *l, struct clh_handle *h,
 	l->pred = pred;
 }
 
+/* Blocks until granted (FIFO), waiting under @policy.  Returns 0, or
+ * ENOMEM if this thread's handle or node cannot be allocated. */
 static inline int clh_lock_policy(struct clh_lock *l,
 				  enum ll_wait_policy policy)
 {
@@ -153,6 +156,8 @@ static inline int clh_lock_policy(struct clh_lock *l,
 	return 0;
 }
 
+/* Returns 0, EBUSY if held or waited for, or ENOMEM.  Does not wait,
+ * except in the ABA interleaving of the header comment. */
 static inline int clh_trylock_policy(struct clh_lock *l,
 				     enum ll_wait_policy policy)
 {
@@ -174,6 +179,7 @@ static inline int clh_trylock_policy(struct clh_lock *l,
 	return 0;
 }
 
+/* Caller holds the lock.  Returns 0, or EPERM if it does not. */
 static inline int clh_unlock_policy(struct clh_lock *l,
 				    enum ll_wait_policy policy)
 {
@@ -196,6 +202,7 @@ static inline int clh_unlock_policy(struct clh_lock *l,
 	return 0;
 }
 
+/* The ops entries: the two policies of the shared code. */
 static int clh_lock(void *impl)
 {
 	return clh_lock_policy(impl, LL_WAIT_SPIN);

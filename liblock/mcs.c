@@ -92,6 +92,8 @@ static inline void mcs_set_holder(struct mcs_lock *l, struct mcs_node *me)
 	l->holder = me;
 }
 
+/* Blocks until handed the lock (FIFO), waiting under @policy.  Returns 0,
+ * or ENOMEM if this thread's node cannot be allocated. */
 static inline int mcs_lock_policy(struct mcs_lock *l,
 				  enum ll_wait_policy policy)
 {
@@ -135,6 +137,7 @@ static int mcs_trylock(void *impl)
 	return 0;
 }
 
+/* Caller holds the lock.  Returns 0, or EPERM if it does not. */
 static inline int mcs_unlock_policy(struct mcs_lock *l,
 				    enum ll_wait_policy policy)
 {
@@ -168,6 +171,7 @@ static inline int mcs_unlock_policy(struct mcs_lock *l,
 	return 0;
 }
 
+/* The ops entries: the two policies of the shared code. */
 static int mcs_lock(void *impl)
 {
 	return mcs_lock_policy(impl, LL_WAIT_SPIN);

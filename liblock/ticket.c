@@ -79,6 +79,7 @@ static int ticket_destroy(void *impl)
 	return 0;
 }
 
+/* Blocks until served (FIFO), waiting under @policy.  Returns 0. */
 static inline int ticket_lock_policy(struct ticket_lock *l,
 				     enum ll_wait_policy policy)
 {
@@ -117,6 +118,7 @@ static int ticket_trylock(void *impl)
 	return 0;
 }
 
+/* Caller holds the lock.  Returns 0, or EPERM if it does not. */
 static inline int ticket_unlock_policy(struct ticket_lock *l,
 				       enum ll_wait_policy policy)
 {
@@ -134,6 +136,7 @@ static inline int ticket_unlock_policy(struct ticket_lock *l,
 	return 0;
 }
 
+/* The ops entries: the two policies of the shared code. */
 static int ticket_lock(void *impl)
 {
 	return ticket_lock_policy(impl, LL_WAIT_SPIN);
