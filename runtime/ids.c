@@ -51,9 +51,20 @@ static void id_release(void *arg)
 	pthread_mutex_unlock(&ids_mu);
 }
 
+static void ids_lock(void)
+{
+	pthread_mutex_lock(&ids_mu);
+}
+
+static void ids_unlock(void)
+{
+	pthread_mutex_unlock(&ids_mu);
+}
+
 static void ids_setup(void)
 {
-	if (pthread_key_create(&ids_key, id_release) != 0)
+	if (pthread_key_create(&ids_key, id_release) != 0 ||
+	    pthread_atfork(ids_lock, ids_unlock, ids_unlock) != 0)
 		ll_fatal("cannot create the RCL client-id key");
 }
 

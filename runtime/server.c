@@ -122,6 +122,43 @@ static void reset(struct rcl_server *s)
 	s->has_backup = false;
 }
 
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&srv_mu);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&srv_mu);
+}
+
+/* A forked child has none of the parent's server threads: its servers are
+ * stopped (requests run on their clients, see client.c) and may be started
+ * again.  A lock word held by a parent's servicing thread at the fork stays
+ * held in the child, as with any mutex. */
+static void fork_child(void)
+{
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		struct rcl_server *s =
+			atomic_load_explicit(&srv_table[c], memory_order_relaxed);
+
+		struct rcl_sthread *t, *next;
+
+		if (!s)
+			continue;
+		for (t = atomic_load_explicit(&s->all, memory_order_relaxed); t;
+		     t = next) {
+			next = t->next_all;
+			rcl_stats_fold(&s->retired, &t->st);
+			ll_free(t);
+		}
+		reset(s);
+		atomic_store_explicit(&s->state, RCL_STOPPED,
+				      memory_order_relaxed);
+	}
+	pthread_mutex_unlock(&srv_mu);
+}
+
 /* srv_mu held. */
 static int start_locked(struct rcl_server *s)
 {
@@ -152,7 +189,8 @@ static int start_locked(struct rcl_server *s)
 		       s->cpu, strerror(rc));
 		return rc;
 	}
-	if (!srv_atexit_done && atexit(at_exit) == 0)
+	if (!srv_atexit_done && atexit(at_exit) == 0 &&
+	    pthread_atfork(fork_prepare, fork_parent, fork_child) == 0)
 		srv_atexit_done = true;
 	return 0;
 }

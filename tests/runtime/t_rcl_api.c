@@ -7,6 +7,8 @@
  */
 #include "rcl_test.h"
 
+#include <sys/wait.h>
+
 static bool cpu_in_my_mask(int cpu)
 {
 	cpu_set_t m;
@@ -75,6 +77,45 @@ START_TEST(reserve_stop_restart)
 	ck_assert_int_eq(rcl_server_start(-7), EINVAL);
 	ck_assert_int_eq(rcl_server_start(100000), EINVAL);
 	ck_assert_int_eq(rcl_stats(-1, NULL), EINVAL);
+}
+END_TEST
+
+/* A forked child has no server thread: its sections run on the calling
+ * thread, and a server started in the child works; the parent goes on. */
+static int child_main(liblock_lock_t *l)
+{
+	liblock_lock_t l2;
+	rcl_stats_t st;
+	int ok;
+
+	ok = liblock_exec(l, noop_cs, l) == l;
+	ok = ok && rcl_stats(rcl_default_server(), &st) == 0 && !st.running;
+	ok = ok && rcl_server_start(LIBLOCK_SERVER_DEFAULT) == 0;
+	ok = ok && liblock_init(&l2, NULL) == 0;
+	ok = ok && liblock_exec(l, noop_cs, l) == l;
+	ok = ok && rcl_stats(rcl_default_server(), &st) == 0 && st.running;
+	ok = ok && liblock_destroy(&l2) == 0 && rcl_shutdown() == 0;
+	return ok ? 0 : 1;
+}
+
+START_TEST(fork_child_runs_sections)
+{
+	liblock_lock_t l;
+	pid_t pid;
+	int status;
+
+	rt_init_rcl(&l, LIBLOCK_SERVER_DEFAULT);
+	ck_assert_ptr_eq(liblock_exec(&l, noop_cs, &l), &l);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		exit(child_main(&l));
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_ptr_eq(liblock_exec(&l, noop_cs, &l), &l);
+	ck_assert(rt_stats(rcl_default_server()).running);
+	ck_assert_int_eq(liblock_destroy(&l), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
 }
 END_TEST
 
@@ -355,6 +396,7 @@ Suite *make_suite(const char *mode)
 
 	tcase_set_timeout(tc, TEST_TIMEOUT);
 	tcase_add_test(tc, reserve_stop_restart);
+	tcase_add_test(tc, fork_child_runs_sections);
 	tcase_add_test(tc, trylock_semantics);
 	tcase_add_test(tc, idle_server_parks);
 	tcase_add_test(tc, mutual_exclusion_1_to_16);
