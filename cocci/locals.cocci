@@ -22,5 +22,5 @@ x@p
 x << loc.x;
 p << loc.p;
 @@
-print("LOC %s %s %s %s %s" % (p[0].current_element, x, p[0].line,
+print("LOC\t%s\t%s\t%s\t%s\t%s" % (p[0].current_element, x, p[0].line,
       p[0].column, p[0].column_end))

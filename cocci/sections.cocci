@@ -26,7 +26,7 @@ TRYLOCKS = set(os.environ.get("RCL_TRYLOCK_FNS",
 @cs exists@
 identifier lk : script:python() { lk in LOCKS };
 identifier ul : script:python() { ul in UNLOCKS };
-expression E;
+expression list E;
 position p1, p2;
 @@
 lk@p1(E);
@@ -38,12 +38,12 @@ p1 << cs.p1;
 p2 << cs.p2;
 E << cs.E;
 @@
-print("CS %s %s %s %s %s %s" % (p1[0].current_element, p1[0].line,
+print("CS\t%s\t%s\t%s\t%s\t%s\t%s" % (p1[0].current_element, p1[0].line,
       p1[0].column, p2[0].line, p2[0].column, E))
 
 @lonely@
 identifier lk : script:python() { lk in LOCKS };
-expression E;
+expression list E;
 position p1 != cs.p1;
 @@
 lk@p1(E)
@@ -52,12 +52,12 @@ lk@p1(E)
 p1 << lonely.p1;
 E << lonely.E;
 @@
-print("LONELY %s %s %s %s" % (p1[0].current_element, p1[0].line,
+print("LONELY\t%s\t%s\t%s\t%s" % (p1[0].current_element, p1[0].line,
       p1[0].column, E))
 
 @try@
 identifier tl : script:python() { tl in TRYLOCKS };
-expression E;
+expression list E;
 position p;
 @@
 tl@p(E)
@@ -66,4 +66,4 @@ tl@p(E)
 p << try.p;
 E << try.E;
 @@
-print("TRY %s %s %s %s" % (p[0].current_element, p[0].line, p[0].column, E))
+print("TRY\t%s\t%s\t%s\t%s" % (p[0].current_element, p[0].line, p[0].column, E))

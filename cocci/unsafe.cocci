@@ -26,7 +26,7 @@ fn@p(...)
 fn << call.fn;
 p << call.p;
 @@
-print("UNSAFE %s %s %s %s" % (p[0].current_element, p[0].line, p[0].column,
+print("UNSAFE\t%s\t%s\t%s\t%s" % (p[0].current_element, p[0].line, p[0].column,
       fn))
 
 @err@
@@ -38,5 +38,5 @@ e@p
 @script:python@
 p << err.p;
 @@
-print("UNSAFE %s %s %s errno" % (p[0].current_element, p[0].line,
+print("UNSAFE\t%s\t%s\t%s\terrno" % (p[0].current_element, p[0].line,
       p[0].column))

@@ -67,6 +67,7 @@ class Source:
 
 def lex(text, src=None):
     toks = []
+    cond = []  # per open #if: inside an #else/#elif branch
     pos, n = 0, len(text)
     bol = True  # at the beginning of a line (only blanks before)
     while pos < n:
@@ -88,6 +89,13 @@ def lex(text, src=None):
                     continue
                 end = nl
                 break
+            directive = re.match(r"#\s*(\w*)", text[pos:end]).group(1)
+            if directive in ("if", "ifdef", "ifndef"):
+                cond.append(False)
+            elif directive in ("else", "elif") and cond:
+                cond[-1] = True
+            elif directive == "endif" and cond:
+                cond.pop()
             toks.append(Tok("pp", text[pos:end], pos, end))
             pos = end
             continue
@@ -103,7 +111,12 @@ def lex(text, src=None):
             pass
         else:
             bol = False
-            toks.append(Tok(kind, m.group(), pos, m.end()))
+            # Only the first branch of each #if is parsed (like a
+            # compiler with no macro defined would, but without dropping
+            # the #if 0 ... #else idiom's live branch): sections that
+            # contain a directive are refused anyway.
+            if not any(cond):
+                toks.append(Tok(kind, m.group(), pos, m.end()))
         pos = m.end()
     return toks
 

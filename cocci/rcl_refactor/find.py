@@ -249,23 +249,23 @@ def spatch_facts(path, fns, opts):
     facts = Facts()
     for line in run_spatch(os.path.join(opts.datadir, "sections.cocci"),
                            path, env, opts):
-        w = line.split()
-        if w[0] == "CS":
+        w = line.split("\t")
+        if w[0] == "CS" and len(w) >= 6:
             facts.cs.append((w[1], int(w[2]), int(w[3]), int(w[4]),
                              int(w[5])))
-        elif w[0] == "LONELY":
+        elif w[0] == "LONELY" and len(w) >= 4:
             facts.lonely.append((w[1], int(w[2]), int(w[3])))
-        elif w[0] == "TRY":
+        elif w[0] == "TRY" and len(w) >= 4:
             facts.trylock.append((w[1], int(w[2]), int(w[3])))
     for line in run_spatch(os.path.join(opts.datadir, "locals.cocci"),
                            path, env, opts):
-        w = line.split()
-        if w[0] == "LOC":
+        w = line.split("\t")
+        if w[0] == "LOC" and len(w) >= 5:
             facts.locals.setdefault(w[1], []).append(
                 (w[2], int(w[3]), int(w[4])))
     for line in run_spatch(os.path.join(opts.datadir, "unsafe.cocci"),
                            path, env, opts):
-        w = line.split()
-        if w[0] == "UNSAFE":
+        w = line.split("\t")
+        if w[0] == "UNSAFE" and len(w) >= 5:
             facts.unsafe.append((w[1], int(w[2]), int(w[3]), w[4]))
     return facts

@@ -230,6 +230,30 @@ class Program:
                 if name:
                     self.key(name).sites.append((f, k, "static"))
 
+    def _scan_macro(self, f, t, name):
+        """A macro that is not a lock macro but names a mutex or cond key
+        (memcached's STAT_INCR(e, ...) locks &e->stats_mutex inside): the
+        key cannot be converted, its expansions would still call pthread."""
+        rest = t.text.split(name, 1)[1]
+        params = set()
+        m = re.match(r"\(([^)]*)\)", rest)
+        if m:
+            params = {p.strip() for p in m.group(1).split(",")}
+            rest = rest[m.end():]
+        try:
+            body = cparse.lex(rest.replace("\\\n", " "))
+        except cparse.ParseError:
+            return
+        for k, b in enumerate(body):
+            if b.kind != "id" or b.text in params:
+                continue
+            member = k > 0 and body[k - 1].text in (".", "->")
+            for kind in ("mutex", "cond"):
+                key = self.keys.get((kind, ("." if member else "") + b.text))
+                if key is not None:
+                    key.refuse("used inside macro %s at %s:%d" % (
+                        name, f.display, f.src.line_of(t.start)))
+
     def _in_wrapper(self, f, k):
         off = f.src.toks[k].start
         return any(lf.wrapper and lf.wrapper["file"] == f.path and
@@ -239,6 +263,11 @@ class Program:
     def _scan_uses(self, f):
         """Refuse keys used in ways the rewrite does not understand."""
         toks = f.src.toks
+        for t in toks:
+            m = re.match(r"#\s*define\s+(\w+)", t.text) \
+                if t.kind == "pp" else None
+            if m and m.group(1) not in self.fns:
+                self._scan_macro(f, t, m.group(1))
         ok = _accounted_ranges(f, self.fns)
         for k, t in enumerate(toks):
             if t.kind != "id":

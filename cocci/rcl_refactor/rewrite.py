@@ -462,11 +462,19 @@ def def_start(f, fi):
 def includes_edit(f, config_rel):
     """Insert our includes after the file's leading #include lines."""
     toks = f.src.toks
-    last = None
+    last, depth = None, 0
+    pps = [t for t in toks[:3] if t.kind == "pp"]
+    guard = 1 if (f.is_header and pps and re.match(
+        r"#\s*(ifndef|if\s+!\s*defined)", pps[0].text)) else 0
     for t in toks:
         if t.kind != "pp":
             break
-        if re.match(r"#\s*include\b", t.text):
+        d = re.match(r"#\s*(\w*)", t.text).group(1)
+        if d in ("if", "ifdef", "ifndef"):
+            depth += 1
+        elif d == "endif":
+            depth -= 1
+        elif d == "include" and depth == guard:
             last = t
     lines = []
     if not f.is_header:
