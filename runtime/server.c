@@ -252,19 +252,20 @@ int rcl_server_start(int cpu)
 	return rc;
 }
 
-static bool join_within(pthread_t t, int seconds)
+static struct timespec deadline_in(int seconds)
 {
 	struct timespec dl;
 
 	clock_gettime(CLOCK_REALTIME, &dl);
 	dl.tv_sec += seconds;
-	return pthread_timedjoin_np(t, NULL, &dl) == 0;
+	return dl;
 }
 
 /* Stop and join every thread of @s; srv_mu held (or start-up). */
 static void stop_threads(struct rcl_server *s)
 {
 	struct rcl_sthread *t, *next;
+	struct timespec dl = deadline_in(5);
 	bool stuck = false;
 
 	/* release: pairs with the acquire of state in every loop */
@@ -272,10 +273,10 @@ static void stop_threads(struct rcl_server *s)
 	rcl_manager_kick(s);
 	atomic_store_explicit(&s->idle, 0, memory_order_release);
 	ll_futex_wake(&s->idle, INT_MAX);
-	if (!join_within(s->manager, 5))
+	if (pthread_timedjoin_np(s->manager, NULL, &dl) != 0)
 		ll_fatal("the manager of the RCL server on CPU %d does not stop",
 			 s->cpu);
-	if (s->has_backup && !join_within(s->backup, 5))
+	if (s->has_backup && pthread_timedjoin_np(s->backup, NULL, &dl) != 0)
 		ll_fatal("the backup of the RCL server on CPU %d does not stop",
 			 s->cpu);
 	for (t = atomic_load_explicit(&s->all, memory_order_acquire); t;
@@ -285,12 +286,16 @@ static void stop_threads(struct rcl_server *s)
 				      memory_order_release);
 		ll_futex_wake(&t->is_servicing, 1);
 	}
+	dl = deadline_in(2); /* for all the servicing threads together */
 	for (t = atomic_load_explicit(&s->all, memory_order_acquire); t;
 	     t = next) {
 		next = t->next_all;
-		if (!join_within(t->thread, 2)) {
+		if (pthread_timedjoin_np(t->thread, NULL, &dl) != 0) {
 			stuck = true;
-			continue; /* left to finish its section; never freed */
+			/* left to finish its section, then to exit; its
+			 * structure stays allocated (it still uses it) */
+			pthread_detach(t->thread);
+			continue;
 		}
 		rcl_stats_fold(&s->retired, &t->st);
 		ll_free(t);
