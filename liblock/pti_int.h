@@ -178,9 +178,25 @@ extern _Atomic unsigned int pti_fork_gen LL_HIDDEN;
 void pti_mutex_after_fork(struct pti_obj *o) LL_HIDDEN;
 void pti_cond_after_fork(struct pti_obj *o) LL_HIDDEN;
 
-/* ---- shared by the mutex and condvar wrappers (pti_mutex.c) ------------- */
+/* ---- lock operations (pti_lock.c) --------------------------------------- */
 
-/* The record of mutex @m, created on first use; NULL if @m stays POSIX. */
+/* This thread's holder token: &pti_self, never 0. */
+extern __thread char pti_self LL_HIDDEN __attribute__((tls_model("initial-exec")));
+#define PTI_SELF ((uintptr_t)&pti_self)
+
+enum pti_how { PTI_HOW_LOCK, PTI_HOW_TRY };
+/* Acquire @o (block, try, or until @abstime on @clock if not NULL),
+ * honouring its type; notes the holder.  Returns 0 or a pthread errno. */
+int pti_enter(struct pti_obj *o, enum pti_how how, clockid_t clock,
+	      const struct timespec *abstime) LL_HIDDEN;
+/* The liblock lock alone (no holder bookkeeping). */
+int pti_base_lock(struct pti_obj *o) LL_HIDDEN;
+int pti_base_unlock(struct pti_obj *o) LL_HIDDEN;
+
+/* ---- shared by the mutex and condvar wrappers ---------------------------- */
+
+/* The record of mutex @m, created on first use; NULL if @m stays POSIX
+ * (pti_mutex.c). */
 struct pti_obj *pti_mutex_get(pthread_mutex_t *m) LL_HIDDEN;
 /* Release a held record completely for a condition wait, saving its
  * depth in *@depth.  Returns 0, or EPERM if a checked mutex is not ours. */

@@ -22,8 +22,11 @@
  * 2^16 buckets: 1 MiB of zero pages per table, touched only where keys
  * land; chains stay short up to about a million live mutexes.
  *
- * Memory model: C11 seqlock with fences (Boehm, MSPC 2012); the fences
- * are named at each use.
+ * Memory model: a C11 seqlock without fences (ThreadSanitizer has none):
+ * lookups load every link and key with acquire, writers store them with
+ * release, so a lookup that sees any change of a writer also sees that
+ * writer's odd seq at its re-check (Boehm, MSPC 2012, the acquire-load
+ * variant).
  */
 #include "pti_int.h"
 #include "ll_wait.h"
@@ -66,15 +69,15 @@ static bool walk(struct pti_bucket *b, uintptr_t key, uint32_t s,
 	 * so a node's fields are initialised when we see it */
 	for (o = atomic_load_explicit(&b->head, memory_order_acquire); o;
 	     o = atomic_load_explicit(&o->next, memory_order_acquire)) {
-		if (atomic_load_explicit(&o->key, memory_order_relaxed) == key)
+		/* acquire: pairs with the release stores of writers */
+		if (atomic_load_explicit(&o->key, memory_order_acquire) == key)
 			break;
 		if (++hops % PTI_HOPS_PER_CHECK == 0 &&
 		    atomic_load_explicit(&b->seq, memory_order_relaxed) != s)
 			return false;
 	}
-	/* acquire fence: orders the loads above before the seq re-check;
-	 * pairs with the release fence in write_begin() */
-	atomic_thread_fence(memory_order_acquire);
+	/* The acquire loads above keep this re-check after them; one that
+	 * read a writer's release store sees at least its odd seq here. */
 	if (atomic_load_explicit(&b->seq, memory_order_relaxed) != s)
 		return false;
 	*out = o;
@@ -106,10 +109,9 @@ static void write_begin(struct pti_bucket *b)
 {
 	uint32_t s = atomic_load_explicit(&b->seq, memory_order_relaxed);
 
+	/* relaxed: the release stores of the change that follows order it
+	 * before them (see walk()) */
 	atomic_store_explicit(&b->seq, s + 1, memory_order_relaxed);
-	/* release fence: the odd seq is ordered before the unlink; pairs
-	 * with the acquire fence in walk() */
-	atomic_thread_fence(memory_order_release);
 }
 
 static void write_end(struct pti_bucket *b)
@@ -151,7 +153,7 @@ static struct pti_obj *obj_alloc(void)
 		     off += sizeof(*o)) {
 			o = (struct pti_obj *)(chunk + off);
 			atomic_store_explicit(&o->next, free_list,
-					      memory_order_relaxed);
+					      memory_order_release);
 			free_list = o;
 		}
 	}
@@ -176,8 +178,10 @@ static struct pti_obj *obj_alloc(void)
 
 static void obj_free(struct pti_obj *o)
 {
-	atomic_store_explicit(&o->key, 0, memory_order_relaxed);
-	atomic_store_explicit(&o->next, free_list, memory_order_relaxed);
+	/* release: a lookup still walking through @o must see its seq
+	 * change if it sees these (walk()) */
+	atomic_store_explicit(&o->key, 0, memory_order_release);
+	atomic_store_explicit(&o->next, free_list, memory_order_release);
 	free_list = o;
 }
 
@@ -185,9 +189,10 @@ static void unlink_locked(struct pti_bucket *b, _Atomic(struct pti_obj *) *link,
 			  struct pti_obj *o)
 {
 	write_begin(b);
+	/* release: see walk() */
 	atomic_store_explicit(link,
 			      atomic_load_explicit(&o->next, memory_order_relaxed),
-			      memory_order_relaxed);
+			      memory_order_release);
 	write_end(b);
 }
 
@@ -229,10 +234,11 @@ static struct pti_obj *add_locked(struct pti_bucket *b, uintptr_t key,
 			drop(old);
 		obj_free(old);
 	}
-	atomic_store_explicit(&o->key, key, memory_order_relaxed);
+	/* release: @o may be a recycled record a stale lookup still reads */
+	atomic_store_explicit(&o->key, key, memory_order_release);
 	atomic_store_explicit(&o->next,
 			      atomic_load_explicit(&b->head, memory_order_relaxed),
-			      memory_order_relaxed);
+			      memory_order_release);
 	/* release: publishes @o's fields; pairs with the acquire in walk() */
 	atomic_store_explicit(&b->head, o, memory_order_release);
 	return o;

@@ -5,8 +5,8 @@
  *
  * Types.  Recursive and error-checking mutexes are honoured for every
  * algorithm by the wrapper itself: the record keeps the owner (a per-thread
- * token) and the depth, written only by the holder.  Normal and default
- * mutexes pay for neither.  Robust, priority-inheritance, priority-protect
+ * token) and the depth, written only by the holder (pti_lock.c).  Normal
+ * and default mutexes note the holder too (see fork) but check nothing.  Robust, priority-inheritance, priority-protect
  * and process-shared mutexes cannot be kept by a per-process map of
  * user-space locks: they stay POSIX, and we say so once per reason.
  *
@@ -15,21 +15,12 @@
  * whose memory says process-shared but that we never saw initialised (it
  * was set up by another process) is left to glibc without a record.
  *
- * trylock for algorithms without one ("gated"): a counter of threads
- * inside lock..unlock; trylock succeeds only by moving it 0 -> 1, when
- * nobody holds or waits, and then lock() cannot block.  It costs two
- * atomic RMWs per section, so only such algorithms pay it.
- *
  * fork.  Queue locks remember their waiters: in a fork child, a lock that
  * had waiters (threads that no longer exist) might never be free again.
  * So every record notes its holder (normal mutexes too, one store), and in
  * the child the locks the forking thread holds are re-created and taken
  * again, at once; locks nobody held are re-created lazily at first use
  * (their gen is stale); locks other threads held stay held, as in POSIX.
- *
- * timedlock/clocklock poll trylock with a sleep that doubles from 1 us to
- * 1 ms, so they may return up to 1 ms after the deadline and do not queue
- * behind lock() callers.
  *
  * Needs only C11 acquire/release; no TSO reliance.
  */
@@ -38,8 +29,6 @@
 #include <errno.h>
 #include <limits.h>
 
-enum how { HOW_LOCK, HOW_TRY };
-
 /* glibc's __kind bits (nptl/pthreadP.h), read from static initialisers. */
 #define GLIBC_KIND_TYPE_MASK 3
 #define GLIBC_KIND_ROBUST 16
@@ -47,16 +36,11 @@ enum how { HOW_LOCK, HOW_TRY };
 #define GLIBC_KIND_PP 64
 #define GLIBC_KIND_PSHARED 128
 
-/* A per-thread token, never 0, unique among live threads. */
-static __thread char self_token __attribute__((tls_model("initial-exec")));
-#define SELF ((uintptr_t)&self_token)
-
 static _Atomic bool said_pshared, said_robust, said_prio;
 _Atomic unsigned int pti_fork_gen;
 
 /* ---- records ------------------------------------------------------------ */
 
-static int base_lock(struct pti_obj *o);
 
 /* A new lock of the run's algorithm into @o->lock. */
 static int new_lock(struct pti_obj *o)
@@ -202,149 +186,17 @@ void pti_mutex_after_fork(struct pti_obj *o)
 
 	if (o->kind == PTI_POSIX || owner == 0)
 		return; /* glibc's, or re-created at first use */
-	if (owner == SELF) {
+	if (owner == PTI_SELF) {
 		/* Ours: a new lock, taken by us, same depth. */
 		if (new_lock(o) != 0)
 			ll_fatal("rcl-run: cannot re-create mutex %p after fork",
 				 (void *)atomic_load(&o->key));
 		atomic_store_explicit(&o->users, 0, memory_order_relaxed);
-		if (base_lock(o) != 0)
+		if (pti_base_lock(o) != 0)
 			ll_fatal("rcl-run: cannot re-take mutex %p after fork",
 				 (void *)atomic_load(&o->key));
 	}
 	atomic_store_explicit(&o->gen, gen, memory_order_relaxed);
-}
-
-/* ---- the lock itself ---------------------------------------------------- */
-
-static int base_lock(struct pti_obj *o)
-{
-	int rc;
-
-	if (o->gated)
-		atomic_fetch_add_explicit(&o->users, 1, memory_order_relaxed);
-	pti_inside++;
-	rc = liblock_lock(&o->lock);
-	pti_inside--;
-	if (rc != 0 && o->gated)
-		atomic_fetch_sub_explicit(&o->users, 1, memory_order_relaxed);
-	return rc;
-}
-
-static int base_trylock(struct pti_obj *o)
-{
-	uint32_t none = 0;
-	int rc;
-
-	/* acquire: pairs with the release in base_unlock(), so the last
-	 * holder's unlock is visible and lock() below finds it free */
-	if (o->gated && !atomic_compare_exchange_strong_explicit(
-				&o->users, &none, 1, memory_order_acquire,
-				memory_order_relaxed))
-		return EBUSY;
-	pti_inside++;
-	rc = o->gated ? liblock_lock(&o->lock) : liblock_trylock(&o->lock);
-	pti_inside--;
-	if (rc != 0 && o->gated)
-		atomic_fetch_sub_explicit(&o->users, 1, memory_order_relaxed);
-	return rc;
-}
-
-static int base_unlock(struct pti_obj *o)
-{
-	int rc;
-
-	pti_inside++;
-	rc = liblock_unlock(&o->lock);
-	pti_inside--;
-	/* release: pairs with the acquire CAS in base_trylock() */
-	if (rc == 0 && o->gated)
-		atomic_fetch_sub_explicit(&o->users, 1, memory_order_release);
-	return rc;
-}
-
-static bool bad_time(const struct timespec *t)
-{
-	return !t || t->tv_nsec < 0 || t->tv_nsec >= 1000000000L;
-}
-
-static int base_timedlock(struct pti_obj *o, clockid_t clock,
-			  const struct timespec *abstime)
-{
-	long pause_ns = 1000;
-	struct timespec now, nap;
-	int rc;
-
-	while ((rc = base_trylock(o)) == EBUSY) {
-		if (bad_time(abstime))
-			return EINVAL;
-		if (clock_gettime(clock, &now) != 0)
-			return EINVAL;
-		if (now.tv_sec > abstime->tv_sec ||
-		    (now.tv_sec == abstime->tv_sec &&
-		     now.tv_nsec >= abstime->tv_nsec))
-			return ETIMEDOUT;
-		nap.tv_sec = 0;
-		nap.tv_nsec = pause_ns;
-		if (abstime->tv_sec == now.tv_sec &&
-		    abstime->tv_nsec - now.tv_nsec < pause_ns)
-			nap.tv_nsec = abstime->tv_nsec - now.tv_nsec;
-		nanosleep(&nap, NULL);
-		if (pause_ns < 1000000)
-			pause_ns *= 2;
-	}
-	return rc;
-}
-
-/* Owner and depth checks around the base lock.  @clock < 0: no deadline. */
-static int enter(struct pti_obj *o, enum how how, clockid_t clock,
-		 const struct timespec *abstime)
-{
-	int rc;
-
-	if (o->kind != PTI_NORMAL &&
-	    atomic_load_explicit(&o->owner, memory_order_relaxed) == SELF) {
-		if (o->kind == PTI_ERRORCHECK)
-			return how == HOW_TRY ? EBUSY : EDEADLK;
-		if (o->depth == UINT_MAX)
-			return EAGAIN;
-		o->depth++;
-		return 0;
-	}
-	if (how == HOW_TRY)
-		rc = base_trylock(o);
-	else if (abstime)
-		rc = base_timedlock(o, clock, abstime);
-	else
-		rc = base_lock(o);
-	if (rc == 0) {
-		/* relaxed: only the holder writes it, and a thread only
-		 * compares it with its own token */
-		atomic_store_explicit(&o->owner, SELF, memory_order_relaxed);
-		o->depth = 1;
-	}
-	return rc;
-}
-
-int pti_mutex_release(struct pti_obj *o, unsigned int *depth)
-{
-	*depth = o->depth;
-	if (o->kind != PTI_NORMAL &&
-	    atomic_load_explicit(&o->owner, memory_order_relaxed) != SELF)
-		return EPERM;
-	atomic_store_explicit(&o->owner, 0, memory_order_relaxed);
-	o->depth = 0;
-	return base_unlock(o);
-}
-
-void pti_mutex_reacquire(struct pti_obj *o, unsigned int depth)
-{
-	int rc = base_lock(o);
-
-	if (rc != 0)
-		ll_fatal("rcl-run: re-taking a mutex after a wait: error %d", rc);
-	atomic_store_explicit(&o->owner, SELF, memory_order_relaxed);
-	o->depth = depth;
 }
 
 /* ---- the wrappers ------------------------------------------------------- */
@@ -420,7 +272,7 @@ LL_API_EXPORT int pti_mutex_lock(pthread_mutex_t *m)
 	pti_count(PTI_W_MUTEX_LOCK);
 	if (ll_unlikely(pti_inside) || (o = pti_mutex_get(m)) == NULL)
 		return pti_real()->mutex_lock(m);
-	return enter(o, HOW_LOCK, -1, NULL);
+	return pti_enter(o, PTI_HOW_LOCK, -1, NULL);
 }
 PTI_EXPORT(pti_mutex_lock, pthread_mutex_lock, "GLIBC_2.2.5");
 
@@ -431,7 +283,7 @@ LL_API_EXPORT int pti_mutex_trylock(pthread_mutex_t *m)
 	pti_count(PTI_W_MUTEX_TRYLOCK);
 	if (ll_unlikely(pti_inside) || (o = pti_mutex_get(m)) == NULL)
 		return pti_real()->mutex_trylock(m);
-	return enter(o, HOW_TRY, -1, NULL);
+	return pti_enter(o, PTI_HOW_TRY, -1, NULL);
 }
 PTI_EXPORT(pti_mutex_trylock, pthread_mutex_trylock, "GLIBC_2.34");
 PTI_EXPORT_OLD(pti_mutex_trylock, pti_mutex_trylock_225, pthread_mutex_trylock,
@@ -447,7 +299,7 @@ LL_API_EXPORT int pti_mutex_unlock(pthread_mutex_t *m)
 	if (ll_unlikely(pti_inside) || (o = pti_mutex_get(m)) == NULL)
 		return pti_real()->mutex_unlock(m);
 	if (o->kind != PTI_NORMAL) {
-		if (atomic_load_explicit(&o->owner, memory_order_relaxed) != SELF)
+		if (atomic_load_explicit(&o->owner, memory_order_relaxed) != PTI_SELF)
 			return EPERM;
 		if (--o->depth > 0)
 			return 0;
@@ -456,7 +308,7 @@ LL_API_EXPORT int pti_mutex_unlock(pthread_mutex_t *m)
 	 * the algorithm refuses (EPERM): then the holder is kept. */
 	prev = atomic_load_explicit(&o->owner, memory_order_relaxed);
 	atomic_store_explicit(&o->owner, 0, memory_order_relaxed);
-	if ((rc = base_unlock(o)) != 0)
+	if ((rc = pti_base_unlock(o)) != 0)
 		atomic_store_explicit(&o->owner, prev, memory_order_relaxed);
 	return rc;
 }
@@ -472,7 +324,7 @@ LL_API_EXPORT int pti_mutex_timedlock(pthread_mutex_t *m,
 		return pti_real()->mutex_timedlock(m, abstime);
 	if (!abstime)
 		return EINVAL;
-	return enter(o, HOW_LOCK, CLOCK_REALTIME, abstime);
+	return pti_enter(o, PTI_HOW_LOCK, CLOCK_REALTIME, abstime);
 }
 PTI_EXPORT(pti_mutex_timedlock, pthread_mutex_timedlock, "GLIBC_2.34");
 PTI_EXPORT_OLD(pti_mutex_timedlock, pti_mutex_timedlock_225,
@@ -488,7 +340,7 @@ LL_API_EXPORT int pti_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 		return pti_real()->mutex_clocklock(m, clock, abstime);
 	if (!abstime || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC))
 		return EINVAL;
-	return enter(o, HOW_LOCK, clock, abstime);
+	return pti_enter(o, PTI_HOW_LOCK, clock, abstime);
 }
 PTI_EXPORT(pti_mutex_clocklock, pthread_mutex_clocklock, "GLIBC_2.34");
 PTI_EXPORT_OLD(pti_mutex_clocklock, pti_mutex_clocklock_230,

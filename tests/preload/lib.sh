@@ -9,6 +9,11 @@ PT_PROC=./preload/pt_proc
 # longer first in the library list; that is expected here.
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 export ASAN_OPTIONS
+# The type tests misuse mutexes on purpose (unlock by a non-owner, relock
+# of an error-checking mutex) to check the error codes; the fork test
+# starts threads in the child of a multithreaded process on purpose.
+TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}report_mutex_bugs=0:report_destroy_locked=0:die_after_fork=0"
+export TSAN_OPTIONS
 # Child processes must not inherit a preload from the harness.
 unset LIBLOCK_LOCK RCL_RUN_REPORT RCL_RUN_PRELOAD
 TMP=$(mktemp -d) || exit 99

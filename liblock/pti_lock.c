@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The interposer's lock operations on a mutex record: the liblock lock
+ * (with the trylock gate), timed acquisition, and the holder and depth
+ * bookkeeping that gives recursive and error-checking semantics.
+ *
+ * Every record notes its holder, a per-thread token (the address of a
+ * thread-local byte: never 0, unique among live threads), written only by
+ * the holder; recursive and error-checking mutexes also check it.
+ *
+ * trylock for algorithms without one ("gated"): a counter of threads
+ * inside lock..unlock; trylock succeeds only by moving it 0 -> 1, when
+ * nobody holds or waits, and then lock() cannot block.  It costs two
+ * atomic RMWs per section, so only such algorithms pay it.
+ *
+ * timedlock/clocklock poll trylock with a sleep that doubles from 1 us to
+ * 1 ms, so they may return up to 1 ms after the deadline and do not queue
+ * behind lock() callers.
+ *
+ * Needs only C11 acquire/release; no TSO reliance.
+ */
+#include "pti_int.h"
+
+#include <errno.h>
+#include <limits.h>
+
+__thread char pti_self __attribute__((tls_model("initial-exec")));
+
+int pti_base_lock(struct pti_obj *o)
+{
+	int rc;
+
+	if (o->gated)
+		atomic_fetch_add_explicit(&o->users, 1, memory_order_relaxed);
+	pti_inside++;
+	rc = liblock_lock(&o->lock);
+	pti_inside--;
+	if (rc != 0 && o->gated)
+		atomic_fetch_sub_explicit(&o->users, 1, memory_order_relaxed);
+	return rc;
+}
+
+static int base_trylock(struct pti_obj *o)
+{
+	uint32_t none = 0;
+	int rc;
+
+	/* acquire: pairs with the release in base_unlock(), so the last
+	 * holder's unlock is visible and lock() below finds it free */
+	if (o->gated && !atomic_compare_exchange_strong_explicit(
+				&o->users, &none, 1, memory_order_acquire,
+				memory_order_relaxed))
+		return EBUSY;
+	pti_inside++;
+	rc = o->gated ? liblock_lock(&o->lock) : liblock_trylock(&o->lock);
+	pti_inside--;
+	if (rc != 0 && o->gated)
+		atomic_fetch_sub_explicit(&o->users, 1, memory_order_relaxed);
+	return rc;
+}
+
+int pti_base_unlock(struct pti_obj *o)
+{
+	int rc;
+
+	pti_inside++;
+	rc = liblock_unlock(&o->lock);
+	pti_inside--;
+	/* release: pairs with the acquire CAS in base_trylock() */
+	if (rc == 0 && o->gated)
+		atomic_fetch_sub_explicit(&o->users, 1, memory_order_release);
+	return rc;
+}
+
+static bool bad_time(const struct timespec *t)
+{
+	return !t || t->tv_nsec < 0 || t->tv_nsec >= 1000000000L;
+}
+
+static int base_timedlock(struct pti_obj *o, clockid_t clock,
+			  const struct timespec *abstime)
+{
+	long pause_ns = 1000;
+	struct timespec now, nap;
+	int rc;
+
+	while ((rc = base_trylock(o)) == EBUSY) {
+		if (bad_time(abstime))
+			return EINVAL;
+		if (clock_gettime(clock, &now) != 0)
+			return EINVAL;
+		if (now.tv_sec > abstime->tv_sec ||
+		    (now.tv_sec == abstime->tv_sec &&
+		     now.tv_nsec >= abstime->tv_nsec))
+			return ETIMEDOUT;
+		nap.tv_sec = 0;
+		nap.tv_nsec = pause_ns;
+		if (abstime->tv_sec == now.tv_sec &&
+		    abstime->tv_nsec - now.tv_nsec < pause_ns)
+			nap.tv_nsec = abstime->tv_nsec - now.tv_nsec;
+		nanosleep(&nap, NULL);
+		if (pause_ns < 1000000)
+			pause_ns *= 2;
+	}
+	return rc;
+}
+
+int pti_enter(struct pti_obj *o, enum pti_how how, clockid_t clock,
+		 const struct timespec *abstime)
+{
+	int rc;
+
+	if (o->kind != PTI_NORMAL &&
+	    atomic_load_explicit(&o->owner, memory_order_relaxed) == PTI_SELF) {
+		if (o->kind == PTI_ERRORCHECK)
+			return how == PTI_HOW_TRY ? EBUSY : EDEADLK;
+		if (o->depth == UINT_MAX)
+			return EAGAIN;
+		o->depth++;
+		return 0;
+	}
+	if (how == PTI_HOW_TRY)
+		rc = base_trylock(o);
+	else if (abstime)
+		rc = base_timedlock(o, clock, abstime);
+	else
+		rc = pti_base_lock(o);
+	if (rc == 0) {
+		/* relaxed: only the holder writes it, and a thread only
+		 * compares it with its own token */
+		atomic_store_explicit(&o->owner, PTI_SELF, memory_order_relaxed);
+		o->depth = 1;
+	}
+	return rc;
+}
+
+int pti_mutex_release(struct pti_obj *o, unsigned int *depth)
+{
+	*depth = o->depth;
+	if (o->kind != PTI_NORMAL &&
+	    atomic_load_explicit(&o->owner, memory_order_relaxed) != PTI_SELF)
+		return EPERM;
+	atomic_store_explicit(&o->owner, 0, memory_order_relaxed);
+	o->depth = 0;
+	return pti_base_unlock(o);
+}
+
+void pti_mutex_reacquire(struct pti_obj *o, unsigned int depth)
+{
+	int rc = pti_base_lock(o);
+
+	if (rc != 0)
+		ll_fatal("rcl-run: re-taking a mutex after a wait: error %d", rc);
+	atomic_store_explicit(&o->owner, PTI_SELF, memory_order_relaxed);
+	o->depth = depth;
+}
