@@ -22,19 +22,27 @@ void rcl_announce_degraded(const char *why)
 		       why);
 }
 
-static bool degraded(void)
+/*
+ * Sanitizer builds always run degraded: the ASan/TSan runtimes guard their
+ * allocators and registries with spin locks that yield with sched_yield().
+ * Under SCHED_FIFO, a manager that preempted a servicing thread holding
+ * such a lock on the same CPU would spin on it forever (yield never hands
+ * the CPU to a lower priority): a livelock we observed.  glibc's locks
+ * sleep in the kernel, so normal builds are not affected.
+ */
+int rcl_degraded(void)
 {
 	const char *env = getenv("RCL_DEGRADED");
 
-	if (atomic_load_explicit(&env_degraded, memory_order_relaxed) < 0 &&
-	    env && strcmp(env, "1") == 0)
-		rcl_announce_degraded("RCL_DEGRADED=1");
+	if (atomic_load_explicit(&env_degraded, memory_order_relaxed) < 0) {
+		if (strcmp(LL_SANITIZER, "none") != 0)
+			rcl_announce_degraded("sanitizer build (" LL_SANITIZER
+					      "): its spin locks livelock "
+					      "under SCHED_FIFO priorities");
+		else if (env && strcmp(env, "1") == 0)
+			rcl_announce_degraded("RCL_DEGRADED=1");
+	}
 	return atomic_load_explicit(&env_degraded, memory_order_relaxed) == 1;
-}
-
-int rcl_degraded(void)
-{
-	return degraded();
 }
 
 /* Parse one CPU number of @list at *@p; -1 on error. */
