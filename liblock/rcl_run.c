@@ -116,6 +116,17 @@ static int find_preload(char *buf, size_t len)
 	return -1;
 }
 
+/* RCL_RUN_REPORT=@path, made absolute: processes may change directory. */
+static int set_report(const char *path)
+{
+	char cwd[PATH_MAX], abs[2 * PATH_MAX + 2];
+
+	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return setenv("RCL_RUN_REPORT", path, 1);
+	snprintf(abs, sizeof(abs), "%s/%s", cwd, path);
+	return setenv("RCL_RUN_REPORT", abs, 1);
+}
+
 /* LD_PRELOAD=<existing>:@lib, so earlier interposers keep their place. */
 static int add_preload(const char *lib)
 {
@@ -177,7 +188,7 @@ int main(int argc, char **argv)
 	if ((algo = check_algorithm(algo)) == NULL || find_preload(lib, sizeof(lib)) != 0)
 		return 2;
 	if (setenv("LIBLOCK_LOCK", algo, 1) != 0 || add_preload(lib) != 0 ||
-	    (report && setenv("RCL_RUN_REPORT", report, 1) != 0)) {
+	    (report && set_report(report) != 0)) {
 		fprintf(stderr, "rcl-run: cannot set the environment: %s\n",
 			strerror(errno));
 		return 2;
