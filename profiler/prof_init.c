@@ -28,6 +28,7 @@
 #endif
 
 struct prof_real prof_real;
+uint32_t prof_sample = 1;
 _Atomic bool prof_on;
 PROF_TLS int prof_busy;
 const char *prof_papi_status = "n/a: built without PAPI";
@@ -220,10 +221,13 @@ __attribute__((constructor)) static void prof_ctor(void)
 {
 	void *frames[4];
 	const char *out = getenv("RCLPROF_OUT");
+	const char *sample = getenv("RCLPROF_SAMPLE");
 
 	prof_resolve();
 	if (!out || !*out)
 		return; /* loaded without rcl-prof: stay transparent */
+	if (sample && atoi(sample) > 0)
+		prof_sample = (uint32_t)atoi(sample);
 	prof_busy++;
 	/* backtrace() loads libgcc_s and allocates on its first call: do it
 	 * now rather than inside a wrapper. */

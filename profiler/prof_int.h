@@ -145,6 +145,7 @@ struct prof_stat {
 	uint64_t hold, wait, cs, cond_wait; /* cycles */
 	uint64_t hold_max, wait_max, blame;
 	uint64_t cs_misses, cs_counted;     /* PAPI, when counting */
+	uint64_t holds, timed;              /* closed holds; timed ones */
 	uint64_t hist_hold[PROF_HBUCKETS];
 	uint64_t hist_wait[PROF_HBUCKETS];
 };
@@ -153,7 +154,9 @@ struct prof_held {
 	struct prof_lock *lk;
 	int site;
 	unsigned depth;            /* recursive re-acquisitions */
-	uint64_t t_call, t_acq, area, misses;
+	bool sampled;              /* counts in the time sums */
+	uint64_t t_call, t_acq;    /* 0 when not read (unsampled hold) */
+	uint64_t area, misses;
 };
 
 struct prof_blame {
@@ -167,6 +170,9 @@ struct prof_thread {
 	bool live;
 	uint64_t t_start, t_join;  /* lifetime start; cycles in pthread_join */
 	uint64_t t_outer, cs_union;/* outermost section start; union total */
+	uint64_t sections, sections_timed; /* outermost sections closed */
+	uint64_t rng;              /* xorshift state for the sampling */
+	bool timing;               /* the current section is timed */
 	uint64_t thread_time, threads, untracked;
 	uint64_t signals, broadcasts, cond_waits;
 	uint64_t calls[PC_N];
@@ -185,7 +191,30 @@ struct prof_thread *prof_self(void);
 /* Return the thread's state to the pool, adding it into the totals. */
 void prof_thread_exit(void);
 
-/* Bookkeeping shared by the mutex and condition-variable wrappers. */
+/* Time each outermost section with probability 1/prof_sample
+ * ($RCLPROF_SAMPLE, default 1: all); the others only count, and rcl-prof
+ * scales the sampled times.  Random rather than every N-th, which would
+ * alias with periodic lock patterns (a thread that re-acquires a lock N
+ * times, then waits long for it).  Returns whether the calling thread's
+ * current section is timed, deciding it when no mutex is held. */
+extern uint32_t prof_sample;
+static inline bool prof_timing(struct prof_thread *th)
+{
+	if (th->nheld == 0) {
+		uint64_t x = th->rng;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		th->rng = x;
+		th->timing = (((x >> 32) * prof_sample) >> 32) == 0;
+	}
+	return th->timing;
+}
+
+/* Bookkeeping shared by the mutex and condition-variable wrappers.
+ * Times are 0 when they were not read (a hold outside the sample); the
+ * hold is in the sample when prof_timing() said so for its section. */
 void prof_acquired(struct prof_thread *th, struct prof_lock *lk, int site,
 		   uint64_t t_call, uint64_t t_acq, bool contended);
 /* Index of @lk in th->held, or -1. */

@@ -229,14 +229,29 @@ struct prof_lock *prof_lock_find(const void *m)
 	return lookup(m, false);
 }
 
+/* site: >= 0 known, -1 unknown, -2 being resolved by another thread.
+ * One thread resolves a first use (and counts the instance); the others
+ * wait for it.  Relaxed: the value is only an index; the site's fields
+ * are published by its own ready flag. */
 int prof_lock_site(struct prof_lock *lk, const void *m, const void *caller)
 {
 	int s = atomic_load_explicit(&lk->site, memory_order_relaxed);
 
-	if (prof_likely(s >= 0))
-		return s;
-	s = prof_site_first_use(m, caller);
-	atomic_store_explicit(&lk->site, s, memory_order_relaxed);
+	while (prof_unlikely(s < 0)) {
+		int unknown = -1;
+
+		if (s == -1 && atomic_compare_exchange_strong_explicit(
+				       &lk->site, &unknown, -2,
+				       memory_order_relaxed,
+				       memory_order_relaxed)) {
+			s = prof_site_first_use(m, caller);
+			atomic_store_explicit(&lk->site, s,
+					      memory_order_relaxed);
+			return s;
+		}
+		sched_yield();
+		s = atomic_load_explicit(&lk->site, memory_order_relaxed);
+	}
 	return s;
 }
 

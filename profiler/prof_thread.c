@@ -86,6 +86,7 @@ static struct prof_thread *thread_new(void)
 		th->live = true;
 		th->t_start = prof_now();
 		th->papi_set = -1;
+		th->rng = (th->t_start ^ (uintptr_t)th) | 1;
 	}
 	prof_real.mutex_unlock(&prof_reg_lock);
 	if (!th) {
@@ -172,6 +173,8 @@ static void stat_add(struct prof_stat *d, const struct prof_stat *s)
 	d->blame += s->blame;
 	d->cs_misses += s->cs_misses;
 	d->cs_counted += s->cs_counted;
+	d->holds += s->holds;
+	d->timed += s->timed;
 	if (s->hold_max > d->hold_max)
 		d->hold_max = s->hold_max;
 	if (s->wait_max > d->wait_max)
@@ -204,6 +207,8 @@ void prof_sum_into(struct prof_thread *dst, struct prof_thread *src,
 	dst->thread_time += src->thread_time;
 	dst->threads += src->threads;
 	dst->cs_union += src->cs_union;
+	dst->sections += src->sections;
+	dst->sections_timed += src->sections_timed;
 	dst->untracked += src->untracked;
 	dst->signals += src->signals;
 	dst->broadcasts += src->broadcasts;
@@ -221,6 +226,7 @@ void prof_zero(struct prof_thread *th)
 	th->signals = th->broadcasts = th->cond_waits = 0;
 	memset(th->calls, 0, sizeof(th->calls));
 	th->cs_union = th->t_join = 0;
+	th->sections = th->sections_timed = 0;
 	th->nheld = 0;
 	th->waiting_on = NULL;
 }
@@ -287,6 +293,8 @@ void prof_acquired(struct prof_thread *th, struct prof_lock *lk, int site,
 {
 	struct prof_stat *st = &th->stat[site];
 	int i = prof_held_find(th, lk);
+	uint64_t area;
+	unsigned nwait;
 
 	if (i >= 0) { /* recursive mutex: still the same hold */
 		th->held[i].depth++;
@@ -308,21 +316,30 @@ void prof_acquired(struct prof_thread *th, struct prof_lock *lk, int site,
 		th->untracked++;
 		return;
 	}
+	area = prof_lock_area(lk, t_acq, &nwait);
+	if (!t_acq && nwait) {
+		/* Outside the sample, but threads wait: the integral must be
+		 * projected to now for this hold's blame, so read the time. */
+		t_call = t_acq = prof_now();
+		area = prof_lock_area(lk, t_acq, NULL);
+	}
 	if (th->nheld == 0)
-		th->t_outer = t_call;
+		th->t_outer = th->timing ? t_call : 0;
 	th->held[th->nheld++] = (struct prof_held){
 		.lk = lk,
 		.site = site,
+		.sampled = th->timing,
 		.t_call = t_call,
 		.t_acq = t_acq,
-		.area = prof_lock_area(lk, t_acq, NULL),
+		.area = area,
 		.misses = prof_papi_read(th->papi_set),
 	};
 }
 
 /* Close hold @idx of th->held, released at @t_rel by a call from @caller
  * and done at @t_done; @area is the waiter integral and @misses the cache
- * miss counter, both read at @t_rel. */
+ * miss counter, both read at @t_rel.  A hold outside the sample only
+ * counts, and gets its blame (its times are read when it has some). */
 void prof_released(struct prof_thread *th, int idx, uint64_t t_rel,
 		   uint64_t t_done, uint64_t area, uint64_t misses,
 		   uintptr_t caller)
@@ -335,11 +352,15 @@ void prof_released(struct prof_thread *th, int idx, uint64_t t_rel,
 	for (unsigned i = (unsigned)idx + 1; i < th->nheld; i++)
 		th->held[i - 1] = th->held[i];
 	th->nheld--;
-	st->hold += hold;
-	if (hold > st->hold_max)
-		st->hold_max = hold;
-	prof_hist_add(st->hist_hold, hold);
-	st->cs += t_done > h.t_call ? t_done - h.t_call : 0;
+	st->holds++;
+	if (h.sampled && h.t_acq) {
+		st->timed++;
+		st->hold += hold;
+		if (hold > st->hold_max)
+			st->hold_max = hold;
+		prof_hist_add(st->hist_hold, hold);
+		st->cs += t_done > h.t_call ? t_done - h.t_call : 0;
+	}
 	if (th->papi_set >= 0) {
 		st->cs_misses += misses - h.misses;
 		st->cs_counted++;
@@ -348,6 +369,11 @@ void prof_released(struct prof_thread *th, int idx, uint64_t t_rel,
 		st->blame += blame;
 		blame_add(th->blame, PROF_BLAME_SLOTS, caller, h.site, blame, 1);
 	}
-	if (th->nheld == 0 && t_done > th->t_outer)
-		th->cs_union += t_done - th->t_outer;
+	if (th->nheld == 0) {
+		th->sections++;
+		if (th->t_outer && t_done > th->t_outer) {
+			th->sections_timed++;
+			th->cs_union += t_done - th->t_outer;
+		}
+	}
 }

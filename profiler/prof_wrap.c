@@ -142,8 +142,8 @@ static int lock_common(pthread_mutex_t *m, const struct how *h,
 			th->untracked++;
 		return real_lock(m, h);
 	}
-	t_call = prof_now();
-	site = prof_lock_site(lk, m, caller);
+	site = prof_lock_site(lk, m, caller); /* before t_call: may unwind */
+	t_call = prof_timing(th) ? prof_now() : 0;
 	rc = prof_real.mutex_trylock(m);
 	if (prof_likely(rc == 0 || rc == EOWNERDEAD)) {
 		/* Uncontended: the trylock took a few ns against ~20 for a
@@ -151,12 +151,14 @@ static int lock_common(pthread_mutex_t *m, const struct how *h,
 		prof_acquired(th, lk, site, t_call, t_call, false);
 		return rc;
 	}
-	if (rc == EBUSY)
-		return lock_slow(th, lk, site, m, t_call, h);
+	if (rc == EBUSY) /* waits are always timed */
+		return lock_slow(th, lk, site, m, t_call ? t_call : prof_now(),
+				 h);
 	/* Another error (EINVAL, EAGAIN...): let the real call decide. */
 	rc = real_lock(m, h);
 	if (rc == 0 || rc == EOWNERDEAD)
-		prof_acquired(th, lk, site, t_call, prof_now(), false);
+		prof_acquired(th, lk, site, t_call, t_call ? prof_now() : 0,
+			      false);
 	return rc;
 }
 
@@ -205,8 +207,8 @@ PROF_API int pthread_mutex_trylock(pthread_mutex_t *m)
 		th->calls[PC_TRYLOCK]++;
 	if (!th || !(lk = prof_lock_get(m)))
 		return prof_real.mutex_trylock(m);
-	t_call = prof_now();
-	site = prof_lock_site(lk, m, CALLER);
+	site = prof_lock_site(lk, m, CALLER); /* before t_call: may unwind */
+	t_call = prof_timing(th) ? prof_now() : 0;
 	rc = prof_real.mutex_trylock(m);
 	if (rc == 0 || rc == EOWNERDEAD)
 		prof_acquired(th, lk, site, t_call, t_call, false);
@@ -229,7 +231,6 @@ PROF_API int pthread_mutex_unlock(pthread_mutex_t *m)
 	if (!th)
 		return prof_real.mutex_unlock(m);
 	th->calls[PC_UNLOCK]++;
-	t_rel = prof_now();
 	lk = prof_lock_find(m);
 	idx = lk ? prof_held_find(th, lk) : -1;
 	if (idx < 0) /* not locked through us, or by another thread */
@@ -238,13 +239,21 @@ PROF_API int pthread_mutex_unlock(pthread_mutex_t *m)
 		th->held[idx].depth--;
 		return prof_real.mutex_unlock(m);
 	}
+	t_rel = th->held[idx].sampled ? prof_now() : 0;
 	area = prof_lock_area(lk, t_rel, &nwait);
+	if (!t_rel && (nwait || area != th->held[idx].area)) {
+		/* outside the sample, but it made threads wait: its blame
+		 * needs the integral projected to now */
+		t_rel = prof_now();
+		area = prof_lock_area(lk, t_rel, &nwait);
+	}
 	misses = prof_papi_read(th->papi_set);
 	rc = prof_real.mutex_unlock(m);
 	/* Without waiters the release is a single store: t_done = t_rel
 	 * saves a TSC read; with waiters it may be a futex wake-up. */
 	if (rc == 0)
-		prof_released(th, idx, t_rel, nwait ? prof_now() : t_rel, area,
+		prof_released(th, idx, t_rel,
+			      nwait && t_rel ? prof_now() : t_rel, area,
 			      misses, (uintptr_t)CALLER);
 	return rc;
 }
@@ -276,6 +285,7 @@ static int cond_common(pthread_cond_t *c, pthread_mutex_t *m,
 	t1 = prof_now();
 	if (idx >= 0) {
 		stat_of(th, saved.site)->cond_wait += t1 - t0;
+		(void)prof_timing(th);
 		prof_acquired(th, lk, saved.site, t1, t1, false);
 		idx = prof_held_find(th, lk);
 		if (idx >= 0)
