@@ -14,6 +14,7 @@ PACKAGES="
   libevent-dev
   dpkg-dev
   libsasl2-dev libio-socket-ssl-perl
+  cmake liblz4-dev libzstd-dev libsnappy-dev zlib1g-dev
 "
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -260,4 +260,83 @@ class Zstd:
         return "%.1f MB/s (zstd -3 -T4 -B64KiB, best of 3)" % (rate / 1e6)
 
 
-APPS = {"memcached": Memcached, "zstd": Zstd}
+class Blosc:
+    """c-blosc 1.21 (bookworm 1.21.3): a multithreaded block compressor.
+    Its worker threads claim blocks and count finished ones under a
+    per-context count_mutex (blosc/blosc.c), synchronise through a
+    mutex+condition barrier, and the legacy blosc_compress() API is
+    serialised by one global mutex.  Tests: its ctest suite (1651 round
+    trips over every codec, shuffle and thread count, ~3 min)."""
+
+    name = "blosc"
+    source = "c-blosc"
+    TOP_FALLBACK = 3
+    QUICK = ("test_api|test_nthreads|test_noinit|test_nolock|test_getitem|"
+             "test_maxout|test_forksafe|test_blosclz_shuffle")
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def build(self, tree, env):
+        bdir = os.path.join(tree, "_build")
+        os.makedirs(bdir, exist_ok=True)
+        cflags = "-g -O2 " + env.get("CPPFLAGS", "") + " " + \
+            env.get("CFLAGS", "")
+        ld = env.get("LDFLAGS", "")
+        # Debian builds against the system lz4, zstd and zlib (debian/rules).
+        # librcl goes last on every link line (libblosc.so needs it).
+        run(["cmake", "..", "-DCMAKE_BUILD_TYPE=None",
+             "-DCMAKE_C_FLAGS=" + cflags,
+             "-DCMAKE_SHARED_LINKER_FLAGS=" + ld,
+             "-DCMAKE_EXE_LINKER_FLAGS=" + ld,
+             "-DCMAKE_C_STANDARD_LIBRARIES=" + env.get("LIBS", ""),
+             "-DPREFER_EXTERNAL_LZ4=ON", "-DPREFER_EXTERNAL_ZSTD=ON",
+             "-DPREFER_EXTERNAL_ZLIB=ON", "-DDEACTIVATE_SNAPPY=OFF",
+             "-DBUILD_FUZZERS=OFF"], cwd=bdir, env=env, echo=False)
+        run(["make", JOBS], cwd=bdir, env=env, echo=False, timeout=900)
+
+    def prepare(self, tree, env):
+        pass
+
+    def lock_files(self, tree):
+        return ["blosc/blosc.c"]
+
+    def refactor_args(self, tree):
+        return ["-I", "blosc"]
+
+    def _bench(self, tree, env, prefix=()):
+        p = run(list(prefix) + [os.path.join(tree, "_build", "bench",
+                                             "bench"),
+                                "blosclz", "shuffle", "single", "4"],
+                env=env, timeout=300, echo=bool(prefix))
+        m = re.search(r"Elapsed time:\s+[0-9.]+ s, ([0-9.]+) MB/s", p.stdout)
+        if not m:
+            raise StepError("blosc bench printed no throughput")
+        return float(m.group(1)) * 1e6
+
+    def profile(self, tree, out):
+        self._bench(tree, dict(os.environ),
+                    [self.ctx.tools.prof, "-o", out, "--"])
+
+    def test(self, tree, env, log, quick):
+        cmd = ["ctest", JOBS, "--output-on-failure"]
+        if quick:
+            cmd += ["-R", self.QUICK]
+        rc = _run_log(cmd, os.path.join(tree, "_build"), env, log, 1500)
+        text = open(log, errors="replace").read()
+        m = re.findall(r"^(\d+% tests passed.*)$", text, re.M)
+        detail = m[-1] if m else ""
+        if rc != 0:
+            detail += "; exit %d, tail:\n%s" % (rc, _tail(log))
+        return rc == 0, detail
+
+    def bench(self, tree, env):
+        return max(self._bench(tree, env) for _ in range(2))
+
+    @staticmethod
+    def fmt(rate):
+        return "%.0f MB/s (bench blosclz shuffle single 4, best of 2)" % (
+            rate / 1e6)
+
+
+APPS = {"memcached": Memcached, "zstd": Zstd, "blosc": Blosc}
