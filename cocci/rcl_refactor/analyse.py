@@ -227,7 +227,9 @@ def shape(fi, lock_s, fns, is_selected):
     t1 = body[-1].t1 if body else t0
     sec = {"f": f, "ident": ident, "block": blk, "i": i, "j": j,
            "t0": t0, "t1": t1, "exits": [], "conds": []}
-    internal = {d.name for d in fi.decls if d.t0 >= t0 and d.t0 < t1}
+    tops = {s.t0 for s in body}
+    internal = {d.name for d in fi.decls if d.t0 >= t0 and d.t0 < t1 and
+                not (d.block is blk and d.stmt[0] in tops)}
     labels = set()
     conts = []
     stmts = [s for b in body for s in b.walk()]
@@ -390,11 +392,12 @@ def variables(fi, sec, occ):
         if s.kind == "for":
             tops.add(s.t0 + 2)
     out = []
+    hoisted = _hoist(fi, sec, occ, in_region)
+    out.extend(hoisted)
     for name in order:
         d = _visible_decl(fi, name, lock_t0)
         if d is None:
             if any(x.name == name and t0 <= x.t0 < t1 for x in fi.decls):
-                _check_internal_unused_after(fi, name, sec, occ, in_region)
                 continue
             raise Refused("cannot find the declaration of local '%s'" % name)
         if d.is_extern:
@@ -429,8 +432,28 @@ def _visible_decl(fi, name, at):
     return best
 
 
-def _check_internal_unused_after(fi, name, sec, occ, in_region):
-    for n, k in occ:
-        if n == name and not in_region(k) and k >= sec["t1"]:
+def _hoist(fi, sec, occ, in_region):
+    """Variables declared at the top level of the section and used after
+    it (`lock; T x = f(); unlock; use(x);`): the caller declares them, the
+    extracted function assigns them and copies them out."""
+    toks = fi.src.toks
+    blk = sec["block"]
+    tops = {s.t0: s for s in blk.subs[sec["i"] + 1:sec["j"]]}
+    out = []
+    for d in fi.decls:
+        if d.block is not blk or d.stmt[0] not in tops:
+            continue
+        after = [k for n, k in occ if n == d.name and not in_region(k)
+                 and k > d.t0]
+        if not after:
+            continue
+        if d.siblings != 1 or d.is_static or d.is_array:
             raise Refused("'%s' is declared inside the section and used "
-                          "after it" % name)
+                          "after it, in a declaration the tool cannot split"
+                          % d.name)
+        if any(_addr_taken(toks, k) for n, k in occ if n == d.name):
+            raise Refused("the address of '%s', declared inside the section, "
+                          "is used after it" % d.name)
+        d.hoist = tops[d.stmt[0]]
+        out.append((d, False, False, True))
+    return out

@@ -107,6 +107,23 @@ def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
         exit_edits.append((toks[u.t0].start, toks[cont[-1].t1 - 1].end,
                            "rcl_exit = %d;\n%sgoto rcl_done;" % (
                                n, line_indent(text, toks[u.t0].start))))
+    for d, _, _, _ in vars_:
+        st = getattr(d, "hoist", None)
+        if st is None:
+            continue
+        a, b = d.range
+        eq = a
+        while eq < b and toks[eq].text != "=":
+            eq += 1
+        new = ""
+        if eq < b:
+            init = render(text, toks[eq + 1].start, toks[b - 1].end,
+                          small_edits)
+            if init.lstrip().startswith("{"):
+                init = "(%s)%s" % (d.text("").strip(), init)
+            new = "%s = %s;" % ("(*%s)" % d.name if d.name in byptr_names
+                                else d.name, init)
+        exit_edits.append((toks[st.t0].start, toks[st.t1 - 1].end, new))
     edits = [e for e in small_edits
              if not any(x[0] <= e[0] < x[1] for x in exit_edits)]
     edits += exit_edits + [e for e in occ_edits
@@ -213,6 +230,14 @@ def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
         repl = ("\n" + ind).join(c)
     else:
         repl = "{\n" + "".join("%s\t%s\n" % (ind, x) for x in c) + ind + "}"
+    hoisted = ["%s;" % d.text(d.name) for d, _, _, _ in vars_
+               if getattr(d, "hoist", None) is not None]
+    if hoisted:
+        repl = ("\n" + ind).join(hoisted + [repl])
+    # Follow the file's indentation: tabs, or spaces as in memcached.
+    if ind and "\t" not in ind:
+        unit = " " * (len(ind) if len(ind) in (2, 3, 4, 8) else 4)
+        before, repl = before.replace("\t", unit), repl.replace("\t", unit)
     start = toks[lock_s.t0].start
     end = toks[unlock_s.t1 - 1].end
     return before, repl, (start, end)
