@@ -208,8 +208,29 @@ class Zstd:
     def lock_files(self, tree):
         return _grep_files(tree, r"ZSTD_pthread_mutex_lock\s*\(", self.FILES)
 
+    # lib/common/threading.h defines its lock macros in #if branches (Windows,
+    # POSIX, debug); tell rcl-refactor which ones this build uses.
+    MACROS = """\
+#define ZSTD_pthread_mutex_t pthread_mutex_t
+#define ZSTD_pthread_mutex_init(a, b) pthread_mutex_init((a), (b))
+#define ZSTD_pthread_mutex_destroy(a) pthread_mutex_destroy((a))
+#define ZSTD_pthread_mutex_lock(a) pthread_mutex_lock((a))
+#define ZSTD_pthread_mutex_unlock(a) pthread_mutex_unlock((a))
+#define ZSTD_PTHREAD_MUTEX_LOCK(m) pthread_mutex_lock((m))
+#define ZSTD_pthread_cond_t pthread_cond_t
+#define ZSTD_pthread_cond_init(a, b) pthread_cond_init((a), (b))
+#define ZSTD_pthread_cond_destroy(a) pthread_cond_destroy((a))
+#define ZSTD_pthread_cond_wait(a, b) pthread_cond_wait((a), (b))
+#define ZSTD_pthread_cond_signal(a) pthread_cond_signal((a))
+#define ZSTD_pthread_cond_broadcast(a) pthread_cond_broadcast((a))
+"""
+
     def refactor_args(self, tree):
-        return ["-I", "lib/common", "-I", "lib", "-D", "ZSTD_MULTITHREAD"]
+        mf = os.path.join(self.ctx.work, "zstd-lock-macros.h")
+        with open(mf, "w") as f:
+            f.write(self.MACROS)
+        return ["-I", "lib/common", "-I", "lib", "-D", "ZSTD_MULTITHREAD",
+                "--macro-file", mf]
 
     def _data(self):
         """64 MB of text over a 2000-word vocabulary: compressible, but
