@@ -81,7 +81,7 @@ static int rcl_destroy(void *impl)
 {
 	struct rcl_lock *l = impl;
 
-	if (atomic_load_explicit(&l->holder, memory_order_acquire) != 0)
+	if (atomic_load_explicit(&l->holder, memory_order_relaxed) != 0)
 		return EBUSY;
 	atomic_fetch_sub_explicit(&l->server->nlocks, 1, memory_order_relaxed);
 	lock_recycle(l);
@@ -99,7 +99,9 @@ static bool run_own(struct rcl_req *r, struct rcl_lock *l)
 						     memory_order_acquire,
 						     memory_order_relaxed))
 		return false;
+	/* acquire: pairs with the release of fn by whoever completed it */
 	if (atomic_load_explicit(&r->fn, memory_order_acquire) == NULL) {
+		/* release: pairs with the next claim CAS (acquire) */
 		atomic_store_explicit(&r->owner, 0, memory_order_release);
 		return true;
 	}
@@ -108,6 +110,7 @@ static bool run_own(struct rcl_req *r, struct rcl_lock *l)
 		if (!rcl_lock_try(l, me)) {
 			atomic_store_explicit(&r->status, EBUSY,
 					      memory_order_relaxed);
+			/* release: as in rcl_run_claimed() */
 			atomic_store_explicit(&r->owner, 0,
 					      memory_order_release);
 			atomic_store_explicit(&r->fn, NULL,
@@ -140,7 +143,7 @@ static void wait_done(struct rcl_server *s, struct rcl_req *r,
 						 memory_order_relaxed))
 				rcl_server_unpark(s);
 			if (atomic_load_explicit(&s->state,
-						 memory_order_acquire) !=
+						 memory_order_relaxed) !=
 				    RCL_RUNNING &&
 			    run_own(r, l))
 				return;

@@ -166,7 +166,7 @@ static void manager_sleep(struct rcl_server *s, uint32_t seen)
 {
 	struct timespec dl;
 
-	if (atomic_load_explicit(&s->idle, memory_order_acquire) == 1) {
+	if (atomic_load_explicit(&s->idle, memory_order_relaxed) == 1) {
 		ll_futex_wait(&s->idle, 1, NULL, CLOCK_MONOTONIC);
 		return;
 	}
@@ -183,8 +183,9 @@ static void manager_loop(struct rcl_server *s)
 {
 	while (running(s)) {
 		uint32_t seen = atomic_load_explicit(&s->mgr_word,
-						     memory_order_acquire);
+						     memory_order_relaxed);
 
+		/* acquire: pairs with the release in rcl_manager_need_thread() */
 		if (atomic_exchange_explicit(&s->mgr_need, 0,
 					     memory_order_acquire)) {
 			RCL_STAT_INC(s->wakeups);
@@ -229,8 +230,9 @@ void *rcl_manager_main(void *arg)
 
 void rcl_manager_kick(struct rcl_server *s)
 {
-	/* release: pairs with the manager's acquire of mgr_word */
-	atomic_fetch_add_explicit(&s->mgr_word, 1, memory_order_release);
+	/* relaxed: the word only says "look again"; mgr_need and state
+	 * carry their own orderings */
+	atomic_fetch_add_explicit(&s->mgr_word, 1, memory_order_relaxed);
 	ll_futex_wake(&s->mgr_word, 1);
 }
 
@@ -247,7 +249,7 @@ void *rcl_backup_main(void *arg)
 	const struct timespec pause = { 0, 200000 };
 
 	while (running(s)) {
-		if (atomic_load_explicit(&s->idle, memory_order_acquire) == 1) {
+		if (atomic_load_explicit(&s->idle, memory_order_relaxed) == 1) {
 			/* the free thread sleeps for lack of work: fine */
 			ll_futex_wait(&s->idle, 1, NULL, CLOCK_MONOTONIC);
 			continue;

@@ -162,7 +162,7 @@ static void fork_child(void)
 /* srv_mu held. */
 static int start_locked(struct rcl_server *s)
 {
-	int state = atomic_load_explicit(&s->state, memory_order_acquire);
+	int state = atomic_load_explicit(&s->state, memory_order_relaxed);
 	bool excl;
 	int rc;
 
@@ -183,7 +183,7 @@ static int start_locked(struct rcl_server *s)
 	atomic_store_explicit(&s->state, RCL_RUNNING, memory_order_release);
 	if ((rc = start_manager(s)) != 0) {
 		atomic_store_explicit(&s->state, RCL_STOPPED,
-				      memory_order_release);
+				      memory_order_relaxed);
 		rcl_affinity_release(s->cpu);
 		ll_log(LL_ERROR, "cannot start the RCL server on CPU %d: %s",
 		       s->cpu, strerror(rc));
@@ -199,7 +199,7 @@ static int start_locked(struct rcl_server *s)
 static struct rcl_server *table_get(int cpu)
 {
 	struct rcl_server *s =
-		atomic_load_explicit(&srv_table[cpu], memory_order_acquire);
+		atomic_load_explicit(&srv_table[cpu], memory_order_relaxed);
 
 	if (!s && (s = server_alloc(cpu)) != NULL)
 		/* release: pairs with the lock-free lookups */
@@ -226,6 +226,7 @@ struct rcl_server *rcl_server_get(int cpu, int *err)
 		return NULL;
 	/* acquire: pairs with table_get()'s release */
 	s = atomic_load_explicit(&srv_table[cpu], memory_order_acquire);
+	/* acquire: pairs with the release of RCL_RUNNING in start_locked() */
 	if (s && atomic_load_explicit(&s->state, memory_order_acquire) ==
 			 RCL_RUNNING)
 		return s;
@@ -271,7 +272,7 @@ static void stop_threads(struct rcl_server *s)
 	/* release: pairs with the acquire of state in every loop */
 	atomic_store_explicit(&s->state, RCL_STOPPING, memory_order_release);
 	rcl_manager_kick(s);
-	atomic_store_explicit(&s->idle, 0, memory_order_release);
+	atomic_store_explicit(&s->idle, 0, memory_order_relaxed);
 	ll_futex_wake(&s->idle, INT_MAX);
 	if (pthread_timedjoin_np(s->manager, NULL, &dl) != 0)
 		ll_fatal("the manager of the RCL server on CPU %d does not stop",
@@ -279,7 +280,8 @@ static void stop_threads(struct rcl_server *s)
 	if (s->has_backup && pthread_timedjoin_np(s->backup, NULL, &dl) != 0)
 		ll_fatal("the backup of the RCL server on CPU %d does not stop",
 			 s->cpu);
-	for (t = atomic_load_explicit(&s->all, memory_order_acquire); t;
+	/* relaxed: the manager, which built the list, was joined */
+	for (t = atomic_load_explicit(&s->all, memory_order_relaxed); t;
 	     t = t->next_all) {
 		/* release: pairs with the acquire wait in leave_pool() */
 		atomic_store_explicit(&t->is_servicing, RCL_EXIT,
@@ -287,7 +289,7 @@ static void stop_threads(struct rcl_server *s)
 		ll_futex_wake(&t->is_servicing, 1);
 	}
 	dl = deadline_in(2); /* for all the servicing threads together */
-	for (t = atomic_load_explicit(&s->all, memory_order_acquire); t;
+	for (t = atomic_load_explicit(&s->all, memory_order_relaxed); t;
 	     t = next) {
 		next = t->next_all;
 		if (pthread_timedjoin_np(t->thread, NULL, &dl) != 0) {
@@ -300,23 +302,25 @@ static void stop_threads(struct rcl_server *s)
 		rcl_stats_fold(&s->retired, &t->st);
 		ll_free(t);
 	}
-	atomic_store_explicit(&s->all, NULL, memory_order_release);
+	atomic_store_explicit(&s->all, NULL, memory_order_relaxed);
 	if (stuck) {
 		ll_log(LL_WARN, "RCL server on CPU %d: a section is still "
 		       "running after 2 s; its thread is left to finish", s->cpu);
 		return; /* state stays STOPPING */
 	}
-	atomic_store_explicit(&s->state, RCL_STOPPED, memory_order_release);
+	/* relaxed: nothing is published with STOPPED; readers that act on
+	 * it (clients running their own requests) claim slots with CAS */
+	atomic_store_explicit(&s->state, RCL_STOPPED, memory_order_relaxed);
 }
 
 static int stop_locked(struct rcl_server *s)
 {
-	if (atomic_load_explicit(&s->state, memory_order_acquire) !=
+	if (atomic_load_explicit(&s->state, memory_order_relaxed) !=
 	    RCL_RUNNING)
 		return 0;
 	stop_threads(s);
 	rcl_affinity_release(s->cpu);
-	return atomic_load_explicit(&s->state, memory_order_acquire) ==
+	return atomic_load_explicit(&s->state, memory_order_relaxed) ==
 			       RCL_STOPPED
 		       ? 0
 		       : EBUSY;
@@ -330,7 +334,7 @@ int rcl_server_stop(int cpu)
 	if ((rc = check_cpu(&cpu)) != 0)
 		return rc;
 	pthread_mutex_lock(&srv_mu);
-	s = atomic_load_explicit(&srv_table[cpu], memory_order_acquire);
+	s = atomic_load_explicit(&srv_table[cpu], memory_order_relaxed);
 	rc = s ? stop_locked(s) : EINVAL;
 	pthread_mutex_unlock(&srv_mu);
 	return rc;
@@ -343,7 +347,7 @@ int rcl_shutdown(void)
 	pthread_mutex_lock(&srv_mu);
 	for (int c = 0; c < CPU_SETSIZE; c++) {
 		struct rcl_server *s =
-			atomic_load_explicit(&srv_table[c], memory_order_acquire);
+			atomic_load_explicit(&srv_table[c], memory_order_relaxed);
 
 		if (s && (r = stop_locked(s)) != 0 && rc == 0)
 			rc = r;
@@ -359,7 +363,7 @@ int rcl_stats(int cpu, rcl_stats_t *out)
 	if (!out || cpu < 0 || cpu >= CPU_SETSIZE)
 		return EINVAL;
 	pthread_mutex_lock(&srv_mu);
-	s = atomic_load_explicit(&srv_table[cpu], memory_order_acquire);
+	s = atomic_load_explicit(&srv_table[cpu], memory_order_relaxed);
 	if (s)
 		rcl_stats_collect(s, out);
 	pthread_mutex_unlock(&srv_mu);

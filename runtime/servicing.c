@@ -91,6 +91,7 @@ static bool claim(struct rcl_req *r, struct rcl_lock *l, uintptr_t me)
 	if (atomic_load_explicit(&r->fn, memory_order_acquire) != NULL &&
 	    atomic_load_explicit(&r->lock, memory_order_relaxed) == l)
 		return true;
+	/* release: pairs with the next claim CAS (acquire) */
 	atomic_store_explicit(&r->owner, 0, memory_order_release);
 	return false;
 }
@@ -103,12 +104,14 @@ static void refuse_try(struct rcl_req *r, struct rcl_lock *l, uintptr_t me,
 		return;
 	if (!(atomic_load_explicit(&r->flags, memory_order_relaxed) &
 	      RCL_REQ_TRY)) {
+		/* release: pairs with the next claim CAS (acquire) */
 		atomic_store_explicit(&r->owner, 0, memory_order_release);
 		return;
 	}
 	if (t)
 		RCL_STAT_INC(t->st.try_busy);
 	atomic_store_explicit(&r->status, EBUSY, memory_order_relaxed);
+	/* release: pairs with the next claim CAS (acquire) */
 	atomic_store_explicit(&r->owner, 0, memory_order_release);
 	/* release: pairs with the client's acquire wait on fn */
 	atomic_store_explicit(&r->fn, NULL, memory_order_release);
@@ -205,8 +208,8 @@ static void park(struct rcl_server *s, struct rcl_sthread *t)
 		rcl_server_unpark(s);
 		return;
 	}
-	while (atomic_load_explicit(&s->idle, memory_order_acquire) == 1 &&
-	       atomic_load_explicit(&s->state, memory_order_acquire) ==
+	while (atomic_load_explicit(&s->idle, memory_order_relaxed) == 1 &&
+	       atomic_load_explicit(&s->state, memory_order_relaxed) ==
 		       RCL_RUNNING)
 		ll_futex_wait(&s->idle, 1, NULL, CLOCK_MONOTONIC);
 }

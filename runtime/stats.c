@@ -55,7 +55,7 @@ void rcl_stats_collect(struct rcl_server *s, rcl_stats_t *o)
 	     t; t = t->next_all)
 		rcl_stats_fold(&sum, &t->st);
 	o->cpu = s->cpu;
-	o->running = atomic_load_explicit(&s->state, memory_order_acquire) ==
+	o->running = atomic_load_explicit(&s->state, memory_order_relaxed) ==
 		     RCL_RUNNING;
 	o->fifo = s->fifo;
 	o->exclusive = atomic_load_explicit(&s->exclusive, memory_order_relaxed);
