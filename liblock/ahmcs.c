@@ -37,10 +37,14 @@ struct ahmcs_local {
 	struct zmcs_node rep LL_ALIGNED;
 };
 
+struct ahmcs_tnode;
+
 struct ahmcs_lock {
 	struct zmcs_lock root LL_ALIGNED;
 	struct ll_lock_key key;
 	struct zoo_nodes nodes; /* struct ahmcs_local per node */
+	/* holder-written: the holder's node, so unlock needs no lookup */
+	struct ahmcs_tnode *holder LL_ALIGNED;
 };
 
 struct ahmcs_tnode {
@@ -116,6 +120,7 @@ static int ahmcs_lock(void *impl)
 		v = zmcs_acquire(&l->root, &me->direct, false);
 		me->held = NULL;
 		ahmcs_vote(me, v != ZMCS_FREE); /* waited: contention */
+		l->holder = me;
 		return 0;
 	}
 	if (!(loc = zoo_nodes_mine(&l->nodes, &node)))
@@ -131,6 +136,7 @@ static int ahmcs_lock(void *impl)
 		me->passes = 0;
 	}
 	me->held = loc;
+	l->holder = me;
 	return 0;
 }
 
@@ -145,6 +151,7 @@ static int ahmcs_trylock(void *impl)
 	if (!zmcs_try(&l->root, &me->direct))
 		return EBUSY;
 	me->held = NULL;
+	l->holder = me;
 	return 0;
 }
 
@@ -152,7 +159,7 @@ static int ahmcs_trylock(void *impl)
 static int ahmcs_unlock(void *impl)
 {
 	struct ahmcs_lock *l = impl;
-	struct ahmcs_tnode *me = ll_tnode(&l->key, sizeof(*me));
+	struct ahmcs_tnode *me = l->holder;
 	struct ahmcs_local *loc = me->held;
 
 	if (!loc) {

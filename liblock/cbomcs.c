@@ -36,11 +36,15 @@ struct cbomcs_local {
 	struct zmcs_lock q;
 } LL_ALIGNED;
 
+struct cbomcs_tnode;
+
 struct cbomcs_lock {
 	_Atomic uint32_t global LL_ALIGNED; /* 0 free, 1 held by a cohort */
 	struct ll_lock_key key;
 	struct zoo_nodes nodes; /* struct cbomcs_local per node */
 	bool park;
+	/* holder-written: the holder's node, so unlock needs no lookup */
+	struct cbomcs_tnode *holder LL_ALIGNED;
 };
 
 /* Per (lock, thread): the MCS node and what this acquisition used. */
@@ -152,6 +156,7 @@ static int cbomcs_lock(void *impl)
 		me->passes = 0;
 	}
 	me->held = loc;
+	l->holder = me;
 	return 0;
 }
 
@@ -174,6 +179,7 @@ static int cbomcs_trylock(void *impl)
 	}
 	me->passes = 0;
 	me->held = loc;
+	l->holder = me;
 	return 0;
 }
 
@@ -181,7 +187,7 @@ static int cbomcs_trylock(void *impl)
 static int cbomcs_unlock(void *impl)
 {
 	struct cbomcs_lock *l = impl;
-	struct cbomcs_tnode *me = ll_tnode(&l->key, sizeof(*me));
+	struct cbomcs_tnode *me = l->holder;
 	struct cbomcs_local *loc = me->held;
 
 	if (me->passes < COHORT_BATCH && zmcs_has_successor(&loc->q, &me->n)) {

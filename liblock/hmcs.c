@@ -33,10 +33,14 @@ struct hmcs_local {
 	struct zmcs_node rep LL_ALIGNED; /* this node's place at the root */
 };
 
+struct hmcs_tnode;
+
 struct hmcs_lock {
 	struct zmcs_lock root LL_ALIGNED;
 	struct ll_lock_key key;
 	struct zoo_nodes nodes; /* struct hmcs_local per node */
+	/* holder-written: the holder's node, so unlock needs no lookup */
+	struct hmcs_tnode *holder LL_ALIGNED;
 };
 
 struct hmcs_tnode {
@@ -101,6 +105,7 @@ static int hmcs_lock(void *impl)
 		me->passes = 0;
 	}
 	me->held = loc;
+	l->holder = me;
 	return 0;
 }
 
@@ -121,6 +126,7 @@ static int hmcs_trylock(void *impl)
 	}
 	me->passes = 0;
 	me->held = loc;
+	l->holder = me;
 	return 0;
 }
 
@@ -128,7 +134,7 @@ static int hmcs_trylock(void *impl)
 static int hmcs_unlock(void *impl)
 {
 	struct hmcs_lock *l = impl;
-	struct hmcs_tnode *me = ll_tnode(&l->key, sizeof(*me));
+	struct hmcs_tnode *me = l->holder;
 	struct hmcs_local *loc = me->held;
 
 	if (me->passes < HMCS_THRESHOLD &&

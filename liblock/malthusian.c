@@ -43,6 +43,7 @@ struct malth_lock {
 	/* owner-private: the passive set, a stack linked through ->next */
 	struct zmcs_node *passive LL_ALIGNED;
 	struct zmcs_node *passive_tail;
+	struct zmcs_node *holder; /* the holder's node: unlock needs no lookup */
 	uint32_t rng;
 };
 
@@ -91,6 +92,7 @@ static int malth_lock(void *impl)
 	if (!me)
 		return ENOMEM;
 	zmcs_acquire(&l->q, me, l->park);
+	l->holder = me;
 	return 0;
 }
 
@@ -101,7 +103,10 @@ static int malth_trylock(void *impl)
 
 	if (!me)
 		return ENOMEM;
-	return zmcs_try(&l->q, me) ? 0 : EBUSY;
+	if (!zmcs_try(&l->q, me))
+		return EBUSY;
+	l->holder = me;
+	return 0;
 }
 
 static void passive_push(struct malth_lock *l, struct zmcs_node *n)
@@ -162,7 +167,7 @@ static bool malth_release_alone(struct malth_lock *l, struct zmcs_node *me)
 static int malth_unlock(void *impl)
 {
 	struct malth_lock *l = impl;
-	struct zmcs_node *me = ll_tnode(&l->key, sizeof(*me));
+	struct zmcs_node *me = l->holder;
 	struct zmcs_node *succ, *s2;
 
 	if (atomic_load_explicit(&me->next, memory_order_acquire) == NULL &&
