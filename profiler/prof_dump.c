@@ -121,7 +121,7 @@ static void put_site(struct out *o, struct prof_thread *tot, int id)
 	    id, st->acq, st->contended, st->try_fail, st->timed_out, st->hold,
 	    st->wait, st->cs, st->cond_wait, st->hold_max, st->wait_max,
 	    st->blame, st->cs_misses, st->cs_counted);
-	put(o, " %lu %lu\n", st->holds, st->timed);
+	put(o, " %lu %lu %lu %lu\n", st->holds, st->timed, st->hold_u, st->cs_u);
 	put(o, "hhold %d", id);
 	for (int i = 0; i < PROF_HBUCKETS; i++)
 		put(o, " %lu", st->hist_hold[i]);
@@ -167,8 +167,8 @@ static void put_header(struct out *o, struct prof_thread *tot, uint64_t now)
 	    tot->threads, tot->thread_time, tot->cs_union, tot->untracked);
 	put(o, "cond %lu %lu %lu\n", tot->cond_waits, tot->signals,
 	    tot->broadcasts);
-	put(o, "sample %u\nsections %lu %lu\n", prof_sample, tot->sections,
-	    tot->sections_timed);
+	put(o, "sample %u\nsections %lu %lu %lu %lu\n", prof_sample,
+	    tot->sections, tot->sections_timed, tot->sections_c, tot->union_c);
 	put(o, "calls");
 	for (int i = 0; i < PC_N; i++)
 		put(o, " %lu", tot->calls[i]);

@@ -145,7 +145,10 @@ struct prof_stat {
 	uint64_t hold, wait, cs, cond_wait; /* cycles */
 	uint64_t hold_max, wait_max, blame;
 	uint64_t cs_misses, cs_counted;     /* PAPI, when counting */
-	uint64_t holds, timed;              /* closed holds; timed ones */
+	/* Sampling strata: contended holds are always timed; uncontended
+	 * ones are counted (holds), and the sampled ones (timed) also add
+	 * their times to hold_u/cs_u, which rcl-prof scales by holds/timed. */
+	uint64_t holds, timed, hold_u, cs_u;
 	uint64_t hist_hold[PROF_HBUCKETS];
 	uint64_t hist_wait[PROF_HBUCKETS];
 };
@@ -155,6 +158,7 @@ struct prof_held {
 	int site;
 	unsigned depth;            /* recursive re-acquisitions */
 	bool sampled;              /* counts in the time sums */
+	bool contended;            /* acquired after waiting */
 	uint64_t t_call, t_acq;    /* 0 when not read (unsampled hold) */
 	uint64_t area, misses;
 };
@@ -170,7 +174,11 @@ struct prof_thread {
 	bool live;
 	uint64_t t_start, t_join;  /* lifetime start; cycles in pthread_join */
 	uint64_t t_outer, cs_union;/* outermost section start; union total */
-	uint64_t sections, sections_timed; /* outermost sections closed */
+	/* outermost sections closed: uncontended ones, sampled ones among
+	 * them; those that started with a contended acquisition (always
+	 * timed) and their part of cs_union */
+	uint64_t sections, sections_timed, sections_c, union_c;
+	bool section_c;            /* the current section started contended */
 	uint64_t rng;              /* xorshift state for the sampling */
 	bool timing;               /* the current section is timed */
 	uint64_t thread_time, threads, untracked;

@@ -175,6 +175,8 @@ static void stat_add(struct prof_stat *d, const struct prof_stat *s)
 	d->cs_counted += s->cs_counted;
 	d->holds += s->holds;
 	d->timed += s->timed;
+	d->hold_u += s->hold_u;
+	d->cs_u += s->cs_u;
 	if (s->hold_max > d->hold_max)
 		d->hold_max = s->hold_max;
 	if (s->wait_max > d->wait_max)
@@ -209,6 +211,8 @@ void prof_sum_into(struct prof_thread *dst, struct prof_thread *src,
 	dst->cs_union += src->cs_union;
 	dst->sections += src->sections;
 	dst->sections_timed += src->sections_timed;
+	dst->sections_c += src->sections_c;
+	dst->union_c += src->union_c;
 	dst->untracked += src->untracked;
 	dst->signals += src->signals;
 	dst->broadcasts += src->broadcasts;
@@ -227,6 +231,7 @@ void prof_zero(struct prof_thread *th)
 	memset(th->calls, 0, sizeof(th->calls));
 	th->cs_union = th->t_join = 0;
 	th->sections = th->sections_timed = 0;
+	th->sections_c = th->union_c = 0;
 	th->nheld = 0;
 	th->waiting_on = NULL;
 }
@@ -323,12 +328,16 @@ void prof_acquired(struct prof_thread *th, struct prof_lock *lk, int site,
 		t_call = t_acq = prof_now();
 		area = prof_lock_area(lk, t_acq, NULL);
 	}
-	if (th->nheld == 0)
+	if (th->nheld == 0) {
+		th->section_c = contended;
+		th->timing |= contended;
 		th->t_outer = th->timing ? t_call : 0;
+	}
 	th->held[th->nheld++] = (struct prof_held){
 		.lk = lk,
 		.site = site,
-		.sampled = th->timing,
+		.sampled = th->timing || contended,
+		.contended = contended,
 		.t_call = t_call,
 		.t_acq = t_acq,
 		.area = area,
@@ -352,14 +361,21 @@ void prof_released(struct prof_thread *th, int idx, uint64_t t_rel,
 	for (unsigned i = (unsigned)idx + 1; i < th->nheld; i++)
 		th->held[i - 1] = th->held[i];
 	th->nheld--;
-	st->holds++;
+	if (!h.contended)
+		st->holds++;
 	if (h.sampled && h.t_acq) {
-		st->timed++;
+		uint64_t cs = t_done > h.t_call ? t_done - h.t_call : 0;
+
 		st->hold += hold;
 		if (hold > st->hold_max)
 			st->hold_max = hold;
 		prof_hist_add(st->hist_hold, hold);
-		st->cs += t_done > h.t_call ? t_done - h.t_call : 0;
+		st->cs += cs;
+		if (!h.contended) {
+			st->timed++;
+			st->hold_u += hold;
+			st->cs_u += cs;
+		}
 	}
 	if (th->papi_set >= 0) {
 		st->cs_misses += misses - h.misses;
@@ -370,10 +386,17 @@ void prof_released(struct prof_thread *th, int idx, uint64_t t_rel,
 		blame_add(th->blame, PROF_BLAME_SLOTS, caller, h.site, blame, 1);
 	}
 	if (th->nheld == 0) {
-		th->sections++;
-		if (th->t_outer && t_done > th->t_outer) {
-			th->sections_timed++;
-			th->cs_union += t_done - th->t_outer;
+		uint64_t u = th->t_outer && t_done > th->t_outer
+				     ? t_done - th->t_outer
+				     : 0;
+
+		th->cs_union += u;
+		if (th->section_c) {
+			th->sections_c++;
+			th->union_c += u;
+		} else {
+			th->sections++;
+			th->sections_timed += th->t_outer != 0;
 		}
 	}
 }
