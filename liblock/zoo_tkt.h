@@ -41,8 +41,10 @@ static inline bool ztkt_try(struct ztkt *t)
 	/* acquire: pairs with the release in ztkt_release() */
 	uint32_t g = atomic_load_explicit(&t->grant, memory_order_acquire);
 
+	/* relaxed: the load above already ordered us after holder g - 1;
+	 * next == g means nobody holds or waits for ticket g */
 	return atomic_compare_exchange_strong_explicit(
-		&t->next, &g, g + 1, memory_order_acquire,
+		&t->next, &g, g + 1, memory_order_relaxed,
 		memory_order_relaxed);
 }
 
