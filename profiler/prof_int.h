@@ -227,6 +227,18 @@ void prof_acquired(struct prof_thread *th, struct prof_lock *lk, int site,
 		   uint64_t t_call, uint64_t t_acq, bool contended);
 /* Index of @lk in th->held, or -1. */
 int prof_held_find(struct prof_thread *th, const struct prof_lock *lk);
+
+/* Index of the hold of mutex @m in th->held, or -1: the unlock path's
+ * lookup, without hashing (the stack is short and its entries point to
+ * the lock's table entry, which the unlock reads anyway). */
+static inline int prof_held_find_mutex(struct prof_thread *th, const void *m)
+{
+	for (int i = (int)th->nheld - 1; i >= 0; i--)
+		if (atomic_load_explicit(&th->held[i].lk->addr,
+					 memory_order_relaxed) == (uintptr_t)m)
+			return i;
+	return -1;
+}
 void prof_released(struct prof_thread *th, int idx, uint64_t t_rel,
 		   uint64_t t_done, uint64_t area, uint64_t misses,
 		   uintptr_t caller);
@@ -254,6 +266,12 @@ void prof_papi_init(void);
 int prof_papi_thread(void);
 uint64_t prof_papi_read(int set);
 void prof_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The thread's cache-miss counter, 0 when not counting. */
+static inline uint64_t prof_misses(const struct prof_thread *th)
+{
+	return th->papi_set >= 0 ? prof_papi_read(th->papi_set) : 0;
+}
 
 /* ---- time ------------------------------------------------------------- */
 

@@ -341,7 +341,7 @@ void prof_acquired(struct prof_thread *th, struct prof_lock *lk, int site,
 		.t_call = t_call,
 		.t_acq = t_acq,
 		.area = area,
-		.misses = prof_papi_read(th->papi_set),
+		.misses = prof_misses(th),
 	};
 }
 

@@ -231,10 +231,10 @@ PROF_API int pthread_mutex_unlock(pthread_mutex_t *m)
 	if (!th)
 		return prof_real.mutex_unlock(m);
 	th->calls[PC_UNLOCK]++;
-	lk = prof_lock_find(m);
-	idx = lk ? prof_held_find(th, lk) : -1;
+	idx = prof_held_find_mutex(th, m);
 	if (idx < 0) /* not locked through us, or by another thread */
 		return prof_real.mutex_unlock(m);
+	lk = th->held[idx].lk;
 	if (th->held[idx].depth) {
 		th->held[idx].depth--;
 		return prof_real.mutex_unlock(m);
@@ -247,7 +247,7 @@ PROF_API int pthread_mutex_unlock(pthread_mutex_t *m)
 		t_rel = prof_now();
 		area = prof_lock_area(lk, t_rel, &nwait);
 	}
-	misses = prof_papi_read(th->papi_set);
+	misses = prof_misses(th);
 	rc = prof_real.mutex_unlock(m);
 	/* Without waiters the release is a single store: t_done = t_rel
 	 * saves a TSC read; with waiters it may be a futex wake-up. */
@@ -279,7 +279,7 @@ static int cond_common(pthread_cond_t *c, pthread_mutex_t *m,
 	if (idx >= 0) {
 		saved = th->held[idx];
 		prof_released(th, idx, t0, t0, prof_lock_area(lk, t0, NULL),
-			      prof_papi_read(th->papi_set), (uintptr_t)caller);
+			      prof_misses(th), (uintptr_t)caller);
 	}
 	rc = real_wait(c, m, h);
 	t1 = prof_now();
