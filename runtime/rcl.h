@@ -37,8 +37,9 @@ RCL_API int rcl_server_start(int cpu);
 /* Stop the server on @cpu: its threads exit, its CPU is given back to the
  * application.  Sections of its locks requested later run on the calling
  * thread, under the lock, until the server is started again.  Returns 0,
- * EINVAL (no server was ever started there) or EBUSY (a servicing thread
- * is still blocked inside a section after 2 s; it is left to finish). */
+ * EINVAL (no server was ever started there), EDEADLK (called from a
+ * section of that server) or EBUSY (a servicing thread is still blocked
+ * inside a section after 2 s; it is left to finish). */
 RCL_API int rcl_server_stop(int cpu);
 
 /* Stop every server (also done at exit).  Returns 0 or the first error. */

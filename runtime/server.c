@@ -318,6 +318,8 @@ static int stop_locked(struct rcl_server *s)
 	if (atomic_load_explicit(&s->state, memory_order_relaxed) !=
 	    RCL_RUNNING)
 		return 0;
+	if (rcl_self && rcl_self->srv == s)
+		return EDEADLK; /* a section cannot stop its own server */
 	stop_threads(s);
 	rcl_affinity_release(s->cpu);
 	return atomic_load_explicit(&s->state, memory_order_relaxed) ==
