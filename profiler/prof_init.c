@@ -210,10 +210,12 @@ static void fork_parent(void)
 	prof_busy--;
 }
 
+/* The child's only thread is the one that took the registry lock in
+ * fork_prepare(): it fixes the registry up, then releases the lock. */
 static void fork_child(void)
 {
-	prof_real.mutex_init(&prof_reg_lock, NULL);
 	prof_fork_child();
+	prof_real.mutex_unlock(&prof_reg_lock);
 	prof_busy--;
 }
 
