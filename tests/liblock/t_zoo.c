@@ -28,6 +28,7 @@
 #include "stress.h"
 #include "zoo_int.h"
 #include "zoo_ctkt.h"
+#include "zoo_mcs.h"
 
 static const char *const numa_algos[] = {
 	"cbomcs", "cbomcs_stp", "ctkttkt", "cptltkt", "hticket", "hmcs", "ahmcs",
@@ -329,15 +330,17 @@ static void *cull_waiter(void *arg)
 	return NULL;
 }
 
-/* The first word of the lock state is the MCS tail (struct malth_lock). */
+/* White-box: the first word of the lock state is the MCS tail (struct
+ * malth_lock), and queue nodes are struct zmcs_node; waiting threads keep
+ * theirs alive. */
 START_TEST(malthusian_culls_surplus_waiter)
 {
 	static const char *const names[] = { "malthusian", "malthusian_stp" };
 	struct cull_ctx *c = calloc(1, sizeof(*c));
 	struct cull_arg args[3];
 	pthread_t th[3];
-	_Atomic(void *) *tail;
-	void *seen;
+	_Atomic(struct zmcs_node *) *tail;
+	struct zmcs_node *seen, *queued[3];
 
 	ck_assert_ptr_nonnull(c);
 	init_lock(&c->lock, names[_i]);
@@ -350,8 +353,12 @@ START_TEST(malthusian_culls_surplus_waiter)
 						&args[i]),
 				 0);
 		WAIT_FOR(atomic_load(tail) != seen);
-		seen = atomic_load(tail);
+		seen = queued[i] = atomic_load(tail);
 	}
+	/* ... and linked: a waiter between its exchange and its link store
+	 * would not be seen as a successor yet. */
+	WAIT_FOR(atomic_load(&queued[0]->next) == queued[1]);
+	WAIT_FOR(atomic_load(&queued[1]->next) == queued[2]);
 	ck_assert_int_eq(liblock_unlock(&c->lock), 0);
 	for (int i = 0; i < 3; i++)
 		ck_assert_int_eq(pthread_join(th[i], NULL), 0);
