@@ -196,16 +196,34 @@ static void unlink_locked(struct pti_bucket *b, _Atomic(struct pti_obj *) *link,
 	write_end(b);
 }
 
+/* Reentrant for its holder: fork handlers registered after ours run with
+ * it held (our prepare handler took it) and may create records.  glibc's
+ * recursive type would not do: in a fork child it refuses the unlock (the
+ * thread id changed); our token survives fork. */
+static _Atomic uintptr_t writer_owner;
+static unsigned int writer_depth; /* under writer */
+
 void pti_map_writer_lock(void)
 {
-	int rc = pti_real()->mutex_lock(&writer);
+	int rc;
 
-	if (rc != 0)
+	/* relaxed: only this thread can have stored its own token */
+	if (atomic_load_explicit(&writer_owner, memory_order_relaxed) ==
+	    PTI_SELF) {
+		writer_depth++;
+		return;
+	}
+	if ((rc = pti_real()->mutex_lock(&writer)) != 0)
 		ll_fatal("interposer map lock: error %d", rc);
+	atomic_store_explicit(&writer_owner, PTI_SELF, memory_order_relaxed);
+	writer_depth = 1;
 }
 
 void pti_map_writer_unlock(void)
 {
+	if (--writer_depth > 0)
+		return;
+	atomic_store_explicit(&writer_owner, 0, memory_order_relaxed);
 	pti_real()->mutex_unlock(&writer);
 }
 

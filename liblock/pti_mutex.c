@@ -164,6 +164,22 @@ static __attribute__((noinline)) void refresh(struct pti_obj *o)
 	pti_map_writer_unlock();
 }
 
+/* Our records say we hold @o but its algorithm refused our unlock (EPERM):
+ * its owner identity is a thread id, and this is a fork child whose other
+ * fork handlers ran before ours.  We are the holder: give @o a new, free
+ * lock (the old one is leaked, child-side only). */
+static void reset_held(struct pti_obj *o)
+{
+	pti_map_writer_lock();
+	if (new_lock(o) != 0)
+		ll_fatal("rcl-run: cannot re-create mutex %p after fork",
+			 (void *)atomic_load(&o->key));
+	atomic_store_explicit(&o->users, 0, memory_order_relaxed);
+	atomic_store_explicit(&o->owner, 0, memory_order_relaxed);
+	o->depth = 0;
+	pti_map_writer_unlock();
+}
+
 struct pti_obj *pti_mutex_get(pthread_mutex_t *m)
 {
 	struct pti_obj *o = pti_map_find(PTI_MUTEXES, (uintptr_t)m);
@@ -308,7 +324,11 @@ LL_API_EXPORT int pti_mutex_unlock(pthread_mutex_t *m)
 	 * the algorithm refuses (EPERM): then the holder is kept. */
 	prev = atomic_load_explicit(&o->owner, memory_order_relaxed);
 	atomic_store_explicit(&o->owner, 0, memory_order_relaxed);
-	if ((rc = pti_base_unlock(o)) != 0)
+	if ((rc = pti_base_unlock(o)) == EPERM && prev == PTI_SELF) {
+		reset_held(o);
+		return 0;
+	}
+	if (rc != 0)
 		atomic_store_explicit(&o->owner, prev, memory_order_relaxed);
 	return rc;
 }

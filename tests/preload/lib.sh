@@ -5,6 +5,7 @@ set -u
 RCL_RUN=$top_builddir/liblock/rcl-run
 PT_WORK=./preload/pt_work
 PT_PROC=./preload/pt_proc
+PT_AFORK=./preload/pt_afork
 # Sanitizer builds: once librclrun.so is preloaded, the ASan runtime is no
 # longer first in the library list; that is expected here.
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Mutex types, 5,000 threads, fork, and process-shared mutexes under
+# Mutex types, 5,000 threads, fork (also with a library's own fork
+# handlers registered before the interposer's), and process-shared mutexes under
 # rcl-run, with a few algorithms of different kinds: a parking one, a
 # spinning one, a queue lock, and one without trylock if registered.
 . "$(dirname "$0")/lib.sh"
@@ -12,6 +13,7 @@ done
 for mode in types threads; do
 	"$PT_WORK" $mode || fail "pt_work $mode fails even without rcl-run"
 done
+"$PT_AFORK" || fail "pt_afork fails even without rcl-run"
 proc_modes=
 for mode in fork pshared; do
 	"$PT_PROC" $mode
@@ -29,6 +31,7 @@ for a in $pick; do
 		under "$a" 120 "$PT_PROC" $mode 2>"$TMP/err" ||
 			{ cat "$TMP/err" >&2; fail "$a: pt_proc $mode"; }
 	done
+	under "$a" 120 "$PT_AFORK" || fail "$a: pt_afork"
 	grep -q "process-shared mutexes: left to glibc" "$TMP/err" ||
 		fail "$a: the process-shared fallback was not reported"
 	echo "ok $a"
