@@ -161,6 +161,16 @@ class FuncInfo:
         for s in self.body.walk():
             if s.kind == "decl":
                 self.decls.extend(parse_decl(toks, s.t0, s.t1 - 1, s.parent))
+            elif s.kind == "for" and parser.is_decl(s.t0 + 2):
+                # for (int x = 0; ...): x is visible in the loop only.
+                e = s.t0 + 2
+                while toks[e].text != ";":
+                    if toks[e].text in ("(", "[", "{"):
+                        e = cparse.match(toks, e)
+                    e += 1
+                for d in parse_decl(toks, s.t0 + 2, e, s):
+                    d.stmt = (s.t0 + 2, e + 1)
+                    self.decls.append(d)
         self.stmt_at = {}
         for s in self.body.walk():
             self.stmt_at.setdefault(s.t0, s)
@@ -413,6 +423,17 @@ def variables(fi, sec, occ):
         assigned_first = k0 in tops and toks[k0 + 1].text == "="
         is_in = byptr or not assigned_first or (
             (d.init or d.is_param) and not outside)
+        if name in sec.get("hidden", ()):
+            # Named inside a macro body: we cannot see reads or writes.
+            if byptr:
+                raise Refused("a macro in the section uses local '%s', "
+                              "whose address is taken" % name)
+            is_in, is_out = True, outside
+        elif not outside and not byptr and not d.init and not d.is_param:
+            # Only the section uses it: its value on entry is
+            # indeterminate, so it becomes a local of the extracted
+            # function (copying it in would read an uninitialised value).
+            is_in = False
         is_out = not byptr and written and outside
         out.append((d, byptr, is_in, is_out))
     return out

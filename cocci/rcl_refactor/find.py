@@ -69,8 +69,8 @@ def tidy(expr):
     prev = None
     while prev != expr:
         prev = expr
-        expr = re.sub(r"\(([A-Za-z_]\w*(?:(?:->|\.)[A-Za-z_]\w*)*)\)", r"\1",
-                      expr)
+        expr = re.sub(r"(?<![\w\])])\(([A-Za-z_]\w*(?:(?:->|\.)[A-Za-z_]\w*)*)"
+                      r"\)", r"\1", expr)
     return _strip_parens(expr)
 
 
@@ -81,8 +81,8 @@ def canon(text):
     prev = None
     while prev != s:
         prev = s
-        s = re.sub(r"\(([A-Za-z_]\w*(?:(?:->|\.)[A-Za-z_]\w*|\[[^][()]*\])*)\)",
-                   r"\1", s)
+        s = re.sub(r"(?<![\w\])])\(([A-Za-z_]\w*(?:(?:->|\.)[A-Za-z_]\w*|"
+                   r"\[[^][()]*\])*)\)", r"\1", s)
     return s
 
 

@@ -123,6 +123,12 @@ class Program:
         for f in self.files:
             macros.update(find.parse_macros(f.src.text))
         find.add_macros(fns, macros)
+        self.macros = dict(macros)
+        for f in self.files:
+            for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)"
+                                 r"(?![\w(])((?:[^\n\\]|\\\n|\\.)*)",
+                                 f.src.text, re.M):
+                self.macros.setdefault(m.group(1), ([], m.group(2)))
         for f in self.files:
             find.find_wrappers(f.src, fns)
         find.add_macros(fns, macros)

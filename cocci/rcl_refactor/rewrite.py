@@ -150,11 +150,36 @@ def _analyse(prog, sec, selection):
                     not any(n == t.text and kk == k for n, kk in occ):
                 raise analyse.Refused("thread-local variable '%s' in the "
                                       "section" % t.text)
+        sec.shape["hidden"] = _macro_locals(prog, fi, sec.shape, occ)
         sec.vars = analyse.variables(fi, sec.shape, occ)
         occset = set(occ)
         sec.shape["is_local_occ"] = lambda name, k: (name, k) in occset
     except analyse.Refused as e:
         sec.reason = str(e)
+
+
+def _macro_locals(prog, fi, shape, occ):
+    """Locals that macros used in the section name in their bodies
+    (memcached's APPEND_STAT uses the caller's add_stats and c): Coccinelle
+    does not see them, so they are added as occurrences at the macro."""
+    toks = fi.src.toks
+    lock_t0 = shape["block"].subs[shape["i"]].t0
+    hidden = set()
+    for k in range(shape["t0"], shape["t1"]):
+        t = toks[k]
+        if t.kind != "id" or t.text not in prog.macros or t.text in prog.fns:
+            continue
+        params, body = prog.macros[t.text]
+        try:
+            btoks = find.cparse.lex(body.replace("\\\n", " "))
+        except find.cparse.ParseError:
+            continue
+        for b in btoks:
+            if b.kind == "id" and b.text not in params and \
+                    analyse._visible_decl(fi, b.text, lock_t0) is not None:
+                hidden.add(b.text)
+                occ.append((b.text, k))
+    return hidden
 
 
 def decide(prog):
