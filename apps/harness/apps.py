@@ -83,11 +83,13 @@ class Memcached:
         run(["./configure", "-q"], cwd=tree, env=env, echo=False)
 
     def lock_files(self, tree):
-        files = sorted(os.path.basename(f)
-                       for f in glob.glob(os.path.join(tree, "*.c")))
-        files = [f for f in files
-                 if f not in ("testapp.c", "sizes.c", "timedrun.c")
-                 and not f.startswith("proxy_")]
+        """The server's sources this configuration compiles (the objects
+        of the original build: no proxy, no TLS) that take a lock."""
+        objs = glob.glob(os.path.join(self.ctx.work, "orig",
+                                      "memcached-*.o"))
+        files = sorted(os.path.basename(o)[len("memcached-"):-2] + ".c"
+                       for o in objs)
+        files = [f for f in files if os.path.exists(os.path.join(tree, f))]
         return _grep_files(tree, r"\b(pthread_mutex_lock|mutex_lock|"
                            r"item_lock)\s*\(", files)
 
