@@ -150,8 +150,8 @@ static void usage(FILE *f)
 		   "[-k KEYS] [-g GET%%] [-v VALUE_BYTES]\n"
 		   "Bounded get/set load on memcached at 127.0.0.1:PORT (only "
 		   "loopback).\n"
-		   "  -p  port (default 11211)      -c  connections, one thread "
-		   "each (default 4, max %d)\n"
+		   "  -p  port (default 11211)\n"
+		   "  -c  connections, one thread each (default 4, max %d)\n"
 		   "  -n  requests per connection, at most (default 200000)\n"
 		   "  -d  seconds, at most (default 10, max 600)\n"
 		   "  -k  keys (default 1000)  -g  %% gets (default 90)  "
@@ -168,7 +168,8 @@ static long num(int opt, const char *s, long lo, long hi)
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (errno || end == s || *end || v < lo || v > hi) {
-		fprintf(stderr, "mcload: -%c: '%s' is not a number in [%ld, %ld]\n",
+		fprintf(stderr,
+			"mcload: -%c: '%s' is not a number in [%ld, %ld]\n",
 			opt, s, lo, hi);
 		exit(2);
 	}
@@ -185,19 +186,38 @@ static void parse(int argc, char **argv)
 	}
 	while ((o = getopt(argc, argv, "p:c:n:d:k:g:v:h")) != -1) {
 		switch (o) {
-		case 'p': opt_port = (int)num(o, optarg, 1, 65535); break;
-		case 'c': opt_conns = (int)num(o, optarg, 1, MAX_CONNS); break;
-		case 'n': opt_ops = num(o, optarg, 1, 1L << 40); break;
-		case 'd': opt_seconds = (double)num(o, optarg, 1, 600); break;
-		case 'k': opt_keys = (int)num(o, optarg, 1, 1 << 24); break;
-		case 'g': opt_getpct = (int)num(o, optarg, 0, 100); break;
-		case 'v': opt_vsize = (int)num(o, optarg, 1, VALUE_MAX); break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); exit(2);
+		case 'p':
+			opt_port = (int)num(o, optarg, 1, 65535);
+			break;
+		case 'c':
+			opt_conns = (int)num(o, optarg, 1, MAX_CONNS);
+			break;
+		case 'n':
+			opt_ops = num(o, optarg, 1, 1L << 40);
+			break;
+		case 'd':
+			opt_seconds = (double)num(o, optarg, 1, 600);
+			break;
+		case 'k':
+			opt_keys = (int)num(o, optarg, 1, 1 << 24);
+			break;
+		case 'g':
+			opt_getpct = (int)num(o, optarg, 0, 100);
+			break;
+		case 'v':
+			opt_vsize = (int)num(o, optarg, 1, VALUE_MAX);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(2);
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "mcload: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "mcload: unexpected argument '%s'\n",
+			argv[optind]);
 		exit(2);
 	}
 }
@@ -214,7 +234,8 @@ int main(int argc, char **argv)
 		conns[i].seed = (unsigned long)i * 7919 + 1;
 		conns[i].fd = connect_local(opt_port);
 		if (conns[i].fd < 0) {
-			fprintf(stderr, "mcload: cannot connect to 127.0.0.1:%d: %s\n",
+			fprintf(stderr,
+				"mcload: cannot connect to 127.0.0.1:%d: %s\n",
 				opt_port, strerror(errno));
 			return 1;
 		}
@@ -223,7 +244,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < opt_conns; i++) {
 		rc = pthread_create(&conns[i].tid, NULL, client, &conns[i]);
 		if (rc != 0) {
-			fprintf(stderr, "mcload: pthread_create: %s\n", strerror(rc));
+			fprintf(stderr, "mcload: pthread_create: %s\n",
+				strerror(rc));
 			return 1;
 		}
 	}

@@ -404,8 +404,9 @@ static int check(long njobs_ops, long failed)
 		if (e)
 			v = record_value(e->data);
 		if (v != want[k] && bad++ < 10)
-			fprintf(stderr, "kvcache: check FAILED: %s = %ld, "
-					"expected %ld\n", key_names[k], v, want[k]);
+			fprintf(stderr,
+				"kvcache: check FAILED: %s = %ld, expected %ld\n",
+				key_names[k], v, want[k]);
 		dig = (dig ^ (unsigned long)v) * 1099511628211UL;
 	}
 	free(want);
@@ -517,7 +518,8 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv);
 	if (make_keys() != 0) {
-		fprintf(stderr, "kvcache: out of memory for %d keys\n", opt_keys);
+		fprintf(stderr, "kvcache: out of memory for %d keys\n",
+			opt_keys);
 		return 1;
 	}
 	t0 = now();
