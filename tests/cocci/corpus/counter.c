@@ -84,6 +84,7 @@ int main(void)
 {
 	pthread_t t[NTHREADS];
 	long i, want = 0;
+	int rc;
 
 	for (i = 0; i < NTHREADS; i++)
 		if (pthread_create(&t[i], NULL, worker, (void *)i) != 0)
@@ -97,6 +98,7 @@ int main(void)
 	printf("total %ld capped %d\n", total, capped);
 	for (i = 0; i < 8; i++)
 		printf("hist[%ld] = %ld\n", i, hist[i]);
+	rc = check(want);
 	pthread_mutex_destroy(&m);
-	return check(want);
+	return rc;
 }
