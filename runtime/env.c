@@ -26,9 +26,11 @@ void rcl_announce_degraded(const char *why)
  * Sanitizer builds always run degraded: the ASan/TSan runtimes guard their
  * allocators and registries with spin locks that yield with sched_yield().
  * Under SCHED_FIFO, a manager that preempted a servicing thread holding
- * such a lock on the same CPU would spin on it forever (yield never hands
- * the CPU to a lower priority): a livelock we observed.  glibc's locks
- * sleep in the kernel, so normal builds are not affected.
+ * such a lock on the same CPU spins on it forever (yield never hands the
+ * CPU to a lower priority).  Observed under ASan: the exiting manager spun
+ * in Quarantine::Drain on a StaticSpinMutex that a preempted servicing
+ * thread held inside the allocator.  glibc's locks sleep in the kernel,
+ * so normal builds are not affected.
  */
 int rcl_degraded(void)
 {
