@@ -9,8 +9,9 @@
  *            never saw them initialised): each must see the other's lock
  *            held, i.e. both use glibc's lock on the shared memory
  * Exit 0 on success, 1 with a one-line reason, 77 when the mode cannot run
- * in this build (fork under ThreadSanitizer, which cannot start threads in
- * the child of a multithreaded process).
+ * in this build: fork under a sanitizer (ThreadSanitizer cannot start
+ * threads in the child of a multithreaded process; AddressSanitizer's
+ * allocator can deadlock there, its lock held by a parent thread at fork).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -222,9 +223,9 @@ int main(int argc, char **argv)
 	if (argc != 2)
 		FAIL("usage: pt_proc fork|pshared");
 	if (strcmp(argv[1], "fork") == 0) {
-#ifdef __SANITIZE_THREAD__
-		fprintf(stderr, "pt: fork skipped: ThreadSanitizer cannot start "
-			"threads in the child of a multithreaded process\n");
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+		fprintf(stderr, "pt: fork skipped: sanitizers are not fork-safe "
+			"in a multithreaded process\n");
 		return 77;
 #endif
 		do_fork();

@@ -6,7 +6,7 @@
 # report proves each run really went through the interposer.
 . "$(dirname "$0")/lib.sh"
 
-"$PT_WORK" stress || fail "the workload fails even without rcl-run"
+timeout -k 5 120 "$PT_WORK" stress || fail "the workload fails even without rcl-run"
 bad=
 for a in $(algos); do
 	rep=$TMP/$a.report
