@@ -68,8 +68,8 @@ static int shared_init(struct shared_data *d, int lines)
 {
 	int order[MAX_LINES];
 
-	d->block = aligned_alloc(4096, (size_t)LINE_STRIDE * MAX_LINES + 4096);
-	if (!d->block)
+	if (posix_memalign((void **)&d->block, 4096,
+			   (size_t)LINE_STRIDE * MAX_LINES + 4096) != 0)
 		return ENOMEM;
 	memset(d->block, 0, (size_t)LINE_STRIDE * MAX_LINES + 4096);
 	for (int i = 0; i < lines; i++)

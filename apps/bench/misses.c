@@ -111,7 +111,9 @@ int cmd_misses(int argc, char **argv)
 		} else
 			bench_usage_error("misses: bad option");
 	}
-	block = aligned_alloc(4096, (size_t)STRIDE * (size_t)lines + 4096);
+	if (posix_memalign((void **)&block, 4096,
+			   (size_t)STRIDE * (size_t)lines + 4096) != 0)
+		block = NULL;
 	w = calloc((size_t)g.workers, sizeof(*w));
 	t = calloc((size_t)g.workers, sizeof(*t));
 	if (!block || !w || !t) {
