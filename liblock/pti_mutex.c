@@ -41,7 +41,6 @@ _Atomic unsigned int pti_fork_gen;
 
 /* ---- records ------------------------------------------------------------ */
 
-
 /* A new lock of the run's algorithm into @o->lock. */
 static int new_lock(struct pti_obj *o)
 {
