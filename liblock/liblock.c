@@ -244,7 +244,13 @@ static int cond_wait_generic(const struct ll_ops *ops, void *impl,
 	if (!ops->lock || !ops->unlock)
 		return ENOTSUP;
 	seq = ll_cond_enter(cond);
-	ops->unlock(impl);
+	if ((rc = ops->unlock(impl)) != 0) {
+		/* EPERM: not inside a section of this lock.  Sleeping and
+		 * then locking would leave the caller holding a lock it
+		 * never had. */
+		ll_cond_leave(cond);
+		return rc;
+	}
 	rc = ll_cond_sleep(cond, seq, abstime);
 	/* The caller must get the lock back: no error return can say "you
 	 * are now outside your critical section". */

@@ -148,6 +148,31 @@ START_TEST(cond_errors)
 }
 END_TEST
 
+/* A wait outside any section of the lock is refused with the unlock's
+ * EPERM, and the lock stays free (the generic protocol must not sleep and
+ * then take a lock the caller never held). */
+START_TEST(cond_wait_outside_section_is_eperm)
+{
+	static const char *const algos[] = { "ticket", "mcs", "clh", "ttas" };
+	liblock_cond_t c = LIBLOCK_COND_INITIALIZER;
+
+	for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); i++) {
+		liblock_attr_t a = LIBLOCK_ATTR_INITIALIZER;
+		liblock_lock_t l;
+
+		a.algorithm = algos[i];
+		a.flags |= LIBLOCK_ATTR_FIXED;
+		ck_assert_int_eq(liblock_init(&l, &a), 0);
+		ck_assert_msg(liblock_cond_wait(&c, &l) == EPERM, "%s",
+			      algos[i]);
+		ck_assert_int_eq(liblock_trylock(&l), 0);
+		ck_assert_int_eq(liblock_unlock(&l), 0);
+		ck_assert_int_eq(liblock_destroy(&l), 0);
+	}
+	ck_assert_int_eq(liblock_cond_destroy(&c), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("liblock API errors");
@@ -156,6 +181,7 @@ int main(void)
 	int failed;
 
 	tcase_add_test(tc, unknown_algorithm_is_einval);
+	tcase_add_test(tc, cond_wait_outside_section_is_eperm);
 	tcase_add_test(tc, bad_server_cpu_is_einval);
 	tcase_add_test(tc, destroy_twice_is_einval);
 	tcase_add_test(tc, default_is_posix);
