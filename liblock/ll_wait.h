@@ -7,10 +7,10 @@
  *   spin-then-park  spin for LL_SPIN_BUDGET polls, then sleep on a futex;
  *   park            sleep on a futex at once.
  *
- * A waiter polls a 32-bit word until it leaves a value; the thread that
- * changes the word calls ll_wake() if a waiter may be parked.  The futex
- * word must be an _Atomic uint32_t (or unsigned int) so both sides agree on
- * its size.
+ * A waiter polls a 32-bit word until it leaves a value
+ * (ll_wait_while_val); the thread that changes the word does so with
+ * ll_wake_store(), which wakes a parked waiter.  The futex word must be
+ * an _Atomic uint32_t (or unsigned int) so both sides agree on its size.
  *
  * Why spinning yields.  With more threads than CPUs, a FIFO handover lock
  * (mcs, clh, ticket) passes the lock to a waiter that may be descheduled;
@@ -106,45 +106,6 @@ static inline void ll_futex_wake(_Atomic uint32_t *word, int n)
 }
 
 /*
- * Wait until *@word != @val under @policy; returns the new value.
- * A parking waiter first advertises itself in *@parked (if not NULL) so
- * that the waker knows to call ll_futex_wake(); the waker must change the
- * word before reading *@parked (both seq_cst, see ll_wake_if_parked).
- */
-static inline uint32_t ll_wait_while_eq(_Atomic uint32_t *word, uint32_t val,
-					enum ll_wait_policy policy,
-					_Atomic uint32_t *parked)
-{
-	uint32_t v;
-	unsigned int spins = 0, polls = 0;
-
-	/* acquire: pairs with the waker's store, so what it wrote before
-	 * changing the word is visible once we see the change */
-	while ((v = atomic_load_explicit(word, memory_order_acquire)) == val) {
-		if (policy == LL_WAIT_SPIN) {
-			ll_spin_poll(&polls);
-			continue;
-		}
-		if (policy == LL_WAIT_SPIN_THEN_PARK && ++spins < LL_SPIN_BUDGET) {
-			ll_cpu_relax();
-			continue;
-		}
-		if (parked)
-			atomic_fetch_add_explicit(parked, 1,
-						  memory_order_seq_cst);
-		/* seq_cst between our parked++ and the re-check inside the
-		 * futex: either the waker sees parked > 0, or we see its
-		 * new word and do not sleep. */
-		if (atomic_load_explicit(word, memory_order_seq_cst) == val)
-			ll_futex_wait(word, val, NULL, CLOCK_MONOTONIC);
-		if (parked)
-			atomic_fetch_sub_explicit(parked, 1,
-						  memory_order_relaxed);
-	}
-	return v;
-}
-
-/*
  * Handover words with a sleeper bit: the waiter may sleep, and the waker
  * may lose the memory around the word the moment it hands over (the
  * woken thread may finish its section, exit, and free its queue node, or
@@ -207,15 +168,6 @@ static inline void ll_wake_store(_Atomic uint32_t *word, uint32_t val,
 	/* release: as above; the old value tells whether anyone sleeps */
 	if (atomic_exchange_explicit(word, val, memory_order_release) &
 	    LL_SLEEPER)
-		ll_futex_wake(word, n);
-}
-
-/* Waker side of ll_wait_while_eq: call after changing *@word (seq_cst). */
-static inline void ll_wake_if_parked(_Atomic uint32_t *word,
-				     _Atomic uint32_t *parked, int n)
-{
-	if (parked == NULL ||
-	    atomic_load_explicit(parked, memory_order_seq_cst) != 0)
 		ll_futex_wake(word, n);
 }
 

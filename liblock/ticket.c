@@ -17,7 +17,7 @@
  *   unlock  (n, s) -> (n, s + 2) by exchange (ll_wake_store).
  * 32-bit counters wrap harmlessly: only equality is tested.
  *
- * Waiting: ticket spins (ll_wait_while_eq with LL_WAIT_SPIN: pause, then
+ * Waiting: ticket spins (ll_wait_while_val with LL_WAIT_SPIN: pause, then
  * yield in very long waits); ticket_stp spins LL_SPIN_BUDGET polls, then
  * sleeps on a futex on @serving.  Every sleeper is woken at each release
  * (they all sleep on the one word) and the ones whose turn has not come
