@@ -78,6 +78,8 @@ static __attribute__((noinline)) int lazy_init(liblock_lock_t *lock)
 {
 	int expected = LOCK_UNINIT;
 
+	/* 0 -> 1.  acquire (both ways): pairs with liblock_destroy()'s
+	 * reset, and on failure with the winner's release of READY */
 	if (atomic_compare_exchange_strong_explicit(&lock->_state, &expected,
 						    LOCK_INITIALISING,
 						    memory_order_acquire,
@@ -123,6 +125,7 @@ int liblock_destroy(liblock_lock_t *lock)
 
 	if (!lock)
 		return EINVAL;
+	/* acquire: pairs with the release of READY, _ops/_impl visible */
 	state = atomic_load_explicit(&lock->_state, memory_order_acquire);
 	if (state == LOCK_UNINIT && lock->_ops == NULL)
 		return 0; /* static, never used */
@@ -208,6 +211,8 @@ int liblock_cond_destroy(liblock_cond_t *cond)
 {
 	if (!cond_valid(cond))
 		return EINVAL;
+	/* acquire: pairs with the release in ll_cond_leave(), so the last
+	 * waiter is done with the condition before it is torn down */
 	if (atomic_load_explicit(&cond->_waiters, memory_order_acquire) != 0)
 		return EBUSY;
 	cond->_magic = 0;
@@ -231,6 +236,7 @@ int ll_cond_sleep(liblock_cond_t *cond, unsigned int seq,
 
 void ll_cond_leave(liblock_cond_t *cond)
 {
+	/* release: pairs with the acquire in liblock_cond_destroy() */
 	atomic_fetch_sub_explicit(&cond->_waiters, 1, memory_order_release);
 }
 

@@ -170,6 +170,7 @@ static int malth_unlock(void *impl)
 	struct zmcs_node *me = l->holder;
 	struct zmcs_node *succ, *s2;
 
+	/* acquire: pairs with the successor's release link (zmcs) */
 	if (atomic_load_explicit(&me->next, memory_order_acquire) == NULL &&
 	    malth_release_alone(l, me))
 		return 0;

@@ -79,6 +79,7 @@ static int mcs_destroy(void *impl)
 {
 	struct mcs_lock *l = impl;
 
+	/* acquire: pairs with the last unlock's release CAS (tail -> NULL) */
 	if (atomic_load_explicit(&l->tail, memory_order_acquire) != NULL)
 		return EBUSY;
 	ll_tnode_forget(&l->key);

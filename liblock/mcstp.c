@@ -110,6 +110,7 @@ static int mcstp_destroy(void *impl)
 {
 	struct mcstp_lock *l = impl;
 
+	/* acquire: pairs with the last unlock's release CAS (tail -> NULL) */
 	if (atomic_load_explicit(&l->tail, memory_order_acquire) != NULL)
 		return EBUSY;
 	ll_tnode_forget(&l->key);

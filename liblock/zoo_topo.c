@@ -92,6 +92,7 @@ int zoo_nodes_init(struct zoo_nodes *z, size_t size)
 
 void zoo_nodes_fini(struct zoo_nodes *z)
 {
+	/* acquire: pairs with the release that published each slot */
 	for (int i = 0; i < z->n; i++)
 		ll_free(atomic_load_explicit(&z->slot[i], memory_order_acquire));
 	free(z->slot);
