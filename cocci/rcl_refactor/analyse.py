@@ -40,10 +40,10 @@ class Decl:
             "static", "register", "auto", "extern", "inline", "__thread",
             "_Thread_local", "thread_local")]
         decl = self.declarator
-        if name_expr == "(*%s)" % self.name and not any(
-                c in decl for c in "[("):
+        byptr = name_expr == "(*%s)" % self.name
+        if byptr and not any(c in decl for c in "[("):
             name_expr = "*" + self.name
-        if "*" not in decl:
+        if "*" not in decl and not byptr:
             spec = [w for w in spec if w not in ("const", "volatile")]
         toks = cparse.lex(decl)
         out = []
@@ -51,8 +51,8 @@ class Decl:
             if t.text == self.name and t.kind == "id":
                 out.append(name_expr)
             elif t.text in ("const", "volatile") and k and \
-                    toks[k - 1].text == "*":
-                continue
+                    toks[k - 1].text == "*" and not byptr:
+                continue  # a copy need not be const itself
             else:
                 out.append(t.text)
         d = "".join(x if x in ("*", "(", ")", "[", "]") else " " + x + " "

@@ -200,7 +200,9 @@ def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
     elif word:
         ctx = "(void *)(uintptr_t)%s" % vars_[0][0].name
     elif single:
-        ctx = "&%s" % vars_[0][0].name
+        d = vars_[0][0]
+        qual = re.search(r"\b(const|volatile)\b", d.spec + " " + d.declarator)
+        ctx = ("(void *)&%s" if qual else "&%s") % d.name
     elif vars_:
         ctx = "&rcl_ctx"
         c.append("union %s rcl_ctx;" % un)
