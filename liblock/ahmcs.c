@@ -37,6 +37,8 @@ struct ahmcs_local {
 	struct zmcs_node rep LL_ALIGNED;
 };
 
+static_assert(offsetof(struct ahmcs_local, q) == 0, "zmcs_nodes_busy()");
+
 struct ahmcs_tnode;
 
 struct ahmcs_lock {
@@ -80,13 +82,8 @@ static int ahmcs_destroy(void *impl)
 
 	if (atomic_load_explicit(&l->root.tail, memory_order_relaxed))
 		return EBUSY;
-	for (int i = 0; i < l->nodes.n; i++) {
-		struct ahmcs_local *loc = zoo_nodes_peek(&l->nodes, i);
-
-		if (loc && atomic_load_explicit(&loc->q.tail,
-						memory_order_relaxed))
-			return EBUSY;
-	}
+	if (zmcs_nodes_busy(&l->nodes))
+		return EBUSY;
 	zoo_nodes_fini(&l->nodes);
 	ll_tnode_forget(&l->key);
 	ll_free(l);

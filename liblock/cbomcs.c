@@ -36,6 +36,8 @@ struct cbomcs_local {
 	struct zmcs_lock q;
 } LL_ALIGNED;
 
+static_assert(offsetof(struct cbomcs_local, q) == 0, "zmcs_nodes_busy()");
+
 struct cbomcs_tnode;
 
 struct cbomcs_lock {
@@ -90,13 +92,8 @@ static int cbomcs_destroy(void *impl)
 
 	if (atomic_load_explicit(&l->global, memory_order_relaxed))
 		return EBUSY;
-	for (int i = 0; i < l->nodes.n; i++) {
-		struct cbomcs_local *loc = zoo_nodes_peek(&l->nodes, i);
-
-		if (loc && atomic_load_explicit(&loc->q.tail,
-						memory_order_relaxed))
-			return EBUSY;
-	}
+	if (zmcs_nodes_busy(&l->nodes))
+		return EBUSY;
 	zoo_nodes_fini(&l->nodes);
 	ll_tnode_forget(&l->key);
 	ll_free(l);

@@ -33,6 +33,8 @@ struct hmcs_local {
 	struct zmcs_node rep LL_ALIGNED; /* this node's place at the root */
 };
 
+static_assert(offsetof(struct hmcs_local, q) == 0, "zmcs_nodes_busy()");
+
 struct hmcs_tnode;
 
 struct hmcs_lock {
@@ -72,13 +74,8 @@ static int hmcs_destroy(void *impl)
 
 	if (atomic_load_explicit(&l->root.tail, memory_order_relaxed))
 		return EBUSY;
-	for (int i = 0; i < l->nodes.n; i++) {
-		struct hmcs_local *loc = zoo_nodes_peek(&l->nodes, i);
-
-		if (loc && atomic_load_explicit(&loc->q.tail,
-						memory_order_relaxed))
-			return EBUSY;
-	}
+	if (zmcs_nodes_busy(&l->nodes))
+		return EBUSY;
 	zoo_nodes_fini(&l->nodes);
 	ll_tnode_forget(&l->key);
 	ll_free(l);

@@ -107,4 +107,19 @@ static inline void zmcs_release(struct zmcs_lock *l, struct zmcs_node *me,
 	zoo_handoff(&zmcs_successor(me)->state, v);
 }
 
+/* Destroy-time check of a per-node MCS level (hmcs, ahmcs, cbomcs):
+ * is any node's queue non-empty?  Each node's state must begin with its
+ * struct zmcs_lock (checked by a static_assert in each user).  relaxed: a
+ * lock being destroyed is not in use; a non-empty queue means misuse. */
+static inline bool zmcs_nodes_busy(struct zoo_nodes *z)
+{
+	for (int i = 0; i < z->n; i++) {
+		struct zmcs_lock *q = zoo_nodes_peek(z, i);
+
+		if (q && atomic_load_explicit(&q->tail, memory_order_relaxed))
+			return true;
+	}
+	return false;
+}
+
 #endif /* ZOO_MCS_H */
