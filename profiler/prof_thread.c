@@ -95,8 +95,11 @@ static struct prof_thread *thread_new(void)
 		self = PROF_DEAD;
 	} else {
 		th->papi_set = prof_papi_thread();
-		if (atomic_load_explicit(&key_made, memory_order_relaxed) == 1)
-			pthread_setspecific(exit_key, th);
+		if (atomic_load_explicit(&key_made, memory_order_relaxed) == 1 &&
+		    pthread_setspecific(exit_key, th) != 0)
+			prof_log("pthread_setspecific failed: this thread's "
+				 "counts are kept only if it ends through "
+				 "pthread_exit or a profiled pthread_create");
 		self = th;
 	}
 	prof_busy--;
