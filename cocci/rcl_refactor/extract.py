@@ -78,107 +78,117 @@ def _word_kind(d):
     return None
 
 
+class _Plan:
+    """How the section's locals travel: @vars are (Decl, byptr, in, out);
+    temps are locals only the section uses (declared in the function)."""
+
+    def __init__(self, vars_):
+        self.temps = [v[0] for v in vars_ if not v[2] and not v[3]]
+        self.vars = [v for v in vars_ if v[2] or v[3]]
+        self.single = len(self.vars) == 1
+        self.word = None
+        if self.single:
+            d, byptr, is_in, is_out = self.vars[0]
+            if is_in and not is_out and not byptr:
+                self.word = _word_kind(d)
+            self.vars = [(d, not self.word, True, False)]
+        self.byptr = {d.name for d, bp, _, _ in self.vars if bp}
+        self.ins = [v for v in self.vars if v[2]]
+        self.outs = [v for v in self.vars if v[3]]
+        self.hoisted = [d for d, _, _, _ in self.vars
+                        if getattr(d, "hoist", None) is not None]
+        self.union = not self.single and bool(self.vars)
+
+
 def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
     """Return (text placed before the function, caller replacement text,
     caller replacement range (start, end) in bytes)."""
-    src, toks, text = fi.src, fi.src.toks, fi.src.text
-    fn, un = names
+    toks, text = fi.src.toks, fi.src.text
     blk = sec["block"]
     lock_s, unlock_s = blk.subs[sec["i"]], blk.subs[sec["j"]]
     ind = line_indent(text, toks[lock_s.t0].start)
-    temps = [v[0] for v in vars_ if not v[2] and not v[3]]
-    vars_ = [v for v in vars_ if v[2] or v[3]]
-    single = len(vars_) == 1
-    word = None
-    if single:
-        d, byptr, is_in, is_out = vars_[0]
-        word = _word_kind(d) if is_in and not is_out and not byptr else None
-        vars_ = [(d, not word, True, False)]
-    byptr_names = {d.name for d, bp, _, _ in vars_ if bp}
-    occ_edits = []
+    plan = _Plan(vars_)
+    body = _body(fi, sec, plan, small_edits, ind)
+    before = _function(fi, sec, plan, names, body, lockname)
+    repl = _call(fi, sec, plan, names, small_edits, exec_text, ind)
+    # Follow the file's indentation: tabs, or spaces as in memcached.
+    if ind and "\t" not in ind:
+        unit = " " * (len(ind) if len(ind) in (2, 3, 4, 8) else 4)
+        before, repl = before.replace("\t", unit), repl.replace("\t", unit)
+    return before, repl, (toks[lock_s.t0].start, toks[unlock_s.t1 - 1].end)
+
+
+def _body(fi, sec, plan, small_edits, ind):
+    """The section's text for the extracted function: by-pointer locals
+    dereferenced, early exits turned into exit numbers, hoisted
+    declarations turned into assignments."""
+    toks, text = fi.src.toks, fi.src.text
+    occ_edits, exit_edits = [], []
     for k in range(sec["t0"], sec["t1"]):
         t = toks[k]
-        if t.kind == "id" and t.text in byptr_names and \
+        if t.kind == "id" and t.text in plan.byptr and \
                 toks[k - 1].text not in (".", "->") and \
                 sec["is_local_occ"](t.text, k):
             occ_edits.append((t.start, t.end, "(*%s)" % t.text))
-    exit_edits = []
     for n, (u, cont) in enumerate(sec["exits"], 1):
         exit_edits.append((toks[u.t0].start, toks[cont[-1].t1 - 1].end,
                            "rcl_exit = %d;\n%sgoto rcl_done;" % (
                                n, line_indent(text, toks[u.t0].start))))
-    for d, _, _, _ in vars_:
-        st = getattr(d, "hoist", None)
-        if st is None:
-            continue
-        a, b = d.range
-        eq = a
-        while eq < b and toks[eq].text != "=":
-            eq += 1
-        new = ""
-        if eq < b:
-            init = render(text, toks[eq + 1].start, toks[b - 1].end,
-                          small_edits)
-            if init.lstrip().startswith("{"):
-                init = "(%s)%s" % (d.text("").strip(), init)
-            new = "%s = %s;" % ("(*%s)" % d.name if d.name in byptr_names
-                                else d.name, init)
-        exit_edits.append((toks[st.t0].start, toks[st.t1 - 1].end, new))
-    edits = [e for e in small_edits
+    for d in plan.hoisted:
+        exit_edits.append(_hoist_edit(fi, d, plan, small_edits))
+    edits = [e for e in small_edits + occ_edits
              if not any(x[0] <= e[0] < x[1] for x in exit_edits)]
-    edits += exit_edits + [e for e in occ_edits
-                           if not any(x[0] <= e[0] < x[1]
-                                      for x in exit_edits)]
-    if sec["t1"] > sec["t0"]:
-        a, b = toks[sec["t0"]].start, toks[sec["t1"] - 1].end
-        body = line_indent(text, a) + render(text, a, b, edits)
-        body = reindent(body, ind, "\t")
-    else:
-        body = ""
-    has_exit = bool(sec["exits"])
-    ins = [v for v in vars_ if v[2]]
-    outs = [v for v in vars_ if v[3]]
+    edits += exit_edits
+    if sec["t1"] <= sec["t0"]:
+        return ""
+    a, b = toks[sec["t0"]].start, toks[sec["t1"] - 1].end
+    return reindent(line_indent(text, a) + render(text, a, b, edits), ind,
+                    "\t")
+
+
+def _hoist_edit(fi, d, plan, small_edits):
+    """`T x = init;` inside the section becomes `x = init;` (x is then
+    declared by the caller and by the extracted function)."""
+    toks, text = fi.src.toks, fi.src.text
+    st = d.hoist
+    a, b = d.range
+    eq = a
+    while eq < b and toks[eq].text != "=":
+        eq += 1
+    new = ""
+    if eq < b:
+        init = render(text, toks[eq + 1].start, toks[b - 1].end, small_edits)
+        if init.lstrip().startswith("{"):
+            init = "(%s)%s" % (d.text("").strip(), init)
+        new = "%s = %s;" % ("(*%s)" % d.name if d.name in plan.byptr
+                            else d.name, init)
+    return (toks[st.t0].start, toks[st.t1 - 1].end, new)
+
+
+def _function(fi, sec, plan, names, body, lockname):
+    """The context union and the extracted function."""
+    fn, un = names
+    src, toks = fi.src, fi.src.toks
+    lock_s = sec["block"].subs[sec["i"]]
     where = "%s:%d" % (src.rel, src.line_of(toks[lock_s.t0].start))
     g = ["/* rcl-refactor: critical section of %s in %s() at %s */" %
          (lockname, fi.name, where)]
-    if not single and vars_:
+    if plan.union:
         g.append("union %s {" % un)
-        if ins:
+        for part, vs in (("in", plan.ins), ("out", plan.outs)):
+            if not vs:
+                continue
             g.append("\tstruct {")
-            for d, bp, _, _ in ins:
-                g.append("\t\t%s;" % d.text("(*%s)" % d.name if bp
+            for d, bp, _, _ in vs:
+                g.append("\t\t%s;" % d.text("(*%s)" % d.name
+                                              if bp and part == "in"
                                               else d.name))
-            g.append("\t} in;")
-        if outs:
-            g.append("\tstruct {")
-            for d, bp, _, _ in outs:
-                g.append("\t\t%s;" % d.text(d.name))
-            g.append("\t} out;")
-        g.append("};")
-        g.append("")
-    g.append("static void *%s(void *rcl_arg)" % fn)
-    g.append("{")
-    if word == "pointer":
-        g.append("\t%s = rcl_arg;" % vars_[0][0].text(vars_[0][0].name))
-    elif word:
-        d = vars_[0][0]
-        g.append("\t%s = (%s)(uintptr_t)rcl_arg;" % (d.text(d.name),
-                                                     d.text("").strip()))
-    elif single:
-        d = vars_[0][0]
-        g.append("\t%s = rcl_arg;" % d.text("(*%s)" % d.name))
-    elif vars_:
-        g.append("\tunion %s *rcl_ctx = rcl_arg;" % un)
-        for d, bp, is_in, _ in vars_:
-            nm = "(*%s)" % d.name if bp else d.name
-            if is_in:
-                g.append("\t%s = rcl_ctx->in.%s;" % (d.text(nm), d.name))
-            else:
-                g.append("\t%s = { 0 };" % d.text(nm))
-    else:
-        g.append("\t(void)rcl_arg;")
-    for d in temps:
-        g.append("\t%s;" % d.text(d.name))
+            g.append("\t} %s;" % part)
+        g += ["};", ""]
+    g += ["static void *%s(void *rcl_arg)" % fn, "{"]
+    g += _prologue(plan, un)
+    g += ["\t%s;" % d.text(d.name) for d in plan.temps]
+    has_exit = bool(sec["exits"])
     if has_exit:
         g.append("\tuintptr_t rcl_exit = 0;")
     g.append("")
@@ -186,45 +196,65 @@ def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
         g.append(body)
     if has_exit:
         g.append("rcl_done:")
-    for d, _, _, _ in outs:
-        g.append("\trcl_ctx->out.%s = %s;" % (d.name, d.name))
+    g += ["\trcl_ctx->out.%s = %s;" % (d.name, d.name)
+          for d, _, _, _ in plan.outs]
     g.append("\treturn %s;" % ("(void *)rcl_exit" if has_exit else "NULL"))
-    g.append("}")
-    g.append("")
-    before = "\n".join(g)
-    # The call site.
-    ctx = "NULL"
-    c = []
-    if word == "pointer":
-        ctx = "(void *)%s" % vars_[0][0].name
-    elif word:
-        ctx = "(void *)(uintptr_t)%s" % vars_[0][0].name
-    elif single:
-        d = vars_[0][0]
+    g += ["}", ""]
+    return "\n".join(g)
+
+
+def _prologue(plan, un):
+    """Declarations that take the locals out of the context."""
+    if plan.word == "pointer":
+        d = plan.vars[0][0]
+        return ["\t%s = rcl_arg;" % d.text(d.name)]
+    if plan.word:
+        d = plan.vars[0][0]
+        return ["\t%s = (%s)(uintptr_t)rcl_arg;" % (d.text(d.name),
+                                                    d.text("").strip())]
+    if plan.single:
+        d = plan.vars[0][0]
+        return ["\t%s = rcl_arg;" % d.text("(*%s)" % d.name)]
+    if not plan.vars:
+        return ["\t(void)rcl_arg;"]
+    g = ["\tunion %s *rcl_ctx = rcl_arg;" % un]
+    for d, bp, is_in, _ in plan.vars:
+        nm = "(*%s)" % d.name if bp else d.name
+        if is_in:
+            g.append("\t%s = rcl_ctx->in.%s;" % (d.text(nm), d.name))
+        else:
+            g.append("\t%s = { 0 };" % d.text(nm))
+    return g
+
+
+def _call(fi, sec, plan, names, small_edits, exec_text, ind):
+    """What replaces the section in the caller: fill the context, call
+    liblock_exec(), copy the outputs back, run the code of the exit."""
+    fn, un = names
+    blk = sec["block"]
+    has_exit = bool(sec["exits"])
+    ctx, c = "NULL", []
+    if plan.word == "pointer":
+        ctx = "(void *)%s" % plan.vars[0][0].name
+    elif plan.word:
+        ctx = "(void *)(uintptr_t)%s" % plan.vars[0][0].name
+    elif plan.single:
+        d = plan.vars[0][0]
         qual = re.search(r"\b(const|volatile)\b", d.spec + " " + d.declarator)
         ctx = ("(void *)&%s" if qual else "&%s") % d.name
-    elif vars_:
+    elif plan.vars:
         ctx = "&rcl_ctx"
         c.append("union %s rcl_ctx;" % un)
     if has_exit:
         c.append("uintptr_t rcl_exit;")
-    for d, _, _, _ in ins if not single else []:
-        c.append("rcl_ctx.in.%s = %s%s;" % (
-            d.name, "&" if vars_[[v[0] for v in vars_].index(d)][1] else "",
-            d.name))
+    if plan.union:
+        c += ["rcl_ctx.in.%s = %s%s;" % (d.name, "&" if bp else "", d.name)
+              for d, bp, _, _ in plan.ins]
     call = exec_text(fn, ctx)
     c.append(("rcl_exit = (uintptr_t)%s;" if has_exit else "%s;") % call)
-    for d, _, _, _ in outs:
-        c.append("%s = rcl_ctx.out.%s;" % (d.name, d.name))
-    disp = ""
-    for n, (u, cont) in enumerate(sec["exits"], 1):
-        a, b = toks[cont[0].t0].start, toks[cont[-1].t1 - 1].end
-        ctext = line_indent(text, a) + render(text, a, b, small_edits)
-        ctext = reindent(ctext, line_indent(text, a), "\t")
-        disp += "%sif (rcl_exit == %d) {\n%s\n}" % (
-            " else " if n > 1 else "", n, ctext.strip("\n"))
-    if disp:
-        c.extend(disp.split("\n"))
+    c += ["%s = rcl_ctx.out.%s;" % (d.name, d.name)
+          for d, _, _, _ in plan.outs]
+    c += _dispatch(fi, sec, small_edits)
     alone = sec["i"] == 0 and sec["j"] == len(blk.subs) - 1
     if len(c) == 1:
         repl = c[0]
@@ -232,14 +262,18 @@ def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
         repl = ("\n" + ind).join(c)
     else:
         repl = "{\n" + "".join("%s\t%s\n" % (ind, x) for x in c) + ind + "}"
-    hoisted = ["%s;" % d.text(d.name) for d, _, _, _ in vars_
-               if getattr(d, "hoist", None) is not None]
-    if hoisted:
-        repl = ("\n" + ind).join(hoisted + [repl])
-    # Follow the file's indentation: tabs, or spaces as in memcached.
-    if ind and "\t" not in ind:
-        unit = " " * (len(ind) if len(ind) in (2, 3, 4, 8) else 4)
-        before, repl = before.replace("\t", unit), repl.replace("\t", unit)
-    start = toks[lock_s.t0].start
-    end = toks[unlock_s.t1 - 1].end
-    return before, repl, (start, end)
+    hoisted = ["%s;" % d.text(d.name) for d in plan.hoisted]
+    return ("\n" + ind).join(hoisted + [repl])
+
+
+def _dispatch(fi, sec, small_edits):
+    """if (rcl_exit == K) { code that followed the K-th early unlock }"""
+    toks, text = fi.src.toks, fi.src.text
+    disp = ""
+    for n, (u, cont) in enumerate(sec["exits"], 1):
+        a, b = toks[cont[0].t0].start, toks[cont[-1].t1 - 1].end
+        ctext = line_indent(text, a) + render(text, a, b, small_edits)
+        ctext = reindent(ctext, line_indent(text, a), "\t")
+        disp += "%sif (rcl_exit == %d) {\n%s\n}" % (
+            " else " if n > 1 else "", n, ctext.strip("\n"))
+    return disp.split("\n") if disp else []
