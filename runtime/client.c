@@ -90,19 +90,20 @@ static int rcl_destroy(void *impl)
 
 /* The server is gone: run our own request, unless a servicing thread
  * claimed it first.  Returns true when the request is complete. */
-static bool run_own(struct rcl_req *r, struct rcl_lock *l)
+static bool run_own(struct rcl_server *s, struct rcl_req *r,
+		    struct rcl_lock *l)
 {
 	uintptr_t me = rcl_token(), none = 0;
 
-	/* acquire: pairs with the owner release in rcl_run_claimed() */
-	if (!atomic_compare_exchange_strong_explicit(&r->owner, &none, me,
+	/* acquire: pairs with the claim release in rcl_run_claimed() */
+	if (!atomic_compare_exchange_strong_explicit(rcl_claim_word(s, r), &none, me,
 						     memory_order_acquire,
 						     memory_order_relaxed))
 		return false;
 	/* acquire: pairs with the release of fn by whoever completed it */
 	if (atomic_load_explicit(&r->fn, memory_order_acquire) == NULL) {
 		/* release: pairs with the next claim CAS (acquire) */
-		atomic_store_explicit(&r->owner, 0, memory_order_release);
+		atomic_store_explicit(rcl_claim_word(s, r), 0, memory_order_release);
 		return true;
 	}
 	if (atomic_load_explicit(&r->flags, memory_order_relaxed) &
@@ -111,7 +112,7 @@ static bool run_own(struct rcl_req *r, struct rcl_lock *l)
 			atomic_store_explicit(&r->status, EBUSY,
 					      memory_order_relaxed);
 			/* release: as in rcl_run_claimed() */
-			atomic_store_explicit(&r->owner, 0,
+			atomic_store_explicit(rcl_claim_word(s, r), 0,
 					      memory_order_release);
 			atomic_store_explicit(&r->fn, NULL,
 					      memory_order_release);
@@ -120,7 +121,7 @@ static bool run_own(struct rcl_req *r, struct rcl_lock *l)
 	} else {
 		rcl_lock_take(l, me);
 	}
-	rcl_run_claimed(r, l, me);
+	rcl_run_claimed(s, r, l, me);
 	rcl_lock_release(l);
 	return true;
 }
@@ -145,7 +146,7 @@ static void wait_done(struct rcl_server *s, struct rcl_req *r,
 			if (atomic_load_explicit(&s->state,
 						 memory_order_relaxed) !=
 				    RCL_RUNNING &&
-			    run_own(r, l))
+			    run_own(s, r, l))
 				return;
 		}
 		if (polls < RCL_CLIENT_SPIN)

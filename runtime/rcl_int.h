@@ -73,18 +73,20 @@ enum { RCL_REQ_TRY = 1u };
  * Alg. 9/10 with C11 orderings):
  *   client: lock, ctx, flags relaxed; fn with release; wait fn == NULL
  *           (acquire); result in ctx, status in status.
- *   server: fn (acquire); take lock->holder; claim owner 0 -> me; re-read
+ *   server: fn (acquire); take lock->holder; claim 0 -> me; re-read
  *           fn and lock (the slot is now stable); ctx = fn(ctx);
- *           owner = 0; fn = NULL (release); release lock->holder.
- * The owner claim closes the thesis's slot-claiming race (spec §2.4): no
- * two threads execute one request, and a thread that raced with a newer
+ *           claim = 0; fn = NULL (release); release lock->holder.
+ * The claim closes the thesis's slot-claiming race (spec §2.4): no two
+ * threads execute one request, and a thread that raced with a newer
  * request for another lock sees lock != the lock it took and backs off.
+ * The claim words live in the server's own array (rcl_claim_word), not in
+ * the slot: a CAS on the client's line would take it away from the
+ * spinning client in mid-request and cost the call an extra transfer.
  */
 struct rcl_req {
 	_Atomic(struct rcl_lock *) lock;
 	_Atomic(void *) ctx; /* single-word context in, result out */
 	_Atomic(liblock_fn_t) fn; /* NULL: no request; published last */
-	_Atomic uintptr_t owner;  /* claiming thread's token, 0 none */
 	_Atomic uint32_t flags;	  /* RCL_REQ_* */
 	_Atomic uint32_t status;  /* 0 executed, EBUSY (try request) */
 } LL_ALIGNED;
@@ -132,6 +134,10 @@ struct rcl_server {
 	_Atomic bool exclusive; /* CPU removed from application threads;
 				 * clients read it (relaxed) while waiting */
 	struct rcl_req *reqs;
+	/* claim word of each slot: the claiming thread's token, 0 none;
+	 * written by the server's threads (and by a client completing its
+	 * own request on a stopped server), never by a waiting client */
+	_Atomic uintptr_t *claims;
 	pthread_t manager, backup;
 	bool has_backup;
 	_Atomic int state; /* RCL_STOPPED/RUNNING/STOPPING */
@@ -160,6 +166,13 @@ struct rcl_server {
 	_Atomic uint64_t cond_waits, nlocks;
 	struct rcl_tstats retired; /* counters of joined threads */
 };
+
+/* The claim word of request slot @r of @s. */
+static inline _Atomic uintptr_t *rcl_claim_word(struct rcl_server *s,
+						const struct rcl_req *r)
+{
+	return &s->claims[r - s->reqs];
+}
 
 /* ---- ids.c: client ids ---------------------------------------------------- */
 /* The calling thread's client id (allocated on first use, freed when the
@@ -205,9 +218,9 @@ uintptr_t rcl_token(void) LL_HIDDEN;
 bool rcl_lock_try(struct rcl_lock *l, uintptr_t me) LL_HIDDEN;
 void rcl_lock_take(struct rcl_lock *l, uintptr_t me) LL_HIDDEN;
 void rcl_lock_release(struct rcl_lock *l) LL_HIDDEN;
-/* Execute the request in @r, already claimed by @me, holding @l. */
-void rcl_run_claimed(struct rcl_req *r, struct rcl_lock *l, uintptr_t me)
-	LL_HIDDEN;
+/* Execute the request in @r of @s, already claimed by @me, holding @l. */
+void rcl_run_claimed(struct rcl_server *s, struct rcl_req *r,
+		     struct rcl_lock *l, uintptr_t me) LL_HIDDEN;
 
 /* ---- manager.c ------------------------------------------------------------- */
 void *rcl_manager_main(void *arg) LL_HIDDEN;

@@ -69,8 +69,11 @@ static struct rcl_server *server_alloc(int cpu)
 	if (!s)
 		return NULL;
 	s->reqs = ll_node_alloc(RCL_MAX_CLIENTS * sizeof(struct rcl_req), node);
-	if (!s->reqs || sem_init(&s->started, 0, 0) != 0) {
+	s->claims = ll_node_alloc(RCL_MAX_CLIENTS * sizeof(*s->claims), node);
+	if (!s->reqs || !s->claims || sem_init(&s->started, 0, 0) != 0) {
 		ll_node_free(s->reqs, RCL_MAX_CLIENTS * sizeof(struct rcl_req));
+		ll_node_free((void *)s->claims,
+			     RCL_MAX_CLIENTS * sizeof(*s->claims));
 		ll_node_free(s, sizeof(*s));
 		return NULL;
 	}

@@ -59,7 +59,8 @@ void rcl_lock_release(struct rcl_lock *l)
 	atomic_store_explicit(&l->holder, 0, memory_order_release);
 }
 
-void rcl_run_claimed(struct rcl_req *r, struct rcl_lock *l, uintptr_t me)
+void rcl_run_claimed(struct rcl_server *s, struct rcl_req *r,
+		     struct rcl_lock *l, uintptr_t me)
 {
 	liblock_fn_t f = atomic_load_explicit(&r->fn, memory_order_relaxed);
 	void *ctx = atomic_load_explicit(&r->ctx, memory_order_relaxed);
@@ -68,7 +69,7 @@ void rcl_run_claimed(struct rcl_req *r, struct rcl_lock *l, uintptr_t me)
 	atomic_store_explicit(&r->ctx, ctx, memory_order_relaxed);
 	atomic_store_explicit(&r->status, 0, memory_order_relaxed);
 	/* release: pairs with the claim CAS (acquire) of the next owner */
-	atomic_store_explicit(&r->owner, 0, memory_order_release);
+	atomic_store_explicit(rcl_claim_word(s, r), 0, memory_order_release);
 	/* release: pairs with the client's acquire wait; the section's
 	 * writes and the result are visible once it sees NULL */
 	atomic_store_explicit(&r->fn, NULL, memory_order_release);
@@ -77,12 +78,13 @@ void rcl_run_claimed(struct rcl_req *r, struct rcl_lock *l, uintptr_t me)
 /* Claim @r for @me, then check it still holds a request for @l: once
  * claimed, the request cannot change (only an owner completes it, and
  * the client posts the next one only after completion). */
-static bool claim(struct rcl_req *r, struct rcl_lock *l, uintptr_t me)
+static bool claim(struct rcl_server *s, struct rcl_req *r, struct rcl_lock *l,
+		  uintptr_t me)
 {
 	uintptr_t none = 0;
 
-	/* acquire: pairs with the release of owner in rcl_run_claimed() */
-	if (!atomic_compare_exchange_strong_explicit(&r->owner, &none, me,
+	/* acquire: pairs with the release of the claim in rcl_run_claimed() */
+	if (!atomic_compare_exchange_strong_explicit(rcl_claim_word(s, r), &none, me,
 						     memory_order_acquire,
 						     memory_order_relaxed))
 		return false;
@@ -92,35 +94,35 @@ static bool claim(struct rcl_req *r, struct rcl_lock *l, uintptr_t me)
 	    atomic_load_explicit(&r->lock, memory_order_relaxed) == l)
 		return true;
 	/* release: pairs with the next claim CAS (acquire) */
-	atomic_store_explicit(&r->owner, 0, memory_order_release);
+	atomic_store_explicit(rcl_claim_word(s, r), 0, memory_order_release);
 	return false;
 }
 
 /* A try request whose lock is busy completes with EBUSY. */
-static void refuse_try(struct rcl_req *r, struct rcl_lock *l, uintptr_t me,
-		       struct rcl_sthread *t)
+static void refuse_try(struct rcl_server *s, struct rcl_req *r,
+		       struct rcl_lock *l, uintptr_t me, struct rcl_sthread *t)
 {
-	if (!claim(r, l, me))
+	if (!claim(s, r, l, me))
 		return;
 	if (!(atomic_load_explicit(&r->flags, memory_order_relaxed) &
 	      RCL_REQ_TRY)) {
 		/* release: pairs with the next claim CAS (acquire) */
-		atomic_store_explicit(&r->owner, 0, memory_order_release);
+		atomic_store_explicit(rcl_claim_word(s, r), 0, memory_order_release);
 		return;
 	}
 	if (t)
 		RCL_STAT_INC(t->st.try_busy);
 	atomic_store_explicit(&r->status, EBUSY, memory_order_relaxed);
 	/* release: pairs with the next claim CAS (acquire) */
-	atomic_store_explicit(&r->owner, 0, memory_order_release);
+	atomic_store_explicit(rcl_claim_word(s, r), 0, memory_order_release);
 	/* release: pairs with the client's acquire wait on fn */
 	atomic_store_explicit(&r->fn, NULL, memory_order_release);
 }
 
 /* Serve the request in @r if its lock is free; returns the lock served,
  * or NULL.  The first reads need no ordering: claim() re-validates. */
-static struct rcl_lock *serve(struct rcl_req *r, uintptr_t me,
-			      struct rcl_sthread *t)
+static struct rcl_lock *serve(struct rcl_server *s, struct rcl_req *r,
+			      uintptr_t me, struct rcl_sthread *t)
 {
 	struct rcl_lock *l;
 
@@ -132,14 +134,14 @@ static struct rcl_lock *serve(struct rcl_req *r, uintptr_t me,
 	if (!rcl_lock_try(l, me)) {
 		if (atomic_load_explicit(&r->flags, memory_order_relaxed) &
 		    RCL_REQ_TRY)
-			refuse_try(r, l, me, t);
+			refuse_try(s, r, l, me, t);
 		return NULL;
 	}
-	if (!claim(r, l, me)) {
+	if (!claim(s, r, l, me)) {
 		rcl_lock_release(l);
 		return NULL;
 	}
-	rcl_run_claimed(r, l, me);
+	rcl_run_claimed(s, r, l, me);
 	rcl_lock_release(l);
 	return l;
 }
@@ -158,7 +160,7 @@ static unsigned int sweep(struct rcl_server *s, struct rcl_sthread *t,
 
 		if (atomic_load_explicit(&r->fn, memory_order_relaxed) == NULL)
 			continue;
-		if ((l = serve(r, me, t)) == NULL)
+		if ((l = serve(s, r, me, t)) == NULL)
 			continue;
 		served++;
 		if (!first)
