@@ -27,6 +27,7 @@ struct posix_lock {
 static __thread char self_token;
 #define SELF ((uintptr_t)&self_token)
 
+/* Returns 0, ENOMEM, or the error of pthread_mutex_init(). */
 static int posix_init(void **impl, const liblock_attr_t *attr)
 {
 	struct posix_lock *l = ll_zalloc(sizeof(*l));
@@ -35,13 +36,17 @@ static int posix_init(void **impl, const liblock_attr_t *attr)
 
 	if (!l)
 		return ENOMEM;
-	if ((rc = pthread_mutexattr_init(&ma)) != 0 ||
-	    (rc = pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ERRORCHECK)) != 0 ||
-	    (rc = pthread_mutex_init(&l->mutex, &ma)) != 0) {
+	if ((rc = pthread_mutexattr_init(&ma)) != 0) {
 		ll_free(l);
 		return rc;
 	}
-	pthread_mutexattr_destroy(&ma);
+	if ((rc = pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ERRORCHECK)) == 0)
+		rc = pthread_mutex_init(&l->mutex, &ma);
+	pthread_mutexattr_destroy(&ma); /* also when a step above failed */
+	if (rc != 0) {
+		ll_free(l);
+		return rc;
+	}
 	*impl = l;
 	return 0;
 }
@@ -63,6 +68,7 @@ static int posix_destroy(void *impl)
 	return 0;
 }
 
+/* Blocks until acquired.  Returns 0, or EDEADLK if the caller holds it. */
 static int posix_lock(void *impl)
 {
 	struct posix_lock *l = impl;
@@ -73,6 +79,7 @@ static int posix_lock(void *impl)
 	return rc;
 }
 
+/* Returns 0, or EBUSY if held (by anyone, the caller included). */
 static int posix_trylock(void *impl)
 {
 	struct posix_lock *l = impl;
