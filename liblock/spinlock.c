@@ -26,6 +26,7 @@ static_assert(sizeof(struct spin_lock) == LL_CACHELINE, "one line per lock");
 static __thread char self_token;
 #define SELF ((uintptr_t)&self_token)
 
+/* Returns 0 or ENOMEM. */
 static int spin_init(void **impl, const liblock_attr_t *attr)
 {
 	struct spin_lock *l = ll_zalloc(sizeof(*l));
@@ -37,6 +38,7 @@ static int spin_init(void **impl, const liblock_attr_t *attr)
 	return 0;
 }
 
+/* Returns 0, or EBUSY (lock kept) if held. */
 static int spin_destroy(void *impl)
 {
 	struct spin_lock *l = impl;
@@ -57,15 +59,20 @@ static inline bool spin_try(struct spin_lock *l)
 		memory_order_relaxed);
 }
 
+/* Blocks until acquired; returns 0.  Every attempt is still an exchange
+ * (the naive lock), but a long wait yields (ll_spin_poll), as every
+ * liblock spin does: a preempted holder gets its CPU back. */
 static int spin_lock(void *impl)
 {
 	struct spin_lock *l = impl;
+	unsigned int polls = 0;
 
 	while (!spin_try(l))
-		ll_cpu_relax();
+		ll_spin_poll(&polls);
 	return 0;
 }
 
+/* Returns 0, or EBUSY if held; never waits. */
 static int spin_trylock(void *impl)
 {
 	return spin_try(impl) ? 0 : EBUSY;
