@@ -59,6 +59,7 @@ struct ahmcs_tnode {
 	bool alone;	 /* this acquisition found its node queue empty */
 };
 
+/* Returns 0 or ENOMEM. */
 static int ahmcs_init(void **impl, const liblock_attr_t *attr)
 {
 	struct ahmcs_lock *l = ll_zalloc(sizeof(*l));
@@ -103,6 +104,8 @@ static void ahmcs_vote(struct ahmcs_tnode *me, bool for_switch)
 	}
 }
 
+/* Blocks until acquired.  Returns 0, or ENOMEM (this thread's node, or
+ * its NUMA node's state). */
 static int ahmcs_lock(void *impl)
 {
 	struct ahmcs_lock *l = impl;

@@ -43,6 +43,7 @@ struct anderson_lock {
 	struct anderson_slot *slot;
 };
 
+/* Returns 0 or ENOMEM. */
 static int anderson_init(void **impl, const liblock_attr_t *attr)
 {
 	struct anderson_lock *l = ll_zalloc(sizeof(*l));
@@ -79,6 +80,7 @@ static int anderson_destroy(void *impl)
 	return 0;
 }
 
+/* Blocks until acquired (FIFO).  Returns 0. */
 static int anderson_lock(void *impl)
 {
 	struct anderson_lock *l = impl;

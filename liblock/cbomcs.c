@@ -73,12 +73,14 @@ static int cbomcs_init_common(void **impl, bool park)
 	return 0;
 }
 
+/* Spinning variant.  Returns 0 or ENOMEM. */
 static int cbomcs_init(void **impl, const liblock_attr_t *attr)
 {
 	(void)attr;
 	return cbomcs_init_common(impl, false);
 }
 
+/* Spin-then-park variant.  Returns 0 or ENOMEM. */
 static int cbomcs_stp_init(void **impl, const liblock_attr_t *attr)
 {
 	(void)attr;
@@ -135,6 +137,8 @@ static inline void global_release(struct cbomcs_lock *l)
 	atomic_store_explicit(&l->global, 0, memory_order_release);
 }
 
+/* Blocks until acquired.  Returns 0, or ENOMEM (this thread's node, or
+ * its NUMA node's state). */
 static int cbomcs_lock(void *impl)
 {
 	struct cbomcs_lock *l = impl;
@@ -157,6 +161,7 @@ static int cbomcs_lock(void *impl)
 	return 0;
 }
 
+/* Returns 0, EBUSY if held, or ENOMEM. */
 static int cbomcs_trylock(void *impl)
 {
 	struct cbomcs_lock *l = impl;

@@ -64,6 +64,7 @@ static void *cc_lock_node(void *ctx)
 	return ctx;
 }
 
+/* Returns 0 or ENOMEM. */
 static int cc_init(void **impl, const liblock_attr_t *attr)
 {
 	struct cc_lock *l = ll_zalloc(sizeof(*l));
@@ -207,6 +208,9 @@ static void *cc_combine(struct cc_lock *l, struct cc_node *own)
 	return own_ret;
 }
 
+/* Runs fn(ctx) in mutual exclusion, here as the combiner or on another
+ * thread's pass, and returns its result.  Aborts on ENOMEM (exec has no
+ * error return). */
 static void *cc_exec(void *impl, liblock_fn_t fn, void *ctx)
 {
 	struct cc_lock *l = impl;

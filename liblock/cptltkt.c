@@ -40,6 +40,7 @@ static void g_release(void *g)
 	zptl_release(g);
 }
 
+/* Returns 0 or ENOMEM. */
 static int cptltkt_init(void **impl, const liblock_attr_t *attr)
 {
 	struct cptltkt_lock *l = ll_zalloc(sizeof(*l));
@@ -76,6 +77,7 @@ static int cptltkt_destroy(void *impl)
 	return 0;
 }
 
+/* Blocks until acquired.  Returns 0, or ENOMEM (NUMA node's state). */
 static int cptltkt_lock(void *impl)
 {
 	struct cptltkt_lock *l = impl;
@@ -83,6 +85,7 @@ static int cptltkt_lock(void *impl)
 	return zctkt_lock(&l->cohort, g_acquire, &l->global);
 }
 
+/* Returns 0, EBUSY if held, or ENOMEM. */
 static int cptltkt_trylock(void *impl)
 {
 	struct cptltkt_lock *l = impl;

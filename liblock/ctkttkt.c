@@ -37,6 +37,7 @@ static void g_release(void *g)
 	ztkt_release(g);
 }
 
+/* Returns 0 or ENOMEM. */
 static int ctkttkt_init(void **impl, const liblock_attr_t *attr)
 {
 	struct ctkttkt_lock *l = ll_zalloc(sizeof(*l));
@@ -64,6 +65,7 @@ static int ctkttkt_destroy(void *impl)
 	return 0;
 }
 
+/* Blocks until acquired.  Returns 0, or ENOMEM (NUMA node's state). */
 static int ctkttkt_lock(void *impl)
 {
 	struct ctkttkt_lock *l = impl;
@@ -71,6 +73,7 @@ static int ctkttkt_lock(void *impl)
 	return zctkt_lock(&l->cohort, g_acquire, &l->global);
 }
 
+/* Returns 0, EBUSY if held, or ENOMEM. */
 static int ctkttkt_trylock(void *impl)
 {
 	struct ctkttkt_lock *l = impl;

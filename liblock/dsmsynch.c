@@ -81,6 +81,7 @@ static void *dsm_lock_node(void *ctx)
 	return ctx;
 }
 
+/* Returns 0 or ENOMEM. */
 static int dsm_init(void **impl, const liblock_attr_t *attr)
 {
 	struct dsm_lock *l = ll_zalloc(sizeof(*l));
@@ -246,6 +247,8 @@ static void dsm_hand_on(struct dsm_lock *l, struct dsm_node *t)
 	atomic_store_explicit(&nx->wait, 0, memory_order_release);
 }
 
+/* Lock mode: blocks until this thread's lock node is handed the role;
+ * combiners stop before it.  Returns 0 (aborts on ENOMEM). */
 static int dsm_lock(void *impl)
 {
 	struct dsm_lock *l = impl;
@@ -334,6 +337,9 @@ static void *dsm_combine(struct dsm_lock *l, struct dsm_node *own)
 	return own_ret;
 }
 
+/* Runs fn(ctx) in mutual exclusion, here as the combiner or on another
+ * thread's pass, and returns its result.  Aborts on ENOMEM (exec has no
+ * error return). */
 static void *dsm_exec(void *impl, liblock_fn_t fn, void *ctx)
 {
 	struct dsm_lock *l = impl;

@@ -66,6 +66,7 @@ static void *fc_taken(void *ctx)
 	return ctx;
 }
 
+/* Returns 0 or ENOMEM. */
 static int fc_init(void **impl, const liblock_attr_t *attr)
 {
 	struct fc_lock *l = ll_zalloc(sizeof(*l));

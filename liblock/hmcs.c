@@ -51,6 +51,7 @@ struct hmcs_tnode {
 	uint32_t passes;	 /* consecutive node-local passes */
 };
 
+/* Returns 0 or ENOMEM. */
 static int hmcs_init(void **impl, const liblock_attr_t *attr)
 {
 	struct hmcs_lock *l = ll_zalloc(sizeof(*l));
@@ -82,6 +83,8 @@ static int hmcs_destroy(void *impl)
 	return 0;
 }
 
+/* Blocks until acquired.  Returns 0, or ENOMEM (this thread's node, or
+ * its NUMA node's state). */
 static int hmcs_lock(void *impl)
 {
 	struct hmcs_lock *l = impl;
@@ -106,6 +109,7 @@ static int hmcs_lock(void *impl)
 	return 0;
 }
 
+/* Returns 0, EBUSY if held, or ENOMEM. */
 static int hmcs_trylock(void *impl)
 {
 	struct hmcs_lock *l = impl;

@@ -54,6 +54,7 @@ struct hticket_lock {
 	int32_t held_ticket;
 };
 
+/* Returns 0 or ENOMEM. */
 static int hticket_init(void **impl, const liblock_attr_t *attr)
 {
 	struct hticket_lock *l = ll_zalloc(sizeof(*l));
@@ -100,6 +101,7 @@ static void hticket_refill(struct hticket_lock *l, struct hticket_local *loc)
 	l->held_ticket = HT_BATCH;
 }
 
+/* Blocks until acquired.  Returns 0, or ENOMEM. */
 static int hticket_lock(void *impl)
 {
 	struct hticket_lock *l = impl;
@@ -135,6 +137,7 @@ static int hticket_lock(void *impl)
 	}
 }
 
+/* Returns 0, EBUSY if held, or ENOMEM. */
 static int hticket_trylock(void *impl)
 {
 	struct hticket_lock *l = impl;

@@ -60,12 +60,14 @@ static int malth_init_common(void **impl, bool park)
 	return 0;
 }
 
+/* Spinning variant.  Returns 0 or ENOMEM. */
 static int malth_init(void **impl, const liblock_attr_t *attr)
 {
 	(void)attr;
 	return malth_init_common(impl, false);
 }
 
+/* Spin-then-park variant.  Returns 0 or ENOMEM. */
 static int malth_stp_init(void **impl, const liblock_attr_t *attr)
 {
 	(void)attr;
@@ -84,6 +86,7 @@ static int malth_destroy(void *impl)
 	return 0;
 }
 
+/* Blocks until acquired.  Returns 0, or ENOMEM (this thread's node). */
 static int malth_lock(void *impl)
 {
 	struct malth_lock *l = impl;
@@ -96,6 +99,7 @@ static int malth_lock(void *impl)
 	return 0;
 }
 
+/* Returns 0, EBUSY if held, or ENOMEM. */
 static int malth_trylock(void *impl)
 {
 	struct malth_lock *l = impl;

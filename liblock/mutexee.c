@@ -41,6 +41,7 @@ struct mutexee_lock {
 
 static_assert(sizeof(struct mutexee_lock) == LL_CACHELINE, "one line/lock");
 
+/* Returns 0 or ENOMEM. */
 static int mutexee_init(void **impl, const liblock_attr_t *attr)
 {
 	struct mutexee_lock *l = ll_zalloc(sizeof(*l));
@@ -75,6 +76,7 @@ static inline bool mutexee_try(struct mutexee_lock *l, memory_order mo)
 		       &l->locked, &expected, 1, mo, memory_order_relaxed);
 }
 
+/* Blocks until acquired (spins, then sleeps).  Returns 0. */
 static int mutexee_lock(void *impl)
 {
 	struct mutexee_lock *l = impl;
@@ -93,6 +95,7 @@ static int mutexee_lock(void *impl)
 	return 0;
 }
 
+/* Returns 0, or EBUSY if held; never waits. */
 static int mutexee_trylock(void *impl)
 {
 	return mutexee_try(impl, memory_order_acquire) ? 0 : EBUSY;

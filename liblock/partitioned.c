@@ -28,6 +28,7 @@ struct ptl_lock {
 	struct zptl p;
 };
 
+/* Returns 0 or ENOMEM. */
 static int ptl_init(void **impl, const liblock_attr_t *attr)
 {
 	struct ptl_lock *l = ll_zalloc(sizeof(*l));
@@ -58,6 +59,7 @@ static int ptl_destroy(void *impl)
 	return 0;
 }
 
+/* Blocks until acquired (FIFO).  Returns 0. */
 static int ptl_lock(void *impl)
 {
 	zptl_acquire(&((struct ptl_lock *)impl)->p);

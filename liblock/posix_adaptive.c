@@ -24,6 +24,7 @@ struct padapt_lock {
 	pthread_mutex_t mutex;
 } LL_ALIGNED;
 
+/* Returns 0, ENOMEM, or the error of pthread_mutex_init(). */
 static int padapt_init(void **impl, const liblock_attr_t *attr)
 {
 	struct padapt_lock *l = ll_zalloc(sizeof(*l));
@@ -66,11 +67,13 @@ static int padapt_destroy(void *impl)
 	return 0;
 }
 
+/* Blocks until acquired.  Returns pthread_mutex_lock()'s result (0). */
 static int padapt_lock(void *impl)
 {
 	return pthread_mutex_lock(&((struct padapt_lock *)impl)->mutex);
 }
 
+/* Returns 0, or EBUSY if held. */
 static int padapt_trylock(void *impl)
 {
 	return pthread_mutex_trylock(&((struct padapt_lock *)impl)->mutex);
