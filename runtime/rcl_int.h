@@ -44,6 +44,10 @@
  * phases) while costing a busy server nothing. */
 #define RCL_IDLE_PARK_NS 5000000L
 
+/* An idle servicing thread starts yielding its CPU (to servers of other
+ * processes on the same CPU) after this long without a request. */
+#define RCL_IDLE_YIELD_NS 50000L
+
 /* Hard cap on the pool (threads blocked in sections plus free ones). */
 #define RCL_MAX_THREADS 1024u
 

@@ -245,12 +245,17 @@ static void after_sweep(struct rcl_server *s, struct rcl_sthread *t,
 	}
 	if (++is->empty % 64)
 		return;
-	sched_yield();
 	now = now_ns();
 	if (is->since == 0) {
 		is->since = now;
 		return;
 	}
+	/* Yield only once idle for a while: a client between two calls
+	 * leaves the server a few empty sweeps, and a yield (a syscall)
+	 * there would land on the next call's critical path. */
+	if (now - is->since < RCL_IDLE_YIELD_NS)
+		return;
+	sched_yield();
 	if (now - is->since < RCL_IDLE_PARK_NS ||
 	    atomic_load_explicit(&s->nfree, memory_order_relaxed) != 1)
 		return;
