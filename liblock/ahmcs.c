@@ -49,6 +49,9 @@ struct ahmcs_lock {
 	struct ahmcs_tnode *holder LL_ALIGNED;
 };
 
+static_assert(sizeof(struct ahmcs_lock) == 2 * LL_CACHELINE,
+	      "root and key, then the holder line");
+
 struct ahmcs_tnode {
 	struct zmcs_node n LL_ALIGNED;	    /* at the node level */
 	struct zmcs_node direct LL_ALIGNED; /* at the root, direct mode */
@@ -58,6 +61,9 @@ struct ahmcs_tnode {
 	bool hier;	 /* start the next acquisition at the node level */
 	bool alone;	 /* this acquisition found its node queue empty */
 };
+
+static_assert(sizeof(struct ahmcs_tnode) == 2 * LL_CACHELINE,
+	      "node-level and direct nodes on separate lines");
 
 /* Returns 0 or ENOMEM. */
 static int ahmcs_init(void **impl, const liblock_attr_t *attr)

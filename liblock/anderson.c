@@ -43,6 +43,9 @@ struct anderson_lock {
 	struct anderson_slot *slot;
 };
 
+static_assert(sizeof(struct anderson_lock) == 2 * LL_CACHELINE,
+	      "arrivals, then the holder line");
+
 /* Returns 0 or ENOMEM. */
 static int anderson_init(void **impl, const liblock_attr_t *attr)
 {

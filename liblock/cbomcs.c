@@ -49,6 +49,9 @@ struct cbomcs_lock {
 	struct cbomcs_tnode *holder LL_ALIGNED;
 };
 
+static_assert(sizeof(struct cbomcs_lock) == 2 * LL_CACHELINE,
+	      "global word and key, then the holder line");
+
 /* Per (lock, thread): the MCS node and what this acquisition used. */
 struct cbomcs_tnode {
 	struct zmcs_node n;

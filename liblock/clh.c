@@ -51,6 +51,8 @@ struct clh_handle {
 	struct clh_node *mine;
 } LL_ALIGNED;
 
+static_assert(sizeof(struct clh_handle) == LL_CACHELINE, "one line per handle");
+
 struct clh_lock {
 	/* written by every arriving thread */
 	_Atomic(struct clh_node *) tail LL_ALIGNED;

@@ -22,6 +22,9 @@ struct ctkttkt_lock {
 	struct zctkt cohort;
 };
 
+static_assert(sizeof(struct ctkttkt_lock) == 3 * LL_CACHELINE,
+	      "global ticket, cohort nodes, cohort holder");
+
 static void g_acquire(void *g)
 {
 	ztkt_acquire(g);

@@ -45,6 +45,9 @@ struct hmcs_lock {
 	struct hmcs_tnode *holder LL_ALIGNED;
 };
 
+static_assert(sizeof(struct hmcs_lock) == 2 * LL_CACHELINE,
+	      "root and key, then the holder line");
+
 struct hmcs_tnode {
 	struct zmcs_node n;
 	struct hmcs_local *held; /* node queue used by this acquisition */

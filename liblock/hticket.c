@@ -54,6 +54,9 @@ struct hticket_lock {
 	int32_t held_ticket;
 };
 
+static_assert(sizeof(struct hticket_lock) == 2 * LL_CACHELINE,
+	      "global ticket and nodes, then the holder line");
+
 /* Returns 0 or ENOMEM. */
 static int hticket_init(void **impl, const liblock_attr_t *attr)
 {

@@ -47,6 +47,9 @@ struct malth_lock {
 	uint32_t rng;
 };
 
+static_assert(sizeof(struct malth_lock) == 2 * LL_CACHELINE,
+	      "queue and key, then the holder line");
+
 static int malth_init_common(void **impl, bool park)
 {
 	struct malth_lock *l = ll_zalloc(sizeof(*l));

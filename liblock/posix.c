@@ -23,6 +23,8 @@ struct posix_lock {
 	_Atomic uintptr_t owner;
 } LL_ALIGNED;
 
+static_assert(sizeof(struct posix_lock) == LL_CACHELINE, "one line per lock");
+
 /* A per-thread token that is never 0. */
 static __thread char self_token;
 #define SELF ((uintptr_t)&self_token)

@@ -24,6 +24,8 @@ struct padapt_lock {
 	pthread_mutex_t mutex;
 } LL_ALIGNED;
 
+static_assert(sizeof(struct padapt_lock) == LL_CACHELINE, "one line per lock");
+
 /* Returns 0, ENOMEM, or the error of pthread_mutex_init(). */
 static int padapt_init(void **impl, const liblock_attr_t *attr)
 {

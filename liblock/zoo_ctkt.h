@@ -37,6 +37,9 @@ struct zctkt {
 	struct zctkt_local *held LL_ALIGNED;
 };
 
+static_assert(sizeof(struct zctkt) == 2 * LL_CACHELINE,
+	      "node table, then the holder line");
+
 static inline int zctkt_init(struct zctkt *c)
 {
 	return zoo_nodes_init(&c->nodes, sizeof(struct zctkt_local));
