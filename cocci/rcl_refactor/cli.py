@@ -63,94 +63,114 @@ def parse_args(argv):
     return opts
 
 
+class Stop(Exception):
+    """A one-line error and the exit status it ends the run with."""
+
+    def __init__(self, code, msg):
+        super().__init__(msg)
+        self.code = code
+
+
 def main(argv=None):
     opts = parse_args(sys.argv[1:] if argv is None else argv)
     rep = report.Report(opts.quiet)
-    for f in opts.files + opts.macro_file:
-        if not os.path.isfile(f):
-            print("rcl-refactor: %s: no such file" % f, file=sys.stderr)
-            return 2
-        if not os.access(f, os.R_OK):
-            print("rcl-refactor: %s: not readable" % f, file=sys.stderr)
-            return 2
-    for d in opts.include:
-        if not os.path.isdir(d):
-            print("rcl-refactor: -I %s: no such directory" % d,
-                  file=sys.stderr)
-            return 2
-    if shutil.which(opts.spatch) is None:
-        print("rcl-refactor: spatch not found (install coccinelle)",
-              file=sys.stderr)
-        return 2
     try:
+        check_usage(opts)
         sel = config.Selection(opts.locks)
+    except Stop as e:
+        print("rcl-refactor: %s" % e, file=sys.stderr)
+        return e.code
     except ValueError as e:
         print("rcl-refactor: --locks: %s" % e, file=sys.stderr)
         return 2
     root = os.path.commonpath([os.path.dirname(os.path.abspath(f)) or "."
                                for f in opts.files])
     prog = program.Program(opts, rep)
+    cc = compiler(opts)
     try:
-        prog.load(opts.files, root)
-        prog.lock_functions()
+        entries = analyse_program(prog, opts, sel, root, cc)
+    except Stop as e:
+        print("rcl-refactor: %s" % e, file=sys.stderr)
+        return e.code
     except cparse.ParseError as e:
         print("rcl-refactor: %s:%d: cannot parse: %s" % (
             getattr(e, "path", "?"), e.line, e.msg), file=sys.stderr)
         return 1
+    outputs = render_outputs(prog, opts, root, entries)
+    if cc and any(f is not None and f.big for f, _ in outputs.values()):
+        if not check_outputs(cc, opts, outputs, root, rep):
+            rep.print()
+            return 1
+    write_all(outputs)
+    rep.print()
+    return 1 if rep.refused or rep.errors else 0
+
+
+def check_usage(opts):
+    for f in opts.files + opts.macro_file:
+        if not os.path.isfile(f):
+            raise Stop(2, "%s: no such file" % f)
+        if not os.access(f, os.R_OK):
+            raise Stop(2, "%s: not readable" % f)
+    for d in opts.include:
+        if not os.path.isdir(d):
+            raise Stop(2, "-I %s: no such directory" % d)
+    if shutil.which(opts.spatch) is None:
+        raise Stop(2, "spatch not found (install coccinelle)")
+
+
+def analyse_program(prog, opts, sel, root, cc):
+    """Load, check the inputs compile, run Coccinelle, decide, edit.
+    Returns the rcl-config.h entries."""
+    try:
+        prog.load(opts.files, root)
+        prog.lock_functions()
     except UnicodeError as e:
-        print("rcl-refactor: %s" % e, file=sys.stderr)
-        return 1
+        raise Stop(1, str(e))
     except ValueError as e:
-        print("rcl-refactor: %s" % e, file=sys.stderr)
-        return 2
+        raise Stop(2, str(e))
     prog.thread_locals = set()
     for f in prog.files:
         for m in re.finditer(r"\b(?:__thread|_Thread_local|thread_local)\b"
                              r"[^;=(]*?\b([A-Za-z_]\w*)\s*(?:=|;|\[)",
                              f.src.text):
             prog.thread_locals.add(m.group(1))
-    # Inputs must compile before anything else: a transformation of code
-    # that does not build cannot be checked.
-    cc = compiler(opts)
-    if cc:
-        for f in prog.files:
-            if f.is_header:
-                continue
+    # Inputs must compile first: a transformation of code that does not
+    # build cannot be checked.
+    for f in prog.files:
+        if cc and not f.is_header:
             ok, msg, _ = compile_check(cc, opts, f.path, None, None)
             if not ok:
-                print("rcl-refactor: %s: the input does not compile (%s); "
-                      "pass -I/-D, or --no-compile-check" % (f.display, msg),
-                      file=sys.stderr)
-                return 1
+                raise Stop(1, "%s: the input does not compile (%s); pass "
+                           "-I/-D, or --no-compile-check" % (f.display, msg))
     for f in prog.files:
         if f.is_header:
             continue
         try:
             f.facts = find.spatch_facts(f.path, prog.fns, opts)
         except (RuntimeError, subprocess.TimeoutExpired) as e:
-            print("rcl-refactor: %s" % e, file=sys.stderr)
-            return 1
-    try:
-        prog.inventory()
-        rewrite.discover(prog)
-        rewrite.analyse_all(prog, sel)
-        rewrite.decide(prog)
-        entries = rewrite.small_edits(prog, sel)
-        helpers = rewrite.wrappers(prog)
-        rewrite.sections(prog, helpers)
-    except cparse.ParseError as e:
-        print("rcl-refactor: %s:%d: cannot parse: %s" % (
-            getattr(e, "path", "?"), e.line, e.msg), file=sys.stderr)
-        return 1
+            raise Stop(1, str(e))
+    prog.inventory()
+    rewrite.discover(prog)
+    rewrite.analyse_all(prog, sel)
+    rewrite.decide(prog)
+    entries = rewrite.small_edits(prog, sel)
+    helpers = rewrite.wrappers(prog)
+    rewrite.sections(prog, helpers)
+    return entries
+
+
+def render_outputs(prog, opts, root, entries):
+    """{destination: (File or None, new text)}, rcl-config.h included."""
     outdir = opts.outdir or root
-    cfg_path = os.path.join(outdir if opts.outdir else root, "rcl-config.h")
+    cfg_path = os.path.join(outdir, "rcl-config.h")
     outputs = {}
     for f in prog.files:
         rel = os.path.relpath(os.path.abspath(f.path), root)
         if rel.startswith(".."):
             if f.edits or f.big or f.before:
-                rep.error("%s: outside the common directory %s; not "
-                          "rewritten" % (f.path, root))
+                prog.report.error("%s: outside the common directory %s; not "
+                                  "rewritten" % (f.path, root))
             continue
         dest = os.path.join(outdir, rel) if opts.outdir else f.path
         if f.needs_include:
@@ -160,22 +180,15 @@ def main(argv=None):
         new = rewrite.render_file(f)
         if opts.outdir or new != f.src.text:
             outputs[dest] = (f, new)
+    # Keep the entries (and the user's edits) of an existing rcl-config.h:
+    # the destination's, or with -o the one next to the inputs.
     old = config.existing_entries(cfg_path)
-    if not old and not opts.outdir:
-        old = {}
-    elif not old:
+    if not old and opts.outdir:
         old = config.existing_entries(os.path.join(root, "rcl-config.h"))
-    cfg_text = config.write_config(entries, old)
-    if any(e[1] for e in entries) or old or any(getattr(f, "needs_config", False)
-                             for f in prog.files):
-        outputs[cfg_path] = (None, cfg_text)
-    if cc and any(f is not None and f.big for f, _ in outputs.values()):
-        if not check_outputs(cc, opts, outputs, root, rep):
-            rep.print()
-            return 1
-    write_all(outputs)
-    rep.print()
-    return 1 if rep.refused or rep.errors else 0
+    if any(e[1] for e in entries) or old or any(
+            getattr(f, "needs_config", False) for f in prog.files):
+        outputs[cfg_path] = (None, config.write_config(entries, old))
+    return outputs
 
 
 def compiler(opts):
