@@ -63,24 +63,30 @@ def discover(prog):
             for cf, k in key.calls["lock"]:
                 if cf is f and k not in seen:
                     _unparsed(prog, f, k, key)
-        for fname, line, col in f.facts.trylock:
-            k = src.tok_at(src.offset(line, col))
-            fi = f.func_at(src.offset(line, col), prog.typedefs) \
-                if k is not None else None
-            if fi is None:
-                continue
-            close = find.cparse.match(toks, k + 1)
-            args = ["".join(t.text for t in toks[a:b]) for a, b in
-                    find.cparse.split_args(toks, k + 1, close)]
-            e = prog.fns[toks[k].text].expr(args)
-            key = lock_key(e) if e else None
-            prog.report.found += 1
-            why = "trylock section (trylock is not extracted; the lock " \
-                  "stays POSIX)"
-            prog.report.refuse(f.display, line, why)
-            if key:
-                prog.key(key).refuse("it has a trylock section at %s:%d" %
-                                     (f.display, line))
+        _trylocks(prog, f)
+
+
+def _trylocks(prog, f):
+    """Every trylock is a refused section, and keeps its lock POSIX."""
+    src, toks = f.src, f.src.toks
+    for fname, line, col in f.facts.trylock:
+        k = src.tok_at(src.offset(line, col))
+        fi = f.func_at(src.offset(line, col), prog.typedefs) \
+            if k is not None else None
+        if fi is None:
+            continue
+        close = find.cparse.match(toks, k + 1)
+        args = ["".join(t.text for t in toks[a:b]) for a, b in
+                find.cparse.split_args(toks, k + 1, close)]
+        e = prog.fns[toks[k].text].expr(args)
+        key = lock_key(e) if e else None
+        prog.report.found += 1
+        why = "trylock section (trylock is not extracted; the lock " \
+              "stays POSIX)"
+        prog.report.refuse(f.display, line, why)
+        if key:
+            prog.key(key).refuse("it has a trylock section at %s:%d" %
+                                 (f.display, line))
 
 
 def _unparsed(prog, f, k, key):
@@ -308,45 +314,51 @@ def small_edits(prog, selection):
                                 "&(liblock_attr_t){ %s_ALGO, %s_SERVER, 0 }"
                                 % (macro, macro)))
     for f in prog.files:
-        toks = f.src.toks
-        for k, t in enumerate(toks):
-            if t.kind != "id" or k + 1 >= len(toks) or \
-                    toks[k + 1].text != "(":
-                continue
-            if t.text in ("pthread_mutex_destroy",) or \
-                    t.text.startswith("pthread_cond_"):
-                close = find.cparse.match(toks, k + 1)
-                args = find.cparse.split_args(toks, k + 1, close)
-                if not args:
-                    continue
-                a, b = args[0]
-                kk = lock_key("".join(x.text for x in toks[a:b]))
-                kind = "mutex" if t.text.startswith("pthread_mutex") \
-                    else "cond"
-                if kk and converted(prog, kind, kk):
-                    new = t.text.replace("pthread_mutex_destroy",
-                                         "liblock_destroy").replace(
-                        "pthread_cond_", "liblock_cond_")
-                    f.edits.append((t.start, t.end, new))
-            if t.text == "sizeof" and toks[k + 2].text == "pthread_mutex_t":
-                s = k
-                while s > 0 and toks[s].text not in (";", "{", "}"):
-                    s -= 1
-                kk = toks[s + 1].text
-                if toks[s + 2].text == "=" and converted(prog, "mutex", kk):
-                    x = toks[k + 2]
-                    f.edits.append((x.start, x.end, "liblock_lock_t"))
-        for k, t in enumerate(toks):
-            if t.text == "PTHREAD_COND_INITIALIZER":
-                j = k
-                while j > 0 and toks[j].text != "pthread_cond_t":
-                    j -= 1
-                names = [toks[x].text for x in range(j, k)
-                         if toks[x].kind == "id"]
-                if any(converted(prog, "cond", n) for n in names):
-                    f.edits.append((t.start, t.end,
-                                    "LIBLOCK_COND_INITIALIZER"))
+        _call_renames(prog, f)
     return entries
+
+
+def _call_renames(prog, f):
+    """pthread_mutex_destroy, pthread_cond_*, sizeof(pthread_mutex_t) and
+    PTHREAD_COND_INITIALIZER of converted keys, in file @f."""
+    toks = f.src.toks
+    for k, t in enumerate(toks):
+        if t.kind != "id" or k + 1 >= len(toks) or \
+                toks[k + 1].text != "(":
+            continue
+        if t.text in ("pthread_mutex_destroy",) or \
+                t.text.startswith("pthread_cond_"):
+            close = find.cparse.match(toks, k + 1)
+            args = find.cparse.split_args(toks, k + 1, close)
+            if not args:
+                continue
+            a, b = args[0]
+            kk = lock_key("".join(x.text for x in toks[a:b]))
+            kind = "mutex" if t.text.startswith("pthread_mutex") \
+                else "cond"
+            if kk and converted(prog, kind, kk):
+                new = t.text.replace("pthread_mutex_destroy",
+                                     "liblock_destroy").replace(
+                    "pthread_cond_", "liblock_cond_")
+                f.edits.append((t.start, t.end, new))
+        if t.text == "sizeof" and toks[k + 2].text == "pthread_mutex_t":
+            s = k
+            while s > 0 and toks[s].text not in (";", "{", "}"):
+                s -= 1
+            kk = toks[s + 1].text
+            if toks[s + 2].text == "=" and converted(prog, "mutex", kk):
+                x = toks[k + 2]
+                f.edits.append((x.start, x.end, "liblock_lock_t"))
+    for k, t in enumerate(toks):
+        if t.text == "PTHREAD_COND_INITIALIZER":
+            j = k
+            while j > 0 and toks[j].text != "pthread_cond_t":
+                j -= 1
+            names = [toks[x].text for x in range(j, k)
+                     if toks[x].kind == "id"]
+            if any(converted(prog, "cond", n) for n in names):
+                f.edits.append((t.start, t.end,
+                                "LIBLOCK_COND_INITIALIZER"))
 
 
 def wrappers(prog):
