@@ -20,6 +20,20 @@
  * Unlock reads a node's ->next *before* marking it FAILED: once FAILED,
  * its owner may reset ->next and enqueue again.
  *
+ * Node lifetime: nodes come from ll_tnode() (one per lock and thread) and
+ * are freed by their owner thread's exit destructor.  That is safe
+ * because a node is only linked while its owner is inside lock(): a
+ * TIMED_OUT waiter retries, reclaiming its place, until it is handed the
+ * lock or marked FAILED.  Every foreign access to a node (an unlocker's
+ * reads of status, time and ->next; a successor's link of ->next, which
+ * the node's unlocker waits for) comes before one release write to its
+ * status, FAILED or AVAILABLE, after which no other thread touches it;
+ * its owner reads that write with acquire before it reuses or frees the
+ * node.  Each read of a mark needs it, including the reclaim CAS that
+ * fails on FAILED: a mark made after the unlocker's handover or after it
+ * emptied the queue is ordered before nothing else the owner acquires
+ * (the TSan race the preload stress test found, t_mcstp reproduces).
+ *
  * Departures from the thesis's pseudo-code, each noted where it happens:
  *  - trylock (liblock_trylock) is a one-shot CAS of the tail from NULL,
  *    as in LiTL: the thesis's trylock spins up to PATIENCE and leaves a
@@ -167,11 +181,15 @@ static bool mcstp_attempt(struct mcstp_lock *l, struct mcstp_node *me)
 
 	/* Reclaim our old position if we timed out on this very lock and
 	 * no unlock has marked us since; else enqueue afresh. */
+	/* acquire (both ways; success reads our own TIMED_OUT): on failure
+	 * it reads FAILED, and pairs with the release store of that mark in
+	 * unlock: the marking unlock is done with our node before we reuse
+	 * it, or exit and free it (see "Node lifetime" above). */
 	if (me->last_lock != l ||
 	    !atomic_compare_exchange_strong_explicit(&me->status, &st,
 						     TP_WAITING,
-						     memory_order_relaxed,
-						     memory_order_relaxed)) {
+						     memory_order_acquire,
+						     memory_order_acquire)) {
 		if (mcstp_enqueue(l, me))
 			return true;
 	}
@@ -251,8 +269,9 @@ static void mcstp_fail_range(struct mcstp_node *first, struct mcstp_node *last)
 				      : atomic_load_explicit(&first->next,
 							     memory_order_acquire);
 
-		/* release: our read of ->next happens before the owner,
-		 * which acquires FAILED, resets it */
+		/* release: our accesses to @first happen before its owner
+		 * reuses or frees it; pairs with the acquire reads of
+		 * FAILED in mcstp_attempt() (status load, reclaim CAS) */
 		atomic_store_explicit(&first->status, TP_FAILED,
 				      memory_order_release);
 		first = next;
@@ -307,6 +326,7 @@ static int mcstp_unlock(void *impl)
 					 &curr->next, memory_order_acquire)))
 				ll_spin_poll(&polls);
 		}
+		/* release: as the mark in mcstp_fail_range() */
 		if (++scanned < MCSTP_MAX_SCAN)
 			atomic_store_explicit(&curr->status, TP_FAILED,
 					      memory_order_release);

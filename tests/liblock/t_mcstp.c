@@ -6,7 +6,11 @@
  * second insertion), is marked FAILED by an unlock that skips it, and
  * then acquires by enqueueing afresh; an unlock hands the lock to a
  * running waiter behind a stale one; and the treadmill range is marked
- * FAILED up to the last node (our fix to Alg. 5).
+ * FAILED up to the last node (our fix to Alg. 5); and a waiter that
+ * learns it was marked FAILED only through its reclaim attempt is
+ * ordered after that mark before its thread exits and frees the node
+ * (the race the preload stress test hit under TSan: run this file under
+ * --enable-tsan to check it).
  *
  * White-box: this file compiles liblock/mcstp.c itself (its functions are
  * static) and links the liblock convenience library for ll_tnode & co.
@@ -142,6 +146,69 @@ START_TEST(treadmill_range_marked)
 }
 END_TEST
 
+struct leaver {
+	struct mcstp_lock *l;
+	struct mcstp_node *node;
+	atomic_int state; /* 1: node published */
+	bool timed_out, acquired;
+	int unlocked;
+};
+
+/* A thread whose waiter is marked FAILED by an unlock that then touches
+ * nothing the thread later acquires (the mark after the queue empties).
+ * The thread sees the mark only by a relaxed poll, so its reclaim attempt
+ * is the first acquire: it must pair with the mark's release, or the
+ * node's free at thread exit (tnode.c's destructor) races with the mark.
+ * No ck_assert here or in the holder until the join: Check's assertions
+ * take a mutex, which would order the two threads and hide the race. */
+static void *leaving_waiter(void *arg)
+{
+	struct leaver *lv = arg;
+	struct mcstp_node *me = ll_tnode(&lv->l->key, sizeof(*me));
+
+	lv->node = me;
+	atomic_store_explicit(&lv->state, 1, memory_order_release);
+	if (!me)
+		return NULL;
+	lv->timed_out = !mcstp_attempt(lv->l, me); /* behind the holder */
+	while (atomic_load_explicit(&me->status, memory_order_relaxed) !=
+	       TP_FAILED)
+		usleep(100);
+	lv->acquired = mcstp_attempt(lv->l, me); /* afresh: empty queue */
+	if (lv->acquired) {
+		mcstp_acquired(lv->l, me);
+		lv->unlocked = mcstp_unlock(lv->l);
+	}
+	return NULL; /* exit: the node is freed here */
+}
+
+START_TEST(failed_mark_before_node_free)
+{
+	struct leaver lv = { new_lock(), NULL, 0, false, false, -1 };
+	pthread_t t;
+	int rc;
+
+	ck_assert_int_eq(mcstp_lock(lv.l), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, leaving_waiter, &lv), 0);
+	while (!atomic_load_explicit(&lv.state, memory_order_acquire))
+		usleep(100);
+	ck_assert_ptr_nonnull(lv.node);
+	/* relaxed on purpose: no happens-before from the waiter to us */
+	while (atomic_load_explicit(&lv.node->status, memory_order_relaxed) !=
+	       TP_TIMED_OUT)
+		usleep(100);
+	/* skips the timed-out waiter, empties the queue, then marks it */
+	rc = mcstp_unlock(lv.l);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_int_eq(rc, 0);
+	ck_assert(lv.timed_out);
+	ck_assert(lv.acquired);
+	ck_assert_int_eq(lv.unlocked, 0);
+	ck_assert_ptr_null(atomic_load(&lv.l->tail));
+	ck_assert_int_eq(mcstp_destroy(lv.l), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mcstp protocol");
@@ -153,6 +220,7 @@ int main(void)
 	tcase_add_test(tc, timeout_reclaim_then_acquire);
 	tcase_add_test(tc, handover_skips_stale_waiter);
 	tcase_add_test(tc, treadmill_range_marked);
+	tcase_add_test(tc, failed_mark_before_node_free);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
