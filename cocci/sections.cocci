@@ -6,7 +6,8 @@
 /// Refuses (reported by the driver from this rule's output): a lock whose
 ///   unlock is in another function (rule "lonely"), a trylock section.
 /// Example: pthread_mutex_lock(&m);  n++;  pthread_mutex_unlock(&m);
-///   prints  CS f 14 1 16 1 &m  (function, lock line/col, unlock line/col)
+///   prints  CS f 14 1 16 1 &m  (tab-separated: function, lock line and
+///   column, unlock line and column, the lock expression)
 // Confidence: High
 // Options: lock and unlock names come from $RCL_LOCK_FNS and $RCL_UNLOCK_FNS
 //   (comma-separated; default pthread_mutex_lock / pthread_mutex_unlock).
@@ -66,4 +67,5 @@ tl@p(E)
 p << try.p;
 E << try.E;
 @@
-print("TRY\t%s\t%s\t%s\t%s" % (p[0].current_element, p[0].line, p[0].column, E))
+print("TRY\t%s\t%s\t%s\t%s" % (p[0].current_element, p[0].line,
+      p[0].column, E))

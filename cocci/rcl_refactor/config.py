@@ -128,7 +128,8 @@ def existing_entries(path):
         return {}
     out = {}
     for m in re.finditer(r"((?:/\*(?:[^*]|\*(?!/))*\*/\n)?)"
-                         r"(#define (RCL_\w+)_ALGO .*\n#define \3_SERVER .*\n)",
+                         r"(#define (RCL_\w+)_ALGO .*\n"
+                         r"#define \3_SERVER .*\n)",
                          text):
         out[m.group(3)] = m.group(0)
     return out

@@ -11,7 +11,7 @@ Layout of the generated code (one per section):
             T a = rcl_ctx->in.a;         inputs are consumed first,
             T r = { 0 };
             uintptr_t rcl_exit = 0;
-            ... original section, early exits -> { rcl_exit = K; goto rcl_done; }
+            ... the section; an early exit -> rcl_exit = K; goto rcl_done;
     rcl_done:
             rcl_ctx->out.r = r;          then outputs written last.
             return (void *)rcl_exit;

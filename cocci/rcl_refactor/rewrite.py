@@ -5,7 +5,7 @@ produce the new text of every file."""
 import re
 
 from . import analyse, extract, find
-from .find import canon, lock_key
+from .find import lock_key
 
 
 NOT_SELECTED = "not selected by --locks"
