@@ -180,11 +180,11 @@ static bool mcstp_attempt(struct mcstp_lock *l, struct mcstp_node *me)
 	int st = TP_TIMED_OUT;
 
 	/* Reclaim our old position if we timed out on this very lock and
-	 * no unlock has marked us since; else enqueue afresh. */
-	/* acquire (both ways; success reads our own TIMED_OUT): on failure
-	 * it reads FAILED, and pairs with the release store of that mark in
-	 * unlock: the marking unlock is done with our node before we reuse
-	 * it, or exit and free it (see "Node lifetime" above). */
+	 * no unlock has marked us since; else enqueue afresh.  acquire
+	 * (both ways; success reads our own TIMED_OUT): on failure the CAS
+	 * reads FAILED and pairs with the release store of that mark in
+	 * unlock, so the marking unlock is done with our node before we
+	 * reuse it, or exit and free it (see "Node lifetime" above). */
 	if (me->last_lock != l ||
 	    !atomic_compare_exchange_strong_explicit(&me->status, &st,
 						     TP_WAITING,
