@@ -5,12 +5,12 @@
  * its own position on the next attempt (the thesis's last_lock fix: no
  * second insertion), is marked FAILED by an unlock that skips it, and
  * then acquires by enqueueing afresh; an unlock hands the lock to a
- * running waiter behind a stale one; and the treadmill range is marked
+ * running waiter behind a stale one; the treadmill range is marked
  * FAILED up to the last node (our fix to Alg. 5); and a waiter that
  * learns it was marked FAILED only through its reclaim attempt is
  * ordered after that mark before its thread exits and frees the node
- * (the race the preload stress test hit under TSan: run this file under
- * --enable-tsan to check it).
+ * (the race the preload stress test hit; only a TSan build, where this
+ * test then fails, can see a missing happens-before).
  *
  * White-box: this file compiles liblock/mcstp.c itself (its functions are
  * static) and links the liblock convenience library for ll_tnode & co.
