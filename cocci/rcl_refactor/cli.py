@@ -85,6 +85,7 @@ def main(argv=None):
         return 2
     root = os.path.commonpath([os.path.dirname(os.path.abspath(f)) or "."
                                for f in opts.files])
+    opts.root = root
     prog = program.Program(opts, rep)
     cc = compiler(opts)
     try:
@@ -96,6 +97,12 @@ def main(argv=None):
         print("rcl-refactor: %s:%d: cannot parse: %s" % (
             getattr(e, "path", "?"), e.line, e.msg), file=sys.stderr)
         return 1
+    # Write under the common directory of the inputs and of the headers
+    # that changed (a header found through -I ../include, say).
+    root = os.path.commonpath([root] + [
+        os.path.dirname(os.path.abspath(f.path)) for f in prog.files
+        if f.edits or f.big or f.before or f.needs_include])
+    opts.root = root
     outputs = render_outputs(prog, opts, root, entries)
     if cc and any(f is not None and f.big for f, _ in outputs.values()):
         if not check_outputs(cc, opts, outputs, root, rep):
@@ -224,6 +231,10 @@ def compile_check(cc, opts, path, tmpdir, extra):
         cmd += ["-I", tmpdir]
     cmd += ["-I", os.path.dirname(os.path.abspath(extra or path))]
     for d in opts.include:
+        # -I DIR of the project: its rewritten copy first.
+        rel = os.path.relpath(os.path.abspath(d), opts.root)
+        if tmpdir and not rel.startswith(".."):
+            cmd += ["-I", os.path.join(tmpdir, rel)]
         cmd += ["-I", d]
     cmd += ["-D" + d for d in opts.define]
     cmd += rcl_cflags()

@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Options: -I finds project headers (lock macros, the structure holding
+# the mutex), -D reaches the compile check, --macro-file adds lock macros
+# defined where the tool does not look, --locks NAME selects by name.
+. "$(dirname "$0")/common.sh"
+cd "$TMP" || exit 1
+mkdir -p src inc
+cat >inc/guard.h <<'EOC'
+#ifndef GUARD_H
+#define GUARD_H
+#include <pthread.h>
+#define GRAB(g) pthread_mutex_lock(&(g)->mu)
+#define DROP(g) pthread_mutex_unlock(&(g)->mu)
+struct guard {
+	pthread_mutex_t mu;
+	int n;
+};
+#endif
+EOC
+cat >src/app.c <<'EOC'
+#ifndef APP_BUILD
+#error "build with -DAPP_BUILD"
+#endif
+#include "guard.h"
+#include "extra.h"
+
+static pthread_mutex_t other = PTHREAD_MUTEX_INITIALIZER;
+static int hits;
+
+void bump(struct guard *g)
+{
+	GRAB(g);
+	g->n++;
+	DROP(g);
+}
+
+void hit(void)
+{
+	TAKE(other);
+	hits++;
+	GIVE(other);
+}
+EOC
+# extra.h lives where the tool does not look; its macros come from a
+# --macro-file (the compile check still finds it through -I).
+mkdir -p hidden
+printf '#define TAKE(m) pthread_mutex_lock(&(m))\n#define GIVE(m) pthread_mutex_unlock(&(m))\n' >hidden/extra.h
+cp hidden/extra.h macros.txt
+
+"$RCLR" -I inc -I hidden -o o1 src/app.c >log 2>&1 && { cat log; fail "compiled without -D"; }
+grep -q "does not compile" log || { cat log; fail "no compile-check message"; }
+
+"$RCLR" -D APP_BUILD -I inc -I hidden --macro-file macros.txt -o o2 src/app.c \
+	>log 2>&1 || { cat log; fail "run with -I/-D/--macro-file"; }
+grep -q "2 section(s) found, 2 transformed" log || { cat log; fail "summary"; }
+grep -q "liblock_lock_t mu;" o2/guard.h 2>/dev/null ||
+	grep -q "liblock_lock_t mu;" o2/inc/guard.h ||
+	{ ls -R o2; fail "header field not converted"; }
+grep -q "liblock_exec(&other" o2/app.c o2/src/app.c 2>/dev/null ||
+	fail "macro-file lock not extracted"
+echo "ok: -I, -D, --macro-file"
+
+"$RCLR" -D APP_BUILD -I inc -I hidden --macro-file macros.txt --locks other \
+	-o o3 src/app.c >log 2>&1 || { cat log; fail "--locks other"; }
+grep -q "1 transformed, 0 refused, 1 of unselected locks left alone" log ||
+	{ cat log; fail "--locks NAME summary"; }
+echo "ok: --locks NAME"
+exit 0
