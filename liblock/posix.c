@@ -42,7 +42,8 @@ static int posix_init(void **impl, const liblock_attr_t *attr)
 		ll_free(l);
 		return rc;
 	}
-	if ((rc = pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ERRORCHECK)) == 0)
+	rc = pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ERRORCHECK);
+	if (rc == 0)
 		rc = pthread_mutex_init(&l->mutex, &ma);
 	pthread_mutexattr_destroy(&ma); /* also when a step above failed */
 	if (rc != 0) {
