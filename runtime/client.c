@@ -27,8 +27,12 @@
  */
 #include "rcl_int.h"
 
-/* Pause-polls before a waiting client yields its CPU each poll. */
-#define RCL_CLIENT_SPIN 4096u
+/* Pause-polls before a waiting client yields its CPU each poll: about
+ * 10 us here (a pause is 25-50 ns), several round trips to the server.
+ * A client that waits longer is behind other requests or shares its CPU
+ * with other clients (which cannot post while it spins); yielding then
+ * costs a syscall per poll when the CPU has nothing else to run. */
+#define RCL_CLIENT_SPIN 256u
 
 /* ---- lock structures: recycled, never freed (see rcl_int.h) ------------ */
 
