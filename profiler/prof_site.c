@@ -38,7 +38,9 @@ static uint64_t mix(uint64_t x)
 
 static int depth(void)
 {
-	static int d;
+	/* relaxed: threads that race here compute the same value */
+	static _Atomic int cached;
+	int d = atomic_load_explicit(&cached, memory_order_relaxed);
 	const char *e;
 
 	if (d == 0) {
@@ -46,6 +48,7 @@ static int depth(void)
 		d = e ? atoi(e) : 4;
 		if (d < 1 || d > PROF_DEPTH)
 			d = 4;
+		atomic_store_explicit(&cached, d, memory_order_relaxed);
 	}
 	return d;
 }
