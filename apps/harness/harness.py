@@ -13,6 +13,7 @@ exits 1 on any failure (a step that cannot run is a failure, with the
 command and its output).  Standard library only.
 """
 import argparse
+import glob
 import json
 import os
 import re
@@ -144,6 +145,8 @@ def fresh_copy(ctx, pristine, name):
 
 
 UNPARSED = re.compile(r"^rcl-refactor: ([^:\s]+):\d+: cannot parse", re.M)
+RCL_ENTRY = re.compile(r"^/\* (\S+): (\S+), [^\n]*?(\d+) section\(s\)"
+                       r"[^\n]*\n#define \S+_ALGO \"rcl\"", re.M)
 REFUSED = re.compile(r"^(\S+?:\d+): not transformed: (.*)$", re.M)
 
 
@@ -227,6 +230,14 @@ def refactor(ctx, app, tree, profile):
                                                           "pristine"), tree],
                              capture_output=True, text=True).stdout
     ctx.note("  files changed: %d" % changed.count("differ"))
+    rcl_locks = []
+    for conf in glob.glob(os.path.join(tree, "**", "rcl-config.h"),
+                          recursive=True):
+        with open(conf, errors="replace") as f:
+            rcl_locks += RCL_ENTRY.findall(f.read())
+    if rcl_locks:
+        ctx.note("  locks on RCL (rcl-config.h): " + "; ".join(
+            "%s (%s, %s sections)" % e for e in rcl_locks))
     return "liblock_exec" in "".join(
         open(os.path.join(tree, f), errors="replace").read() for f in files)
 
