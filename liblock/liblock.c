@@ -78,8 +78,9 @@ static __attribute__((noinline)) int lazy_init(liblock_lock_t *lock)
 {
 	int expected = LOCK_UNINIT;
 
-	/* 0 -> 1.  acquire (both ways): pairs with liblock_destroy()'s
-	 * reset, and on failure with the winner's release of READY */
+	/* 0 -> 1: we build the lock.  acquire: orders our reads of the
+	 * attributes after the claim; a loser pairs with the winner's
+	 * release of READY in the loop below, not here */
 	if (atomic_compare_exchange_strong_explicit(&lock->_state, &expected,
 						    LOCK_INITIALISING,
 						    memory_order_acquire,
