@@ -42,13 +42,12 @@ static_assert(offsetof(struct ahmcs_local, q) == 0, "zmcs_nodes_busy()");
 struct ahmcs_tnode;
 
 struct ahmcs_lock {
-	struct zmcs_lock root LL_ALIGNED;
-	struct ll_lock_key key;
-	struct zoo_nodes nodes; /* struct ahmcs_local per node */
+	struct zmcs_tree tree; /* struct ahmcs_local per node */
 	/* holder-written: the holder's node, so unlock needs no lookup */
 	struct ahmcs_tnode *holder LL_ALIGNED;
 };
 
+static_assert(offsetof(struct ahmcs_lock, tree) == 0, "zmcs_tree_new()");
 static_assert(sizeof(struct ahmcs_lock) == 2 * LL_CACHELINE,
 	      "root and key, then the holder line");
 
@@ -68,33 +67,9 @@ static_assert(sizeof(struct ahmcs_tnode) == 2 * LL_CACHELINE,
 /* Returns 0 or ENOMEM. */
 static int ahmcs_init(void **impl, const liblock_attr_t *attr)
 {
-	struct ahmcs_lock *l = ll_zalloc(sizeof(*l));
-
 	(void)attr;
-	if (!l)
-		return ENOMEM;
-	if (zoo_nodes_init(&l->nodes, sizeof(struct ahmcs_local)) != 0) {
-		ll_free(l);
-		return ENOMEM;
-	}
-	ll_lock_key_init(&l->key);
-	*impl = l;
-	return 0;
-}
-
-/* Returns EBUSY (state kept) if held or queued for. */
-static int ahmcs_destroy(void *impl)
-{
-	struct ahmcs_lock *l = impl;
-
-	if (atomic_load_explicit(&l->root.tail, memory_order_relaxed))
-		return EBUSY;
-	if (zmcs_nodes_busy(&l->nodes))
-		return EBUSY;
-	zoo_nodes_fini(&l->nodes);
-	ll_tnode_forget(&l->key);
-	ll_free(l);
-	return 0;
+	return zmcs_tree_new(impl, sizeof(struct ahmcs_lock),
+			     sizeof(struct ahmcs_local));
 }
 
 /* Count one more acquisition that argues for switching mode. */
@@ -115,7 +90,7 @@ static void ahmcs_vote(struct ahmcs_tnode *me, bool for_switch)
 static int ahmcs_lock(void *impl)
 {
 	struct ahmcs_lock *l = impl;
-	struct ahmcs_tnode *me = ll_tnode(&l->key, sizeof(*me));
+	struct ahmcs_tnode *me = ll_tnode(&l->tree.key, sizeof(*me));
 	struct ahmcs_local *loc;
 	uint32_t v;
 	int node;
@@ -123,13 +98,13 @@ static int ahmcs_lock(void *impl)
 	if (!me)
 		return ENOMEM;
 	if (!me->hier) {
-		v = zmcs_acquire(&l->root, &me->direct, false);
+		v = zmcs_acquire(&l->tree.root, &me->direct, false);
 		me->held = NULL;
 		ahmcs_vote(me, v != ZMCS_FREE); /* waited: contention */
 		l->holder = me;
 		return 0;
 	}
-	if (!(loc = zoo_nodes_mine(&l->nodes, &node)))
+	if (!(loc = zoo_nodes_mine(&l->tree.nodes, &node)))
 		return ENOMEM;
 	v = zmcs_acquire(&loc->q, &me->n, false);
 	/* Alone at our node is a vote for direct mode, cast at release if
@@ -138,7 +113,7 @@ static int ahmcs_lock(void *impl)
 	if (v >= ZMCS_PASS(0)) {
 		me->passes = ZMCS_PASSES(v);
 	} else {
-		zmcs_acquire(&l->root, &loc->rep, false);
+		zmcs_acquire(&l->tree.root, &loc->rep, false);
 		me->passes = 0;
 	}
 	me->held = loc;
@@ -150,11 +125,11 @@ static int ahmcs_lock(void *impl)
 static int ahmcs_trylock(void *impl)
 {
 	struct ahmcs_lock *l = impl;
-	struct ahmcs_tnode *me = ll_tnode(&l->key, sizeof(*me));
+	struct ahmcs_tnode *me = ll_tnode(&l->tree.key, sizeof(*me));
 
 	if (!me)
 		return ENOMEM;
-	if (!zmcs_try(&l->root, &me->direct))
+	if (!zmcs_try(&l->tree.root, &me->direct))
 		return EBUSY;
 	me->held = NULL;
 	l->holder = me;
@@ -169,7 +144,7 @@ static int ahmcs_unlock(void *impl)
 	struct ahmcs_local *loc = me->held;
 
 	if (!loc) {
-		zmcs_release(&l->root, &me->direct, ZMCS_GO);
+		zmcs_release(&l->tree.root, &me->direct, ZMCS_GO);
 		return 0;
 	}
 	if (zmcs_has_successor(&loc->q, &me->n)) {
@@ -182,7 +157,7 @@ static int ahmcs_unlock(void *impl)
 	} else {
 		ahmcs_vote(me, me->alone); /* nobody before or behind us? */
 	}
-	zmcs_release(&l->root, &loc->rep, ZMCS_GO);
+	zmcs_release(&l->tree.root, &loc->rep, ZMCS_GO);
 	zmcs_release(&loc->q, &me->n, ZMCS_GO);
 	return 0;
 }
@@ -192,7 +167,7 @@ const struct ll_ops ll_ahmcs_ops = {
 	.summary = "adaptive HMCS: direct root path when uncontended, hysteresis",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_NUMA,
 	.init = ahmcs_init,
-	.destroy = ahmcs_destroy,
+	.destroy = zmcs_tree_destroy,
 	.lock = ahmcs_lock,
 	.trylock = ahmcs_trylock,
 	.unlock = ahmcs_unlock,

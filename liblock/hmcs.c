@@ -38,13 +38,12 @@ static_assert(offsetof(struct hmcs_local, q) == 0, "zmcs_nodes_busy()");
 struct hmcs_tnode;
 
 struct hmcs_lock {
-	struct zmcs_lock root LL_ALIGNED;
-	struct ll_lock_key key;
-	struct zoo_nodes nodes; /* struct hmcs_local per node */
+	struct zmcs_tree tree; /* struct hmcs_local per node */
 	/* holder-written: the holder's node, so unlock needs no lookup */
 	struct hmcs_tnode *holder LL_ALIGNED;
 };
 
+static_assert(offsetof(struct hmcs_lock, tree) == 0, "zmcs_tree_new()");
 static_assert(sizeof(struct hmcs_lock) == 2 * LL_CACHELINE,
 	      "root and key, then the holder line");
 
@@ -57,33 +56,9 @@ struct hmcs_tnode {
 /* Returns 0 or ENOMEM. */
 static int hmcs_init(void **impl, const liblock_attr_t *attr)
 {
-	struct hmcs_lock *l = ll_zalloc(sizeof(*l));
-
 	(void)attr;
-	if (!l)
-		return ENOMEM;
-	if (zoo_nodes_init(&l->nodes, sizeof(struct hmcs_local)) != 0) {
-		ll_free(l);
-		return ENOMEM;
-	}
-	ll_lock_key_init(&l->key);
-	*impl = l;
-	return 0;
-}
-
-/* Returns EBUSY (state kept) if held or queued for. */
-static int hmcs_destroy(void *impl)
-{
-	struct hmcs_lock *l = impl;
-
-	if (atomic_load_explicit(&l->root.tail, memory_order_relaxed))
-		return EBUSY;
-	if (zmcs_nodes_busy(&l->nodes))
-		return EBUSY;
-	zoo_nodes_fini(&l->nodes);
-	ll_tnode_forget(&l->key);
-	ll_free(l);
-	return 0;
+	return zmcs_tree_new(impl, sizeof(struct hmcs_lock),
+			     sizeof(struct hmcs_local));
 }
 
 /* Blocks until acquired.  Returns 0, or ENOMEM (this thread's node, or
@@ -91,12 +66,12 @@ static int hmcs_destroy(void *impl)
 static int hmcs_lock(void *impl)
 {
 	struct hmcs_lock *l = impl;
-	struct hmcs_tnode *me = ll_tnode(&l->key, sizeof(*me));
+	struct hmcs_tnode *me = ll_tnode(&l->tree.key, sizeof(*me));
 	struct hmcs_local *loc;
 	uint32_t v;
 	int node;
 
-	if (!me || !(loc = zoo_nodes_mine(&l->nodes, &node)))
+	if (!me || !(loc = zoo_nodes_mine(&l->tree.nodes, &node)))
 		return ENOMEM;
 	v = zmcs_acquire(&loc->q, &me->n, false);
 	if (v >= ZMCS_PASS(0)) {
@@ -104,7 +79,7 @@ static int hmcs_lock(void *impl)
 	} else {
 		/* Only the node lock's holder uses rep: no one else can
 		 * be queued with it at the root now. */
-		zmcs_acquire(&l->root, &loc->rep, false);
+		zmcs_acquire(&l->tree.root, &loc->rep, false);
 		me->passes = 0;
 	}
 	me->held = loc;
@@ -116,15 +91,15 @@ static int hmcs_lock(void *impl)
 static int hmcs_trylock(void *impl)
 {
 	struct hmcs_lock *l = impl;
-	struct hmcs_tnode *me = ll_tnode(&l->key, sizeof(*me));
+	struct hmcs_tnode *me = ll_tnode(&l->tree.key, sizeof(*me));
 	struct hmcs_local *loc;
 	int node;
 
-	if (!me || !(loc = zoo_nodes_mine(&l->nodes, &node)))
+	if (!me || !(loc = zoo_nodes_mine(&l->tree.nodes, &node)))
 		return ENOMEM;
 	if (!zmcs_try(&loc->q, &me->n))
 		return EBUSY;
-	if (!zmcs_try(&l->root, &loc->rep)) {
+	if (!zmcs_try(&l->tree.root, &loc->rep)) {
 		zmcs_release(&loc->q, &me->n, ZMCS_GO);
 		return EBUSY;
 	}
@@ -147,7 +122,7 @@ static int hmcs_unlock(void *impl)
 			    ZMCS_PASS(me->passes + 1));
 		return 0;
 	}
-	zmcs_release(&l->root, &loc->rep, ZMCS_GO);
+	zmcs_release(&l->tree.root, &loc->rep, ZMCS_GO);
 	zmcs_release(&loc->q, &me->n, ZMCS_GO);
 	return 0;
 }
@@ -157,7 +132,7 @@ const struct ll_ops ll_hmcs_ops = {
 	.summary = "hierarchical MCS (Chabbi et al.): MCS per NUMA node and at the root",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_NUMA,
 	.init = hmcs_init,
-	.destroy = hmcs_destroy,
+	.destroy = zmcs_tree_destroy,
 	.lock = hmcs_lock,
 	.trylock = hmcs_trylock,
 	.unlock = hmcs_unlock,

@@ -19,6 +19,8 @@
 
 #include "zoo_int.h"
 
+#include <errno.h>
+
 /* Values a waiter can receive (never ZOO_WAIT or ZOO_PARKED). */
 #define ZMCS_FREE 1u	/* no predecessor: we took a free lock */
 #define ZMCS_GO 2u	/* handed over; parent lock not included */
@@ -120,6 +122,49 @@ static inline bool zmcs_nodes_busy(struct zoo_nodes *z)
 			return true;
 	}
 	return false;
+}
+
+/* ---- two-level tree (hmcs, ahmcs) ---------------------------------------
+ * A root MCS lock and one MCS queue per NUMA node, each node's state
+ * beginning with its struct zmcs_lock.  The lock struct of an algorithm
+ * begins with this (offsetof 0, checked by each user). */
+struct zmcs_tree {
+	struct zmcs_lock root LL_ALIGNED;
+	struct ll_lock_key key;
+	struct zoo_nodes nodes;
+};
+
+/* Allocate a zeroed lock of @size bytes that begins with a struct
+ * zmcs_tree whose nodes hold @local_size bytes each.  Returns 0 or
+ * ENOMEM. */
+static inline int zmcs_tree_new(void **impl, size_t size, size_t local_size)
+{
+	struct zmcs_tree *t = ll_zalloc(size);
+
+	if (!t)
+		return ENOMEM;
+	if (zoo_nodes_init(&t->nodes, local_size) != 0) {
+		ll_free(t);
+		return ENOMEM;
+	}
+	ll_lock_key_init(&t->key);
+	*impl = t;
+	return 0;
+}
+
+/* Free a lock made by zmcs_tree_new().  Returns 0, or EBUSY (state kept)
+ * if held or queued for.  relaxed: see zmcs_nodes_busy(). */
+static inline int zmcs_tree_destroy(void *impl)
+{
+	struct zmcs_tree *t = impl;
+
+	if (atomic_load_explicit(&t->root.tail, memory_order_relaxed) ||
+	    zmcs_nodes_busy(&t->nodes))
+		return EBUSY;
+	zoo_nodes_fini(&t->nodes);
+	ll_tnode_forget(&t->key);
+	ll_free(t);
+	return 0;
 }
 
 #endif /* ZOO_MCS_H */
