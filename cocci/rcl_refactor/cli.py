@@ -40,7 +40,11 @@ def parse_args(argv):
     p.add_argument("-I", dest="include", action="append", default=[],
                    metavar="DIR", help="where project headers are")
     p.add_argument("-D", dest="define", action="append", default=[],
-                   metavar="NAME[=VALUE]", help="macro for the compile check")
+                   metavar="NAME[=VALUE]", help="macro defined for the "
+                   "#if/#ifdef around lock macros and for the compile check")
+    p.add_argument("-U", dest="undef", action="append", default=[],
+                   metavar="NAME", help="macro undefined for the #if/#ifdef "
+                   "around lock macros and for the compile check")
     p.add_argument("--macro-file", action="append", default=[],
                    metavar="FILE", help="extra macro definitions (lock "
                    "macros, and hints for Coccinelle's parser)")
@@ -57,6 +61,12 @@ def parse_args(argv):
     here = os.path.dirname(os.path.abspath(__file__))
     opts.datadir = os.environ.get("RCL_REFACTOR_DATADIR",
                                   os.path.dirname(here))
+    for name in opts.undef:
+        if not re.fullmatch(r"[A-Za-z_]\w*", name):
+            p.error("-U %r: expected a macro name" % name)
+    for d in opts.define:
+        if not re.fullmatch(r"[A-Za-z_]\w*(=.*)?", d, re.S):
+            p.error("-D %r: expected NAME or NAME=VALUE" % d)
     for pair in opts.lock_fn:
         if not re.fullmatch(r"[A-Za-z_]\w*=[A-Za-z_]\w*", pair):
             p.error("--lock-fn %r: expected LOCK=UNLOCK" % pair)
@@ -237,6 +247,7 @@ def compile_check(cc, opts, path, tmpdir, extra):
             cmd += ["-I", os.path.join(tmpdir, rel)]
         cmd += ["-I", d]
     cmd += ["-D" + d for d in opts.define]
+    cmd += ["-U" + u for u in opts.undef]
     cmd += rcl_cflags()
     cmd.append(path)
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)

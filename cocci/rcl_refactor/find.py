@@ -119,37 +119,37 @@ _CALL_BODY = re.compile(
     r"\s*;?\s*(?:\}\s*while\s*\(\s*0\s*\))?\s*$", re.S)
 
 
-def parse_macros(text):
-    """#define NAME(params) BODY -> {NAME: (params, BODY)}."""
-    out = {}
-    for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)"
-                         r"((?:[^\n\\]|\\\n|\\.)*)", text, re.M):
-        params = [p.strip() for p in m.group(2).split(",") if p.strip()]
-        out[m.group(1)] = (params, m.group(3).replace("\\\n", " "))
-    return out
-
-
 def add_macros(fns, macros):
     """Add macros whose body is one call to a known lock function.
-    Iterates so that macros of macros resolve."""
+    MACROS maps a name to its (params, body) or to a list of candidate
+    definitions (cond.scan): the first that resolves wins.  Iterates so
+    that macros of macros resolve."""
     changed = True
     while changed:
         changed = False
-        for name, (params, body) in macros.items():
+        for name, cands in macros.items():
             if name in fns:
                 continue
-            m = _CALL_BODY.match(body)
-            if not m or m.group(1) not in fns:
-                continue
-            inner = fns[m.group(1)]
-            if inner.wrapper:
-                continue
-            args = _split_text_args(m.group(2))
-            body_expr = inner.expr(args)
-            if body_expr is None:
-                continue
-            fns[name] = LockFn(name, inner.role, params, body_expr)
-            changed = True
+            for params, body in cands if isinstance(cands, list) else \
+                    [cands]:
+                fn = _macro_fn(fns, name, params, body)
+                if fn:
+                    fns[name] = fn
+                    changed = True
+                    break
+
+
+def _macro_fn(fns, name, params, body):
+    m = _CALL_BODY.match(body)
+    if not m or m.group(1) not in fns:
+        return None
+    inner = fns[m.group(1)]
+    if inner.wrapper:
+        return None
+    body_expr = inner.expr(_split_text_args(m.group(2)))
+    if body_expr is None:
+        return None
+    return LockFn(name, inner.role, params, body_expr)
 
 
 def _split_text_args(text):

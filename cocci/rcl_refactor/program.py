@@ -5,7 +5,7 @@ the decision of which locks are converted to liblock."""
 import os
 import re
 
-from . import analyse, cparse, find
+from . import analyse, cond, cparse, find
 from .find import canon, lock_key
 
 COND_FNS = ("pthread_cond_wait", "pthread_cond_timedwait",
@@ -117,13 +117,15 @@ class Program:
         fns = {find.PTHREAD[r]: find.LockFn(find.PTHREAD[r], r)
                for r in find.PTHREAD}
         macros = {}
+        env = cond.Env(self.opts.define, self.opts.undef)
         for path in self.opts.macro_file:
             with open(path, encoding="latin-1") as fh:
-                macros.update(find.parse_macros(fh.read()))
+                cond.scan(fh.read(), env, macros)
         for f in self.files:
-            macros.update(find.parse_macros(f.src.text))
+            cond.scan(f.src.text, env, macros)
         find.add_macros(fns, macros)
-        self.macros = dict(macros)
+        self.macros = {name: _chosen(fns, name, cands)
+                       for name, cands in macros.items() if cands}
         for f in self.files:
             for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)"
                                  r"(?![\w(])((?:[^\n\\]|\\\n|\\.)*)",
@@ -288,6 +290,15 @@ class Program:
                     continue
                 key.refuse("used outside lock/unlock/init/destroy/condition "
                            "calls at %s:%d" % (f.display, f.line(k)))
+
+
+def _chosen(fns, name, cands):
+    """The definition of macro NAME used for expansion: the candidate
+    that maps to a lock function, else the last one read."""
+    for params, body in cands:
+        if find._macro_fn(fns, name, params, body):
+            return params, body
+    return cands[-1]
 
 
 def _args(toks, open_i, close):
