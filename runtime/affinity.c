@@ -150,3 +150,19 @@ void rcl_affinity_release(int cpu)
 	}
 	pthread_mutex_unlock(&aff_mu);
 }
+
+/* fork() child handler.  aff_mu is free: it is only taken under server.c's
+ * srv_mu, which the forking thread holds.  System calls and memory only. */
+void rcl_affinity_forked(void)
+{
+	cpu_set_t m, give;
+
+	CPU_AND(&give, &aff_reserved, &aff_app);
+	if (CPU_COUNT(&give) > 0 && sched_getaffinity(0, sizeof(m), &m) == 0 &&
+	    !runtime_mask(&m)) {
+		CPU_OR(&m, &m, &give);
+		(void)sched_setaffinity(0, sizeof(m), &m);
+	}
+	CPU_ZERO(&aff_reserved);
+	CPU_ZERO(&aff_servers);
+}

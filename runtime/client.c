@@ -60,6 +60,17 @@ static void lock_recycle(struct rcl_lock *l)
 	pthread_mutex_unlock(&pool_mu);
 }
 
+/* No lock structure is being moved at a fork: the child's pool is whole. */
+void rcl_locks_fork_prepare(void)
+{
+	pthread_mutex_lock(&pool_mu);
+}
+
+void rcl_locks_fork_release(void)
+{
+	pthread_mutex_unlock(&pool_mu);
+}
+
 /* ---- ops ------------------------------------------------------------------- */
 
 static int rcl_init(void **impl, const liblock_attr_t *attr)
@@ -133,8 +144,15 @@ static bool run_own(struct rcl_server *s, struct rcl_req *r,
 static void wait_done(struct rcl_server *s, struct rcl_req *r,
 		      struct rcl_lock *l)
 {
+	unsigned int polls;
+
+	/* stopped (or a forked child's): no server thread to wait for */
+	if (atomic_load_explicit(&s->state, memory_order_relaxed) !=
+		    RCL_RUNNING &&
+	    run_own(s, r, l))
+		return;
 	/* a server sharing our CPU cannot run while we spin */
-	unsigned int polls =
+	polls =
 		atomic_load_explicit(&s->exclusive, memory_order_relaxed)
 			? 0
 			: RCL_CLIENT_SPIN;

@@ -10,7 +10,9 @@
  * churn never exhausts the array.
  *
  * A recycled id's slots are idle on every server: the previous owner
- * waited for each of its requests to complete before it could exit.
+ * waited for each of its requests to complete before it could exit.  In
+ * a forked child only the forking thread keeps its id; the slots of the
+ * others are cleared by server.c's fork handler.
  *
  * Memory model: the bitmap is protected by a mutex; servers read the
  * scan limit relaxed (a stale limit only delays the first request of a new
@@ -19,6 +21,7 @@
 #include "rcl_int.h"
 
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 static pthread_mutex_t ids_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -61,10 +64,27 @@ static void ids_unlock(void)
 	pthread_mutex_unlock(&ids_mu);
 }
 
+/* fork() child: only the forking thread exists; the ids of the parent's
+ * other threads are free again (their key destructors never run here).
+ * Memory only, async-signal-safe. */
+static void ids_child(void)
+{
+	uint32_t mine = my_id_plus1;
+
+	memset(ids_used, 0, sizeof(ids_used));
+	ids_nlive = 0;
+	if (mine != 0) {
+		ids_used[(mine - 1) / 64] |= 1ull << ((mine - 1) % 64);
+		ids_nlive = 1;
+	}
+	atomic_store_explicit(&ids_limit, mine, memory_order_relaxed);
+	pthread_mutex_unlock(&ids_mu);
+}
+
 static void ids_setup(void)
 {
 	if (pthread_key_create(&ids_key, id_release) != 0 ||
-	    pthread_atfork(ids_lock, ids_unlock, ids_unlock) != 0)
+	    pthread_atfork(ids_lock, ids_unlock, ids_child) != 0)
 		ll_fatal("cannot create the RCL client-id key");
 }
 

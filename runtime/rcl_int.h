@@ -169,6 +169,9 @@ struct rcl_server {
 	rcl_counter_t wakeups, alive_misses, elections, created, reactivated;
 	_Atomic uint64_t cond_waits, nlocks;
 	struct rcl_tstats retired; /* counters of joined threads */
+	/* thread structures of the parent's pool in a forked child (the
+	 * threads do not exist there); freed by the next start */
+	struct rcl_sthread *orphans;
 };
 
 /* The claim word of request slot @r of @s. */
@@ -186,6 +189,11 @@ uint32_t rcl_client_id(void) LL_HIDDEN;
 uint32_t rcl_ids_limit(void) LL_HIDDEN;
 uint32_t rcl_ids_live(void) LL_HIDDEN;
 
+/* ---- client.c -------------------------------------------------------------- */
+/* fork() handlers of the lock-structure pool's mutex. */
+void rcl_locks_fork_prepare(void) LL_HIDDEN;
+void rcl_locks_fork_release(void) LL_HIDDEN;
+
 /* ---- affinity.c ------------------------------------------------------------ */
 /* Can @cpu be reserved and still leave the application a CPU? */
 bool rcl_affinity_can_reserve(int cpu) LL_HIDDEN;
@@ -196,6 +204,9 @@ int rcl_affinity_reserve(int cpu, bool exclusive) LL_HIDDEN;
 /* The server on @cpu stopped: give @cpu back to the application threads
  * if it was reserved. */
 void rcl_affinity_release(int cpu) LL_HIDDEN;
+/* fork() child handler: give the forking thread back the CPUs the parent
+ * reserved, forget the reservations (the child has no server). */
+void rcl_affinity_forked(void) LL_HIDDEN;
 
 /* ---- env.c ------------------------------------------------------------------ */
 /* Switch to degraded mode (once per process, with a message). */

@@ -27,6 +27,7 @@ static pthread_mutex_t srv_mu = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(struct rcl_server *) srv_table[CPU_SETSIZE];
 static bool srv_exiting;	      /* under srv_mu: no restart at exit */
 static bool srv_atexit_done;	      /* under srv_mu */
+static bool srv_forked_in_runtime;    /* under srv_mu: see free_orphans() */
 
 int rcl_thread_start(struct rcl_server *s, pthread_t *t, void *(*fn)(void *),
 		     void *arg, int prio_off)
@@ -125,41 +126,99 @@ static void reset(struct rcl_server *s)
 	s->has_backup = false;
 }
 
+/* fork(): srv_mu (hence affinity.c's aff_mu, only taken under it) and the
+ * lock pool's mutex are held across it, so the child's copies are free. */
 static void fork_prepare(void)
 {
 	pthread_mutex_lock(&srv_mu);
+	rcl_locks_fork_prepare();
 }
 
 static void fork_parent(void)
 {
+	rcl_locks_fork_release();
 	pthread_mutex_unlock(&srv_mu);
 }
 
-/* A forked child has none of the parent's server threads: its servers are
- * stopped (requests run on their clients, see client.c) and may be started
- * again.  A lock word held by a parent's servicing thread at the fork stays
- * held in the child, as with any mutex. */
+/* Clear the request slots left by the parent's other threads (they do
+ * not exist in the child: their requests must never run) and the claims
+ * of its servicing threads.  The forking thread has no pending request.
+ * Only lines that hold something are written (no copy-on-write of the
+ * rest). */
+static void clear_slots(struct rcl_server *s)
+{
+	for (uint32_t i = 0; i < RCL_MAX_CLIENTS; i++) {
+		struct rcl_req *r = &s->reqs[i];
+
+		if (atomic_load_explicit(&r->fn, memory_order_relaxed))
+			atomic_store_explicit(&r->fn, NULL,
+					      memory_order_relaxed);
+		if (atomic_load_explicit(&s->claims[i], memory_order_relaxed))
+			atomic_store_explicit(&s->claims[i], 0,
+					      memory_order_relaxed);
+	}
+}
+
+/* A forked child has only the forking thread: every server is stopped
+ * (requests run on their clients, see client.c) and may be started again.
+ * A lock word held by a parent's servicing thread at the fork stays held
+ * in the child, as with any mutex.  Async-signal-safe: memory writes and
+ * sched_{get,set}affinity only; nothing is freed or started here. */
 static void fork_child(void)
 {
 	for (int c = 0; c < CPU_SETSIZE; c++) {
 		struct rcl_server *s =
 			atomic_load_explicit(&srv_table[c], memory_order_relaxed);
-
-		struct rcl_sthread *t, *next;
+		struct rcl_sthread *t, *last = NULL;
 
 		if (!s)
 			continue;
 		for (t = atomic_load_explicit(&s->all, memory_order_relaxed); t;
-		     t = next) {
-			next = t->next_all;
+		     t = t->next_all) {
 			rcl_stats_fold(&s->retired, &t->st);
-			ll_free(t);
+			memset(&t->st, 0, sizeof(t->st));
+			last = t;
+		}
+		if (last) { /* freed by the next start, if any */
+			last->next_all = s->orphans;
+			s->orphans = atomic_load_explicit(&s->all,
+							  memory_order_relaxed);
 		}
 		reset(s);
+		clear_slots(s);
+		atomic_store_explicit(&s->exclusive, false,
+				      memory_order_relaxed);
 		atomic_store_explicit(&s->state, RCL_STOPPED,
 				      memory_order_relaxed);
 	}
+	srv_forked_in_runtime = rcl_self != NULL;
+	rcl_affinity_forked();
+	rcl_locks_fork_release();
 	pthread_mutex_unlock(&srv_mu);
+}
+
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void fork_setup(void)
+{
+	if (pthread_atfork(fork_prepare, fork_parent, fork_child) != 0)
+		ll_fatal("cannot register the RCL runtime's fork handlers");
+}
+
+/* srv_mu held: free the parent's thread structures of a forked child,
+ * unless the child was forked from inside a section (its only thread
+ * is a copy of a servicing thread, which still uses its structure). */
+static void free_orphans(struct rcl_server *s)
+{
+	struct rcl_sthread *t, *next;
+
+	if (srv_forked_in_runtime)
+		return;
+	for (t = s->orphans; t; t = next) {
+		next = t->next_all;
+		ll_free(t);
+	}
+	s->orphans = NULL;
 }
 
 /* srv_mu held. */
@@ -181,6 +240,7 @@ static int start_locked(struct rcl_server *s)
 	s->fifo = excl && !rcl_degraded();
 	if ((rc = rcl_affinity_reserve(s->cpu, excl)) != 0)
 		return rc;
+	free_orphans(s);
 	reset(s);
 	/* release: pairs with the acquire of state by the new threads */
 	atomic_store_explicit(&s->state, RCL_RUNNING, memory_order_release);
@@ -192,8 +252,7 @@ static int start_locked(struct rcl_server *s)
 		       s->cpu, strerror(rc));
 		return rc;
 	}
-	if (!srv_atexit_done && atexit(at_exit) == 0 &&
-	    pthread_atfork(fork_prepare, fork_parent, fork_child) == 0)
+	if (!srv_atexit_done && atexit(at_exit) == 0)
 		srv_atexit_done = true;
 	return 0;
 }
@@ -227,6 +286,7 @@ struct rcl_server *rcl_server_get(int cpu, int *err)
 
 	if ((*err = check_cpu(&cpu)) != 0)
 		return NULL;
+	pthread_once(&fork_once, fork_setup);
 	/* acquire: pairs with table_get()'s release */
 	s = atomic_load_explicit(&srv_table[cpu], memory_order_acquire);
 	/* acquire: pairs with the release of RCL_RUNNING in start_locked() */
@@ -249,6 +309,7 @@ int rcl_server_start(int cpu)
 
 	if ((rc = check_cpu(&cpu)) != 0)
 		return rc;
+	pthread_once(&fork_once, fork_setup);
 	pthread_mutex_lock(&srv_mu);
 	struct rcl_server *s = table_get(cpu);
 	rc = s ? start_locked(s) : ENOMEM;

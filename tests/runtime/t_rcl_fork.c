@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fork() with a running RCL server while other threads of the parent are
+ * inside RCL calls: the child (which has only the forking thread) runs
+ * sections at once, never runs the requests the parent's other threads
+ * left in their slots, gets the server CPU back in its mask, has only its
+ * own client id, and can start a fresh server; the parent goes on.
+ */
+#include "rcl_test.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#define BUSY 3
+#define FORKS 6
+
+static liblock_lock_t la, lb;
+static atomic_int busy_stop, busy_started;
+static atomic_int stale; /* bumped by the busy threads' sections */
+static long counter;	 /* under la */
+
+static void *bump_cs(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add_explicit(&stale, 1, memory_order_relaxed);
+	return NULL;
+}
+
+static void *inc_cs(void *arg)
+{
+	(void)arg;
+	return (void *)++counter;
+}
+
+static void *busy_main(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&busy_started, 1);
+	while (!atomic_load_explicit(&busy_stop, memory_order_relaxed))
+		liblock_exec(&lb, bump_cs, NULL);
+	return NULL;
+}
+
+static void *child_thread(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 500; i++)
+		liblock_exec(&la, inc_cs, NULL);
+	return NULL;
+}
+
+/* Sections of @l increment counter from its current value @n times. */
+static bool run_sections(int n)
+{
+	long before = counter;
+
+	for (int i = 0; i < n; i++)
+		if ((long)liblock_exec(&la, inc_cs, NULL) != before + i + 1)
+			return false;
+	return true;
+}
+
+#define CHILD_CHECK(cond)                                                  \
+	do {                                                               \
+		if (!(cond)) {                                             \
+			fprintf(stderr, "child: %s failed (line %d)\n",    \
+				#cond, __LINE__);                          \
+			return 1;                                          \
+		}                                                          \
+	} while (0)
+
+static int child_main(int cpu, bool parent_reserved)
+{
+	int seen = atomic_load(&stale);
+	cpu_set_t m;
+	rcl_stats_t st;
+	pthread_t t[2];
+
+	CHILD_CHECK(rcl_stats(cpu, &st) == 0 && !st.running);
+	CHILD_CHECK(st.scan_limit <= 1); /* only the forking thread's id */
+	CHILD_CHECK(sched_getaffinity(0, sizeof(m), &m) == 0);
+	CHILD_CHECK(!parent_reserved || CPU_ISSET(cpu, &m));
+	CHILD_CHECK(run_sections(1000));
+	if (strcmp(LL_SANITIZER, "tsan") == 0)
+		return atomic_load(&stale) == seen ? 0 : 1; /* no threads */
+	CHILD_CHECK(rcl_server_start(cpu) == 0);
+	CHILD_CHECK(rcl_stats(cpu, &st) == 0 && st.running);
+	CHILD_CHECK(run_sections(1000));
+	for (int i = 0; i < 2; i++)
+		CHILD_CHECK(pthread_create(&t[i], NULL, child_thread, NULL) == 0);
+	for (int i = 0; i < 2; i++)
+		CHILD_CHECK(pthread_join(t[i], NULL) == 0);
+	CHILD_CHECK(run_sections(10));
+	CHILD_CHECK(counter == 3011); /* 1 from the parent */
+	usleep(30000); /* the fresh server sweeps the old slots meanwhile */
+	CHILD_CHECK(atomic_load(&stale) == seen);
+	CHILD_CHECK(rcl_shutdown() == 0);
+	return 0;
+}
+
+/* Wait for @pid for at most @seconds; kill it after that. */
+static int wait_child(pid_t pid, int seconds)
+{
+	double end = rt_now() + seconds;
+	int status;
+	pid_t got;
+
+	while ((got = waitpid(pid, &status, WNOHANG)) == 0 && rt_now() < end)
+		usleep(1000);
+	if (got == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		ck_abort_msg("the forked child hangs");
+	}
+	ck_assert_int_eq(got, pid);
+	return status;
+}
+
+START_TEST(fork_with_busy_threads)
+{
+	int cpu = rcl_default_server();
+	pthread_t busy[BUSY];
+	cpu_set_t m;
+	bool reserved;
+	pid_t pid;
+	int status;
+
+	rt_init_rcl(&la, LIBLOCK_SERVER_DEFAULT);
+	rt_init_rcl(&lb, LIBLOCK_SERVER_DEFAULT);
+	ck_assert_int_eq((long)liblock_exec(&la, inc_cs, NULL), 1); /* id 0 */
+	reserved = rt_stats(cpu).exclusive;
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(m), &m), 0);
+	ck_assert(!reserved || !CPU_ISSET(cpu, &m));
+	for (int i = 0; i < BUSY; i++)
+		rt_start(&busy[i], busy_main, NULL);
+	rt_wait_flag(&busy_started, 10);
+	while (atomic_load(&stale) < 1000)
+		usleep(200);
+	/* a fork catches a pending request now and then: fork a few times */
+	for (int f = 0; f < FORKS; f++) {
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0)
+			_exit(child_main(cpu, reserved));
+		status = wait_child(pid, 20);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "child %d status %#x", f, status);
+	}
+	atomic_store(&busy_stop, 1);
+	for (int i = 0; i < BUSY; i++)
+		rt_join(busy[i], 10);
+	ck_assert(run_sections(100));
+	ck_assert(rt_stats(cpu).running);
+	ck_assert_int_eq(liblock_destroy(&la), 0);
+	ck_assert_int_eq(liblock_destroy(&lb), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
+}
+END_TEST
+
+static Suite *make(const char *mode)
+{
+	Suite *s = suite_create(mode);
+	TCase *tc = tcase_create("fork");
+
+	tcase_set_timeout(tc, TEST_TIMEOUT);
+	tcase_add_test(tc, fork_with_busy_threads);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return rt_main(make);
+}
