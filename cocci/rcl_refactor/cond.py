@@ -143,27 +143,35 @@ def evaluate(text, env):
 
 
 def _directives(text):
-    """(word, rest) of each directive: continuations joined, comments
-    dropped."""
+    """(line, word, rest) of each directive: continuations joined,
+    comments dropped, LINE the first line (from 1)."""
     text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n")
                   or " ", text, flags=re.S)
     out = []
-    for line in text.replace("\\\n", " ").split("\n"):
+    lines = text.split("\n")
+    k = 0
+    while k < len(lines):
+        first, line = k + 1, lines[k]
+        while line.endswith("\\") and k + 1 < len(lines):
+            k += 1
+            line = line[:-1] + " " + lines[k]
+        k += 1
         m = _DIRECTIVE.match(line)
         if m:
-            out.append((m.group(1), re.sub(r"//.*", "", m.group(2)).strip()))
+            out.append((first, m.group(1),
+                        re.sub(r"//.*", "", m.group(2)).strip()))
     return out
 
 
 def _guard(dirs, k):
     """#ifndef X / #if !defined(X) followed by #define X: a header guard,
     taken the first time the header is read.  Returns X or None."""
-    word, rest = dirs[k]
+    _, word, rest = dirs[k]
     m = re.fullmatch(r"!\s*defined\s*\(?\s*(\w+)\s*\)?", rest) \
         if word == "if" else re.fullmatch(r"(\w+)", rest)
     if word in ("if", "ifndef") and m and k + 1 < len(dirs) and \
-            dirs[k + 1][0] == "define" and \
-            dirs[k + 1][1].split()[:1] == [m.group(1)]:
+            dirs[k + 1][1] == "define" and \
+            dirs[k + 1][2].split()[:1] == [m.group(1)]:
         return m.group(1)
     return None
 
@@ -189,14 +197,15 @@ class _Frame:
                 (self.taken if rest is False else None)
 
 
-def scan(text, env, out):
+def scan(text, env, out, dead=None):
     """Add the function-like #defines of TEXT to OUT, {NAME: [(params,
     body)]}, each list the candidates: a definition in a region surely
     read replaces them, one in a region possibly read is added.  Updates
-    ENV with the object-like #defines and the #undefs."""
+    ENV with the object-like #defines and the #undefs, and DEAD (a set)
+    with the lines of the #defines in regions surely not read."""
     stack = []
     dirs = _directives(text)
-    for k, (word, rest) in enumerate(dirs):
+    for k, (line, word, rest) in enumerate(dirs):
         state = stack[-1].state if stack else True
         if word in ("if", "ifdef", "ifndef"):
             guard = _guard(dirs, k)
@@ -214,7 +223,10 @@ def scan(text, env, out):
             stack[-1].branch(True)
         elif word == "endif" and stack:
             stack.pop()
-        elif word == "define" and state is not False:
+        elif word == "define" and state is False:
+            if dead is not None:
+                dead.add(line)
+        elif word == "define":
             _define(rest, state, env, out)
         elif word == "undef" and state is True and rest:
             name = rest.split()[0]

@@ -29,6 +29,7 @@ class File:
         self.big = []          # section replacements
         self.before = {}       # offset -> [text inserted there]
         self.needs_include = False
+        self.dead_defines = set()  # lines of #defines not compiled
 
     def func_at(self, off, parser_typedefs=()):
         try:
@@ -122,7 +123,7 @@ class Program:
             with open(path, encoding="latin-1") as fh:
                 cond.scan(fh.read(), env, macros)
         for f in self.files:
-            cond.scan(f.src.text, env, macros)
+            cond.scan(f.src.text, env, macros, f.dead_defines)
         find.add_macros(fns, macros)
         self.macros = {name: _chosen(fns, name, cands)
                        for name, cands in macros.items() if cands}
@@ -274,7 +275,8 @@ class Program:
         for t in toks:
             m = re.match(r"#\s*define\s+(\w+)", t.text) \
                 if t.kind == "pp" else None
-            if m and m.group(1) not in self.fns:
+            if m and m.group(1) not in self.fns and \
+                    f.src.line_of(t.start) not in f.dead_defines:
                 self._scan_macro(f, t, m.group(1))
         ok = _accounted_ranges(f, self.fns)
         for k, t in enumerate(toks):
