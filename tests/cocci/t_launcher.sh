@@ -31,6 +31,10 @@ grep -q "1 section(s) found, 1 transformed" log || { cat log; fail "summary"; }
 grep -q "liblock_exec(&mu" out/c.c || fail "section not converted"
 [ -f out/rcl-config.h ] || fail "no rcl-config.h"
 
+# Through a symbolic link (a bin/ of links to the build tree).
+ln -s "$RCLR" rclr-link
+./rclr-link --help >log 2>&1 || { cat log; fail "--help through a link"; }
+
 # The override: a copy of the driver elsewhere is used (it says so).
 mkdir -p dd && cp -R "$top_srcdir/cocci/rcl_refactor" "$top_srcdir"/cocci/*.cocci dd/
 chmod -R u+w dd
