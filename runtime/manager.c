@@ -62,11 +62,13 @@ int rcl_pool_add(struct rcl_server *s)
 	if (t) {
 		/* electable at once, as in the original code */
 		atomic_store_explicit(&t->timestamp, ts - 1, memory_order_relaxed);
+		/* counted before the thread can serve: whoever its sections
+		 * complete for must see the count (rcl_stats) */
+		RCL_STAT_INC(s->reactivated);
 		/* release: pairs with the acquire wait in leave_pool() */
 		atomic_store_explicit(&t->is_servicing, RCL_SERVICING,
 				      memory_order_release);
 		ll_futex_wake(&t->is_servicing, 1);
-		RCL_STAT_INC(s->reactivated);
 		return 0;
 	}
 	if (atomic_load_explicit(&s->nthreads, memory_order_relaxed) >=
@@ -82,8 +84,12 @@ int rcl_pool_add(struct rcl_server *s)
 	atomic_init(&t->is_servicing, RCL_SERVICING);
 	atomic_init(&t->timestamp, ts - 1);
 	t->next_all = atomic_load_explicit(&s->all, memory_order_relaxed);
+	/* counted before the thread can serve (see above); pthread_create
+	 * orders it before everything the thread does */
+	RCL_STAT_INC(s->created);
 	if ((rc = rcl_thread_start(s, &t->thread, rcl_servicing_main, t,
 				   RCL_PRIO_SERVICING)) != 0) {
+		RCL_STAT_ADD(s->created, (uint64_t)-1);
 		ll_free(t);
 		pool_undo(s);
 		return rc;
@@ -91,7 +97,6 @@ int rcl_pool_add(struct rcl_server *s)
 	/* release: rcl_stats() walks the list with acquire */
 	atomic_store_explicit(&s->all, t, memory_order_release);
 	atomic_fetch_add_explicit(&s->nthreads, 1, memory_order_relaxed);
-	RCL_STAT_INC(s->created);
 	return 0;
 }
 
