@@ -191,7 +191,8 @@ static void fork_child(void)
 		atomic_store_explicit(&s->state, RCL_STOPPED,
 				      memory_order_relaxed);
 	}
-	srv_forked_in_runtime = rcl_self != NULL;
+	if (rcl_self) /* sticky: its structure may be an older orphan */
+		srv_forked_in_runtime = true;
 	rcl_affinity_forked();
 	rcl_locks_fork_release();
 	pthread_mutex_unlock(&srv_mu);
