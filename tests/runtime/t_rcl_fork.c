@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fork() with a running RCL server while other threads of the parent are
- * inside RCL calls: the child (which has only the forking thread) runs
+ * inside RCL calls, their requests pending (the server's thread is held
+ * by a spinning section of another lock): the child (which has only the forking thread) runs
  * sections at once, never runs the requests the parent's other threads
  * left in their slots, gets the server CPU back in its mask, has only its
  * own client id, and can start a fresh server; the parent goes on.
@@ -12,10 +13,10 @@
 #include <sys/wait.h>
 
 #define BUSY 3
-#define FORKS 6
+#define FORKS 4
 
-static liblock_lock_t la, lb;
-static atomic_int busy_stop, busy_started;
+static liblock_lock_t la, lb, lc;
+static atomic_int busy_stop, busy_started, in_lc, release_lc;
 static atomic_int stale; /* bumped by the busy threads' sections */
 static long counter;	 /* under la */
 
@@ -39,6 +40,22 @@ static void *busy_main(void *arg)
 	while (!atomic_load_explicit(&busy_stop, memory_order_relaxed))
 		liblock_exec(&lb, bump_cs, NULL);
 	return NULL;
+}
+
+/* Holds the server's only free servicing thread until release_lc: the
+ * busy threads' requests on lb (free) stay pending meanwhile. */
+static void *spin_cs(void *arg)
+{
+	(void)arg;
+	atomic_store(&in_lc, 1);
+	while (!atomic_load_explicit(&release_lc, memory_order_relaxed))
+		;
+	return NULL;
+}
+
+static void *spinner_main(void *arg)
+{
+	return liblock_exec(&lc, spin_cs, arg);
 }
 
 static void *child_thread(void *arg)
@@ -119,7 +136,7 @@ static int wait_child(pid_t pid, int seconds)
 START_TEST(fork_with_busy_threads)
 {
 	int cpu = rcl_default_server();
-	pthread_t busy[BUSY];
+	pthread_t busy[BUSY], spinner;
 	cpu_set_t m;
 	bool reserved;
 	pid_t pid;
@@ -127,32 +144,47 @@ START_TEST(fork_with_busy_threads)
 
 	rt_init_rcl(&la, LIBLOCK_SERVER_DEFAULT);
 	rt_init_rcl(&lb, LIBLOCK_SERVER_DEFAULT);
+	rt_init_rcl(&lc, LIBLOCK_SERVER_DEFAULT);
 	ck_assert_int_eq((long)liblock_exec(&la, inc_cs, NULL), 1); /* id 0 */
 	reserved = rt_stats(cpu).exclusive;
 	ck_assert_int_eq(sched_getaffinity(0, sizeof(m), &m), 0);
 	ck_assert(!reserved || !CPU_ISSET(cpu, &m));
-	for (int i = 0; i < BUSY; i++)
-		rt_start(&busy[i], busy_main, NULL);
-	rt_wait_flag(&busy_started, 10);
-	while (atomic_load(&stale) < 1000)
-		usleep(200);
-	/* a fork catches a pending request now and then: fork a few times */
 	for (int f = 0; f < FORKS; f++) {
+		int target = atomic_load(&stale) + 1000;
+
+		atomic_store(&busy_stop, 0);
+		atomic_store(&busy_started, 0);
+		for (int i = 0; i < BUSY; i++)
+			rt_start(&busy[i], busy_main, NULL);
+		rt_wait_flag(&busy_started, 10);
+		while (atomic_load(&stale) < target)
+			usleep(200);
+		/* fork while the busy threads' requests are pending */
+		atomic_store(&in_lc, 0);
+		atomic_store(&release_lc, 0);
+		rt_start(&spinner, spinner_main, NULL);
+		rt_wait_flag(&in_lc, 10);
 		pid = fork();
 		ck_assert_int_ge(pid, 0);
 		if (pid == 0)
 			_exit(child_main(cpu, reserved));
+		atomic_store(&release_lc, 1);
+		rt_join(spinner, 10);
+		/* the child may start a server on the same CPU: a busy
+		 * SCHED_FIFO server of ours would only let it run through
+		 * its yields (docs/RUNTIME.md, several processes) */
+		atomic_store(&busy_stop, 1);
+		for (int i = 0; i < BUSY; i++)
+			rt_join(busy[i], 10);
 		status = wait_child(pid, 20);
 		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 			      "child %d status %#x", f, status);
 	}
-	atomic_store(&busy_stop, 1);
-	for (int i = 0; i < BUSY; i++)
-		rt_join(busy[i], 10);
 	ck_assert(run_sections(100));
 	ck_assert(rt_stats(cpu).running);
 	ck_assert_int_eq(liblock_destroy(&la), 0);
 	ck_assert_int_eq(liblock_destroy(&lb), 0);
+	ck_assert_int_eq(liblock_destroy(&lc), 0);
 	ck_assert_int_eq(rcl_shutdown(), 0);
 }
 END_TEST
