@@ -97,6 +97,11 @@ int rcl_pool_add(struct rcl_server *s)
 	/* release: rcl_stats() walks the list with acquire */
 	atomic_store_explicit(&s->all, t, memory_order_release);
 	atomic_fetch_add_explicit(&s->nthreads, 1, memory_order_relaxed);
+	/* release: pairs with the acquire wait at the top of
+	 * rcl_servicing_main(): the thread serves only once rcl_stats()
+	 * can see its counters */
+	atomic_store_explicit(&t->linked, 1, memory_order_release);
+	ll_futex_wake(&t->linked, 1);
 	return 0;
 }
 

@@ -122,6 +122,7 @@ struct rcl_sthread {
 	_Atomic uint32_t is_servicing; /* futex word, RCL_PREPARED/... */
 	_Atomic uint32_t timestamp;    /* last election cycle seen */
 	_Atomic int tid;	       /* kernel tid, 0 until started */
+	_Atomic uint32_t linked;       /* futex word: 1 once on the all list */
 	struct rcl_sthread *next_all;  /* manager-owned list */
 	struct rcl_sthread *next_prepared;
 	struct rcl_tstats st;

@@ -310,6 +310,9 @@ void *rcl_servicing_main(void *arg)
 	struct idle_state is = { 0, 0, 0 };
 	unsigned int served;
 
+	/* acquire: pairs with the release in rcl_pool_add() */
+	while (!atomic_load_explicit(&t->linked, memory_order_acquire))
+		ll_futex_wait(&t->linked, 0, NULL, CLOCK_MONOTONIC);
 	rcl_self = t;
 	atomic_store_explicit(&t->tid, (int)syscall(SYS_gettid),
 			      memory_order_relaxed);
