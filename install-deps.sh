@@ -10,6 +10,7 @@ PACKAGES="
   libpapi-dev papi-tools
   libdw-dev
   coccinelle python3
+  clang-format
   gnuplot-nox
   libevent-dev
   dpkg-dev

@@ -54,7 +54,7 @@ static_assert(sizeof(struct ahmcs_lock) == 2 * LL_CACHELINE,
 struct ahmcs_tnode {
 	struct zmcs_node n LL_ALIGNED;	    /* at the node level */
 	struct zmcs_node direct LL_ALIGNED; /* at the root, direct mode */
-	struct ahmcs_local *held; /* node queue used, NULL: direct */
+	struct ahmcs_local *held;	    /* node queue used, NULL: direct */
 	uint32_t passes;
 	uint32_t streak; /* acquisitions in a row that argue for a switch */
 	bool hier;	 /* start the next acquisition at the node level */
@@ -164,7 +164,8 @@ static int ahmcs_unlock(void *impl)
 
 const struct ll_ops ll_ahmcs_ops = {
 	.name = "ahmcs",
-	.summary = "adaptive HMCS: direct root path when uncontended, hysteresis",
+	.summary =
+		"adaptive HMCS: direct root path when uncontended, hysteresis",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_NUMA,
 	.init = ahmcs_init,
 	.destroy = zmcs_tree_destroy,

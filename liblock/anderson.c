@@ -88,7 +88,8 @@ static int anderson_lock(void *impl)
 {
 	struct anderson_lock *l = impl;
 	/* relaxed: the ticket only orders us; acquire is on head and go */
-	uint32_t t = atomic_fetch_add_explicit(&l->tail, 1, memory_order_relaxed);
+	uint32_t t =
+		atomic_fetch_add_explicit(&l->tail, 1, memory_order_relaxed);
 	unsigned int polls = 0;
 
 	/* Admission.  acquire: pairs with the release of head in
@@ -130,7 +131,8 @@ static int anderson_unlock(void *impl)
 	struct anderson_lock *l = impl;
 	uint32_t t = l->owner;
 
-	atomic_store_explicit(&l->slot[t & l->mask].go, 0, memory_order_relaxed);
+	atomic_store_explicit(&l->slot[t & l->mask].go, 0,
+			      memory_order_relaxed);
 	/* release: the reset above before admitting ticket t + N */
 	atomic_store_explicit(&l->head, t + 1, memory_order_release);
 	/* release: the section before ticket t + 1's acquire */
@@ -141,7 +143,8 @@ static int anderson_unlock(void *impl)
 
 const struct ll_ops ll_anderson_ops = {
 	.name = "anderson",
-	.summary = "Anderson array lock: FIFO, each waiter spins on its own slot",
+	.summary =
+		"Anderson array lock: FIFO, each waiter spins on its own slot",
 	.caps = LIBLOCK_CAP_LOCK,
 	.init = anderson_init,
 	.destroy = anderson_destroy,

@@ -56,7 +56,7 @@ static_assert(sizeof(struct cbomcs_lock) == 2 * LL_CACHELINE,
 struct cbomcs_tnode {
 	struct zmcs_node n;
 	struct cbomcs_local *held; /* node lock taken by lock() */
-	uint32_t passes;	    /* consecutive local handovers so far */
+	uint32_t passes;	   /* consecutive local handovers so far */
 };
 
 static int cbomcs_init_common(void **impl, bool park)
@@ -208,7 +208,8 @@ static int cbomcs_unlock(void *impl)
 
 const struct ll_ops ll_cbomcs_ops = {
 	.name = "cbomcs",
-	.summary = "cohort lock C-BO-MCS: backoff global, MCS per NUMA node (spin)",
+	.summary = "cohort lock C-BO-MCS: backoff global, MCS per NUMA node "
+		   "(spin)",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_NUMA,
 	.init = cbomcs_init,
 	.destroy = cbomcs_destroy,

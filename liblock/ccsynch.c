@@ -89,7 +89,8 @@ static int cc_destroy(void *impl)
 {
 	struct cc_lock *l = impl;
 	/* acquire: pairs with the exchange in cc_enqueue() */
-	struct cc_node *t = atomic_load_explicit(&l->tail, memory_order_acquire);
+	struct cc_node *t =
+		atomic_load_explicit(&l->tail, memory_order_acquire);
 
 	/* idle: the last pass handed the role to the empty tail node;
 	 * acquire pairs with that hand-off (cc_hand_on) */
@@ -108,8 +109,7 @@ static void cc_spare_release(void *node)
 }
 
 /* Enqueue a section; returns the node to wait on (the caller's now). */
-static struct cc_node *cc_enqueue(struct cc_lock *l, liblock_fn_t fn,
-				  void *ctx)
+static struct cc_node *cc_enqueue(struct cc_lock *l, liblock_fn_t fn, void *ctx)
 {
 	struct ll_comb_slot *s = ll_comb_slot(&l->key, cc_spare_release);
 	struct cc_node *next = s->node, *cur;
@@ -167,7 +167,8 @@ static int cc_unlock(void *impl)
 		return EPERM;
 	atomic_store_explicit(&l->owner, 0, memory_order_relaxed);
 	/* relaxed: we linked holder->next ourselves in cc_enqueue() */
-	cc_hand_on(atomic_load_explicit(&l->holder->next, memory_order_relaxed));
+	cc_hand_on(
+		atomic_load_explicit(&l->holder->next, memory_order_relaxed));
 	return 0;
 }
 
@@ -241,7 +242,8 @@ static int cc_cond_wait(void *impl, liblock_cond_t *cond,
 
 const struct ll_ops ll_ccsynch_ops = {
 	.name = "ccsynch",
-	.summary = "CC-Synch: queue-based combining, the combiner walks the queue",
+	.summary =
+		"CC-Synch: queue-based combining, the combiner walks the queue",
 	.caps = LIBLOCK_CAP_DELEGATION,
 	.init = cc_init,
 	.destroy = cc_destroy,

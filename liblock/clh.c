@@ -57,7 +57,7 @@ struct clh_lock {
 	/* written by every arriving thread */
 	_Atomic(struct clh_node *) tail LL_ALIGNED;
 	/* written by the holder */
-	_Atomic uintptr_t owner LL_ALIGNED; /* holder's token, 0 when free */
+	_Atomic uintptr_t owner LL_ALIGNED;  /* holder's token, 0 when free */
 	_Atomic(struct clh_node *) released; /* last node granted */
 	struct clh_handle *holder;	     /* holder's handle */
 	struct clh_node *pred;		     /* holder's predecessor node */
@@ -105,9 +105,11 @@ static int clh_init(void **impl, const liblock_attr_t *attr)
 static int clh_destroy(void *impl)
 {
 	struct clh_lock *l = impl;
-	struct clh_node *t = atomic_load_explicit(&l->tail, memory_order_acquire);
+	struct clh_node *t =
+		atomic_load_explicit(&l->tail, memory_order_acquire);
 
-	if (atomic_load_explicit(&t->state, memory_order_acquire) != CLH_GRANTED)
+	if (atomic_load_explicit(&t->state, memory_order_acquire) !=
+	    CLH_GRANTED)
 		return EBUSY;
 	ll_free(t);
 	ll_tnode_forget(&l->key);
@@ -118,8 +120,8 @@ static int clh_destroy(void *impl)
 /* This thread's handle for @l, its node marked WAITING; NULL on ENOMEM. */
 static inline struct clh_handle *clh_handle(struct clh_lock *l)
 {
-	struct clh_handle *h = ll_tnode_dtor(&l->key, sizeof(*h),
-					      clh_handle_free);
+	struct clh_handle *h =
+		ll_tnode_dtor(&l->key, sizeof(*h), clh_handle_free);
 
 	if (ll_unlikely(!h))
 		return NULL;
@@ -153,7 +155,8 @@ static inline int clh_lock_policy(struct clh_lock *l,
 		return ENOMEM;
 	/* tail: pred -> mine.  release: our successor sees our WAITING
 	 * before it reads our node; acquire: pred's node is initialised */
-	pred = atomic_exchange_explicit(&l->tail, h->mine, memory_order_acq_rel);
+	pred = atomic_exchange_explicit(&l->tail, h->mine,
+					memory_order_acq_rel);
 	clh_enter(l, h, pred, policy);
 	return 0;
 }
@@ -166,7 +169,8 @@ static inline int clh_trylock_policy(struct clh_lock *l,
 	struct clh_handle *h;
 	/* acquire: pairs with the exchange that made @t the tail, so the
 	 * @released we read next is at least as new as t's enqueueing */
-	struct clh_node *t = atomic_load_explicit(&l->tail, memory_order_acquire);
+	struct clh_node *t =
+		atomic_load_explicit(&l->tail, memory_order_acquire);
 
 	if (atomic_load_explicit(&l->released, memory_order_acquire) != t)
 		return EBUSY;
@@ -237,7 +241,8 @@ static int clh_stp_unlock(void *impl)
 
 const struct ll_ops ll_clh_ops = {
 	.name = "clh",
-	.summary = "CLH queue lock: FIFO, each waiter spins on its predecessor's node",
+	.summary = "CLH queue lock: FIFO, each waiter spins on its "
+		   "predecessor's node",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_OWNER,
 	.init = clh_init,
 	.destroy = clh_destroy,

@@ -153,8 +153,10 @@ static void waits_learn(liblock_fn_t fn)
 			return;
 	}
 	if (!atomic_exchange_explicit(&warned, true, memory_order_relaxed))
-		ll_log(LL_WARN, "more than %d section functions wait on "
-		       "condition variables: combiners may run them", WAITS_SLOTS);
+		ll_log(LL_WARN,
+		       "more than %d section functions wait on "
+		       "condition variables: combiners may run them",
+		       WAITS_SLOTS);
 }
 
 int ll_comb_cond_wait(void *impl, liblock_cond_t *cond,

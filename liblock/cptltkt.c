@@ -104,7 +104,8 @@ static int cptltkt_unlock(void *impl)
 
 const struct ll_ops ll_cptltkt_ops = {
 	.name = "cptltkt",
-	.summary = "cohort lock C-PTL-TKT: global partitioned ticket, ticket per node",
+	.summary = "cohort lock C-PTL-TKT: global partitioned ticket, ticket "
+		   "per node",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_NUMA,
 	.init = cptltkt_init,
 	.destroy = cptltkt_destroy,

@@ -107,7 +107,8 @@ static int dsm_destroy(void *impl)
 	/* acquire: pairs with the release of the registry pushes */
 	for (pr = atomic_load_explicit(&l->pairs, memory_order_acquire); pr;
 	     pr = next) {
-		next = atomic_load_explicit(&pr->reg_next, memory_order_relaxed);
+		next = atomic_load_explicit(&pr->reg_next,
+					    memory_order_relaxed);
 		/* acq_rel: pairs with the RMW in dsm_pair_release() */
 		if (!(atomic_fetch_and_explicit(&pr->state, ~DSM_REGISTERED,
 						memory_order_acq_rel) &
@@ -145,9 +146,8 @@ static struct dsm_pair *dsm_my_pair(struct dsm_lock *l)
 	do
 		atomic_store_explicit(&pr->reg_next, h, memory_order_relaxed);
 	/* release: a combiner or destroy that reads pairs sees reg_next */
-	while (!atomic_compare_exchange_weak_explicit(&l->pairs, &h, pr,
-						      memory_order_release,
-						      memory_order_relaxed));
+	while (!atomic_compare_exchange_weak_explicit(
+		&l->pairs, &h, pr, memory_order_release, memory_order_relaxed));
 	s->node = pr;
 	return pr;
 }
@@ -161,7 +161,8 @@ static void dsm_reclaim(struct dsm_lock *l)
 	/* acquire: pairs with the release of the registry pushes */
 	for (pr = atomic_load_explicit(&l->pairs, memory_order_acquire); pr;
 	     pr = next) {
-		next = atomic_load_explicit(&pr->reg_next, memory_order_relaxed);
+		next = atomic_load_explicit(&pr->reg_next,
+					    memory_order_relaxed);
 		/* acquire: pairs with dsm_pair_release(); the exited
 		 * thread's last writes to its nodes are done */
 		if (atomic_load_explicit(&pr->state, memory_order_acquire) &
@@ -228,7 +229,8 @@ static void dsm_answer(struct dsm_node *n, void *r)
 static void dsm_hand_on(struct dsm_lock *l, struct dsm_node *t)
 {
 	/* acquire: pairs with the successor's release link */
-	struct dsm_node *nx = atomic_load_explicit(&t->next, memory_order_acquire);
+	struct dsm_node *nx =
+		atomic_load_explicit(&t->next, memory_order_acquire);
 	struct dsm_node *expected = t;
 	unsigned int spins = 0;
 
@@ -370,7 +372,8 @@ static int dsm_cond_wait(void *impl, liblock_cond_t *cond,
 
 const struct ll_ops ll_dsmsynch_ops = {
 	.name = "dsmsynch",
-	.summary = "DSM-Synch: CC-Synch with two nodes per thread, spin locally",
+	.summary =
+		"DSM-Synch: CC-Synch with two nodes per thread, spin locally",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_DELEGATION | LIBLOCK_CAP_OWNER,
 	.init = dsm_init,
 	.destroy = dsm_destroy,

@@ -23,7 +23,7 @@
 
 #include <errno.h>
 
-#define CLEANUP_FREQUENCY 100	/* passes between two clean-ups */
+#define CLEANUP_FREQUENCY 100	 /* passes between two clean-ups */
 #define CLEANUP_OLD_THRESHOLD 10 /* passes a node may stay idle listed */
 
 enum { FC_LISTED = 1u, FC_DEAD = 2u };
@@ -42,7 +42,7 @@ struct fc_node {
 static_assert(sizeof(struct fc_node) == 2 * LL_CACHELINE, "two lines");
 
 struct fc_lock {
-	struct ll_lock_key key;	 /* read-only */
+	struct ll_lock_key key;		  /* read-only */
 	_Atomic uint32_t busy LL_ALIGNED; /* combiner lock: 0 free, 1 held */
 	_Atomic(struct fc_node *) head LL_ALIGNED; /* pushed by everyone */
 	/* written by the holder of busy */
@@ -87,7 +87,8 @@ static void fc_node_release(void *node)
 	struct fc_node *n = node;
 
 	if (!(atomic_fetch_or_explicit(&n->state, FC_DEAD,
-				       memory_order_acq_rel) & FC_LISTED))
+				       memory_order_acq_rel) &
+	      FC_LISTED))
 		ll_free(n);
 }
 
@@ -96,7 +97,8 @@ static void fc_unlisted(struct fc_node *n)
 {
 	/* acq_rel: pairs with the RMW in fc_node_release() */
 	if (atomic_fetch_and_explicit(&n->state, ~FC_LISTED,
-				      memory_order_acq_rel) & FC_DEAD)
+				      memory_order_acq_rel) &
+	    FC_DEAD)
 		ll_free(n);
 }
 
@@ -123,7 +125,8 @@ static struct fc_node *fc_my_node(struct fc_lock *l)
 {
 	struct ll_comb_slot *s = ll_comb_slot(&l->key, fc_node_release);
 
-	if (ll_unlikely(!s->node) && !(s->node = ll_zalloc(sizeof(struct fc_node))))
+	if (ll_unlikely(!s->node) &&
+	    !(s->node = ll_zalloc(sizeof(struct fc_node))))
 		ll_fatal("out of memory for a flat-combining node");
 	return s->node;
 }
@@ -131,15 +134,15 @@ static struct fc_node *fc_my_node(struct fc_lock *l)
 /* Push @n (owned by the caller, not listed) at the head. */
 static void fc_publish(struct fc_lock *l, struct fc_node *n)
 {
-	struct fc_node *h = atomic_load_explicit(&l->head, memory_order_relaxed);
+	struct fc_node *h =
+		atomic_load_explicit(&l->head, memory_order_relaxed);
 
 	atomic_fetch_or_explicit(&n->state, FC_LISTED, memory_order_relaxed);
 	do
 		atomic_store_explicit(&n->next, h, memory_order_relaxed);
 	/* release: a combiner that reads head (acquire) sees n->next */
-	while (!atomic_compare_exchange_weak_explicit(&l->head, &h, n,
-						      memory_order_release,
-						      memory_order_relaxed));
+	while (!atomic_compare_exchange_weak_explicit(
+		&l->head, &h, n, memory_order_release, memory_order_relaxed));
 }
 
 static inline bool fc_try(struct fc_lock *l)
@@ -173,9 +176,9 @@ static bool fc_unlink(struct fc_lock *l, struct fc_node *pred,
 		return true;
 	}
 	/* relaxed: the list is ordered for the next combiner by busy */
-	return atomic_compare_exchange_strong_explicit(&l->head, &expected,
-						       next, memory_order_relaxed,
-						       memory_order_relaxed);
+	return atomic_compare_exchange_strong_explicit(
+		&l->head, &expected, next, memory_order_relaxed,
+		memory_order_relaxed);
 }
 
 /* Caller holds busy: unlink nodes idle for CLEANUP_OLD_THRESHOLD passes
@@ -190,7 +193,8 @@ static void fc_cleanup(struct fc_lock *l)
 		next = atomic_load_explicit(&n->next, memory_order_relaxed);
 		/* acquire: a section published after this check sees
 		 * FC_LISTED cleared and its owner pushes the node again */
-		if (atomic_load_explicit(&n->fn, memory_order_acquire) == NULL &&
+		if (atomic_load_explicit(&n->fn, memory_order_acquire) ==
+			    NULL &&
 		    (n->age + CLEANUP_OLD_THRESHOLD < l->count ||
 		     atomic_load_explicit(&n->state, memory_order_relaxed) &
 			     FC_DEAD) &&
@@ -351,7 +355,8 @@ static int fc_cond_wait(void *impl, liblock_cond_t *cond,
 
 const struct ll_ops ll_fc_ops = {
 	.name = "fc",
-	.summary = "flat combining: a combiner thread runs the published sections",
+	.summary =
+		"flat combining: a combiner thread runs the published sections",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_DELEGATION | LIBLOCK_CAP_OWNER,
 	.init = fc_init,
 	.destroy = fc_destroy,

@@ -29,7 +29,7 @@
 #define HMCS_THRESHOLD 100u
 
 struct hmcs_local {
-	struct zmcs_lock q LL_ALIGNED;	   /* this node's queue */
+	struct zmcs_lock q LL_ALIGNED;	 /* this node's queue */
 	struct zmcs_node rep LL_ALIGNED; /* this node's place at the root */
 };
 
@@ -129,7 +129,8 @@ static int hmcs_unlock(void *impl)
 
 const struct ll_ops ll_hmcs_ops = {
 	.name = "hmcs",
-	.summary = "hierarchical MCS (Chabbi et al.): MCS per NUMA node and at the root",
+	.summary = "hierarchical MCS (Chabbi et al.): MCS per NUMA node and at "
+		   "the root",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_NUMA,
 	.init = hmcs_init,
 	.destroy = zmcs_tree_destroy,

@@ -189,7 +189,8 @@ static int hticket_unlock(void *impl)
 
 const struct ll_ops ll_hticket_ops = {
 	.name = "hticket",
-	.summary = "hierarchical ticket lock (libslock htlock): local ticket batches",
+	.summary = "hierarchical ticket lock (libslock htlock): local ticket "
+		   "batches",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_NUMA,
 	.init = hticket_init,
 	.destroy = hticket_destroy,

@@ -38,12 +38,15 @@ static int build(liblock_lock_t *lock, const liblock_attr_t *attr)
 	int rc;
 
 	if (!ops) {
-		ll_log(LL_ERROR, "unknown lock algorithm '%s' (see rcl-bench --list)",
+		ll_log(LL_ERROR,
+		       "unknown lock algorithm '%s' (see rcl-bench --list)",
 		       name);
 		return EINVAL;
 	}
-	if (attr->server != LIBLOCK_SERVER_DEFAULT && !ll_cpu_online(attr->server)) {
-		ll_log(LL_ERROR, "server CPU %d is not an online CPU", attr->server);
+	if (attr->server != LIBLOCK_SERVER_DEFAULT &&
+	    !ll_cpu_online(attr->server)) {
+		ll_log(LL_ERROR, "server CPU %d is not an online CPU",
+		       attr->server);
 		return EINVAL;
 	}
 	if ((rc = ops->init(&impl, attr)) != 0)
@@ -81,22 +84,23 @@ static __attribute__((noinline)) int lazy_init(liblock_lock_t *lock)
 	/* 0 -> 1: we build the lock.  acquire: orders our reads of the
 	 * attributes after the claim; a loser pairs with the winner's
 	 * release of READY in the loop below, not here */
-	if (atomic_compare_exchange_strong_explicit(&lock->_state, &expected,
-						    LOCK_INITIALISING,
-						    memory_order_acquire,
-						    memory_order_acquire)) {
-		liblock_attr_t attr = { lock->_algorithm, lock->_server,
-					lock->_flags };
+	if (atomic_compare_exchange_strong_explicit(
+		    &lock->_state, &expected, LOCK_INITIALISING,
+		    memory_order_acquire, memory_order_acquire)) {
+		liblock_attr_t attr = {lock->_algorithm, lock->_server,
+				       lock->_flags};
 
 		if (build(lock, &attr) != 0) {
 			/* A static lock has nobody to return an error to:
 			 * fall back to POSIX so the program stays correct. */
-			ll_log(LL_WARN, "lock %p falls back to posix", (void *)lock);
+			ll_log(LL_WARN, "lock %p falls back to posix",
+			       (void *)lock);
 			attr.algorithm = "posix";
 			attr.flags |= LIBLOCK_ATTR_FIXED;
 			attr.server = LIBLOCK_SERVER_DEFAULT;
 			if (build(lock, &attr) != 0)
-				ll_fatal("cannot initialise lock %p", (void *)lock);
+				ll_fatal("cannot initialise lock %p",
+					 (void *)lock);
 		}
 		/* release: pairs with the acquire loads of waiters below */
 		atomic_store_explicit(&lock->_state, LOCK_READY,
@@ -113,9 +117,9 @@ static __attribute__((noinline)) int lazy_init(liblock_lock_t *lock)
 static inline const struct ll_ops *ready(liblock_lock_t *lock)
 {
 	/* acquire: pairs with the release that published _ops/_impl */
-	if (ll_unlikely(atomic_load_explicit(&lock->_state,
-					     memory_order_acquire) !=
-			LOCK_READY))
+	if (ll_unlikely(
+		    atomic_load_explicit(&lock->_state, memory_order_acquire) !=
+		    LOCK_READY))
 		lazy_init(lock);
 	return lock->_ops;
 }
@@ -275,8 +279,8 @@ static int cond_wait(liblock_cond_t *cond, liblock_lock_t *lock,
 
 	if (!cond_valid(cond) || !lock)
 		return EINVAL;
-	if (abstime && (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L ||
-			abstime->tv_sec < 0))
+	if (abstime && (abstime->tv_nsec < 0 ||
+			abstime->tv_nsec >= 1000000000L || abstime->tv_sec < 0))
 		return EINVAL;
 	ops = ready(lock);
 	if (ops->cond_wait)
@@ -332,9 +336,10 @@ static void fill_algorithm_names(void)
 	algorithm_names[i] = NULL;
 	/* The stress suite runs what this list names: say so if it is cut. */
 	if (ll_ops_all[i])
-		ll_log(LL_ERROR, "more than %zu algorithms registered: "
-		       "liblock_algorithms() lists the first %zu", max - 1,
-		       max - 1);
+		ll_log(LL_ERROR,
+		       "more than %zu algorithms registered: "
+		       "liblock_algorithms() lists the first %zu",
+		       max - 1, max - 1);
 }
 
 const char *const *liblock_algorithms(void)

@@ -48,7 +48,10 @@ typedef struct liblock_attr {
 	unsigned int flags;    /* LIBLOCK_ATTR_* */
 } liblock_attr_t;
 
-#define LIBLOCK_ATTR_INITIALIZER { NULL, LIBLOCK_SERVER_DEFAULT, 0 }
+#define LIBLOCK_ATTR_INITIALIZER                                               \
+	{                                                                      \
+		NULL, LIBLOCK_SERVER_DEFAULT, 0                                \
+	}
 
 /*
  * The lock.  Fields are private: use the functions below.  A lock is
@@ -66,22 +69,29 @@ typedef struct liblock_lock {
 
 /* Static initialisers: the algorithm comes from $LIBLOCK_LOCK (or posix),
  * or from the name given, on first use. */
-#define LIBLOCK_INITIALIZER                                                  \
-	{ NULL, NULL, NULL, LIBLOCK_SERVER_DEFAULT, 0, 0 }
-#define LIBLOCK_INITIALIZER_ALGO(name, server)                               \
-	{ NULL, NULL, (name), (server), 0, 0 }
+#define LIBLOCK_INITIALIZER                                                    \
+	{                                                                      \
+		NULL, NULL, NULL, LIBLOCK_SERVER_DEFAULT, 0, 0                 \
+	}
+#define LIBLOCK_INITIALIZER_ALGO(name, server)                                 \
+	{                                                                      \
+		NULL, NULL, (name), (server), 0, 0                             \
+	}
 
 /* Condition variable usable with every algorithm (waits on a futex).
  * Private fields; LIBLOCK_COND_INITIALIZER uses CLOCK_REALTIME. */
 typedef struct liblock_cond {
-	_Atomic unsigned int _seq;     /* futex word, bumped by signal/broadcast */
+	_Atomic unsigned int _seq; /* futex word, bumped by signal/broadcast */
 	_Atomic unsigned int _waiters; /* threads inside a wait */
-	int _clock;	       /* clock of timed waits' absolute deadlines */
-	int _magic;	       /* detects use of a destroyed cond */
+	int _clock; /* clock of timed waits' absolute deadlines */
+	int _magic; /* detects use of a destroyed cond */
 } liblock_cond_t;
 
 #define LIBLOCK_COND_MAGIC 0x6c6c6376
-#define LIBLOCK_COND_INITIALIZER { 0, 0, CLOCK_REALTIME, LIBLOCK_COND_MAGIC }
+#define LIBLOCK_COND_INITIALIZER                                               \
+	{                                                                      \
+		0, 0, CLOCK_REALTIME, LIBLOCK_COND_MAGIC                       \
+	}
 
 /*
  * Initialise @lock with @attr (NULL: defaults).

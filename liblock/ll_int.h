@@ -24,7 +24,8 @@
 /* LL_CACHELINE comes from configure (128 on x86: adjacent-line prefetch). */
 #define LL_ALIGNED __attribute__((aligned(LL_CACHELINE)))
 /* Round @n up to whole padding units. */
-#define LL_ROUND_LINE(n) (((n) + LL_CACHELINE - 1) / LL_CACHELINE * LL_CACHELINE)
+#define LL_ROUND_LINE(n)                                                       \
+	(((n) + LL_CACHELINE - 1) / LL_CACHELINE * LL_CACHELINE)
 
 #define LL_HIDDEN __attribute__((visibility("hidden")))
 #define ll_likely(x) __builtin_expect(!!(x), 1)
@@ -84,11 +85,10 @@ enum ll_level { LL_DEBUG, LL_INFO, LL_WARN, LL_ERROR };
 
 /* One write(2) of "librcl: LEVEL: message (file:line)\n"; no malloc, so it
  * is safe in the preload libraries and in signal-free early start-up. */
-void ll_log_at(enum ll_level level, const char *file, int line,
-	       const char *fmt, ...) LL_HIDDEN
-	__attribute__((format(printf, 4, 5)));
-_Noreturn void ll_fatal_at(const char *file, int line, const char *fmt, ...)
-	LL_HIDDEN __attribute__((format(printf, 3, 4)));
+void ll_log_at(enum ll_level level, const char *file, int line, const char *fmt,
+	       ...) LL_HIDDEN __attribute__((format(printf, 4, 5)));
+_Noreturn void ll_fatal_at(const char *file, int line, const char *fmt,
+			   ...) LL_HIDDEN __attribute__((format(printf, 3, 4)));
 #define ll_log(level, ...) ll_log_at((level), __FILE__, __LINE__, __VA_ARGS__)
 #define ll_fatal(...) ll_fatal_at(__FILE__, __LINE__, __VA_ARGS__)
 

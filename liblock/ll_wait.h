@@ -20,8 +20,8 @@
  * (about one context switch) calls sched_yield() before each further
  * poll, which hands its CPU to the descheduled next-in-line or holder.
  * On an idle machine the cost is one syscall per poll, and only in waits
- * that were already longer than a context switch.  ll_spin_poll() is the one place
- * that implements this; every spinning loop of liblock calls it.
+ * that were already longer than a context switch.  ll_spin_poll() is the one
+ * place that implements this; every spinning loop of liblock calls it.
  *
  * Memory model: C11; the futex syscall is a full barrier on
  * Linux, but we do not rely on it: the word is always read with acquire.
@@ -138,7 +138,8 @@ static inline uint32_t ll_wait_while_val(_Atomic uint32_t *word, uint32_t val,
 			ll_spin_poll(&polls);
 			continue;
 		}
-		if (policy == LL_WAIT_SPIN_THEN_PARK && ++spins < LL_SPIN_BUDGET) {
+		if (policy == LL_WAIT_SPIN_THEN_PARK &&
+		    ++spins < LL_SPIN_BUDGET) {
 			ll_cpu_relax();
 			continue;
 		}

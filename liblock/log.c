@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const level_names[] = { "debug", "info", "warning", "error" };
+static const char *const level_names[] = {"debug", "info", "warning", "error"};
 
 static enum ll_level threshold(void)
 {
@@ -49,7 +49,8 @@ static void vlog(enum ll_level level, const char *file, int line,
 		m = snprintf(buf + n, sizeof(buf) - (size_t)n, " (%s:%d)",
 			     base ? base + 1 : file, line);
 		if (m > 0)
-			n = n + m < (int)sizeof(buf) ? n + m : (int)sizeof(buf) - 1;
+			n = n + m < (int)sizeof(buf) ? n + m
+						     : (int)sizeof(buf) - 1;
 	}
 	if (n > (int)sizeof(buf) - 2)
 		n = (int)sizeof(buf) - 2;
@@ -58,8 +59,8 @@ static void vlog(enum ll_level level, const char *file, int line,
 		return; /* nowhere left to report it */
 }
 
-void ll_log_at(enum ll_level level, const char *file, int line,
-	       const char *fmt, ...)
+void ll_log_at(enum ll_level level, const char *file, int line, const char *fmt,
+	       ...)
 {
 	va_list ap;
 

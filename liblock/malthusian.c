@@ -43,7 +43,8 @@ struct malth_lock {
 	/* owner-private: the passive set, a stack linked through ->next */
 	struct zmcs_node *passive LL_ALIGNED;
 	struct zmcs_node *passive_tail;
-	struct zmcs_node *holder; /* the holder's node: unlock needs no lookup */
+	struct zmcs_node
+		*holder; /* the holder's node: unlock needs no lookup */
 	uint32_t rng;
 };
 
@@ -203,7 +204,8 @@ static int malth_unlock(void *impl)
 
 const struct ll_ops ll_malthusian_ops = {
 	.name = "malthusian",
-	.summary = "Malthusian MCS (MCSCR): culls surplus waiters to a passive set (spin)",
+	.summary = "Malthusian MCS (MCSCR): culls surplus waiters to a passive "
+		   "set (spin)",
 	.caps = LIBLOCK_CAP_LOCK,
 	.init = malth_init,
 	.destroy = malth_destroy,

@@ -45,7 +45,7 @@ struct mcs_lock {
 	_Atomic(struct mcs_node *) tail LL_ALIGNED;
 	/* written by the holder */
 	_Atomic uintptr_t owner LL_ALIGNED; /* holder's token, 0 when free */
-	struct mcs_node *holder;	     /* holder's node */
+	struct mcs_node *holder;	    /* holder's node */
 	struct ll_lock_key key;
 } LL_ALIGNED;
 

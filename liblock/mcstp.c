@@ -71,9 +71,9 @@ enum { TP_INIT, TP_AVAILABLE, TP_WAITING, TP_TIMED_OUT, TP_FAILED };
 struct mcstp_lock;
 
 struct mcstp_node {
-	_Atomic(struct mcstp_node *) next; /* written by the successor */
-	_Atomic int64_t time;		   /* published by the waiter */
-	_Atomic int status;		   /* TP_* */
+	_Atomic(struct mcstp_node *) next;  /* written by the successor */
+	_Atomic int64_t time;		    /* published by the waiter */
+	_Atomic int status;		    /* TP_* */
 	const struct mcstp_lock *last_lock; /* owner-private (line 38 fix) */
 } LL_ALIGNED;
 
@@ -186,10 +186,9 @@ static bool mcstp_attempt(struct mcstp_lock *l, struct mcstp_node *me)
 	 * unlock, so the marking unlock is done with our node before we
 	 * reuse it, or exit and free it (see "Node lifetime" above). */
 	if (me->last_lock != l ||
-	    !atomic_compare_exchange_strong_explicit(&me->status, &st,
-						     TP_WAITING,
-						     memory_order_acquire,
-						     memory_order_acquire)) {
+	    !atomic_compare_exchange_strong_explicit(
+		    &me->status, &st, TP_WAITING, memory_order_acquire,
+		    memory_order_acquire)) {
 		if (mcstp_enqueue(l, me))
 			return true;
 	}
@@ -205,10 +204,12 @@ static bool mcstp_attempt(struct mcstp_lock *l, struct mcstp_node *me)
 			return true;
 		if (st == TP_FAILED)
 			return mcstp_give_up(l, me);
-		while (atomic_load_explicit(&me->status, memory_order_relaxed) ==
+		while (atomic_load_explicit(&me->status,
+					    memory_order_relaxed) ==
 		       TP_WAITING) {
 			t = mcstp_now();
-			atomic_store_explicit(&me->time, t, memory_order_relaxed);
+			atomic_store_explicit(&me->time, t,
+					      memory_order_relaxed);
 			if (t - start < MCSTP_PATIENCE) {
 				ll_cpu_relax();
 				continue;
@@ -242,7 +243,8 @@ static int mcstp_lock(void *impl)
 static int mcstp_trylock(void *impl)
 {
 	struct mcstp_lock *l = impl;
-	struct mcstp_node *me = ll_tnode(&l->key, sizeof(*me)), *expected = NULL;
+	struct mcstp_node *me = ll_tnode(&l->key, sizeof(*me)),
+			  *expected = NULL;
 
 	if (ll_unlikely(!me))
 		return ENOMEM;
@@ -265,9 +267,10 @@ static void mcstp_fail_range(struct mcstp_node *first, struct mcstp_node *last)
 {
 	while (first) {
 		struct mcstp_node *next =
-			first == last ? NULL
-				      : atomic_load_explicit(&first->next,
-							     memory_order_acquire);
+			first == last
+				? NULL
+				: atomic_load_explicit(&first->next,
+						       memory_order_acquire);
 
 		/* release: our accesses to @first happen before its owner
 		 * reuses or frees it; pairs with the acquire reads of
@@ -283,17 +286,18 @@ static bool mcstp_grant(struct mcstp_node *succ)
 {
 	int st = TP_WAITING;
 
-	if (atomic_load_explicit(&succ->status, memory_order_relaxed) != TP_WAITING)
+	if (atomic_load_explicit(&succ->status, memory_order_relaxed) !=
+	    TP_WAITING)
 		return false;
-	if (mcstp_now() - atomic_load_explicit(&succ->time, memory_order_relaxed) >
+	if (mcstp_now() -
+		    atomic_load_explicit(&succ->time, memory_order_relaxed) >
 	    MCSTP_UPDATE_DELAY)
 		return false;
 	/* WAITING -> AVAILABLE.  release: the section's writes go with the
 	 * lock; pairs with the waiter's acquire load of its status */
-	return atomic_compare_exchange_strong_explicit(&succ->status, &st,
-						       TP_AVAILABLE,
-						       memory_order_release,
-						       memory_order_relaxed);
+	return atomic_compare_exchange_strong_explicit(
+		&succ->status, &st, TP_AVAILABLE, memory_order_release,
+		memory_order_relaxed);
 }
 
 /* Alg. 5.  Caller holds the lock.  Returns 0, or EPERM if it does not. */
@@ -316,7 +320,8 @@ static int mcstp_unlock(void *impl)
 			 * take the tail acquires the section's writes */
 			if (atomic_compare_exchange_strong_explicit(
 				    &l->tail, &expected, NULL,
-				    memory_order_release, memory_order_relaxed)) {
+				    memory_order_release,
+				    memory_order_relaxed)) {
 				/* departure: Alg. 5 marks only curr here */
 				mcstp_fail_range(last ? last : curr, curr);
 				return 0;
@@ -343,7 +348,8 @@ static int mcstp_unlock(void *impl)
 
 const struct ll_ops ll_mcstp_ops = {
 	.name = "mcstp",
-	.summary = "MCS-TP: time-published MCS, skips preempted waiters (thesis)",
+	.summary =
+		"MCS-TP: time-published MCS, skips preempted waiters (thesis)",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_OWNER,
 	.init = mcstp_init,
 	.destroy = mcstp_destroy,

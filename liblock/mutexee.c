@@ -122,7 +122,8 @@ static int mutexee_unlock(void *impl)
 
 const struct ll_ops ll_mutexee_ops = {
 	.name = "mutexee",
-	.summary = "Mutexee (Falsafi et al.): futex mutex, long spin, lazy wake",
+	.summary =
+		"Mutexee (Falsafi et al.): futex mutex, long spin, lazy wake",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_PARK,
 	.init = mutexee_init,
 	.destroy = mutexee_destroy,

@@ -81,7 +81,8 @@ static int ptl_unlock(void *impl)
 
 const struct ll_ops ll_partitioned_ops = {
 	.name = "partitioned",
-	.summary = "partitioned ticket lock (Dice): FIFO, waiters spread over slots",
+	.summary = "partitioned ticket lock (Dice): FIFO, waiters spread over "
+		   "slots",
 	.caps = LIBLOCK_CAP_LOCK,
 	.init = ptl_init,
 	.destroy = ptl_destroy,

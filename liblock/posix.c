@@ -106,7 +106,8 @@ static int posix_unlock(void *impl)
 
 const struct ll_ops ll_posix_ops = {
 	.name = "posix",
-	.summary = "glibc pthread mutex (error-checking): spin briefly, then sleep",
+	.summary = "glibc pthread mutex (error-checking): spin briefly, then "
+		   "sleep",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_PARK | LIBLOCK_CAP_OWNER,
 	.init = posix_init,
 	.destroy = posix_destroy,

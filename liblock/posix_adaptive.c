@@ -89,7 +89,8 @@ static int padapt_unlock(void *impl)
 
 const struct ll_ops ll_posix_adaptive_ops = {
 	.name = "posix_adaptive",
-	.summary = "glibc PTHREAD_MUTEX_ADAPTIVE_NP mutex: adaptive spin, then sleep",
+	.summary = "glibc PTHREAD_MUTEX_ADAPTIVE_NP mutex: adaptive spin, then "
+		   "sleep",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_PARK,
 	.init = padapt_init,
 	.destroy = padapt_destroy,

@@ -60,7 +60,7 @@ static bool pshared_memory(const pthread_cond_t *c)
 static struct pti_obj *cond_get(pthread_cond_t *c, bool create, bool *none)
 {
 	struct pti_obj *o = pti_map_find(PTI_CONDS, (uintptr_t)c);
-	struct cond_spec spec = { PTI_NORMAL, CLOCK_REALTIME };
+	struct cond_spec spec = {PTI_NORMAL, CLOCK_REALTIME};
 	int err;
 
 	*none = false;
@@ -86,9 +86,8 @@ void pti_cond_after_fork(struct pti_obj *o)
 }
 
 /* Wait on our record @co; @m is replaced (@mo) or glibc's (@mo NULL). */
-static int wait_ours(struct pti_obj *co, pthread_mutex_t *m,
-		     struct pti_obj *mo, clockid_t clock,
-		     const struct timespec *abstime)
+static int wait_ours(struct pti_obj *co, pthread_mutex_t *m, struct pti_obj *mo,
+		     clockid_t clock, const struct timespec *abstime)
 {
 	unsigned int depth = 0, s;
 	int rc, rc2;
@@ -99,7 +98,8 @@ static int wait_ours(struct pti_obj *co, pthread_mutex_t *m,
 	s = atomic_load_explicit(&co->seq, memory_order_seq_cst);
 	rc = mo ? pti_mutex_release(mo, &depth) : pti_real()->mutex_unlock(m);
 	if (rc != 0) {
-		atomic_fetch_sub_explicit(&co->waiters, 1, memory_order_relaxed);
+		atomic_fetch_sub_explicit(&co->waiters, 1,
+					  memory_order_relaxed);
 		return rc;
 	}
 	rc = ll_futex_wait(&co->seq, s, abstime, clock);
@@ -119,7 +119,8 @@ static int wait_common(pthread_cond_t *c, pthread_mutex_t *m, int clock,
 	struct pti_obj *co, *mo;
 	bool none;
 
-	if (abstime && (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L))
+	if (abstime &&
+	    (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L))
 		return EINVAL;
 	co = cond_get(c, true, &none);
 	mo = pti_mutex_get(m);
@@ -141,9 +142,10 @@ static int wait_common(pthread_cond_t *c, pthread_mutex_t *m, int clock,
 	return wait_ours(co, m, mo, clock < 0 ? co->clock : clock, abstime);
 }
 
-LL_API_EXPORT int pti_cond_init(pthread_cond_t *c, const pthread_condattr_t *attr)
+LL_API_EXPORT int pti_cond_init(pthread_cond_t *c,
+				const pthread_condattr_t *attr)
 {
-	struct cond_spec spec = { PTI_NORMAL, CLOCK_REALTIME };
+	struct cond_spec spec = {PTI_NORMAL, CLOCK_REALTIME};
 	clockid_t clock = CLOCK_REALTIME;
 	int pshared = PTHREAD_PROCESS_PRIVATE, rc, err;
 
@@ -176,7 +178,7 @@ static int check_cond_destroy(struct pti_obj *o)
 		return pti_real()->cond_destroy(
 			(pthread_cond_t *)atomic_load(&o->key));
 	return atomic_load_explicit(&o->waiters, memory_order_acquire) ? EBUSY
-									: 0;
+								       : 0;
 }
 
 LL_API_EXPORT int pti_cond_destroy(pthread_cond_t *c)

@@ -87,7 +87,7 @@ struct pti_obj {
 	_Atomic uintptr_t key;
 	_Atomic(struct pti_obj *) next;
 	_Atomic unsigned int gen; /* mutex: fork generation of its lock */
-	int kind; /* enum pti_kind (mutexes) */
+	int kind;		  /* enum pti_kind (mutexes) */
 	bool gated; /* mutex: algorithm without trylock, see pti_mutex.c */
 	int clock;  /* condvar: clock of absolute deadlines */
 	liblock_lock_t lock;
@@ -120,7 +120,8 @@ const struct pti_config *pti_config(void) LL_HIDDEN;
 
 /* Non-zero while this thread runs liblock code: liblock's own pthread
  * calls (the posix algorithm) must reach glibc, not us again. */
-extern __thread int pti_inside LL_HIDDEN __attribute__((tls_model("initial-exec")));
+extern __thread int pti_inside LL_HIDDEN
+	__attribute__((tls_model("initial-exec")));
 
 /* Call counters for $RCL_RUN_REPORT, updated only when it is set. */
 extern bool pti_counting LL_HIDDEN;
@@ -134,7 +135,8 @@ static inline void pti_count(enum pti_wrapper w)
 void pti_count_object(bool cond) LL_HIDDEN;
 
 /* Log @msg once per process for each @flag (a static _Atomic bool). */
-void pti_say_once(_Atomic bool *flag, const char *msg, const char *what) LL_HIDDEN;
+void pti_say_once(_Atomic bool *flag, const char *msg,
+		  const char *what) LL_HIDDEN;
 
 /* ---- the map (pti_map.c) ------------------------------------------------ */
 
@@ -155,14 +157,15 @@ struct pti_obj *pti_map_add(enum pti_table t, uintptr_t key, pti_make_fn make,
 
 /* Remove @key's record if @check(obj) returns 0 (else return that), and
  * free it after @drop.  Returns 0, ENOENT, or @check's error. */
-int pti_map_remove(enum pti_table t, uintptr_t key, int (*check)(struct pti_obj *),
-		   pti_drop_fn drop) LL_HIDDEN;
+int pti_map_remove(enum pti_table t, uintptr_t key,
+		   int (*check)(struct pti_obj *), pti_drop_fn drop) LL_HIDDEN;
 
 /* fork(): the writer lock is taken around it so the child's map is whole. */
 void pti_map_atfork_prepare(void) LL_HIDDEN;
 void pti_map_atfork_release(void) LL_HIDDEN;
 /* In the child, writer lock held: call @fn on every record of @t. */
-void pti_map_for_each_locked(enum pti_table t, void (*fn)(struct pti_obj *)) LL_HIDDEN;
+void pti_map_for_each_locked(enum pti_table t,
+			     void (*fn)(struct pti_obj *)) LL_HIDDEN;
 /* Take and drop the writer lock (lazy repair of a record after fork). */
 void pti_map_writer_lock(void) LL_HIDDEN;
 void pti_map_writer_unlock(void) LL_HIDDEN;
@@ -181,7 +184,8 @@ void pti_cond_after_fork(struct pti_obj *o) LL_HIDDEN;
 /* ---- lock operations (pti_lock.c) --------------------------------------- */
 
 /* This thread's holder token: &pti_self, never 0. */
-extern __thread char pti_self LL_HIDDEN __attribute__((tls_model("initial-exec")));
+extern __thread char pti_self LL_HIDDEN
+	__attribute__((tls_model("initial-exec")));
 #define PTI_SELF ((uintptr_t)&pti_self)
 
 enum pti_how { PTI_HOW_LOCK, PTI_HOW_TRY };
@@ -207,7 +211,7 @@ void pti_mutex_reacquire(struct pti_obj *o, unsigned int depth) LL_HIDDEN;
 /* Symbol versions: bind wrapper @fn as @sym@@@ver (the default version). */
 #define PTI_EXPORT(fn, sym, ver) __asm__(".symver " #fn "," #sym "@@" ver)
 /* ... and also as the older @sym@@old through @other, an alias of @fn. */
-#define PTI_EXPORT_OLD(fn, other, sym, old)                                  \
+#define PTI_EXPORT_OLD(fn, other, sym, old)                                    \
 	extern __typeof__(fn) other LL_API_EXPORT __attribute__((alias(#fn))); \
 	__asm__(".symver " #other "," #sym "@" old)
 #define LL_API_EXPORT __attribute__((visibility("default")))

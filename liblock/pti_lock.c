@@ -106,7 +106,7 @@ static int base_timedlock(struct pti_obj *o, clockid_t clock,
 }
 
 int pti_enter(struct pti_obj *o, enum pti_how how, clockid_t clock,
-		 const struct timespec *abstime)
+	      const struct timespec *abstime)
 {
 	int rc;
 
@@ -128,7 +128,8 @@ int pti_enter(struct pti_obj *o, enum pti_how how, clockid_t clock,
 	if (rc == 0) {
 		/* relaxed: only the holder writes it, and a thread only
 		 * compares it with its own token */
-		atomic_store_explicit(&o->owner, PTI_SELF, memory_order_relaxed);
+		atomic_store_explicit(&o->owner, PTI_SELF,
+				      memory_order_relaxed);
 		o->depth = 1;
 	}
 	return rc;
@@ -150,7 +151,8 @@ void pti_mutex_reacquire(struct pti_obj *o, unsigned int depth)
 	int rc = pti_base_lock(o);
 
 	if (rc != 0)
-		ll_fatal("rcl-run: re-taking a mutex after a wait: error %d", rc);
+		ll_fatal("rcl-run: re-taking a mutex after a wait: error %d",
+			 rc);
 	atomic_store_explicit(&o->owner, PTI_SELF, memory_order_relaxed);
 	o->depth = depth;
 }

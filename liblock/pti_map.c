@@ -92,7 +92,8 @@ struct pti_obj *pti_map_find(enum pti_table t, uintptr_t key)
 	for (;;) {
 		/* acquire: pairs with the release in write_end(), so a
 		 * finished removal is seen whole */
-		uint32_t s = atomic_load_explicit(&b->seq, memory_order_acquire);
+		uint32_t s =
+			atomic_load_explicit(&b->seq, memory_order_acquire);
 
 		if (ll_unlikely(s & 1)) {
 			ll_cpu_relax();
@@ -160,10 +161,10 @@ static struct pti_obj *obj_alloc(void)
 	o = free_list;
 	free_list = atomic_load_explicit(&o->next, memory_order_relaxed);
 	/* Everything but key/next, which stale lookups may still read. */
-	atomic_store_explicit(&o->gen,
-			      atomic_load_explicit(&pti_fork_gen,
-						   memory_order_relaxed),
-			      memory_order_relaxed);
+	atomic_store_explicit(
+		&o->gen,
+		atomic_load_explicit(&pti_fork_gen, memory_order_relaxed),
+		memory_order_relaxed);
 	o->kind = PTI_NORMAL;
 	o->gated = false;
 	o->clock = CLOCK_REALTIME;
@@ -190,9 +191,9 @@ static void unlink_locked(struct pti_bucket *b, _Atomic(struct pti_obj *) *link,
 {
 	write_begin(b);
 	/* release: see walk() */
-	atomic_store_explicit(link,
-			      atomic_load_explicit(&o->next, memory_order_relaxed),
-			      memory_order_release);
+	atomic_store_explicit(
+		link, atomic_load_explicit(&o->next, memory_order_relaxed),
+		memory_order_release);
 	write_end(b);
 }
 
@@ -254,9 +255,9 @@ static struct pti_obj *add_locked(struct pti_bucket *b, uintptr_t key,
 	}
 	/* release: @o may be a recycled record a stale lookup still reads */
 	atomic_store_explicit(&o->key, key, memory_order_release);
-	atomic_store_explicit(&o->next,
-			      atomic_load_explicit(&b->head, memory_order_relaxed),
-			      memory_order_release);
+	atomic_store_explicit(
+		&o->next, atomic_load_explicit(&b->head, memory_order_relaxed),
+		memory_order_release);
 	/* release: publishes @o's fields; pairs with the acquire in walk() */
 	atomic_store_explicit(&b->head, o, memory_order_release);
 	return o;
@@ -309,7 +310,8 @@ void pti_map_for_each_locked(enum pti_table t, void (*fn)(struct pti_obj *))
 		struct pti_obj *o = atomic_load_explicit(&tables[t][i].head,
 							 memory_order_relaxed);
 
-		for (; o; o = atomic_load_explicit(&o->next, memory_order_relaxed))
+		for (; o;
+		     o = atomic_load_explicit(&o->next, memory_order_relaxed))
 			fn(o);
 	}
 }

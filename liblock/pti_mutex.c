@@ -6,9 +6,10 @@
  * Types.  Recursive and error-checking mutexes are honoured for every
  * algorithm by the wrapper itself: the record keeps the owner (a per-thread
  * token) and the depth, written only by the holder (pti_lock.c).  Normal
- * and default mutexes note the holder too (see fork) but check nothing.  Robust, priority-inheritance, priority-protect
- * and process-shared mutexes cannot be kept by a per-process map of
- * user-space locks: they stay POSIX, and we say so once per reason.
+ * and default mutexes note the holder too (see fork) but check nothing. Robust,
+ * priority-inheritance, priority-protect and process-shared mutexes cannot be
+ * kept by a per-process map of user-space locks: they stay POSIX, and we say so
+ * once per reason.
  *
  * Statically initialised mutexes are discovered at first use; their type
  * is read (never written) from the initialiser's __kind field.  A mutex
@@ -80,8 +81,10 @@ static void drop_mutex(struct pti_obj *o)
 	rc = liblock_destroy(&o->lock);
 	pti_inside--;
 	if (rc != 0)
-		ll_log(LL_WARN, "rcl-run: mutex %p re-initialised while held; "
-		       "its old lock is leaked", (void *)atomic_load(&o->key));
+		ll_log(LL_WARN,
+		       "rcl-run: mutex %p re-initialised while held; "
+		       "its old lock is leaked",
+		       (void *)atomic_load(&o->key));
 }
 
 /* destroy: refuse (record kept) while held; else free the lock. */
@@ -139,7 +142,8 @@ static __attribute__((noinline)) struct pti_obj *discover(pthread_mutex_t *m)
 		o = pti_map_add(PTI_MUTEXES, (uintptr_t)m, make_mutex, &kind,
 				false, NULL, &err);
 		if (!o)
-			ll_fatal("rcl-run: out of memory for mutex %p", (void *)m);
+			ll_fatal("rcl-run: out of memory for mutex %p",
+				 (void *)m);
 	}
 	return o->kind == PTI_POSIX ? NULL : o;
 }
@@ -154,8 +158,9 @@ static __attribute__((noinline)) void refresh(struct pti_obj *o)
 	gen = atomic_load_explicit(&pti_fork_gen, memory_order_relaxed);
 	if (atomic_load_explicit(&o->gen, memory_order_relaxed) != gen) {
 		if (new_lock(o) != 0)
-			ll_fatal("rcl-run: cannot re-create mutex %p after fork",
-				 (void *)atomic_load(&o->key));
+			ll_fatal(
+				"rcl-run: cannot re-create mutex %p after fork",
+				(void *)atomic_load(&o->key));
 		atomic_store_explicit(&o->users, 0, memory_order_relaxed);
 		/* release: pairs with the acquire in pti_mutex_get() */
 		atomic_store_explicit(&o->gen, gen, memory_order_release);
@@ -188,8 +193,9 @@ struct pti_obj *pti_mutex_get(pthread_mutex_t *m)
 	if (o->kind == PTI_POSIX)
 		return NULL;
 	/* acquire: pairs with the release in refresh(): the new lock */
-	if (ll_unlikely(atomic_load_explicit(&o->gen, memory_order_acquire) !=
-			atomic_load_explicit(&pti_fork_gen, memory_order_relaxed)))
+	if (ll_unlikely(
+		    atomic_load_explicit(&o->gen, memory_order_acquire) !=
+		    atomic_load_explicit(&pti_fork_gen, memory_order_relaxed)))
 		refresh(o);
 	return o;
 }
@@ -197,15 +203,17 @@ struct pti_obj *pti_mutex_get(pthread_mutex_t *m)
 void pti_mutex_after_fork(struct pti_obj *o)
 {
 	uintptr_t owner = atomic_load_explicit(&o->owner, memory_order_relaxed);
-	unsigned int gen = atomic_load_explicit(&pti_fork_gen, memory_order_relaxed);
+	unsigned int gen =
+		atomic_load_explicit(&pti_fork_gen, memory_order_relaxed);
 
 	if (o->kind == PTI_POSIX || owner == 0)
 		return; /* glibc's, or re-created at first use */
 	if (owner == PTI_SELF) {
 		/* Ours: a new lock, taken by us, same depth. */
 		if (new_lock(o) != 0)
-			ll_fatal("rcl-run: cannot re-create mutex %p after fork",
-				 (void *)atomic_load(&o->key));
+			ll_fatal(
+				"rcl-run: cannot re-create mutex %p after fork",
+				(void *)atomic_load(&o->key));
 		atomic_store_explicit(&o->users, 0, memory_order_relaxed);
 		if (pti_base_lock(o) != 0)
 			ll_fatal("rcl-run: cannot re-take mutex %p after fork",
@@ -228,7 +236,8 @@ static int kind_of_attr(const pthread_mutexattr_t *attr)
 	pthread_mutexattr_getrobust(attr, &robust);
 	pthread_mutexattr_getprotocol(attr, &proto);
 	if (pshared != PTHREAD_PROCESS_PRIVATE) {
-		pti_say_once(&said_pshared, "left to glibc", "process-shared mutexes");
+		pti_say_once(&said_pshared, "left to glibc",
+			     "process-shared mutexes");
 		return PTI_POSIX;
 	}
 	if (robust != PTHREAD_MUTEX_STALLED) {
@@ -314,7 +323,8 @@ LL_API_EXPORT int pti_mutex_unlock(pthread_mutex_t *m)
 	if (ll_unlikely(pti_inside) || (o = pti_mutex_get(m)) == NULL)
 		return pti_real()->mutex_unlock(m);
 	if (o->kind != PTI_NORMAL) {
-		if (atomic_load_explicit(&o->owner, memory_order_relaxed) != PTI_SELF)
+		if (atomic_load_explicit(&o->owner, memory_order_relaxed) !=
+		    PTI_SELF)
 			return EPERM;
 		if (--o->depth > 0)
 			return 0;

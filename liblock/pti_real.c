@@ -94,10 +94,9 @@ static __attribute__((noinline)) const struct pti_real *real_slow(void)
 	static __thread bool resolving;
 	int expected = ST_NONE;
 
-	if (atomic_compare_exchange_strong_explicit(&real_state, &expected,
-						    ST_BUILDING,
-						    memory_order_acquire,
-						    memory_order_acquire)) {
+	if (atomic_compare_exchange_strong_explicit(
+		    &real_state, &expected, ST_BUILDING, memory_order_acquire,
+		    memory_order_acquire)) {
 		resolving = true;
 		resolve();
 		resolving = false;
@@ -148,14 +147,18 @@ static void configure(void)
 	if (!name || !*name)
 		name = "posix";
 	if (liblock_algorithm_info(name, &info) != 0) {
-		ll_log(LL_ERROR, "LIBLOCK_LOCK=%s: unknown lock algorithm; "
-		       "every mutex stays POSIX (see rcl-run --list)", name);
+		ll_log(LL_ERROR,
+		       "LIBLOCK_LOCK=%s: unknown lock algorithm; "
+		       "every mutex stays POSIX (see rcl-run --list)",
+		       name);
 		return;
 	}
 	if (!(info.caps & LIBLOCK_CAP_LOCK)) {
-		ll_log(LL_ERROR, "LIBLOCK_LOCK=%s: a delegation algorithm needs "
+		ll_log(LL_ERROR,
+		       "LIBLOCK_LOCK=%s: a delegation algorithm needs "
 		       "extracted critical sections (rcl-refactor), not "
-		       "rcl-run; every mutex stays POSIX", name);
+		       "rcl-run; every mutex stays POSIX",
+		       name);
 		return;
 	}
 	pti_inside++;
@@ -170,14 +173,13 @@ const struct pti_config *pti_config(void)
 	int expected = ST_NONE;
 
 	/* acquire: pairs with the release below */
-	if (ll_likely(atomic_load_explicit(&config_state, memory_order_acquire) ==
-		      ST_READY))
+	if (ll_likely(atomic_load_explicit(&config_state,
+					   memory_order_acquire) == ST_READY))
 		return &config;
 	pti_real();
-	if (atomic_compare_exchange_strong_explicit(&config_state, &expected,
-						    ST_BUILDING,
-						    memory_order_acquire,
-						    memory_order_acquire)) {
+	if (atomic_compare_exchange_strong_explicit(
+		    &config_state, &expected, ST_BUILDING, memory_order_acquire,
+		    memory_order_acquire)) {
 		configure();
 		/* release: publishes `config`; pairs with the loads above */
 		atomic_store_explicit(&config_state, ST_READY,
@@ -211,8 +213,8 @@ static void write_report(const char *path)
 	char buf[1024];
 	int n, fd;
 
-	n = snprintf(buf, sizeof(buf), "pid=%d algorithm=%s mutexes=%lu conds=%lu",
-		     (int)getpid(),
+	n = snprintf(buf, sizeof(buf),
+		     "pid=%d algorithm=%s mutexes=%lu conds=%lu", (int)getpid(),
 		     config.replace ? config.algorithm : "posix-passthrough",
 		     atomic_load(&objects[0]), atomic_load(&objects[1]));
 	for (int i = 0; i < PTI_W_COUNT && n < (int)sizeof(buf); i++)
@@ -223,7 +225,8 @@ static void write_report(const char *path)
 	buf[n++] = '\n';
 	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		ll_log(LL_ERROR, "RCL_RUN_REPORT=%s: %s", path, strerror(errno));
+		ll_log(LL_ERROR, "RCL_RUN_REPORT=%s: %s", path,
+		       strerror(errno));
 		return;
 	}
 	if (write(fd, buf, (size_t)n) != n)
@@ -245,7 +248,8 @@ static void atfork_release(void)
 static void atfork_child(void)
 {
 	if (config.replace) {
-		atomic_fetch_add_explicit(&pti_fork_gen, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&pti_fork_gen, 1,
+					  memory_order_relaxed);
 		pti_map_for_each_locked(PTI_MUTEXES, pti_mutex_after_fork);
 		pti_map_for_each_locked(PTI_CONDS, pti_cond_after_fork);
 	}

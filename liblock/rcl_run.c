@@ -26,7 +26,8 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: rcl-run --lock ALGO [--report FILE] [--] CMD [ARGS...]\n"
+		"Usage: rcl-run --lock ALGO [--report FILE] [--] CMD "
+		"[ARGS...]\n"
 		"       rcl-run --list\n"
 		"Run CMD with every pthread mutex replaced by the liblock "
 		"algorithm ALGO.\n\n"
@@ -36,7 +37,8 @@ static void usage(FILE *out)
 		"      --list         list the algorithms usable here, one per "
 		"line\n"
 		"  -h, --help         this help\n\n"
-		"The exit status is CMD's; 2 for a usage error, 126/127 when CMD "
+		"The exit status is CMD's; 2 for a usage error, 126/127 when "
+		"CMD "
 		"cannot be run.\nDelegation algorithms (rcl, fc, ...) need "
 		"extracted critical sections: see rcl-refactor.\n"
 		"See rcl-run(1).\n");
@@ -60,14 +62,18 @@ static const char *check_algorithm(const char *name)
 	liblock_algorithm_info_t info;
 
 	if (liblock_algorithm_info(name, &info) != 0) {
-		fprintf(stderr, "rcl-run: unknown lock algorithm '%s' "
-			"(rcl-run --list shows the usable ones)\n", name);
+		fprintf(stderr,
+			"rcl-run: unknown lock algorithm '%s' "
+			"(rcl-run --list shows the usable ones)\n",
+			name);
 		return NULL;
 	}
 	if (!(info.caps & LIBLOCK_CAP_LOCK)) {
-		fprintf(stderr, "rcl-run: '%s' is a delegation algorithm: it "
+		fprintf(stderr,
+			"rcl-run: '%s' is a delegation algorithm: it "
 			"runs extracted critical sections (rcl-refactor), not "
-			"pthread mutexes\n", info.name);
+			"pthread mutexes\n",
+			info.name);
 		return NULL;
 	}
 	return info.name;
@@ -111,7 +117,8 @@ static int find_preload(char *buf, size_t len)
 	snprintf(buf, len, "%s/%s", RCL_RUN_PKGLIBDIR, PRELOAD_NAME);
 	if (readable(buf))
 		return 0;
-	fprintf(stderr, "rcl-run: cannot find %s (%s: %s); set RCL_RUN_PRELOAD\n",
+	fprintf(stderr,
+		"rcl-run: cannot find %s (%s: %s); set RCL_RUN_PRELOAD\n",
 		PRELOAD_NAME, buf, strerror(errno));
 	return -1;
 }
@@ -149,11 +156,11 @@ static int add_preload(const char *lib)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "lock", required_argument, NULL, 'l' },
-		{ "report", required_argument, NULL, 'r' },
-		{ "list", no_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"lock", required_argument, NULL, 'l'},
+		{"report", required_argument, NULL, 'r'},
+		{"list", no_argument, NULL, 'L'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	const char *algo = NULL, *report = NULL;
 	char lib[PATH_MAX];
@@ -173,19 +180,22 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			fprintf(stderr, "rcl-run: bad usage (rcl-run --help)\n");
+			fprintf(stderr,
+				"rcl-run: bad usage (rcl-run --help)\n");
 			return 2;
 		}
 	}
 	if (!algo) {
-		fprintf(stderr, "rcl-run: --lock ALGO is required (rcl-run --help)\n");
+		fprintf(stderr,
+			"rcl-run: --lock ALGO is required (rcl-run --help)\n");
 		return 2;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "rcl-run: no command given (rcl-run --help)\n");
 		return 2;
 	}
-	if ((algo = check_algorithm(algo)) == NULL || find_preload(lib, sizeof(lib)) != 0)
+	if ((algo = check_algorithm(algo)) == NULL ||
+	    find_preload(lib, sizeof(lib)) != 0)
 		return 2;
 	if (setenv("LIBLOCK_LOCK", algo, 1) != 0 || add_preload(lib) != 0 ||
 	    (report && set_report(report) != 0)) {

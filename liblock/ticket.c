@@ -41,7 +41,7 @@ struct ticket_lock {
 	_Atomic uint32_t next LL_ALIGNED;
 	/* written by the holder, read by waiters */
 	_Atomic uint32_t serving LL_ALIGNED; /* ticket | LL_SLEEPER */
-	_Atomic uintptr_t owner;	      /* holder's token, 0 when free */
+	_Atomic uintptr_t owner;	     /* holder's token, 0 when free */
 } LL_ALIGNED;
 
 static_assert(sizeof(struct ticket_lock) == 2 * LL_CACHELINE,
@@ -109,10 +109,9 @@ static int ticket_trylock(void *impl)
 
 	/* (s, s) -> (s + 2, s).  serving <= next and serving never goes
 	 * back, so next == s at the CAS means serving is still s. */
-	if (!atomic_compare_exchange_strong_explicit(&l->next, &n,
-						     s + TICKET_STEP,
-						     memory_order_relaxed,
-						     memory_order_relaxed))
+	if (!atomic_compare_exchange_strong_explicit(
+		    &l->next, &n, s + TICKET_STEP, memory_order_relaxed,
+		    memory_order_relaxed))
 		return EBUSY;
 	atomic_store_explicit(&l->owner, SELF, memory_order_relaxed);
 	return 0;
@@ -159,7 +158,8 @@ static int ticket_stp_unlock(void *impl)
 
 const struct ll_ops ll_ticket_ops = {
 	.name = "ticket",
-	.summary = "ticket lock: fetch-and-add a ticket, spin until served (FIFO)",
+	.summary =
+		"ticket lock: fetch-and-add a ticket, spin until served (FIFO)",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_OWNER,
 	.init = ticket_init,
 	.destroy = ticket_destroy,

@@ -112,7 +112,8 @@ static int table_rehash(struct tnode_table *t)
 
 		if (id == 0 || id == TOMBSTONE)
 			continue;
-		for (j = slot_of(id, cap - 1); slots[j].id; j = (j + 1) & (cap - 1))
+		for (j = slot_of(id, cap - 1); slots[j].id;
+		     j = (j + 1) & (cap - 1))
 			;
 		slots[j] = t->slots[i];
 		t->used++;
@@ -149,7 +150,8 @@ void *ll_tnode_dtor(const struct ll_lock_key *key, size_t size,
 
 	if (ll_unlikely(!t))
 		return NULL;
-	for (i = slot_of(key->id, t->mask); t->slots[i].id; i = (i + 1) & t->mask)
+	for (i = slot_of(key->id, t->mask); t->slots[i].id;
+	     i = (i + 1) & t->mask)
 		if (t->slots[i].id == key->id)
 			return t->slots[i].node;
 	/* Miss: allocate.  Keep the load factor under 1/2. */

@@ -28,7 +28,7 @@ struct zctkt_local {
 	struct ztkt t;
 	/* written by the holder of t only */
 	uint32_t top_granted LL_ALIGNED; /* the global lock comes with t */
-	uint32_t passes;		  /* consecutive node-local passes */
+	uint32_t passes;		 /* consecutive node-local passes */
 } LL_ALIGNED;
 
 struct zctkt {
@@ -93,8 +93,8 @@ static inline int zctkt_trylock(struct zctkt *c, bool (*global_try)(void *),
 	return 0;
 }
 
-static inline void zctkt_unlock(struct zctkt *c,
-				void (*global_release)(void *), void *g)
+static inline void zctkt_unlock(struct zctkt *c, void (*global_release)(void *),
+				void *g)
 {
 	struct zctkt_local *loc = c->held;
 

@@ -99,9 +99,9 @@ void zoo_topo_fake_self(int node) LL_HIDDEN;
 /* ---- per-node state, allocated on first use from that node ------------- */
 
 struct zoo_nodes {
-	int n;			/* node count when the lock was built */
-	size_t size;		/* bytes per node's state */
-	_Atomic(void *) *slot;	/* [n], NULL until first used */
+	int n;		       /* node count when the lock was built */
+	size_t size;	       /* bytes per node's state */
+	_Atomic(void *) *slot; /* [n], NULL until first used */
 };
 
 /* Returns 0 or ENOMEM. */

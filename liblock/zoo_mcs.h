@@ -22,11 +22,12 @@
 #include <errno.h>
 
 /* Values a waiter can receive (never ZOO_WAIT or ZOO_PARKED). */
-#define ZMCS_FREE 1u	/* no predecessor: we took a free lock */
-#define ZMCS_GO 2u	/* handed over; parent lock not included */
-#define ZMCS_PASS(n) (3u + (uint32_t)(n)) /* handed over with the parent,
-					     n-th consecutive local pass */
-#define ZMCS_PASSES(v) ((v) - 3u)
+#define ZMCS_FREE 1u /* no predecessor: we took a free lock */
+#define ZMCS_GO 2u   /* handed over; parent lock not included */
+#define ZMCS_PASS(n)                                                           \
+	(3u + (uint32_t)(n)) /* handed over with the parent,                   \
+				n-th consecutive local pass */
+#define ZMCS_PASSES(v) ((v)-3u)
 
 struct zmcs_node {
 	_Atomic(struct zmcs_node *) next;
@@ -65,14 +66,13 @@ static inline bool zmcs_try(struct zmcs_lock *l, struct zmcs_node *me)
 	atomic_store_explicit(&me->next, NULL, memory_order_relaxed);
 	atomic_store_explicit(&me->state, ZOO_WAIT, memory_order_relaxed);
 	/* (NULL) -> (me).  acq_rel: as in zmcs_acquire() */
-	return atomic_compare_exchange_strong_explicit(
-		&l->tail, &expected, me, memory_order_acq_rel,
-		memory_order_relaxed);
+	return atomic_compare_exchange_strong_explicit(&l->tail, &expected, me,
+						       memory_order_acq_rel,
+						       memory_order_relaxed);
 }
 
 /* Has a successor queued (or in the middle of queueing) behind @me? */
-static inline bool zmcs_has_successor(struct zmcs_lock *l,
-				      struct zmcs_node *me)
+static inline bool zmcs_has_successor(struct zmcs_lock *l, struct zmcs_node *me)
 {
 	return atomic_load_explicit(&me->next, memory_order_relaxed) != NULL ||
 	       atomic_load_explicit(&l->tail, memory_order_relaxed) != me;

@@ -19,7 +19,8 @@
 
 #include "zoo_int.h"
 
-/* ---- ticket --------------------------------------------------------------- */
+/* ---- ticket ---------------------------------------------------------------
+ */
 
 struct ztkt {
 	_Atomic uint32_t next;
@@ -29,8 +30,8 @@ struct ztkt {
 static inline void ztkt_acquire(struct ztkt *t)
 {
 	/* relaxed: the ticket only orders us; acquire is on grant */
-	uint32_t me = atomic_fetch_add_explicit(&t->next, 1,
-						memory_order_relaxed);
+	uint32_t me =
+		atomic_fetch_add_explicit(&t->next, 1, memory_order_relaxed);
 
 	zoo_spin_until(&t->grant, me); /* acquire: pairs with ztkt_release */
 }
@@ -43,9 +44,9 @@ static inline bool ztkt_try(struct ztkt *t)
 
 	/* relaxed: the load above already ordered us after holder g - 1;
 	 * next == g means nobody holds or waits for ticket g */
-	return atomic_compare_exchange_strong_explicit(
-		&t->next, &g, g + 1, memory_order_relaxed,
-		memory_order_relaxed);
+	return atomic_compare_exchange_strong_explicit(&t->next, &g, g + 1,
+						       memory_order_relaxed,
+						       memory_order_relaxed);
 }
 
 static inline void ztkt_release(struct ztkt *t)
@@ -112,8 +113,8 @@ static inline void zptl_fini(struct zptl *p)
 static inline void zptl_acquire(struct zptl *p)
 {
 	/* relaxed: the ticket only orders us; acquire is on the slot */
-	uint32_t t = atomic_fetch_add_explicit(&p->request, 1,
-					       memory_order_relaxed);
+	uint32_t t =
+		atomic_fetch_add_explicit(&p->request, 1, memory_order_relaxed);
 
 	zoo_spin_until(&p->slot[t % p->nslots].grant, t);
 	p->owner_ticket = t;

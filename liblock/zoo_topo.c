@@ -14,7 +14,7 @@
 #include <sched.h>
 #include <stdlib.h>
 
-static _Atomic int fake_nodes;	    /* 0: real topology */
+static _Atomic int fake_nodes;	       /* 0: real topology */
 static _Atomic unsigned int fake_next; /* round-robin pretend nodes */
 static __thread int fake_mine = -1;
 
@@ -94,7 +94,8 @@ void zoo_nodes_fini(struct zoo_nodes *z)
 {
 	/* acquire: pairs with the release that published each slot */
 	for (int i = 0; i < z->n; i++)
-		ll_free(atomic_load_explicit(&z->slot[i], memory_order_acquire));
+		ll_free(atomic_load_explicit(&z->slot[i],
+					     memory_order_acquire));
 	free(z->slot);
 	z->slot = NULL;
 }

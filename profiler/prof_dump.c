@@ -121,7 +121,8 @@ static void put_site(struct out *o, struct prof_thread *tot, int id)
 	    id, st->acq, st->contended, st->try_fail, st->timed_out, st->hold,
 	    st->wait, st->cs, st->cond_wait, st->hold_max, st->wait_max,
 	    st->blame, st->cs_misses, st->cs_counted);
-	put(o, " %lu %lu %lu %lu\n", st->holds, st->timed, st->hold_u, st->cs_u);
+	put(o, " %lu %lu %lu %lu\n", st->holds, st->timed, st->hold_u,
+	    st->cs_u);
 	put(o, "hhold %d", id);
 	for (int i = 0; i < PROF_HBUCKETS; i++)
 		put(o, " %lu", st->hist_hold[i]);
@@ -141,7 +142,7 @@ static double tsc_hz(uint64_t *wall_ns)
 	ns = ns_of(&now) - ns_of(&start_ts);
 	*wall_ns = ns;
 	if (ns < 20000000) {
-		struct timespec nap = { 0, (long)(20000000 - ns) };
+		struct timespec nap = {0, (long)(20000000 - ns)};
 
 		nanosleep(&nap, NULL);
 		clock_gettime(CLOCK_MONOTONIC, &now);
@@ -172,7 +173,8 @@ static void put_header(struct out *o, struct prof_thread *tot, uint64_t now)
 	put(o, "calls");
 	for (int i = 0; i < PC_N; i++)
 		put(o, " %lu", tot->calls[i]);
-	put(o, "\nmisses %s\n", prof_papi_status ? prof_papi_status : "counted");
+	put(o, "\nmisses %s\n",
+	    prof_papi_status ? prof_papi_status : "counted");
 }
 
 static void write_dump(struct prof_thread *tot, uint64_t now)

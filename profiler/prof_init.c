@@ -139,7 +139,7 @@ static int papi_event;
 void prof_papi_init(void)
 {
 	int set = PAPI_NULL;
-	static const int events[] = { PAPI_L2_DCM, PAPI_L1_DCM };
+	static const int events[] = {PAPI_L2_DCM, PAPI_L1_DCM};
 
 	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT ||
 	    PAPI_thread_init(pthread_self) != PAPI_OK ||

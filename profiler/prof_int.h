@@ -39,13 +39,13 @@
 #define PROF_TLS __thread __attribute__((tls_model("initial-exec")))
 
 enum {
-	PROF_MAX_SITES = 2048,   /* site table size (power of two) */
-	PROF_LOCK_BITS = 18,     /* 2^18 tracked mutex addresses */
-	PROF_HBUCKETS = 40,      /* log2 histogram buckets, in cycles */
-	PROF_HELD_MAX = 32,      /* locks one thread can hold at once */
-	PROF_BLAME_SLOTS = 256,  /* per-thread (site, release caller) pairs */
-	PROF_GBLAME_SLOTS = 4096,/* the same, summed over the process */
-	PROF_DEPTH = 8,          /* frames kept per site */
+	PROF_MAX_SITES = 2048,	  /* site table size (power of two) */
+	PROF_LOCK_BITS = 18,	  /* 2^18 tracked mutex addresses */
+	PROF_HBUCKETS = 40,	  /* log2 histogram buckets, in cycles */
+	PROF_HELD_MAX = 32,	  /* locks one thread can hold at once */
+	PROF_BLAME_SLOTS = 256,	  /* per-thread (site, release caller) pairs */
+	PROF_GBLAME_SLOTS = 4096, /* the same, summed over the process */
+	PROF_DEPTH = 8,		  /* frames kept per site */
 };
 /* Site 0 collects what could not be identified (table full, early use). */
 #define PROF_SITE_NONE 0
@@ -68,8 +68,8 @@ struct prof_real {
 			      const struct timespec *);
 	int (*cond_signal)(pthread_cond_t *);
 	int (*cond_broadcast)(pthread_cond_t *);
-	int (*create)(pthread_t *, const pthread_attr_t *,
-		      void *(*)(void *), void *);
+	int (*create)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+		      void *);
 	int (*join)(pthread_t, void **);
 	void (*exit)(void *) __attribute__((noreturn));
 };
@@ -89,12 +89,12 @@ int prof_boot_destroy(pthread_mutex_t *m);
 enum prof_kind { PROF_KIND_INIT = 1, PROF_KIND_STATIC, PROF_KIND_FIRST };
 
 struct prof_site {
-	_Atomic uint64_t key;      /* 0 = free slot */
-	_Atomic int ready;         /* fields below are published */
+	_Atomic uint64_t key; /* 0 = free slot */
+	_Atomic int ready;    /* fields below are published */
 	int kind;
 	int nframes;
-	const void *obj;           /* the mutex, for PROF_KIND_STATIC */
-	void *frames[PROF_DEPTH];  /* return addresses, innermost first */
+	const void *obj;	  /* the mutex, for PROF_KIND_STATIC */
+	void *frames[PROF_DEPTH]; /* return addresses, innermost first */
 	_Atomic uint64_t instances;
 };
 extern struct prof_site prof_sites[PROF_MAX_SITES];
@@ -110,11 +110,11 @@ int prof_site_first_use(const void *m, const void *caller);
  * (site) and by waiters (the seqlock-protected integral); holders only
  * read it. */
 struct prof_lock {
-	_Atomic uintptr_t addr;   /* 0 = free slot */
-	_Atomic int site;         /* -1: not known yet (static initialiser) */
-	_Atomic unsigned seq;     /* odd while a waiter updates the integral */
-	_Atomic unsigned nwait;   /* threads blocked in the real lock */
-	_Atomic uint64_t area;    /* ∫ nwait dt, in cycles, up to t_last */
+	_Atomic uintptr_t addr; /* 0 = free slot */
+	_Atomic int site;	/* -1: not known yet (static initialiser) */
+	_Atomic unsigned seq;	/* odd while a waiter updates the integral */
+	_Atomic unsigned nwait; /* threads blocked in the real lock */
+	_Atomic uint64_t area;	/* ∫ nwait dt, in cycles, up to t_last */
 	_Atomic uint64_t t_last;
 } PROF_ALIGNED;
 static_assert(sizeof(struct prof_lock) == LL_CACHELINE, "one lock per line");
@@ -135,16 +135,29 @@ int prof_lock_site(struct prof_lock *lk, const void *m, const void *caller);
 
 /* Calls that reached each wrapper (order of the dump's "calls" line). */
 enum prof_call {
-	PC_INIT, PC_DESTROY, PC_LOCK, PC_TRYLOCK, PC_TIMEDLOCK, PC_UNLOCK,
-	PC_COND_WAIT, PC_COND_TIMEDWAIT, PC_COND_SIGNAL, PC_COND_BROADCAST,
-	PC_CREATE, PC_JOIN, PC_EXIT, PC_CLOCKLOCK, PC_COND_CLOCKWAIT, PC_N
+	PC_INIT,
+	PC_DESTROY,
+	PC_LOCK,
+	PC_TRYLOCK,
+	PC_TIMEDLOCK,
+	PC_UNLOCK,
+	PC_COND_WAIT,
+	PC_COND_TIMEDWAIT,
+	PC_COND_SIGNAL,
+	PC_COND_BROADCAST,
+	PC_CREATE,
+	PC_JOIN,
+	PC_EXIT,
+	PC_CLOCKLOCK,
+	PC_COND_CLOCKWAIT,
+	PC_N
 };
 
 struct prof_stat {
 	uint64_t acq, contended, try_fail, timed_out;
 	uint64_t hold, wait, cs, cond_wait; /* cycles */
 	uint64_t hold_max, wait_max, blame;
-	uint64_t cs_misses, cs_counted;     /* PAPI, when counting */
+	uint64_t cs_misses, cs_counted; /* PAPI, when counting */
 	/* Sampling strata: contended holds are always timed; uncontended
 	 * ones are counted (holds), and the sampled ones (timed) also add
 	 * their times to hold_u/cs_u, which rcl-prof scales by holds/timed. */
@@ -156,38 +169,38 @@ struct prof_stat {
 struct prof_held {
 	struct prof_lock *lk;
 	int site;
-	unsigned depth;            /* recursive re-acquisitions */
-	bool sampled;              /* counts in the time sums */
-	bool contended;            /* acquired after waiting */
-	uint64_t t_call, t_acq;    /* 0 when not read (unsampled hold) */
+	unsigned depth;		/* recursive re-acquisitions */
+	bool sampled;		/* counts in the time sums */
+	bool contended;		/* acquired after waiting */
+	uint64_t t_call, t_acq; /* 0 when not read (unsampled hold) */
 	uint64_t area, misses;
 };
 
 struct prof_blame {
-	uintptr_t ret;             /* release caller; 0 = free slot */
+	uintptr_t ret; /* release caller; 0 = free slot */
 	int site;
 	uint64_t cycles, count;
 };
 
 struct prof_thread {
-	struct prof_thread *next;  /* registry list, under prof_reg_lock */
+	struct prof_thread *next; /* registry list, under prof_reg_lock */
 	bool live;
-	uint64_t t_start, t_join;  /* lifetime start; cycles in pthread_join */
-	uint64_t t_outer, cs_union;/* outermost section start; union total */
+	uint64_t t_start, t_join;   /* lifetime start; cycles in pthread_join */
+	uint64_t t_outer, cs_union; /* outermost section start; union total */
 	/* outermost sections closed: uncontended ones, sampled ones among
 	 * them; those that started with a contended acquisition (always
 	 * timed) and their part of cs_union */
 	uint64_t sections, sections_timed, sections_c, union_c;
-	bool section_c;            /* the current section started contended */
-	uint64_t rng;              /* xorshift state for the sampling */
-	bool timing;               /* the current section is timed */
+	bool section_c; /* the current section started contended */
+	uint64_t rng;	/* xorshift state for the sampling */
+	bool timing;	/* the current section is timed */
 	uint64_t thread_time, threads, untracked;
 	uint64_t signals, broadcasts, cond_waits;
 	uint64_t calls[PC_N];
 	struct prof_lock *waiting_on; /* for the fork child's fix-up */
 	unsigned nheld;
-	int max_site;              /* highest site id touched, plus one */
-	int papi_set;              /* PAPI event set, -1 if none */
+	int max_site; /* highest site id touched, plus one */
+	int papi_set; /* PAPI event set, -1 if none */
 	struct prof_held held[PROF_HELD_MAX];
 	struct prof_blame blame[PROF_BLAME_SLOTS];
 	struct prof_stat stat[PROF_MAX_SITES];
@@ -246,13 +259,13 @@ void prof_hist_add(uint64_t *hist, uint64_t cycles);
 
 /* ---- process-wide state ----------------------------------------------- */
 
-extern _Atomic bool prof_on;          /* profiling enabled */
-extern PROF_TLS int prof_busy;        /* inside the profiler's own code */
-extern pthread_mutex_t prof_reg_lock; /* registry; taken with prof_real */
+extern _Atomic bool prof_on;		 /* profiling enabled */
+extern PROF_TLS int prof_busy;		 /* inside the profiler's own code */
+extern pthread_mutex_t prof_reg_lock;	 /* registry; taken with prof_real */
 extern struct prof_thread *prof_threads; /* registry list */
-extern struct prof_thread *prof_total;   /* exited threads, summed */
+extern struct prof_thread *prof_total;	 /* exited threads, summed */
 extern struct prof_blame prof_gblame[PROF_GBLAME_SLOTS];
-extern const char *prof_papi_status;     /* NULL when counting */
+extern const char *prof_papi_status; /* NULL when counting */
 
 void prof_sum_into(struct prof_thread *dst, struct prof_thread *src,
 		   uint64_t now);

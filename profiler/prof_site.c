@@ -54,13 +54,13 @@ static int depth(void)
 }
 
 /* Claim or find the site slot for @key; fill it on first claim. */
-static int site_slot(uint64_t key, int kind, const void *obj, void **fr,
-		     int n)
+static int site_slot(uint64_t key, int kind, const void *obj, void **fr, int n)
 {
 	for (unsigned i = 0; i < PROF_MAX_SITES; i++) {
 		unsigned idx = (unsigned)(key + i) & (PROF_MAX_SITES - 1);
 		struct prof_site *s = &prof_sites[idx];
-		uint64_t k = atomic_load_explicit(&s->key, memory_order_acquire);
+		uint64_t k =
+			atomic_load_explicit(&s->key, memory_order_acquire);
 
 		if (idx == PROF_SITE_NONE)
 			continue;
@@ -198,8 +198,8 @@ static struct prof_lock *lookup(const void *m, bool create)
 		return NULL;
 	for (unsigned i = 0; i < 64; i++) {
 		struct prof_lock *lk = &t[(h + i) & mask];
-		uintptr_t k = atomic_load_explicit(&lk->addr,
-						   memory_order_relaxed);
+		uintptr_t k =
+			atomic_load_explicit(&lk->addr, memory_order_relaxed);
 		if (k == a)
 			return lk;
 		if (k != 0)
@@ -243,10 +243,10 @@ int prof_lock_site(struct prof_lock *lk, const void *m, const void *caller)
 	while (prof_unlikely(s < 0)) {
 		int unknown = -1;
 
-		if (s == -1 && atomic_compare_exchange_strong_explicit(
-				       &lk->site, &unknown, -2,
-				       memory_order_relaxed,
-				       memory_order_relaxed)) {
+		if (s == -1 &&
+		    atomic_compare_exchange_strong_explicit(
+			    &lk->site, &unknown, -2, memory_order_relaxed,
+			    memory_order_relaxed)) {
 			s = prof_site_first_use(m, caller);
 			atomic_store_explicit(&lk->site, s,
 					      memory_order_relaxed);
@@ -292,10 +292,10 @@ void prof_lock_wait_edge(struct prof_lock *lk, uint64_t now, int delta)
 		s = atomic_load_explicit(&lk->seq, memory_order_relaxed);
 		/* acquire: the seq word is also the writers' spinlock; pairs
 		 * with the release store that ends the previous update */
-		if (!(s & 1) && atomic_compare_exchange_weak_explicit(
-					&lk->seq, &s, s + 1,
-					memory_order_acquire,
-					memory_order_relaxed))
+		if (!(s & 1) &&
+		    atomic_compare_exchange_weak_explicit(&lk->seq, &s, s + 1,
+							  memory_order_acquire,
+							  memory_order_relaxed))
 			break;
 		sched_yield();
 	}
@@ -305,11 +305,11 @@ void prof_lock_wait_edge(struct prof_lock *lk, uint64_t now, int delta)
 	n = atomic_load_explicit(&lk->nwait, memory_order_relaxed);
 	last = atomic_load_explicit(&lk->t_last, memory_order_relaxed);
 	if (n && now > last)
-		atomic_store_explicit(&lk->area,
-				      atomic_load_explicit(&lk->area,
-							   memory_order_relaxed) +
-					      (uint64_t)n * (now - last),
-				      memory_order_relaxed);
+		atomic_store_explicit(
+			&lk->area,
+			atomic_load_explicit(&lk->area, memory_order_relaxed) +
+				(uint64_t)n * (now - last),
+			memory_order_relaxed);
 	if (now > last || n == 0)
 		atomic_store_explicit(&lk->t_last, now, memory_order_relaxed);
 	/* a fork child's fix-up may already have removed this waiter */

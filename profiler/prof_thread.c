@@ -37,8 +37,7 @@ static void key_destructor(void *v)
 
 static struct prof_thread *block_map(void)
 {
-	void *p = mmap(NULL, sizeof(struct prof_thread),
-		       PROT_READ | PROT_WRITE,
+	void *p = mmap(NULL, sizeof(struct prof_thread), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
@@ -95,7 +94,8 @@ static struct prof_thread *thread_new(void)
 		self = PROF_DEAD;
 	} else {
 		th->papi_set = prof_papi_thread();
-		if (atomic_load_explicit(&key_made, memory_order_relaxed) == 1 &&
+		if (atomic_load_explicit(&key_made, memory_order_relaxed) ==
+			    1 &&
 		    pthread_setspecific(exit_key, th) != 0)
 			prof_log("pthread_setspecific failed: this thread's "
 				 "counts are kept only if it ends through "
@@ -386,7 +386,8 @@ void prof_released(struct prof_thread *th, int idx, uint64_t t_rel,
 	}
 	if (blame) {
 		st->blame += blame;
-		blame_add(th->blame, PROF_BLAME_SLOTS, caller, h.site, blame, 1);
+		blame_add(th->blame, PROF_BLAME_SLOTS, caller, h.site, blame,
+			  1);
 	}
 	if (th->nheld == 0) {
 		uint64_t u = th->t_outer && t_done > th->t_outer

@@ -54,8 +54,7 @@ static int real_lock(pthread_mutex_t *m, const struct how *h)
 	return prof_real.mutex_lock(m);
 }
 
-static int real_wait(pthread_cond_t *c, pthread_mutex_t *m,
-		     const struct how *h)
+static int real_wait(pthread_cond_t *c, pthread_mutex_t *m, const struct how *h)
 {
 	if (h->call == PC_COND_TIMEDWAIT)
 		return prof_real.cond_timedwait(c, m, h->abstime);
@@ -164,7 +163,7 @@ static int lock_common(pthread_mutex_t *m, const struct how *h,
 
 PROF_API int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	struct how h = { PC_LOCK, CLOCK_REALTIME, NULL };
+	struct how h = {PC_LOCK, CLOCK_REALTIME, NULL};
 
 	if (unresolved())
 		return prof_boot_lock(m);
@@ -176,7 +175,7 @@ PROF_API int pthread_mutex_lock(pthread_mutex_t *m)
 PROF_API int pthread_mutex_timedlock(pthread_mutex_t *m,
 				     const struct timespec *abstime)
 {
-	struct how h = { PC_TIMEDLOCK, CLOCK_REALTIME, abstime };
+	struct how h = {PC_TIMEDLOCK, CLOCK_REALTIME, abstime};
 
 	if (unresolved())
 		return prof_boot_lock(m);
@@ -186,7 +185,7 @@ PROF_API int pthread_mutex_timedlock(pthread_mutex_t *m,
 PROF_API int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 				     const struct timespec *abstime)
 {
-	struct how h = { PC_CLOCKLOCK, clock, abstime };
+	struct how h = {PC_CLOCKLOCK, clock, abstime};
 
 	if (unresolved())
 		return prof_boot_lock(m);
@@ -253,8 +252,8 @@ PROF_API int pthread_mutex_unlock(pthread_mutex_t *m)
 	 * saves a TSC read; with waiters it may be a futex wake-up. */
 	if (rc == 0)
 		prof_released(th, idx, t_rel,
-			      nwait && t_rel ? prof_now() : t_rel, area,
-			      misses, (uintptr_t)CALLER);
+			      nwait && t_rel ? prof_now() : t_rel, area, misses,
+			      (uintptr_t)CALLER);
 	return rc;
 }
 
@@ -265,7 +264,7 @@ static int cond_common(pthread_cond_t *c, pthread_mutex_t *m,
 {
 	struct prof_thread *th = prof_self();
 	struct prof_lock *lk;
-	struct prof_held saved = { 0 };
+	struct prof_held saved = {0};
 	uint64_t t0, t1;
 	int rc, idx;
 
@@ -296,7 +295,7 @@ static int cond_common(pthread_cond_t *c, pthread_mutex_t *m,
 
 PROF_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-	struct how h = { PC_COND_WAIT, CLOCK_REALTIME, NULL };
+	struct how h = {PC_COND_WAIT, CLOCK_REALTIME, NULL};
 
 	if (!prof_real.cond_wait)
 		prof_resolve();
@@ -306,7 +305,7 @@ PROF_API int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 PROF_API int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 				    const struct timespec *abstime)
 {
-	struct how h = { PC_COND_TIMEDWAIT, CLOCK_REALTIME, abstime };
+	struct how h = {PC_COND_TIMEDWAIT, CLOCK_REALTIME, abstime};
 
 	if (!prof_real.cond_timedwait)
 		prof_resolve();
@@ -317,7 +316,7 @@ PROF_API int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
 				    clockid_t clock,
 				    const struct timespec *abstime)
 {
-	struct how h = { PC_COND_CLOCKWAIT, clock, abstime };
+	struct how h = {PC_COND_CLOCKWAIT, clock, abstime};
 
 	if (!prof_real.cond_clockwait)
 		prof_resolve();

@@ -27,9 +27,9 @@
 #include <unistd.h>
 
 static pthread_mutex_t aff_mu = PTHREAD_MUTEX_INITIALIZER;
-static cpu_set_t aff_reserved;	/* CPUs taken from the application */
-static cpu_set_t aff_servers;	/* every server CPU */
-static cpu_set_t aff_app;	/* the application's CPUs at first use */
+static cpu_set_t aff_reserved; /* CPUs taken from the application */
+static cpu_set_t aff_servers;  /* every server CPU */
+static cpu_set_t aff_app;      /* the application's CPUs at first use */
 static bool aff_app_known;
 
 /* Called with aff_mu held. */
@@ -106,7 +106,8 @@ static bool drop_reserved(cpu_set_t *m, int cpu)
 		return false;
 	CPU_XOR(&left, m, &hit);
 	if (CPU_COUNT(&left) == 0) {
-		ll_log(LL_WARN, "a thread pinned to server CPU %d keeps it", cpu);
+		ll_log(LL_WARN, "a thread pinned to server CPU %d keeps it",
+		       cpu);
 		return false;
 	}
 	*m = left;

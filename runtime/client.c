@@ -71,7 +71,8 @@ void rcl_locks_fork_release(void)
 	pthread_mutex_unlock(&pool_mu);
 }
 
-/* ---- ops ------------------------------------------------------------------- */
+/* ---- ops -------------------------------------------------------------------
+ */
 
 static int rcl_init(void **impl, const liblock_attr_t *attr)
 {
@@ -105,20 +106,20 @@ static int rcl_destroy(void *impl)
 
 /* The server is gone: run our own request, unless a servicing thread
  * claimed it first.  Returns true when the request is complete. */
-static bool run_own(struct rcl_server *s, struct rcl_req *r,
-		    struct rcl_lock *l)
+static bool run_own(struct rcl_server *s, struct rcl_req *r, struct rcl_lock *l)
 {
 	uintptr_t me = rcl_token(), none = 0;
 
 	/* acquire: pairs with the claim release in rcl_run_claimed() */
-	if (!atomic_compare_exchange_strong_explicit(rcl_claim_word(s, r), &none, me,
-						     memory_order_acquire,
-						     memory_order_relaxed))
+	if (!atomic_compare_exchange_strong_explicit(
+		    rcl_claim_word(s, r), &none, me, memory_order_acquire,
+		    memory_order_relaxed))
 		return false;
 	/* acquire: pairs with the release of fn by whoever completed it */
 	if (atomic_load_explicit(&r->fn, memory_order_acquire) == NULL) {
 		/* release: pairs with the next claim CAS (acquire) */
-		atomic_store_explicit(rcl_claim_word(s, r), 0, memory_order_release);
+		atomic_store_explicit(rcl_claim_word(s, r), 0,
+				      memory_order_release);
 		return true;
 	}
 	if (atomic_load_explicit(&r->flags, memory_order_relaxed) &
@@ -152,8 +153,7 @@ static void wait_done(struct rcl_server *s, struct rcl_req *r,
 	    run_own(s, r, l))
 		return;
 	/* a server sharing our CPU cannot run while we spin */
-	polls =
-		atomic_load_explicit(&s->exclusive, memory_order_relaxed)
+	polls = atomic_load_explicit(&s->exclusive, memory_order_relaxed)
 			? 0
 			: RCL_CLIENT_SPIN;
 
@@ -194,7 +194,8 @@ static void *exec_remote(struct rcl_lock *l, liblock_fn_t fn, void *ctx,
 		rcl_server_unpark(s);
 	wait_done(s, r, l);
 	if (status)
-		*status = atomic_load_explicit(&r->status, memory_order_relaxed);
+		*status =
+			atomic_load_explicit(&r->status, memory_order_relaxed);
 	return atomic_load_explicit(&r->ctx, memory_order_relaxed);
 }
 
@@ -207,7 +208,8 @@ static void *exec_inline(struct rcl_lock *l, liblock_fn_t fn, void *ctx,
 
 	if (atomic_load_explicit(&l->holder, memory_order_relaxed) == tok)
 		ll_fatal("RCL lock %p taken again inside its own critical "
-			 "section", (void *)l);
+			 "section",
+			 (void *)l);
 	rcl_lock_take(l, tok);
 	ret = fn(ctx);
 	rcl_lock_release(l);
@@ -259,7 +261,8 @@ static int rcl_cond_wait(void *impl, liblock_cond_t *cond,
 
 const struct ll_ops ll_rcl_ops = {
 	.name = "rcl",
-	.summary = "Remote Core Locking: sections run on a dedicated server CPU",
+	.summary =
+		"Remote Core Locking: sections run on a dedicated server CPU",
 	.caps = LIBLOCK_CAP_DELEGATION | LIBLOCK_CAP_SERVER | LIBLOCK_CAP_NUMA,
 	.init = rcl_init,
 	.destroy = rcl_destroy,

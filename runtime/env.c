@@ -77,8 +77,10 @@ static int first_server_cpu(const char *list)
 		}
 		for (int c = a; c <= b; c++)
 			if (!ll_cpu_online(c)) {
-				ll_log(LL_ERROR, "RCL_SERVERS='%s': CPU %d is "
-				       "not online", list, c);
+				ll_log(LL_ERROR,
+				       "RCL_SERVERS='%s': CPU %d is "
+				       "not online",
+				       list, c);
 				return -1;
 			}
 		if (first < 0)
@@ -89,8 +91,10 @@ static int first_server_cpu(const char *list)
 			goto bad;
 	}
 bad:
-	ll_log(LL_ERROR, "RCL_SERVERS='%s': not a CPU list (e.g. 3 or 2,3 or "
-	       "2-3) at '%s'", list, p);
+	ll_log(LL_ERROR,
+	       "RCL_SERVERS='%s': not a CPU list (e.g. 3 or 2,3 or "
+	       "2-3) at '%s'",
+	       list, p);
 	return -1;
 }
 
@@ -114,4 +118,3 @@ int rcl_default_server(void)
 	atomic_store_explicit(&cached, cpu, memory_order_relaxed);
 	return cpu;
 }
-

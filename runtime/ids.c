@@ -37,7 +37,8 @@ static uint32_t highest_plus1(void)
 {
 	for (uint32_t w = RCL_MAX_CLIENTS / 64; w-- > 0;)
 		if (ids_used[w])
-			return w * 64 + 64 - (uint32_t)__builtin_clzll(ids_used[w]);
+			return w * 64 + 64 -
+			       (uint32_t)__builtin_clzll(ids_used[w]);
 	return 0;
 }
 
@@ -120,8 +121,10 @@ static __attribute__((noinline)) uint32_t id_alloc(void)
 		/* More live client threads than slots: wait for one to
 		 * exit rather than fail a critical section. */
 		if (!atomic_exchange_explicit(&warned, 1, memory_order_relaxed))
-			ll_log(LL_WARN, "more than %u threads use RCL locks: "
-			       "waiting for a client id", RCL_MAX_CLIENTS);
+			ll_log(LL_WARN,
+			       "more than %u threads use RCL locks: "
+			       "waiting for a client id",
+			       RCL_MAX_CLIENTS);
 		usleep(1000);
 	}
 	if (pthread_setspecific(ids_key, (void *)(uintptr_t)(id + 1)) != 0)

@@ -61,7 +61,8 @@ int rcl_pool_add(struct rcl_server *s)
 	atomic_fetch_add_explicit(&s->nfree, 1, memory_order_relaxed);
 	if (t) {
 		/* electable at once, as in the original code */
-		atomic_store_explicit(&t->timestamp, ts - 1, memory_order_relaxed);
+		atomic_store_explicit(&t->timestamp, ts - 1,
+				      memory_order_relaxed);
 		/* counted before the thread can serve: whoever its sections
 		 * complete for must see the count (rcl_stats) */
 		RCL_STAT_INC(s->reactivated);
@@ -114,7 +115,8 @@ static void ensure_free_thread(struct rcl_server *s)
 		return;
 	if ((rc = rcl_pool_add(s)) != 0 &&
 	    !atomic_exchange_explicit(&warned, 1, memory_order_relaxed))
-		ll_log(LL_WARN, "server on CPU %d cannot add a servicing thread: %s",
+		ll_log(LL_WARN,
+		       "server on CPU %d cannot add a servicing thread: %s",
 		       s->cpu, strerror(rc));
 }
 
@@ -123,12 +125,12 @@ static void demote_others(struct rcl_server *s, struct rcl_sthread *keep)
 {
 	int low = sched_get_priority_min(SCHED_FIFO);
 
-	for (struct rcl_sthread *t = atomic_load_explicit(
-		     &s->all, memory_order_relaxed);
+	for (struct rcl_sthread *t =
+		     atomic_load_explicit(&s->all, memory_order_relaxed);
 	     t; t = t->next_all) {
-		if (t == keep || atomic_load_explicit(&t->is_servicing,
-						      memory_order_relaxed) !=
-					 RCL_SERVICING)
+		if (t == keep ||
+		    atomic_load_explicit(&t->is_servicing,
+					 memory_order_relaxed) != RCL_SERVICING)
 			continue;
 		pthread_setschedprio(t->thread, low + RCL_PRIO_BACKUP);
 		pthread_setschedprio(t->thread, low + RCL_PRIO_SERVICING);
@@ -195,7 +197,8 @@ static void manager_loop(struct rcl_server *s)
 		uint32_t seen = atomic_load_explicit(&s->mgr_word,
 						     memory_order_relaxed);
 
-		/* acquire: pairs with the release in rcl_manager_need_thread() */
+		/* acquire: pairs with the release in rcl_manager_need_thread()
+		 */
 		if (atomic_exchange_explicit(&s->mgr_need, 0,
 					     memory_order_acquire)) {
 			RCL_STAT_INC(s->wakeups);
@@ -256,7 +259,7 @@ void rcl_manager_need_thread(struct rcl_server *s)
 void *rcl_backup_main(void *arg)
 {
 	struct rcl_server *s = arg;
-	const struct timespec pause = { 0, 200000 };
+	const struct timespec pause = {0, 200000};
 
 	while (running(s)) {
 		if (atomic_load_explicit(&s->idle, memory_order_relaxed) == 1) {

@@ -66,31 +66,31 @@ RCL_API int rcl_tryexec(liblock_lock_t *lock, liblock_fn_t fn, void *ctx,
 /* Per-server statistics (see docs/RUNTIME.md for definitions). */
 typedef struct rcl_stats {
 	int cpu;
-	int running;	/* 1 while the server runs */
-	int fifo;	/* 1: SCHED_FIFO threads; 0: degraded or shared CPU */
-	int exclusive;	/* 1: the CPU is reserved (no application thread) */
-	uint64_t cs;	/* sections executed from the request array */
-	uint64_t cs_inline; /* nested sections of this server run inline */
-	uint64_t sweeps;    /* passes over the request array */
-	uint64_t active_sweeps;	    /* passes that executed >= 1 section */
-	uint64_t scanned_active;    /* slots scanned in active passes */
-	uint64_t multi_lock_sweeps; /* active passes serving >= 2 locks */
-	uint64_t slow_path;	    /* passes ending in the slow path */
-	uint64_t manager_wakeups;   /* manager activations */
-	uint64_t alive_misses;	    /* activations finding is_alive unset */
-	uint64_t elections;	    /* forced elections */
-	uint64_t threads_created;   /* servicing threads created */
+	int running;   /* 1 while the server runs */
+	int fifo;      /* 1: SCHED_FIFO threads; 0: degraded or shared CPU */
+	int exclusive; /* 1: the CPU is reserved (no application thread) */
+	uint64_t cs;   /* sections executed from the request array */
+	uint64_t cs_inline;	 /* nested sections of this server run inline */
+	uint64_t sweeps;	 /* passes over the request array */
+	uint64_t active_sweeps;	 /* passes that executed >= 1 section */
+	uint64_t scanned_active; /* slots scanned in active passes */
+	uint64_t multi_lock_sweeps;   /* active passes serving >= 2 locks */
+	uint64_t slow_path;	      /* passes ending in the slow path */
+	uint64_t manager_wakeups;     /* manager activations */
+	uint64_t alive_misses;	      /* activations finding is_alive unset */
+	uint64_t elections;	      /* forced elections */
+	uint64_t threads_created;     /* servicing threads created */
 	uint64_t threads_reactivated; /* prepared threads woken */
-	uint64_t idle_parks;	    /* times the server slept, idle */
-	uint64_t cond_waits;	    /* condition waits inside sections */
-	uint64_t try_busy;	    /* rcl_tryexec requests refused */
-	uint64_t locks;		    /* live locks assigned to the server */
-	uint64_t scan_limit;	    /* slots a sweep scans now (highest
-				       live client id + 1, all servers) */
-	unsigned int threads;	    /* servicing threads ever in the pool */
-	double use_rate;	    /* cs / scanned_active */
+	uint64_t idle_parks;	      /* times the server slept, idle */
+	uint64_t cond_waits;	      /* condition waits inside sections */
+	uint64_t try_busy;	      /* rcl_tryexec requests refused */
+	uint64_t locks;		      /* live locks assigned to the server */
+	uint64_t scan_limit;	      /* slots a sweep scans now (highest
+					 live client id + 1, all servers) */
+	unsigned int threads;	      /* servicing threads ever in the pool */
+	double use_rate;	      /* cs / scanned_active */
 	double false_serialization_rate; /* multi_lock / active sweeps */
-	double slow_path_rate;	    /* slow_path / sweeps */
+	double slow_path_rate;		 /* slow_path / sweeps */
 } rcl_stats_t;
 
 /* Statistics of the server on @cpu.  Returns 0 or EINVAL (no server was

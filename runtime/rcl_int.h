@@ -89,7 +89,7 @@ enum { RCL_REQ_TRY = 1u };
  */
 struct rcl_req {
 	_Atomic(struct rcl_lock *) lock;
-	_Atomic(void *) ctx; /* single-word context in, result out */
+	_Atomic(void *) ctx;	  /* single-word context in, result out */
 	_Atomic(liblock_fn_t) fn; /* NULL: no request; published last */
 	_Atomic uint32_t flags;	  /* RCL_REQ_* */
 	_Atomic uint32_t status;  /* 0 executed, EBUSY (try request) */
@@ -99,11 +99,10 @@ static_assert(sizeof(struct rcl_req) == LL_CACHELINE, "one line per client");
 
 /* A single-writer statistics counter (relaxed load + store). */
 typedef _Atomic uint64_t rcl_counter_t;
-#define RCL_STAT_ADD(c, n)                                                   \
-	atomic_store_explicit(&(c),                                          \
-			      atomic_load_explicit(&(c), memory_order_relaxed) + \
-				      (n),                                   \
-			      memory_order_relaxed)
+#define RCL_STAT_ADD(c, n)                                                     \
+	atomic_store_explicit(                                                 \
+		&(c), atomic_load_explicit(&(c), memory_order_relaxed) + (n),  \
+		memory_order_relaxed)
 #define RCL_STAT_INC(c) RCL_STAT_ADD(c, 1)
 #define RCL_STAT_GET(c) atomic_load_explicit(&(c), memory_order_relaxed)
 
@@ -135,7 +134,7 @@ struct rcl_server {
 	/* read-mostly */
 	int cpu;
 	int node;
-	bool fifo;	 /* SCHED_FIFO pool, manager and backup */
+	bool fifo;		/* SCHED_FIFO pool, manager and backup */
 	_Atomic bool exclusive; /* CPU removed from application threads;
 				 * clients read it (relaxed) while waiting */
 	struct rcl_req *reqs;
@@ -165,8 +164,8 @@ struct rcl_server {
 	 * rcl_stats() under the server table mutex, freed only by stop */
 	_Atomic(struct rcl_sthread *) all LL_ALIGNED;
 	_Atomic unsigned int nthreads;
-	sem_t started;	/* the manager posts it once start-up is done */
-	int start_rc;	/* its result */
+	sem_t started; /* the manager posts it once start-up is done */
+	int start_rc;  /* its result */
 	rcl_counter_t wakeups, alive_misses, elections, created, reactivated;
 	_Atomic uint64_t cond_waits, nlocks;
 	struct rcl_tstats retired; /* counters of joined threads */
@@ -182,7 +181,8 @@ static inline _Atomic uintptr_t *rcl_claim_word(struct rcl_server *s,
 	return &s->claims[r - s->reqs];
 }
 
-/* ---- ids.c: client ids ---------------------------------------------------- */
+/* ---- ids.c: client ids ----------------------------------------------------
+ */
 /* The calling thread's client id (allocated on first use, freed when the
  * thread exits); RCL_MAX_CLIENTS if none can be had (never for long). */
 uint32_t rcl_client_id(void) LL_HIDDEN;
@@ -190,12 +190,14 @@ uint32_t rcl_client_id(void) LL_HIDDEN;
 uint32_t rcl_ids_limit(void) LL_HIDDEN;
 uint32_t rcl_ids_live(void) LL_HIDDEN;
 
-/* ---- client.c -------------------------------------------------------------- */
+/* ---- client.c --------------------------------------------------------------
+ */
 /* fork() handlers of the lock-structure pool's mutex. */
 void rcl_locks_fork_prepare(void) LL_HIDDEN;
 void rcl_locks_fork_release(void) LL_HIDDEN;
 
-/* ---- affinity.c ------------------------------------------------------------ */
+/* ---- affinity.c ------------------------------------------------------------
+ */
 /* Can @cpu be reserved and still leave the application a CPU? */
 bool rcl_affinity_can_reserve(int cpu) LL_HIDDEN;
 /* Record a server on @cpu; if @exclusive, remove @cpu from every thread
@@ -209,23 +211,26 @@ void rcl_affinity_release(int cpu) LL_HIDDEN;
  * reserved, forget the reservations (the child has no server). */
 void rcl_affinity_forked(void) LL_HIDDEN;
 
-/* ---- env.c ------------------------------------------------------------------ */
+/* ---- env.c ------------------------------------------------------------------
+ */
 /* Switch to degraded mode (once per process, with a message). */
 void rcl_announce_degraded(const char *why) LL_HIDDEN;
 
-/* ---- server.c -------------------------------------------------------------- */
+/* ---- server.c --------------------------------------------------------------
+ */
 /* The server on @cpu (LIBLOCK_SERVER_DEFAULT: the default one), started
  * if needed; NULL with *@err set on failure. */
 struct rcl_server *rcl_server_get(int cpu, int *err) LL_HIDDEN;
 /* Start a thread of @srv bound to its CPU at @prio_off above the FIFO
  * minimum (ignored without FIFO). */
-int rcl_thread_start(struct rcl_server *srv, pthread_t *t,
-		     void *(*fn)(void *), void *arg, int prio_off) LL_HIDDEN;
+int rcl_thread_start(struct rcl_server *srv, pthread_t *t, void *(*fn)(void *),
+		     void *arg, int prio_off) LL_HIDDEN;
 void rcl_server_unpark(struct rcl_server *srv) LL_HIDDEN;
 
 enum { RCL_PRIO_BACKUP = 1, RCL_PRIO_SERVICING = 2, RCL_PRIO_MANAGER = 3 };
 
-/* ---- servicing.c ----------------------------------------------------------- */
+/* ---- servicing.c -----------------------------------------------------------
+ */
 void *rcl_servicing_main(void *arg) LL_HIDDEN;
 /* The servicing thread running on this thread, or NULL. */
 extern __thread struct rcl_sthread *rcl_self LL_HIDDEN;
@@ -238,7 +243,8 @@ void rcl_lock_release(struct rcl_lock *l) LL_HIDDEN;
 void rcl_run_claimed(struct rcl_server *s, struct rcl_req *r,
 		     struct rcl_lock *l, uintptr_t me) LL_HIDDEN;
 
-/* ---- manager.c ------------------------------------------------------------- */
+/* ---- manager.c -------------------------------------------------------------
+ */
 void *rcl_manager_main(void *arg) LL_HIDDEN;
 void *rcl_backup_main(void *arg) LL_HIDDEN;
 /* Ask the manager to make sure a free servicing thread exists. */
@@ -247,9 +253,10 @@ void rcl_manager_kick(struct rcl_server *srv) LL_HIDDEN;
 /* Add one servicing thread (manager, or start-up). */
 int rcl_pool_add(struct rcl_server *srv) LL_HIDDEN;
 
-/* ---- stats.c --------------------------------------------------------------- */
-void rcl_stats_fold(struct rcl_tstats *into, const struct rcl_tstats *from)
-	LL_HIDDEN;
+/* ---- stats.c ---------------------------------------------------------------
+ */
+void rcl_stats_fold(struct rcl_tstats *into,
+		    const struct rcl_tstats *from) LL_HIDDEN;
 /* Fill @out from @s; the caller holds the server table mutex. */
 void rcl_stats_collect(struct rcl_server *s, rcl_stats_t *out) LL_HIDDEN;
 

@@ -25,15 +25,15 @@
 
 static pthread_mutex_t srv_mu = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(struct rcl_server *) srv_table[CPU_SETSIZE];
-static bool srv_exiting;	      /* under srv_mu: no restart at exit */
-static bool srv_atexit_done;	      /* under srv_mu */
-static bool srv_forked_in_runtime;    /* under srv_mu: see free_orphans() */
+static bool srv_exiting;	   /* under srv_mu: no restart at exit */
+static bool srv_atexit_done;	   /* under srv_mu */
+static bool srv_forked_in_runtime; /* under srv_mu: see free_orphans() */
 
 int rcl_thread_start(struct rcl_server *s, pthread_t *t, void *(*fn)(void *),
 		     void *arg, int prio_off)
 {
 	pthread_attr_t a;
-	struct sched_param sp = { 0 };
+	struct sched_param sp = {0};
 	sigset_t all, old;
 	cpu_set_t set;
 	int rc;
@@ -49,7 +49,8 @@ int rcl_thread_start(struct rcl_server *s, pthread_t *t, void *(*fn)(void *),
 		rc = pthread_attr_setschedpolicy(&a, s->fifo ? SCHED_FIFO
 							     : SCHED_OTHER);
 	if (s->fifo)
-		sp.sched_priority = sched_get_priority_min(SCHED_FIFO) + prio_off;
+		sp.sched_priority =
+			sched_get_priority_min(SCHED_FIFO) + prio_off;
 	if (!rc)
 		rc = pthread_attr_setschedparam(&a, &sp);
 	/* runtime threads take no asynchronous signals */
@@ -167,8 +168,8 @@ static void clear_slots(struct rcl_server *s)
 static void fork_child(void)
 {
 	for (int c = 0; c < CPU_SETSIZE; c++) {
-		struct rcl_server *s =
-			atomic_load_explicit(&srv_table[c], memory_order_relaxed);
+		struct rcl_server *s = atomic_load_explicit(
+			&srv_table[c], memory_order_relaxed);
 		struct rcl_sthread *t, *last = NULL;
 
 		if (!s)
@@ -236,8 +237,10 @@ static int start_locked(struct rcl_server *s)
 	excl = rcl_affinity_can_reserve(s->cpu);
 	atomic_store_explicit(&s->exclusive, excl, memory_order_relaxed);
 	if (!excl)
-		ll_log(LL_WARN, "CPU %d is the application's last CPU: its RCL "
-		       "server shares it, without SCHED_FIFO", s->cpu);
+		ll_log(LL_WARN,
+		       "CPU %d is the application's last CPU: its RCL "
+		       "server shares it, without SCHED_FIFO",
+		       s->cpu);
 	s->fifo = excl && !rcl_degraded();
 	if ((rc = rcl_affinity_reserve(s->cpu, excl)) != 0)
 		return rc;
@@ -275,7 +278,8 @@ static int check_cpu(int *cpu)
 	if (*cpu == LIBLOCK_SERVER_DEFAULT && (*cpu = rcl_default_server()) < 0)
 		return EINVAL;
 	if (*cpu < 0 || *cpu >= CPU_SETSIZE || !ll_cpu_online(*cpu)) {
-		ll_log(LL_ERROR, "RCL server CPU %d is not an online CPU", *cpu);
+		ll_log(LL_ERROR, "RCL server CPU %d is not an online CPU",
+		       *cpu);
 		return EINVAL;
 	}
 	return 0;
@@ -340,8 +344,9 @@ static void stop_threads(struct rcl_server *s)
 	atomic_store_explicit(&s->idle, 0, memory_order_relaxed);
 	ll_futex_wake(&s->idle, INT_MAX);
 	if (pthread_timedjoin_np(s->manager, NULL, &dl) != 0)
-		ll_fatal("the manager of the RCL server on CPU %d does not stop",
-			 s->cpu);
+		ll_fatal(
+			"the manager of the RCL server on CPU %d does not stop",
+			s->cpu);
 	if (s->has_backup && pthread_timedjoin_np(s->backup, NULL, &dl) != 0)
 		ll_fatal("the backup of the RCL server on CPU %d does not stop",
 			 s->cpu);
@@ -369,8 +374,10 @@ static void stop_threads(struct rcl_server *s)
 	}
 	atomic_store_explicit(&s->all, NULL, memory_order_relaxed);
 	if (stuck) {
-		ll_log(LL_WARN, "RCL server on CPU %d: a section is still "
-		       "running after 2 s; its thread is left to finish", s->cpu);
+		ll_log(LL_WARN,
+		       "RCL server on CPU %d: a section is still "
+		       "running after 2 s; its thread is left to finish",
+		       s->cpu);
 		return; /* state stays STOPPING */
 	}
 	/* relaxed: nothing is published with STOPPED; readers that act on
@@ -413,8 +420,8 @@ int rcl_shutdown(void)
 
 	pthread_mutex_lock(&srv_mu);
 	for (int c = 0; c < CPU_SETSIZE; c++) {
-		struct rcl_server *s =
-			atomic_load_explicit(&srv_table[c], memory_order_relaxed);
+		struct rcl_server *s = atomic_load_explicit(
+			&srv_table[c], memory_order_relaxed);
 
 		if (s && (r = stop_locked(s)) != 0 && rc == 0)
 			rc = r;

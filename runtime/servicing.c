@@ -39,9 +39,9 @@ bool rcl_lock_try(struct rcl_lock *l, uintptr_t me)
 		return false;
 	/* acquire: pairs with the release in rcl_lock_release(), so the
 	 * previous section's writes are visible to ours */
-	return atomic_compare_exchange_strong_explicit(
-		&l->holder, &free_word, me, memory_order_acquire,
-		memory_order_relaxed);
+	return atomic_compare_exchange_strong_explicit(&l->holder, &free_word,
+						       me, memory_order_acquire,
+						       memory_order_relaxed);
 }
 
 /* Thesis Alg. 9, local branch: the holder is another thread bound to the
@@ -84,9 +84,9 @@ static bool claim(struct rcl_server *s, struct rcl_req *r, struct rcl_lock *l,
 	uintptr_t none = 0;
 
 	/* acquire: pairs with the release of the claim in rcl_run_claimed() */
-	if (!atomic_compare_exchange_strong_explicit(rcl_claim_word(s, r), &none, me,
-						     memory_order_acquire,
-						     memory_order_relaxed))
+	if (!atomic_compare_exchange_strong_explicit(
+		    rcl_claim_word(s, r), &none, me, memory_order_acquire,
+		    memory_order_relaxed))
 		return false;
 	/* acquire: pairs with the client's release of fn; lock and ctx
 	 * were written before it */
@@ -107,7 +107,8 @@ static void refuse_try(struct rcl_server *s, struct rcl_req *r,
 	if (!(atomic_load_explicit(&r->flags, memory_order_relaxed) &
 	      RCL_REQ_TRY)) {
 		/* release: pairs with the next claim CAS (acquire) */
-		atomic_store_explicit(rcl_claim_word(s, r), 0, memory_order_release);
+		atomic_store_explicit(rcl_claim_word(s, r), 0,
+				      memory_order_release);
 		return;
 	}
 	if (t)
@@ -195,7 +196,8 @@ void rcl_server_unpark(struct rcl_server *s)
 	/* relaxed: the request itself is synchronised by its fn word; the
 	 * woken thread re-reads every slot with acquire */
 	if (atomic_exchange_explicit(&s->idle, 0, memory_order_relaxed) == 1)
-		ll_futex_wake(&s->idle, INT_MAX); /* servicing, manager, backup */
+		ll_futex_wake(&s->idle,
+			      INT_MAX); /* servicing, manager, backup */
 }
 
 /* Sleep until a client (or stop) clears s->idle.  A client that published
@@ -307,7 +309,7 @@ void *rcl_servicing_main(void *arg)
 	struct rcl_sthread *t = arg;
 	struct rcl_server *s = t->srv;
 	uintptr_t me = rcl_token();
-	struct idle_state is = { 0, 0, 0 };
+	struct idle_state is = {0, 0, 0};
 	unsigned int served;
 
 	/* acquire: pairs with the release in rcl_pool_add() */
@@ -320,10 +322,11 @@ void *rcl_servicing_main(void *arg)
 	while (atomic_load_explicit(&s->state, memory_order_acquire) ==
 	       RCL_RUNNING) {
 		atomic_store_explicit(&s->is_alive, 1, memory_order_relaxed);
-		atomic_store_explicit(&t->timestamp,
-				      atomic_load_explicit(&s->timestamp,
-							   memory_order_relaxed),
-				      memory_order_relaxed);
+		atomic_store_explicit(
+			&t->timestamp,
+			atomic_load_explicit(&s->timestamp,
+					     memory_order_relaxed),
+			memory_order_relaxed);
 		atomic_fetch_sub_explicit(&s->nfree, 1, memory_order_relaxed);
 		served = sweep(s, t, me);
 		atomic_fetch_add_explicit(&s->nfree, 1, memory_order_relaxed);

@@ -37,8 +37,8 @@ static double ratio(uint64_t a, uint64_t b)
 static void fill_rates(rcl_stats_t *o)
 {
 	o->use_rate = ratio(o->cs, o->scanned_active);
-	o->false_serialization_rate = ratio(o->multi_lock_sweeps,
-					    o->active_sweeps);
+	o->false_serialization_rate =
+		ratio(o->multi_lock_sweeps, o->active_sweeps);
 	o->slow_path_rate = ratio(o->slow_path, o->sweeps);
 }
 
@@ -58,7 +58,8 @@ void rcl_stats_collect(struct rcl_server *s, rcl_stats_t *o)
 	o->running = atomic_load_explicit(&s->state, memory_order_relaxed) ==
 		     RCL_RUNNING;
 	o->fifo = s->fifo;
-	o->exclusive = atomic_load_explicit(&s->exclusive, memory_order_relaxed);
+	o->exclusive =
+		atomic_load_explicit(&s->exclusive, memory_order_relaxed);
 	o->cs = RCL_STAT_GET(sum.cs);
 	o->cs_inline = RCL_STAT_GET(sum.cs_inline);
 	o->sweeps = RCL_STAT_GET(sum.sweeps);
@@ -73,8 +74,8 @@ void rcl_stats_collect(struct rcl_server *s, rcl_stats_t *o)
 	o->elections = RCL_STAT_GET(s->elections);
 	o->threads_created = RCL_STAT_GET(s->created);
 	o->threads_reactivated = RCL_STAT_GET(s->reactivated);
-	o->cond_waits = atomic_load_explicit(&s->cond_waits,
-					     memory_order_relaxed);
+	o->cond_waits =
+		atomic_load_explicit(&s->cond_waits, memory_order_relaxed);
 	o->locks = atomic_load_explicit(&s->nlocks, memory_order_relaxed);
 	o->threads = (unsigned int)o->threads_created;
 	o->scan_limit = rcl_ids_limit();

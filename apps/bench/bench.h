@@ -26,7 +26,6 @@ static inline uint64_t bench_tsc(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 #endif
-
 }
 
 /* TSC ticks per second, measured once against CLOCK_MONOTONIC. */
@@ -52,13 +51,13 @@ long long bench_counters_stop(int handle);
 /* ---- the microbenchmark (thesis §8.1) ---- */
 struct cs_params {
 	const char *algorithm;
-	int threads;	     /* client threads */
-	int lines;	     /* shared cache lines per section (1..64) */
-	uint64_t delay;	     /* cycles between sections */
-	long iterations;     /* sections per thread */
-	double max_seconds;  /* stop early after this long (0: never) */
-	int server;	     /* server CPU for delegation locks, or -1 */
-	bool pin;	     /* pin clients round-robin */
+	int threads;	    /* client threads */
+	int lines;	    /* shared cache lines per section (1..64) */
+	uint64_t delay;	    /* cycles between sections */
+	long iterations;    /* sections per thread */
+	double max_seconds; /* stop early after this long (0: never) */
+	int server;	    /* server CPU for delegation locks, or -1 */
+	bool pin;	    /* pin clients round-robin */
 };
 
 struct cs_result {
@@ -95,8 +94,6 @@ void bench_json_str(FILE *f, const char *s);
 /* Exit(2) with "rcl-bench: <msg>". */
 _Noreturn void bench_usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
-
-
 
 /* Shared by cs, sweep and calibrate. */
 void cs_print(const struct cs_params *p, const struct cs_result *r, bool json);

@@ -68,8 +68,8 @@ static char *read_file(const char *path)
  * or on $PATH. */
 static const char *find_profiler(char *buf, size_t size)
 {
-	static const char *const rel[] = { "rcl-prof", "../profiler/rcl-prof",
-					   "../../profiler/rcl-prof" };
+	static const char *const rel[] = {"rcl-prof", "../profiler/rcl-prof",
+					  "../../profiler/rcl-prof"};
 	char self[PATH_MAX];
 	ssize_t n;
 
@@ -106,9 +106,12 @@ static int profiled_posix(const char *prof, int threads, uint64_t delay,
 	close(fd);
 	self[n] = 0;
 	snprintf(cmd, sizeof(cmd),
-		 "'%s' --table none -o '%s' -- '%s' cs --lock posix --threads %d "
-		 "--lines 1 --delay %llu --iterations %ld --max-seconds 2 --json",
-		 prof, tmp, self, threads, (unsigned long long)delay, iterations);
+		 "'%s' --table none -o '%s' -- '%s' cs --lock posix --threads "
+		 "%d "
+		 "--lines 1 --delay %llu --iterations %ld --max-seconds 2 "
+		 "--json",
+		 prof, tmp, self, threads, (unsigned long long)delay,
+		 iterations);
 	if (!(p = popen(cmd, "r")))
 		return errno;
 	len = fread(out, 1, sizeof(out) - 1, p);
@@ -126,8 +129,10 @@ static int profiled_posix(const char *prof, int threads, uint64_t delay,
 	*pct = locks ? json_number(locks, "pct_time_in_cs") : -1;
 	free(prof_json);
 	if (*cycles < 0 || *pct < 0) {
-		fprintf(stderr, "rcl-bench: calibrate: no cycles_per_cs or "
-				"pct_time_in_cs in the outputs of '%s'\n", cmd);
+		fprintf(stderr,
+			"rcl-bench: calibrate: no cycles_per_cs or "
+			"pct_time_in_cs in the outputs of '%s'\n",
+			cmd);
 		return EIO;
 	}
 	return 0;
@@ -135,21 +140,25 @@ static int profiled_posix(const char *prof, int threads, uint64_t delay,
 
 struct row {
 	uint64_t delay;
-	double alone;		/* posix, one thread */
-	double posix;		/* posix, T threads, under the profiler */
-	double pct;		/* profile: % time in CS */
-	double best;		/* fastest algorithm's cycles */
+	double alone; /* posix, one thread */
+	double posix; /* posix, T threads, under the profiler */
+	double pct;   /* profile: % time in CS */
+	double best;  /* fastest algorithm's cycles */
 	const char *best_name;
 };
 
 static const char calibrate_usage[] =
-	"usage: rcl-bench calibrate [--threads T] [--delays D,...] [--lock A,B,...]\n"
+	"usage: rcl-bench calibrate [--threads T] [--delays D,...] [--lock "
+	"A,B,...]\n"
 	"                           [--iterations N] [--output FILE] [--json]\n"
 	"Derives rcl-prof's thresholds on this machine: runs the POSIX\n"
-	"microbenchmark (1 line) at each delay under rcl-prof to map the delay to\n"
+	"microbenchmark (1 line) at each delay under rcl-prof to map the delay "
+	"to\n"
 	"%% time in critical sections; the lower threshold is where POSIX has\n"
-	"collapsed (>= 1.5x slower than uncontended), the upper one where rcl beats\n"
-	"every algorithm of --lock (default: every algorithm without a server,\n"
+	"collapsed (>= 1.5x slower than uncontended), the upper one where rcl "
+	"beats\n"
+	"every algorithm of --lock (default: every algorithm without a "
+	"server,\n"
 	"plus rcl).  --output writes them as JSON for rcl-prof --thresholds.\n";
 
 static int compare_all(char **algos, int nalgos, int threads, long iterations,
@@ -206,23 +215,26 @@ static void report(const struct row *rows, int n, int threads, double lower,
 			fprintf(f, "\"upper\": %.1f, ", upper);
 		fprintf(f, "\"points\": [");
 		for (int i = 0; i < n; i++)
-			fprintf(f, "%s{\"delay\": %llu, \"pct_time_in_cs\": %.1f, "
-				   "\"posix\": %.1f, \"posix_alone\": %.1f, "
-				   "\"best\": \"%s\"}",
-				i ? ", " : "", (unsigned long long)rows[i].delay,
-				rows[i].pct, rows[i].posix, rows[i].alone,
+			fprintf(f,
+				"%s{\"delay\": %llu, \"pct_time_in_cs\": %.1f, "
+				"\"posix\": %.1f, \"posix_alone\": %.1f, "
+				"\"best\": \"%s\"}",
+				i ? ", " : "",
+				(unsigned long long)rows[i].delay, rows[i].pct,
+				rows[i].posix, rows[i].alone,
 				rows[i].best_name);
 		fprintf(f, "]}\n");
 		if (json)
 			return;
 	}
-	printf("%10s %8s %12s %12s  %s\n", "delay", "% in CS", "posix", "posix alone",
-	       "fastest");
+	printf("%10s %8s %12s %12s  %s\n", "delay", "% in CS", "posix",
+	       "posix alone", "fastest");
 	for (int i = 0; i < n; i++)
 		printf("%10llu %7.1f%% %12.0f %12.0f  %s\n",
 		       (unsigned long long)rows[i].delay, rows[i].pct,
 		       rows[i].posix, rows[i].alone, rows[i].best_name);
-	printf("thresholds: lower %.1f%% (POSIX collapses), upper %.1f%% (rcl best)\n",
+	printf("thresholds: lower %.1f%% (POSIX collapses), upper %.1f%% (rcl "
+	       "best)\n",
 	       lower, upper);
 }
 
@@ -234,7 +246,8 @@ static void derive(const struct row *rows, int n, double *lower, double *upper)
 		if (rows[i].posix >= 1.5 * rows[i].alone &&
 		    (*lower < 0 || rows[i].pct < *lower))
 			*lower = rows[i].pct;
-		if (rows[i].best_name && strcmp(rows[i].best_name, "rcl") == 0 &&
+		if (rows[i].best_name &&
+		    strcmp(rows[i].best_name, "rcl") == 0 &&
 		    (*upper < 0 || rows[i].pct < *upper))
 			*upper = rows[i].pct;
 	}
@@ -243,41 +256,44 @@ static void derive(const struct row *rows, int n, double *lower, double *upper)
 int cmd_calibrate(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "threads", required_argument, 0, 't' },
-		{ "delays", required_argument, 0, 'D' },
-		{ "lock", required_argument, 0, 'l' },
-		{ "iterations", required_argument, 0, 'n' },
-		{ "output", required_argument, 0, 'o' },
-		{ "json", no_argument, 0, 'j' },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
+		{"threads", required_argument, 0, 't'},
+		{"delays", required_argument, 0, 'D'},
+		{"lock", required_argument, 0, 'l'},
+		{"iterations", required_argument, 0, 'n'},
+		{"output", required_argument, 0, 'o'},
+		{"json", no_argument, 0, 'j'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
 	};
-	static const uint64_t default_delays[] = { 100, 1000, 3162, 10000,
-						   31623, 100000, 1000000 };
+	static const uint64_t default_delays[] = {100,	 1000,	 3162,	 10000,
+						  31623, 100000, 1000000};
 	uint64_t delays[MAX_ITEMS];
 	char *algos[MAX_ITEMS], *items[MAX_ITEMS], profbuf[PATH_MAX];
 	int ndelays = 7, nalgos = 0, opt, cpus[1024];
 	int threads = bench_cpus(cpus, 1024) > 2 ? bench_cpus(cpus, 1024) : 2;
 	long iterations = 20000;
-	const char *output = NULL, *prof = find_profiler(profbuf, sizeof(profbuf));
+	const char *output = NULL,
+		   *prof = find_profiler(profbuf, sizeof(profbuf));
 	bool json = false;
-	struct row rows[MAX_ITEMS] = { 0 };
+	struct row rows[MAX_ITEMS] = {0};
 	double lower, upper;
 	FILE *out = NULL;
 
 	memcpy(delays, default_delays, sizeof(default_delays));
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (opt == 't')
-			threads = (int)bench_parse_long("--threads", optarg, 2, 4096);
+			threads = (int)bench_parse_long("--threads", optarg, 2,
+							4096);
 		else if (opt == 'D') {
 			ndelays = bench_split(optarg, items, MAX_ITEMS);
 			for (int i = 0; i < ndelays; i++)
-				delays[i] = (uint64_t)bench_parse_long("--delays", items[i],
-								      0, 1L << 40);
+				delays[i] = (uint64_t)bench_parse_long(
+					"--delays", items[i], 0, 1L << 40);
 		} else if (opt == 'l')
 			nalgos = bench_split(optarg, algos, MAX_ITEMS);
 		else if (opt == 'n')
-			iterations = bench_parse_long("--iterations", optarg, 100, 1L << 32);
+			iterations = bench_parse_long("--iterations", optarg,
+						      100, 1L << 32);
 		else if (opt == 'o')
 			output = optarg;
 		else if (opt == 'j')
@@ -312,20 +328,23 @@ int cmd_calibrate(int argc, char **argv)
 		rows[i].alone = r.cycles_per_cs;
 		if (profiled_posix(prof, threads, delays[i], iterations,
 				   &rows[i].posix, &rows[i].pct) != 0 ||
-		    compare_all(algos, nalgos, threads, iterations, &rows[i]) != 0)
+		    compare_all(algos, nalgos, threads, iterations, &rows[i]) !=
+			    0)
 			return 1;
 	}
 	fputc('\n', stderr);
 	derive(rows, ndelays, &lower, &upper);
 	if (lower < 0 || upper < 0)
-		fprintf(stderr, "rcl-bench: calibrate: %s not reached on these "
-				"delays (printed as -1, left out of --output: "
-				"rcl-prof keeps its default)\n",
+		fprintf(stderr,
+			"rcl-bench: calibrate: %s not reached on these "
+			"delays (printed as -1, left out of --output: "
+			"rcl-prof keeps its default)\n",
 			lower < 0 ? "POSIX collapse" : "an rcl win");
 	else if (lower > upper)
-		fprintf(stderr, "rcl-bench: calibrate: rcl wins only above %.1f%% "
-				"but POSIX collapses from %.1f%%: rcl-prof needs "
-				"lower <= upper, edit the file\n",
+		fprintf(stderr,
+			"rcl-bench: calibrate: rcl wins only above %.1f%% "
+			"but POSIX collapses from %.1f%%: rcl-prof needs "
+			"lower <= upper, edit the file\n",
 			upper, lower);
 	report(rows, ndelays, threads, lower, upper, json, out);
 	if (out && fclose(out) != 0)

@@ -34,9 +34,9 @@ struct run {
 	liblock_lock_t lock;
 	struct shared_data data;
 	pthread_barrier_t start;
-	_Atomic int stop;	   /* set once max_seconds passed */
-	uint64_t t0;		   /* TSC at the start barrier */
-	uint64_t deadline;	   /* TSC after which threads stop */
+	_Atomic int stop;  /* set once max_seconds passed */
+	uint64_t t0;	   /* TSC at the start barrier */
+	uint64_t deadline; /* TSC after which threads stop */
 	int cpus[1024];
 	int ncpus;
 };
@@ -84,10 +84,10 @@ static int shared_init(struct shared_data *d, int lines)
 		struct shared_line *cur =
 			(void *)(d->block + (size_t)order[i] * LINE_STRIDE);
 
-		cur->next = i + 1 < lines ? (void *)(d->block +
-						     (size_t)order[i + 1] *
-							     LINE_STRIDE)
-					  : NULL;
+		cur->next = i + 1 < lines
+				    ? (void *)(d->block + (size_t)order[i + 1] *
+								  LINE_STRIDE)
+				    : NULL;
 	}
 	d->head = (void *)(d->block + (size_t)order[0] * LINE_STRIDE);
 	return 0;
@@ -150,7 +150,9 @@ static int run_setup(struct run *run, const struct cs_params *p)
 	int all[1024], n, server = -1, rc;
 
 	if (liblock_algorithm_info(p->algorithm, &info) != 0) {
-		fprintf(stderr, "rcl-bench: unknown algorithm '%s' (see rcl-bench --list)\n",
+		fprintf(stderr,
+			"rcl-bench: unknown algorithm '%s' (see rcl-bench "
+			"--list)\n",
 			p->algorithm);
 		return EINVAL;
 	}
@@ -164,7 +166,8 @@ static int run_setup(struct run *run, const struct cs_params *p)
 	attr.flags = LIBLOCK_ATTR_FIXED;
 	attr.server = server;
 	if ((rc = liblock_init(&run->lock, &attr)) != 0) {
-		fprintf(stderr, "rcl-bench: cannot initialise a '%s' lock: %s\n",
+		fprintf(stderr,
+			"rcl-bench: cannot initialise a '%s' lock: %s\n",
 			p->algorithm, strerror(rc));
 		return rc;
 	}
@@ -186,7 +189,8 @@ static void collect(struct run *run, struct client *c, struct cs_result *r)
 		if (c[i].end > end)
 			end = c[i].end;
 	}
-	r->cycles_per_cs = r->sections ? (double)(end - run->t0) / r->sections : 0;
+	r->cycles_per_cs =
+		r->sections ? (double)(end - run->t0) / r->sections : 0;
 	r->seconds = (double)(end - run->t0) / bench_tsc_hz();
 	r->throughput = r->seconds > 0 ? r->sections / r->seconds : 0;
 	r->misses_per_cs = -1;
@@ -212,7 +216,7 @@ int cs_run(const struct cs_params *p, struct cs_result *r)
 	c = aligned_alloc(128, sizeof(*c) * (size_t)p->threads);
 	t = calloc((size_t)p->threads, sizeof(*t));
 	rc = c && t ? pthread_barrier_init(&run->start, NULL,
-					     (unsigned)p->threads + 1)
+					   (unsigned)p->threads + 1)
 		    : ENOMEM;
 	if (rc == 0) {
 		memset(c, 0, sizeof(*c) * (size_t)p->threads);
@@ -227,8 +231,8 @@ int cs_run(const struct cs_params *p, struct cs_result *r)
 	if (rc == 0) {
 		run->t0 = bench_tsc();
 		if (p->max_seconds > 0)
-			run->deadline = run->t0 +
-					(uint64_t)(p->max_seconds * bench_tsc_hz());
+			run->deadline = run->t0 + (uint64_t)(p->max_seconds *
+							     bench_tsc_hz());
 		pthread_barrier_wait(&run->start); /* publishes t0, deadline */
 		for (int i = 0; i < started; i++)
 			pthread_join(t[i], NULL);
@@ -237,7 +241,8 @@ int cs_run(const struct cs_params *p, struct cs_result *r)
 	} else {
 		fprintf(stderr, "rcl-bench: cannot start %d threads: %s\n",
 			p->threads, strerror(rc));
-		if (started) /* threads blocked on the barrier: cannot recover */
+		if (started) /* threads blocked on the barrier: cannot recover
+			      */
 			exit(1);
 	}
 	liblock_destroy(&run->lock);
@@ -263,14 +268,19 @@ void cs_params_default(struct cs_params *p)
 /* ---- rcl-bench cs ---- */
 
 static const char cs_usage[] =
-	"usage: rcl-bench cs [--lock ALGO] [--threads T] [--lines L] [--delay D]\n"
-	"                    [--iterations N] [--max-seconds S] [--server CPU]\n"
+	"usage: rcl-bench cs [--lock ALGO] [--threads T] [--lines L] [--delay "
+	"D]\n"
+	"                    [--iterations N] [--max-seconds S] [--server "
+	"CPU]\n"
 	"                    [--no-pin] [--json]\n"
-	"Runs T client threads, each executing N critical sections of one lock;\n"
+	"Runs T client threads, each executing N critical sections of one "
+	"lock;\n"
 	"each section reads and writes L shared, non-adjacent, pointer-chased\n"
-	"cache lines, and each thread waits D cycles between sections.  Prints\n"
+	"cache lines, and each thread waits D cycles between sections.  "
+	"Prints\n"
 	"cycles per critical section (TSC; waiting and delay included),\n"
-	"throughput, cache misses per section when the machine has counters, and\n"
+	"throughput, cache misses per section when the machine has counters, "
+	"and\n"
 	"whether the shared data adds up (exit 1 if not).\n";
 
 void cs_print(const struct cs_params *p, const struct cs_result *r, bool json)
@@ -298,9 +308,8 @@ void cs_print(const struct cs_params *p, const struct cs_result *r, bool json)
 	printf("algorithm      %s\nthreads        %d\nlines          %d\n"
 	       "delay          %llu cycles\nsections       %ld\n"
 	       "cycles/CS      %.1f\nthroughput     %.0f CS/s\n",
-	       p->algorithm, p->threads, p->lines,
-	       (unsigned long long)p->delay, r->sections, r->cycles_per_cs,
-	       r->throughput);
+	       p->algorithm, p->threads, p->lines, (unsigned long long)p->delay,
+	       r->sections, r->cycles_per_cs, r->throughput);
 	if (r->misses_per_cs >= 0)
 		printf("misses/CS      %.2f (client side)\n", r->misses_per_cs);
 	else
@@ -312,14 +321,33 @@ void cs_print(const struct cs_params *p, const struct cs_result *r, bool json)
 int cs_option(struct cs_params *p, int opt, const char *arg)
 {
 	switch (opt) {
-	case 'l': p->algorithm = arg; return 1;
-	case 't': p->threads = (int)bench_parse_long("--threads", arg, 1, 4096); return 1;
-	case 'L': p->lines = (int)bench_parse_long("--lines", arg, 1, MAX_LINES); return 1;
-	case 'd': p->delay = (uint64_t)bench_parse_long("--delay", arg, 0, 1L << 40); return 1;
-	case 'n': p->iterations = bench_parse_long("--iterations", arg, 1, 1L << 40); return 1;
-	case 'm': p->max_seconds = bench_parse_double("--max-seconds", arg, 0, 86400); return 1;
-	case 's': p->server = (int)bench_parse_long("--server", arg, 0, 1 << 20); return 1;
-	case 'P': p->pin = false; return 1;
+	case 'l':
+		p->algorithm = arg;
+		return 1;
+	case 't':
+		p->threads = (int)bench_parse_long("--threads", arg, 1, 4096);
+		return 1;
+	case 'L':
+		p->lines = (int)bench_parse_long("--lines", arg, 1, MAX_LINES);
+		return 1;
+	case 'd':
+		p->delay =
+			(uint64_t)bench_parse_long("--delay", arg, 0, 1L << 40);
+		return 1;
+	case 'n':
+		p->iterations =
+			bench_parse_long("--iterations", arg, 1, 1L << 40);
+		return 1;
+	case 'm':
+		p->max_seconds =
+			bench_parse_double("--max-seconds", arg, 0, 86400);
+		return 1;
+	case 's':
+		p->server = (int)bench_parse_long("--server", arg, 0, 1 << 20);
+		return 1;
+	case 'P':
+		p->pin = false;
+		return 1;
 	}
 	return 0;
 }
@@ -327,17 +355,17 @@ int cs_option(struct cs_params *p, int opt, const char *arg)
 int cmd_cs(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "lock", required_argument, 0, 'l' },
-		{ "threads", required_argument, 0, 't' },
-		{ "lines", required_argument, 0, 'L' },
-		{ "delay", required_argument, 0, 'd' },
-		{ "iterations", required_argument, 0, 'n' },
-		{ "max-seconds", required_argument, 0, 'm' },
-		{ "server", required_argument, 0, 's' },
-		{ "no-pin", no_argument, 0, 'P' },
-		{ "json", no_argument, 0, 'j' },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
+		{"lock", required_argument, 0, 'l'},
+		{"threads", required_argument, 0, 't'},
+		{"lines", required_argument, 0, 'L'},
+		{"delay", required_argument, 0, 'd'},
+		{"iterations", required_argument, 0, 'n'},
+		{"max-seconds", required_argument, 0, 'm'},
+		{"server", required_argument, 0, 's'},
+		{"no-pin", no_argument, 0, 'P'},
+		{"json", no_argument, 0, 'j'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
 	};
 	struct cs_params p;
 	struct cs_result r;

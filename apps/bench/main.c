@@ -10,13 +10,17 @@ static const char usage[] =
 	"       rcl-bench --list | --help | --version\n"
 	"\n"
 	"Commands (each takes --help and --json):\n"
-	"  cs         the thesis microbenchmark: T threads, L shared lines per\n"
+	"  cs         the thesis microbenchmark: T threads, L shared lines "
+	"per\n"
 	"             critical section, D cycles between sections\n"
-	"  sweep      cs over delays x algorithms x thread counts; CSV/JSON, --plot\n"
-	"  pingpong   a cache line's round trip between two CPUs (the floor of a\n"
+	"  sweep      cs over delays x algorithms x thread counts; CSV/JSON, "
+	"--plot\n"
+	"  pingpong   a cache line's round trip between two CPUs (the floor of "
+	"a\n"
 	"             remote call)\n"
 	"  misses     profiler validation: exactly N cache misses per section\n"
-	"  calibrate  derive rcl-prof's thresholds from the POSIX sweep run under\n"
+	"  calibrate  derive rcl-prof's thresholds from the POSIX sweep run "
+	"under\n"
 	"             the profiler\n"
 	"  report     every table of docs/PERFORMANCE.md, measured in one run\n"
 	"\n"
@@ -42,12 +46,12 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(int, char **);
 	} commands[] = {
-		{ "cs", cmd_cs },
-		{ "sweep", cmd_sweep },
-		{ "pingpong", cmd_pingpong },
-		{ "misses", cmd_misses },
-		{ "calibrate", cmd_calibrate },
-		{ "report", cmd_report },
+		{"cs", cmd_cs},
+		{"sweep", cmd_sweep},
+		{"pingpong", cmd_pingpong},
+		{"misses", cmd_misses},
+		{"calibrate", cmd_calibrate},
+		{"report", cmd_report},
 	};
 
 	int cpus[1];
@@ -70,7 +74,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "rcl-bench: unknown command '%s' (see rcl-bench --help)\n",
+	fprintf(stderr,
+		"rcl-bench: unknown command '%s' (see rcl-bench --help)\n",
 		argv[1]);
 	return 2;
 }

@@ -35,7 +35,7 @@ static struct {
 	int cpus[1024];
 	int ncpus;
 	long long misses;
-} g = { .mutex = PTHREAD_MUTEX_INITIALIZER };
+} g = {.mutex = PTHREAD_MUTEX_INITIALIZER};
 
 struct worker {
 	int id;
@@ -52,13 +52,15 @@ static void *worker_main(void *arg)
 	handle = bench_counters_start();
 	for (long r = 0; r < g.rounds; r++) {
 		/* acquire: pairs with the release that handed us the turn */
-		while (atomic_load_explicit(&g.turn, memory_order_acquire) != w->id)
+		while (atomic_load_explicit(&g.turn, memory_order_acquire) !=
+		       w->id)
 			ll_cpu_relax();
 		pthread_mutex_lock(&g.mutex);
 		for (struct line *l = g.head; l; l = l->next)
 			l->count++;
 		pthread_mutex_unlock(&g.mutex);
-		/* release: our section's writes before the next worker's turn */
+		/* release: our section's writes before the next worker's turn
+		 */
 		atomic_store_explicit(&g.turn, (w->id + 1) % g.workers,
 				      memory_order_release);
 	}
@@ -67,22 +69,26 @@ static void *worker_main(void *arg)
 }
 
 static const char misses_usage[] =
-	"usage: rcl-bench misses [--lines N] [--workers W] [--rounds R] [--json]\n"
-	"Profiler validation: W workers (default: one per CPU, at least 2) take\n"
-	"turns running sections under one pthread mutex; each section writes the\n"
+	"usage: rcl-bench misses [--lines N] [--workers W] [--rounds R] "
+	"[--json]\n"
+	"Profiler validation: W workers (default: one per CPU, at least 2) "
+	"take\n"
+	"turns running sections under one pthread mutex; each section writes "
+	"the\n"
 	"same N lines (default 5) last written by another worker, so it takes\n"
-	"exactly N cache misses.  Run it under rcl-prof to check the misses/CS\n"
+	"exactly N cache misses.  Run it under rcl-prof to check the "
+	"misses/CS\n"
 	"column.\n";
 
 int cmd_misses(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "lines", required_argument, 0, 'L' },
-		{ "workers", required_argument, 0, 'w' },
-		{ "rounds", required_argument, 0, 'r' },
-		{ "json", no_argument, 0, 'j' },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
+		{"lines", required_argument, 0, 'L'},
+		{"workers", required_argument, 0, 'w'},
+		{"rounds", required_argument, 0, 'r'},
+		{"json", no_argument, 0, 'j'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
 	};
 	int lines = 5, opt;
 	bool json = false, ok = true;
@@ -98,11 +104,14 @@ int cmd_misses(int argc, char **argv)
 	g.rounds = 20000;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (opt == 'L')
-			lines = (int)bench_parse_long("--lines", optarg, 1, 256);
+			lines = (int)bench_parse_long("--lines", optarg, 1,
+						      256);
 		else if (opt == 'w')
-			g.workers = (int)bench_parse_long("--workers", optarg, 2, 1024);
+			g.workers = (int)bench_parse_long("--workers", optarg,
+							  2, 1024);
 		else if (opt == 'r')
-			g.rounds = bench_parse_long("--rounds", optarg, 1, 1L << 32);
+			g.rounds = bench_parse_long("--rounds", optarg, 1,
+						    1L << 32);
 		else if (opt == 'j')
 			json = true;
 		else if (opt == 'h') {
@@ -123,17 +132,21 @@ int cmd_misses(int argc, char **argv)
 	memset(block, 0, (size_t)STRIDE * (size_t)lines + 4096);
 	/* every other slot, backwards: not adjacent, not sequential */
 	for (int i = 0; i < lines; i++) {
-		struct line *l = (void *)(block + (size_t)(lines - 1 - i) * STRIDE);
+		struct line *l =
+			(void *)(block + (size_t)(lines - 1 - i) * STRIDE);
 
-		l->next = i + 1 < lines ? (void *)(block + (size_t)(lines - 2 - i) * STRIDE)
-					: NULL;
+		l->next = i + 1 < lines
+				  ? (void *)(block +
+					     (size_t)(lines - 2 - i) * STRIDE)
+				  : NULL;
 	}
 	g.head = (void *)(block + (size_t)(lines - 1) * STRIDE);
 	t0 = bench_tsc();
 	for (int i = 0; i < g.workers; i++) {
 		w[i].id = i;
 		if (pthread_create(&t[i], NULL, worker_main, &w[i]) != 0) {
-			fputs("rcl-bench: cannot create a worker thread\n", stderr);
+			fputs("rcl-bench: cannot create a worker thread\n",
+			      stderr);
 			return 1;
 		}
 	}
@@ -147,11 +160,13 @@ int cmd_misses(int argc, char **argv)
 		ok &= (long)l->count == sections;
 	if (json) {
 		printf("{\"workers\": %d, \"lines\": %d, \"sections\": %ld, "
-		       "\"expected_misses_per_cs\": %d, \"cycles_per_cs\": %.1f, ",
+		       "\"expected_misses_per_cs\": %d, \"cycles_per_cs\": "
+		       "%.1f, ",
 		       g.workers, lines, sections, lines,
 		       (double)(t1 - t0) / sections);
 		if (bench_counters_available(&why))
-			printf("\"misses_per_cs\": %.2f, ", (double)g.misses / sections);
+			printf("\"misses_per_cs\": %.2f, ",
+			       (double)g.misses / sections);
 		else {
 			printf("\"misses_per_cs\": null, \"misses_note\": ");
 			bench_json_str(stdout, why);
@@ -159,11 +174,14 @@ int cmd_misses(int argc, char **argv)
 		}
 		printf("\"ok\": %s}\n", ok ? "true" : "false");
 	} else {
-		printf("workers %d, %d lines, %ld sections, %.1f cycles per section\n",
-		       g.workers, lines, sections, (double)(t1 - t0) / sections);
+		printf("workers %d, %d lines, %ld sections, %.1f cycles per "
+		       "section\n",
+		       g.workers, lines, sections,
+		       (double)(t1 - t0) / sections);
 		printf("expected misses per section: %d; measured: ", lines);
 		if (bench_counters_available(&why))
-			printf("%.2f (all misses of the workers, spin included)\n",
+			printf("%.2f (all misses of the workers, spin "
+			       "included)\n",
 			       (double)g.misses / sections);
 		else
 			printf("%s\n", why);

@@ -20,8 +20,8 @@ struct line {
 } __attribute__((aligned(128)));
 
 struct pp {
-	struct line one;	  /* single-line protocol */
-	struct line ping, pong;	  /* two-line protocol */
+	struct line one;	/* single-line protocol */
+	struct line ping, pong; /* two-line protocol */
 	long n;
 	int cpu;
 	bool two_lines;
@@ -44,10 +44,12 @@ static void *responder(void *arg)
 	for (uint64_t i = 1; i <= (uint64_t)pp->n; i++) {
 		if (pp->two_lines) {
 			wait_for(&pp->ping.v, i);
-			atomic_store_explicit(&pp->pong.v, i, memory_order_release);
+			atomic_store_explicit(&pp->pong.v, i,
+					      memory_order_release);
 		} else {
 			wait_for(&pp->one.v, 2 * i - 1);
-			atomic_store_explicit(&pp->one.v, 2 * i, memory_order_release);
+			atomic_store_explicit(&pp->one.v, 2 * i,
+					      memory_order_release);
 		}
 	}
 	return NULL;
@@ -74,10 +76,12 @@ static double batch(int a, int b, long n, bool two_lines)
 	t0 = bench_tsc();
 	for (uint64_t i = 1; i <= (uint64_t)n; i++) {
 		if (two_lines) {
-			atomic_store_explicit(&pp->ping.v, i, memory_order_release);
+			atomic_store_explicit(&pp->ping.v, i,
+					      memory_order_release);
 			wait_for(&pp->pong.v, i);
 		} else {
-			atomic_store_explicit(&pp->one.v, 2 * i - 1, memory_order_release);
+			atomic_store_explicit(&pp->one.v, 2 * i - 1,
+					      memory_order_release);
 			wait_for(&pp->one.v, 2 * i);
 		}
 	}
@@ -107,18 +111,20 @@ double pingpong_median(int a, int b, long n, bool two_lines)
 
 static const char pp_usage[] =
 	"usage: rcl-bench pingpong [--cpus A,B] [--iterations N] [--json]\n"
-	"Measures the round trip of one cache line between CPUs A and B (default:\n"
-	"the first two CPUs), and of a request line plus a reply line (what an RCL\n"
+	"Measures the round trip of one cache line between CPUs A and B "
+	"(default:\n"
+	"the first two CPUs), and of a request line plus a reply line (what an "
+	"RCL\n"
 	"call must move at least).  Median of five batches, in TSC cycles.\n";
 
 int cmd_pingpong(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "cpus", required_argument, 0, 'c' },
-		{ "iterations", required_argument, 0, 'n' },
-		{ "json", no_argument, 0, 'j' },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
+		{"cpus", required_argument, 0, 'c'},
+		{"iterations", required_argument, 0, 'n'},
+		{"json", no_argument, 0, 'j'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
 	};
 	int cpus[1024], ncpus = bench_cpus(cpus, 1024), a, b, opt;
 	long n = 500000;
@@ -126,7 +132,9 @@ int cmd_pingpong(int argc, char **argv)
 	double one, two, hz = bench_tsc_hz();
 
 	if (ncpus < 2) {
-		fprintf(stderr, "rcl-bench: pingpong needs two CPUs, this process may use %d\n",
+		fprintf(stderr,
+			"rcl-bench: pingpong needs two CPUs, this process may "
+			"use %d\n",
 			ncpus);
 		return 1;
 	}
@@ -137,14 +145,19 @@ int cmd_pingpong(int argc, char **argv)
 			char *items[2], *copy = strdup(optarg);
 
 			if (bench_split(copy, items, 2) != 2)
-				bench_usage_error("--cpus wants A,B, got '%s'", optarg);
-			a = (int)bench_parse_long("--cpus", items[0], 0, 1 << 20);
-			b = (int)bench_parse_long("--cpus", items[1], 0, 1 << 20);
+				bench_usage_error("--cpus wants A,B, got '%s'",
+						  optarg);
+			a = (int)bench_parse_long("--cpus", items[0], 0,
+						  1 << 20);
+			b = (int)bench_parse_long("--cpus", items[1], 0,
+						  1 << 20);
 			free(copy);
 			if (a == b)
-				bench_usage_error("--cpus: A and B must differ");
+				bench_usage_error(
+					"--cpus: A and B must differ");
 		} else if (opt == 'n')
-			n = bench_parse_long("--iterations", optarg, 5, 1L << 34);
+			n = bench_parse_long("--iterations", optarg, 5,
+					     1L << 34);
 		else if (opt == 'j')
 			json = true;
 		else if (opt == 'h') {

@@ -58,15 +58,16 @@ static void header(void)
 
 		while (fgets(line, sizeof(line), f))
 			if (strncmp(line, "model name", 10) == 0) {
-				snprintf(model, sizeof(model), "%s", strchr(line, ':') + 2);
+				snprintf(model, sizeof(model), "%s",
+					 strchr(line, ':') + 2);
 				model[strcspn(model, "\n")] = 0;
 				break;
 			}
 		fclose(f);
 	}
 	uname(&u);
-	printf("Machine: %s, %d CPUs, TSC %.2f GHz, Linux %s; %s",
-	       model, n, bench_tsc_hz() / 1e9, u.release, ctime(&now));
+	printf("Machine: %s, %d CPUs, TSC %.2f GHz, Linux %s; %s", model, n,
+	       bench_tsc_hz() / 1e9, u.release, ctime(&now));
 }
 
 static void floor_table(struct report *rep, bool *ok)
@@ -79,11 +80,14 @@ static void floor_table(struct report *rep, bool *ok)
 	one = pingpong_median(cpus[0], cpus[1], 500000, false);
 	two = pingpong_median(cpus[0], cpus[1], 500000, true);
 	rcl = measure("rcl", 1, 1, 0, rep->seconds, ok);
-	printf("\n### The floor: a remote call against a cache line's round trip\n\n"
-	       "| what | cycles | ratio to one line's round trip |\n|---|---:|---:|\n"
+	printf("\n### The floor: a remote call against a cache line's round "
+	       "trip\n\n"
+	       "| what | cycles | ratio to one line's round trip "
+	       "|\n|---|---:|---:|\n"
 	       "| one cache line's round trip, CPU %d <-> %d | %.0f | 1.00 |\n"
 	       "| request line + reply line | %.0f | %.2f |\n"
-	       "| RCL remote call, 1 client, empty delay, 1 line | %.0f | %.2f |\n",
+	       "| RCL remote call, 1 client, empty delay, 1 line | %.0f | %.2f "
+	       "|\n",
 	       cpus[0], cpus[1], one, two, two / one, rcl, rcl / one);
 }
 
@@ -109,8 +113,9 @@ static void lock_table(struct report *rep, int lines, uint64_t delay,
 		for (int t = 0; t < rep->nthreads; t++) {
 			double c = strcmp(rep->algos[a], "posix") == 0
 					   ? posix[t]
-					   : measure(rep->algos[a], rep->threads[t],
-						     lines, delay, rep->seconds, ok);
+					   : measure(rep->algos[a],
+						     rep->threads[t], lines,
+						     delay, rep->seconds, ok);
 
 			printf(" %.0f (%.2f) |", c, c / posix[t]);
 			fflush(stdout);
@@ -120,27 +125,36 @@ static void lock_table(struct report *rep, int lines, uint64_t delay,
 }
 
 static const char report_usage[] =
-	"usage: rcl-bench report [--lock A,B,...] [--threads T,...] [--high D]\n"
+	"usage: rcl-bench report [--lock A,B,...] [--threads T,...] [--high "
+	"D]\n"
 	"                        [--low D] [--seconds S]\n"
-	"Measures, in one run, the tables of docs/PERFORMANCE.md and prints them\n"
-	"as Markdown: the ping-pong floor and RCL's remote call against it, then\n"
-	"every algorithm (default: all) at 1 and 5 lines, high contention (delay\n"
-	"100) and low contention (delay 100000), for each thread count (default\n"
-	"1,2,4,8,16), with ratios to posix.  S seconds per point (default 0.3).\n";
+	"Measures, in one run, the tables of docs/PERFORMANCE.md and prints "
+	"them\n"
+	"as Markdown: the ping-pong floor and RCL's remote call against it, "
+	"then\n"
+	"every algorithm (default: all) at 1 and 5 lines, high contention "
+	"(delay\n"
+	"100) and low contention (delay 100000), for each thread count "
+	"(default\n"
+	"1,2,4,8,16), with ratios to posix.  S seconds per point (default "
+	"0.3).\n";
 
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "lock", required_argument, 0, 'l' },
-		{ "threads", required_argument, 0, 't' },
-		{ "high", required_argument, 0, 'H' },
-		{ "low", required_argument, 0, 'L' },
-		{ "seconds", required_argument, 0, 's' },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
+		{"lock", required_argument, 0, 'l'},
+		{"threads", required_argument, 0, 't'},
+		{"high", required_argument, 0, 'H'},
+		{"low", required_argument, 0, 'L'},
+		{"seconds", required_argument, 0, 's'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
 	};
-	struct report rep = { .threads = { 1, 2, 4, 8, 16 }, .nthreads = 5,
-			      .high = 100, .low = 100000, .seconds = 0.3 };
+	struct report rep = {.threads = {1, 2, 4, 8, 16},
+			     .nthreads = 5,
+			     .high = 100,
+			     .low = 100000,
+			     .seconds = 0.3};
 	const char *const *names = liblock_algorithms();
 	char *items[16];
 	bool ok = true;
@@ -154,14 +168,17 @@ int cmd_report(int argc, char **argv)
 		else if (opt == 't') {
 			rep.nthreads = bench_split(optarg, items, 16);
 			for (int i = 0; i < rep.nthreads; i++)
-				rep.threads[i] = (int)bench_parse_long("--threads",
-								      items[i], 1, 4096);
+				rep.threads[i] = (int)bench_parse_long(
+					"--threads", items[i], 1, 4096);
 		} else if (opt == 'H')
-			rep.high = (uint64_t)bench_parse_long("--high", optarg, 0, 1L << 40);
+			rep.high = (uint64_t)bench_parse_long("--high", optarg,
+							      0, 1L << 40);
 		else if (opt == 'L')
-			rep.low = (uint64_t)bench_parse_long("--low", optarg, 0, 1L << 40);
+			rep.low = (uint64_t)bench_parse_long("--low", optarg, 0,
+							     1L << 40);
 		else if (opt == 's')
-			rep.seconds = bench_parse_double("--seconds", optarg, 0.01, 60);
+			rep.seconds = bench_parse_double("--seconds", optarg,
+							 0.01, 60);
 		else if (opt == 'h') {
 			fputs(report_usage, stdout);
 			return 0;
@@ -169,8 +186,10 @@ int cmd_report(int argc, char **argv)
 			bench_usage_error("report: bad option");
 	}
 	for (int a = 0; a < rep.nalgos; a++)
-		if (liblock_algorithm_info(rep.algos[a], &(liblock_algorithm_info_t){ 0 }) != 0)
-			bench_usage_error("report: unknown algorithm '%s'", rep.algos[a]);
+		if (liblock_algorithm_info(rep.algos[a],
+					   &(liblock_algorithm_info_t){0}) != 0)
+			bench_usage_error("report: unknown algorithm '%s'",
+					  rep.algos[a]);
 	header();
 	floor_table(&rep, &ok);
 	for (int lines = 1; lines <= 5; lines += 4) {
@@ -178,6 +197,7 @@ int cmd_report(int argc, char **argv)
 		lock_table(&rep, lines, rep.low, "low", &ok);
 	}
 	if (!ok)
-		fprintf(stderr, "rcl-bench: report: some run's shared data did not add up\n");
+		fprintf(stderr, "rcl-bench: report: some run's shared data did "
+				"not add up\n");
 	return ok ? 0 : 1;
 }

@@ -52,7 +52,8 @@ static void progress(int done, int total, const struct cs_params *p)
 
 static void print_csv(FILE *f, const struct sweep *s)
 {
-	fprintf(f, "algorithm,threads,lines,delay,cycles_per_cs,throughput,misses_per_cs,ok\n");
+	fprintf(f, "algorithm,threads,lines,delay,cycles_per_cs,throughput,"
+		   "misses_per_cs,ok\n");
 	for (int i = 0; i < s->npoints; i++) {
 		const struct point *pt = &s->points[i];
 
@@ -109,14 +110,17 @@ static int plot(const struct sweep *s, const char *png)
 	fprintf(script,
 		"set terminal pngcairo size %d,600 noenhanced\n"
 		"set output '%s'\nset logscale xy\nset grid\n"
-		"set key outside right\nset xlabel 'delay between sections (cycles)'\n"
+		"set key outside right\nset xlabel 'delay between sections "
+		"(cycles)'\n"
 		"set ylabel 'cycles per critical section'\n",
 		500 * s->nthreads + 200, png);
 	if (s->nthreads > 1)
 		fprintf(script, "set multiplot layout 1,%d\n", s->nthreads);
 	for (int t = 0; t < s->nthreads; t++) {
-		fprintf(script, "set title '%d client threads, %d line%s'\nplot ",
-			s->threads[t], s->base.lines, s->base.lines > 1 ? "s" : "");
+		fprintf(script,
+			"set title '%d client threads, %d line%s'\nplot ",
+			s->threads[t], s->base.lines,
+			s->base.lines > 1 ? "s" : "");
 		for (int a = 0; a < s->nalgos; a++) {
 			char data[4096];
 			FILE *f;
@@ -127,12 +131,15 @@ static int plot(const struct sweep *s, const char *png)
 				return 1;
 			for (int i = 0; i < s->npoints; i++)
 				if (s->points[i].p.threads == s->threads[t] &&
-				    strcmp(s->points[i].p.algorithm, s->algos[a]) == 0)
+				    strcmp(s->points[i].p.algorithm,
+					   s->algos[a]) == 0)
 					fprintf(f, "%llu %.1f\n",
-						(unsigned long long)s->points[i].p.delay,
+						(unsigned long long)s->points[i]
+							.p.delay,
 						s->points[i].r.cycles_per_cs);
 			fclose(f);
-			fprintf(script, "%s'%s' using 1:2 with linespoints title '%s'",
+			fprintf(script,
+				"%s'%s' using 1:2 with linespoints title '%s'",
 				a ? ", " : "", data, s->algos[a]);
 		}
 		fputc('\n', script);
@@ -143,7 +150,9 @@ static int plot(const struct sweep *s, const char *png)
 	snprintf(cmd, sizeof(cmd), "gnuplot '%s' && rm -rf '%s'", path, dir);
 	rc = system(cmd);
 	if (rc != 0) {
-		fprintf(stderr, "rcl-bench: gnuplot failed (is gnuplot installed?); data kept in %s\n",
+		fprintf(stderr,
+			"rcl-bench: gnuplot failed (is gnuplot installed?); "
+			"data kept in %s\n",
 			dir);
 		return 1;
 	}
@@ -153,11 +162,14 @@ static int plot(const struct sweep *s, const char *png)
 
 static const char sweep_usage[] =
 	"usage: rcl-bench sweep --lock A,B,... [--threads T,...] [--lines L]\n"
-	"                       [--delays D,...] [--iterations N] [--max-seconds S]\n"
-	"                       [--csv FILE] [--json] [--plot FILE.png] [--no-pin]\n"
+	"                       [--delays D,...] [--iterations N] "
+	"[--max-seconds S]\n"
+	"                       [--csv FILE] [--json] [--plot FILE.png] "
+	"[--no-pin]\n"
 	"Runs the microbenchmark for every algorithm x thread count x delay\n"
 	"(default delays: 100 ... 1,000,000 cycles on a log scale; default\n"
-	"threads: 2), prints CSV (or JSON with --json) on stdout, a progress bar\n"
+	"threads: 2), prints CSV (or JSON with --json) on stdout, a progress "
+	"bar\n"
 	"on stderr, and with --plot draws cycles per section against delay.\n"
 	"Exits 1 if any run's shared data did not add up.\n";
 
@@ -196,10 +208,11 @@ static void parse_list(const char *opt, char *arg, struct sweep *s, int which)
 		bench_usage_error("%s needs a comma-separated list", opt);
 	for (int i = 0; i < n; i++) {
 		if (which == 't')
-			s->threads[i] = (int)bench_parse_long(opt, items[i], 1, 4096);
+			s->threads[i] =
+				(int)bench_parse_long(opt, items[i], 1, 4096);
 		else
-			s->delays[i] = (uint64_t)bench_parse_long(opt, items[i], 0,
-								 1L << 40);
+			s->delays[i] = (uint64_t)bench_parse_long(opt, items[i],
+								  0, 1L << 40);
 	}
 	if (which == 't')
 		s->nthreads = n;
@@ -210,20 +223,20 @@ static void parse_list(const char *opt, char *arg, struct sweep *s, int which)
 int cmd_sweep(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "lock", required_argument, 0, 'l' },
-		{ "threads", required_argument, 0, 't' },
-		{ "lines", required_argument, 0, 'L' },
-		{ "delays", required_argument, 0, 'D' },
-		{ "iterations", required_argument, 0, 'n' },
-		{ "max-seconds", required_argument, 0, 'm' },
-		{ "csv", required_argument, 0, 'c' },
-		{ "json", no_argument, 0, 'j' },
-		{ "plot", required_argument, 0, 'p' },
-		{ "no-pin", no_argument, 0, 'P' },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
+		{"lock", required_argument, 0, 'l'},
+		{"threads", required_argument, 0, 't'},
+		{"lines", required_argument, 0, 'L'},
+		{"delays", required_argument, 0, 'D'},
+		{"iterations", required_argument, 0, 'n'},
+		{"max-seconds", required_argument, 0, 'm'},
+		{"csv", required_argument, 0, 'c'},
+		{"json", no_argument, 0, 'j'},
+		{"plot", required_argument, 0, 'p'},
+		{"no-pin", no_argument, 0, 'P'},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
 	};
-	struct sweep s = { .nthreads = 1, .threads = { 2 } };
+	struct sweep s = {.nthreads = 1, .threads = {2}};
 	const char *csv = NULL, *png = NULL;
 	bool json = false;
 	int opt, rc;
@@ -235,25 +248,42 @@ int cmd_sweep(int argc, char **argv)
 	memcpy(s.delays, default_delays, sizeof(default_delays));
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'l': s.nalgos = bench_split(optarg, s.algos, MAX_ITEMS); break;
-		case 't': parse_list("--threads", optarg, &s, 't'); break;
-		case 'D': parse_list("--delays", optarg, &s, 'D'); break;
-		case 'c': csv = optarg; break;
-		case 'j': json = true; break;
-		case 'p': png = optarg; break;
-		case 'h': fputs(sweep_usage, stdout); return 0;
+		case 'l':
+			s.nalgos = bench_split(optarg, s.algos, MAX_ITEMS);
+			break;
+		case 't':
+			parse_list("--threads", optarg, &s, 't');
+			break;
+		case 'D':
+			parse_list("--delays", optarg, &s, 'D');
+			break;
+		case 'c':
+			csv = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'p':
+			png = optarg;
+			break;
+		case 'h':
+			fputs(sweep_usage, stdout);
+			return 0;
 		default:
 			if (!cs_option(&s.base, opt, optarg))
 				bench_usage_error("sweep: bad option");
 		}
 	}
 	if (optind < argc)
-		bench_usage_error("sweep: unexpected argument '%s'", argv[optind]);
+		bench_usage_error("sweep: unexpected argument '%s'",
+				  argv[optind]);
 	if (s.nalgos == 0)
 		bench_usage_error("sweep: --lock A,B,... is required");
 	for (int a = 0; a < s.nalgos; a++)
-		if (liblock_algorithm_info(s.algos[a], &(liblock_algorithm_info_t){ 0 }) != 0)
-			bench_usage_error("sweep: unknown algorithm '%s' (see rcl-bench --list)",
+		if (liblock_algorithm_info(s.algos[a],
+					   &(liblock_algorithm_info_t){0}) != 0)
+			bench_usage_error("sweep: unknown algorithm '%s' (see "
+					  "rcl-bench --list)",
 					  s.algos[a]);
 	rc = run_all(&s);
 	if (rc == EINVAL || rc == ENOMEM)

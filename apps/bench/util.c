@@ -202,8 +202,8 @@ long bench_parse_long(const char *opt, const char *value, long min, long max)
 	errno = 0;
 	v = strtol(value, &end, 10);
 	if (errno || end == value || *end || v < min || v > max)
-		bench_usage_error("%s: '%s' is not an integer in [%ld, %ld]", opt,
-				  value, min, max);
+		bench_usage_error("%s: '%s' is not an integer in [%ld, %ld]",
+				  opt, value, min, max);
 	return v;
 }
 

@@ -146,18 +146,19 @@ static int connect_local(int port)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mcload [-p PORT] [-c CONNS] [-n OPS] [-d SECONDS] "
-		   "[-k KEYS] [-g GET%%] [-v VALUE_BYTES]\n"
-		   "Bounded get/set load on memcached at 127.0.0.1:PORT (only "
-		   "loopback).\n"
-		   "  -p  port (default 11211)\n"
-		   "  -c  connections, one thread each (default 4, max %d)\n"
-		   "  -n  requests per connection, at most (default 200000)\n"
-		   "  -d  seconds, at most (default 10, max 600)\n"
-		   "  -k  keys (default 1000)  -g  %% gets (default 90)  "
-		   "-v  value bytes (default 64)\n"
-		   "Prints 'throughput: N ops/s'; exit 1 on any error.\n",
-		   MAX_CONNS);
+	fprintf(f,
+		"usage: mcload [-p PORT] [-c CONNS] [-n OPS] [-d SECONDS] "
+		"[-k KEYS] [-g GET%%] [-v VALUE_BYTES]\n"
+		"Bounded get/set load on memcached at 127.0.0.1:PORT (only "
+		"loopback).\n"
+		"  -p  port (default 11211)\n"
+		"  -c  connections, one thread each (default 4, max %d)\n"
+		"  -n  requests per connection, at most (default 200000)\n"
+		"  -d  seconds, at most (default 10, max 600)\n"
+		"  -k  keys (default 1000)  -g  %% gets (default 90)  "
+		"-v  value bytes (default 64)\n"
+		"Prints 'throughput: N ops/s'; exit 1 on any error.\n",
+		MAX_CONNS);
 }
 
 static long num(int opt, const char *s, long lo, long hi)

@@ -30,17 +30,17 @@
 
 #define NBUCKETS 8 /* sized long ago, never grown: chains are long */
 #define KEYLEN 24
-#define VALLEN 256 /* a record: the counter as text, then filler */
-#define NUMLEN 21  /* "%20ld|" */
+#define VALLEN 256    /* a record: the counter as text, then filler */
+#define NUMLEN 21     /* "%20ld|" */
 #define JOB_OPS 20000 /* operations per job */
-#define QUEUE_CAP 16 /* jobs in flight */
+#define QUEUE_CAP 16  /* jobs in flight */
 #define MAX_THREADS 256
 
 struct entry {
 	char key[KEYLEN];
 	char data[VALLEN]; /* what a get returns, copied whole */
 	unsigned long uses;
-	struct entry *hnext;	       /* hash chain */
+	struct entry *hnext;	     /* hash chain */
 	struct entry *lprev, *lnext; /* LRU list, most recent first */
 };
 
@@ -340,8 +340,8 @@ static long drive(double t0)
 		long left = opt_ops - done;
 
 		j.seed = job_seed(n);
-		j.nops = opt_seconds > 0 || left > JOB_OPS ? JOB_OPS
-							   : (int)left;
+		j.nops =
+			opt_seconds > 0 || left > JOB_OPS ? JOB_OPS : (int)left;
 		if (queue_push(&j) != 0)
 			break;
 		done += j.nops;
@@ -349,7 +349,6 @@ static long drive(double t0)
 	}
 	return done;
 }
-
 
 /*
  * --check: replay every job single-threaded into expected per-key sums,
@@ -405,7 +404,8 @@ static int check(long njobs_ops, long failed)
 			v = record_value(e->data);
 		if (v != want[k] && bad++ < 10)
 			fprintf(stderr,
-				"kvcache: check FAILED: %s = %ld, expected %ld\n",
+				"kvcache: check FAILED: %s = %ld, expected "
+				"%ld\n",
 				key_names[k], v, want[k]);
 		dig = (dig ^ (unsigned long)v) * 1099511628211UL;
 	}
@@ -456,16 +456,15 @@ static long num_arg(const char *name, const char *s, long lo, long hi)
 static void parse_args(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "threads", 1, NULL, 't' }, { "ops", 1, NULL, 'n' },
-		{ "duration", 1, NULL, 'd' }, { "keys", 1, NULL, 'k' },
-		{ "gets", 1, NULL, 'g' },     { "seed", 1, NULL, 's' },
-		{ "check", 0, NULL, 'c' },    { "help", 0, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"threads", 1, NULL, 't'},  {"ops", 1, NULL, 'n'},
+		{"duration", 1, NULL, 'd'}, {"keys", 1, NULL, 'k'},
+		{"gets", 1, NULL, 'g'},	    {"seed", 1, NULL, 's'},
+		{"check", 0, NULL, 'c'},    {"help", 0, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:n:d:k:g:s:h", lo, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, "t:n:d:k:g:s:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			opt_threads =
@@ -512,7 +511,7 @@ static void parse_args(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	pthread_t tid[MAX_THREADS];
-	long failed[MAX_THREADS] = { 0 }, done, nfailed = 0;
+	long failed[MAX_THREADS] = {0}, done, nfailed = 0;
 	double t0, t1;
 	int i, rc, status = 0;
 

@@ -32,9 +32,10 @@ static inline void run_threads(int n, void *(*fn)(void *), void *args,
 
 	ck_assert_ptr_nonnull(t);
 	for (int i = 0; i < n; i++)
-		ck_assert_int_eq(pthread_create(&t[i], NULL, fn,
-						(char *)args + (size_t)i * arg_size),
-				 0);
+		ck_assert_int_eq(
+			pthread_create(&t[i], NULL, fn,
+				       (char *)args + (size_t)i * arg_size),
+			0);
 	for (int i = 0; i < n; i++)
 		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
 	free(t);

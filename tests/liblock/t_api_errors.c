@@ -67,7 +67,8 @@ START_TEST(env_overrides_unless_fixed)
 {
 	liblock_lock_t l;
 	liblock_attr_t attr = LIBLOCK_ATTR_INITIALIZER;
-	liblock_lock_t st = LIBLOCK_INITIALIZER_ALGO("posix", LIBLOCK_SERVER_DEFAULT);
+	liblock_lock_t st =
+		LIBLOCK_INITIALIZER_ALGO("posix", LIBLOCK_SERVER_DEFAULT);
 
 	setenv("LIBLOCK_LOCK", "spinlock", 1);
 	attr.algorithm = "posix";
@@ -120,7 +121,8 @@ START_TEST(algorithm_list_is_consistent)
 		ck_assert_ptr_nonnull(info.summary);
 		for (const char *c = names[n]; *c; c++)
 			ck_assert_msg((*c >= 'a' && *c <= 'z') ||
-					      (*c >= '0' && *c <= '9') || *c == '_',
+					      (*c >= '0' && *c <= '9') ||
+					      *c == '_',
 				      "bad character in name %s", names[n]);
 	}
 	ck_assert_int_ge(n, 2);
@@ -131,7 +133,7 @@ START_TEST(cond_errors)
 {
 	liblock_cond_t c = LIBLOCK_COND_INITIALIZER;
 	liblock_lock_t l;
-	struct timespec bad = { 0, -1 };
+	struct timespec bad = {0, -1};
 
 	ck_assert_int_eq(liblock_init(&l, NULL), 0);
 	ck_assert_int_eq(liblock_lock(&l), 0);
@@ -153,7 +155,7 @@ END_TEST
  * then take a lock the caller never held). */
 START_TEST(cond_wait_outside_section_is_eperm)
 {
-	static const char *const algos[] = { "ticket", "mcs", "clh", "ttas" };
+	static const char *const algos[] = {"ticket", "mcs", "clh", "ttas"};
 	liblock_cond_t c = LIBLOCK_COND_INITIALIZER;
 
 	for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); i++) {

@@ -21,7 +21,7 @@
 
 #include "stress.h"
 
-static const char *const algos[] = { "fc", "ccsynch", "dsmsynch" };
+static const char *const algos[] = {"fc", "ccsynch", "dsmsynch"};
 #define NALGOS ((int)(sizeof(algos) / sizeof(algos[0])))
 #define MARGIN_US 100000 /* lets enqueued threads reach their wait */
 
@@ -39,7 +39,7 @@ static void init_lock(liblock_lock_t *l, const char *name)
 
 struct queue_ctx {
 	liblock_lock_t lock;
-	liblock_lock_t *use;	 /* the lock the threads use: &lock, or another */
+	liblock_lock_t *use; /* the lock the threads use: &lock, or another */
 	atomic_int first_inside; /* the blocking section started */
 	atomic_int arrived;	 /* threads about to call liblock_exec */
 	int expect;		 /* arrivals the blocking section waits for */
@@ -102,7 +102,7 @@ START_TEST(sections_run_on_the_combiner)
 	q->use = &q->lock;
 	q->expect = N - 1;
 	for (int i = 0; i < N; i++)
-		w[i] = (struct who){ .q = q, .order = i };
+		w[i] = (struct who){.q = q, .order = i};
 	run_threads(N, queue_thread, w, sizeof(w[0]));
 	for (int i = 1; i < N; i++)
 		if (!pthread_equal(w[i].runner, w[i].caller)) {
@@ -110,7 +110,8 @@ START_TEST(sections_run_on_the_combiner)
 			/* the blocked thread was the combiner */
 			ck_assert(pthread_equal(w[i].runner, w[0].caller));
 		}
-	ck_assert_msg(foreign > 0, "%s: no section ran on a combiner", algos[_i]);
+	ck_assert_msg(foreign > 0, "%s: no section ran on a combiner",
+		      algos[_i]);
 	ck_assert_int_eq(liblock_destroy(&q->lock), 0);
 	free(q);
 }
@@ -180,7 +181,8 @@ static int longest_foreign_run(const struct log_ctx *c, int *foreign)
 		bool mine = pthread_equal(c->log[i].caller, c->log[i].runner);
 
 		*foreign += !mine;
-		if (i > 0 && !pthread_equal(c->log[i].runner, c->log[i - 1].runner))
+		if (i > 0 &&
+		    !pthread_equal(c->log[i].runner, c->log[i - 1].runner))
 			run = 0;
 		run = mine ? 0 : run + 1;
 		if (run > best)
@@ -202,7 +204,7 @@ START_TEST(results_and_pass_bound)
 	c->iterations = 500;
 	ck_assert_int_eq(pthread_barrier_init(&c->start, NULL, THREADS), 0);
 	for (int i = 0; i < THREADS; i++)
-		r[i] = (struct req){ .c = c, .value = (uintptr_t)i };
+		r[i] = (struct req){.c = c, .value = (uintptr_t)i};
 	run_threads(THREADS, log_worker, r, sizeof(r[0]));
 	ck_assert_int_eq(c->n, THREADS * c->iterations);
 	best = longest_foreign_run(c, &foreign);
@@ -242,10 +244,19 @@ static void *wait_body(struct cw_ctx *c)
 
 /* One function per algorithm: a function that waited once is never
  * combined again, in this process, whatever the lock. */
-static void *wait_cs_0(void *arg) { return wait_body(arg); }
-static void *wait_cs_1(void *arg) { return wait_body(arg); }
-static void *wait_cs_2(void *arg) { return wait_body(arg); }
-static liblock_fn_t const wait_cs[NALGOS] = { wait_cs_0, wait_cs_1, wait_cs_2 };
+static void *wait_cs_0(void *arg)
+{
+	return wait_body(arg);
+}
+static void *wait_cs_1(void *arg)
+{
+	return wait_body(arg);
+}
+static void *wait_cs_2(void *arg)
+{
+	return wait_body(arg);
+}
+static liblock_fn_t const wait_cs[NALGOS] = {wait_cs_0, wait_cs_1, wait_cs_2};
 
 struct cw_thread {
 	struct cw_ctx *c;
@@ -281,8 +292,8 @@ static void *cw_waiter(void *arg)
 static void run_cw(struct queue_ctx *q, struct cw_ctx *c, liblock_fn_t fn,
 		   bool signal)
 {
-	struct who w0 = { .q = q, .order = 0 }, w2 = { .q = q, .order = 2 };
-	struct cw_thread t = { c, NULL, fn };
+	struct who w0 = {.q = q, .order = 0}, w2 = {.q = q, .order = 2};
+	struct cw_thread t = {c, NULL, fn};
 	pthread_t th[3];
 
 	atomic_store(&q->first_inside, 0);
@@ -382,14 +393,28 @@ static void *tw_body(struct tw_req *r)
 	return r;
 }
 
-#define TW1(n) static void *tw_##n(void *a) { return tw_body(a); }
-#define TW8(n) TW1(n##0) TW1(n##1) TW1(n##2) TW1(n##3) TW1(n##4) TW1(n##5) \
-	TW1(n##6) TW1(n##7)
-TW8(1) TW8(2) TW8(3) TW8(4) TW8(5) TW8(6) TW8(7) TW8(8)
-#define TWL(n) tw_##n##0, tw_##n##1, tw_##n##2, tw_##n##3, tw_##n##4, \
-	tw_##n##5, tw_##n##6, tw_##n##7
-static liblock_fn_t const tw_fns[] = { TWL(1), TWL(2), TWL(3), TWL(4),
-				       TWL(5), TWL(6), TWL(7), TWL(8) };
+/* Macro-generated section functions, kept one per line. */
+/* clang-format off */
+#define TW1(n) \
+	static void *tw_##n(void *a) { return tw_body(a); }
+#define TW8(n) \
+	TW1(n##0) TW1(n##1) TW1(n##2) TW1(n##3) \
+	TW1(n##4) TW1(n##5) TW1(n##6) TW1(n##7)
+TW8(1)
+TW8(2)
+TW8(3)
+TW8(4)
+TW8(5)
+TW8(6)
+TW8(7)
+TW8(8)
+#define TWL(n) \
+	tw_##n##0, tw_##n##1, tw_##n##2, tw_##n##3, \
+	tw_##n##4, tw_##n##5, tw_##n##6, tw_##n##7
+static liblock_fn_t const tw_fns[] = {
+	TWL(1), TWL(2), TWL(3), TWL(4), TWL(5), TWL(6), TWL(7), TWL(8),
+};
+/* clang-format on */
 #define TW_FNS ((int)(sizeof(tw_fns) / sizeof(tw_fns[0])))
 
 struct tw_thread {
@@ -430,11 +455,12 @@ START_TEST(many_detached_passes)
 	for (int round = 0; round < ROUNDS; round++) {
 		atomic_store(&q->first_inside, 0);
 		atomic_store(&q->arrived, 0);
-		w0 = (struct who){ .q = q, .order = 0 };
-		ck_assert_int_eq(pthread_create(&th[0], NULL, queue_thread, &w0), 0);
+		w0 = (struct who){.q = q, .order = 0};
+		ck_assert_int_eq(
+			pthread_create(&th[0], NULL, queue_thread, &w0), 0);
 		for (int i = 0; i < THREADS; i++) {
-			w[i] = (struct tw_thread){ { t, 0 }, q,
-						   tw_fns[round * THREADS + i] };
+			w[i] = (struct tw_thread){
+				{t, 0}, q, tw_fns[round * THREADS + i]};
 			ck_assert_int_eq(pthread_create(&th[i + 1], NULL,
 							tw_worker, &w[i]),
 					 0);
@@ -539,11 +565,12 @@ int main(void)
 		const char *name;
 		const TTest *test;
 	} tests[] = {
-		{ "sections_run_on_the_combiner", sections_run_on_the_combiner },
-		{ "results_and_pass_bound", results_and_pass_bound },
-		{ "cond_wait_in_combined_section", cond_wait_in_combined_section },
-		{ "many_detached_passes", many_detached_passes },
-		{ "lock_mode", lock_mode },
+		{"sections_run_on_the_combiner", sections_run_on_the_combiner},
+		{"results_and_pass_bound", results_and_pass_bound},
+		{"cond_wait_in_combined_section",
+		 cond_wait_in_combined_section},
+		{"many_detached_passes", many_detached_passes},
+		{"lock_mode", lock_mode},
 	};
 	SRunner *sr;
 	int failed;

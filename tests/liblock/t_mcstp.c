@@ -103,7 +103,7 @@ static void *running_waiter(void *arg)
 
 START_TEST(handover_skips_stale_waiter)
 {
-	struct runner r = { new_lock(), 0 };
+	struct runner r = {new_lock(), 0};
 	struct mcstp_node *b = new_node();
 	pthread_t t;
 
@@ -184,7 +184,7 @@ static void *leaving_waiter(void *arg)
 
 START_TEST(failed_mark_before_node_free)
 {
-	struct leaver lv = { new_lock(), NULL, 0, false, false, -1 };
+	struct leaver lv = {new_lock(), NULL, 0, false, false, -1};
 	pthread_t t;
 	int rc;
 

@@ -57,7 +57,7 @@ static void *fifo_waiter(void *arg)
 
 static void sleep_ms(int ms)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
 
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
@@ -78,9 +78,9 @@ static int fifo_once(const char *name)
 	ck_assert_int_eq(liblock_init(&f->lock, &attr), 0);
 	ck_assert_int_eq(liblock_lock(&f->lock), 0);
 	for (int i = 0; i < WAITERS; i++) {
-		args[i] = (struct fifo_arg){ f, i };
-		ck_assert_int_eq(pthread_create(&t[i], NULL, fifo_waiter, &args[i]),
-				 0);
+		args[i] = (struct fifo_arg){f, i};
+		ck_assert_int_eq(
+			pthread_create(&t[i], NULL, fifo_waiter, &args[i]), 0);
 		while (!atomic_load(&f->arrived[i]))
 			sleep_ms(1);
 		sleep_ms(ARRIVAL_GAP_MS); /* let it enqueue */

@@ -57,7 +57,8 @@ static void section_body(struct counter_ctx *c)
 	/* relaxed is enough: a second thread inside is what we look for,
 	 * and the lock under test provides the ordering being tested */
 	if (atomic_fetch_add_explicit(&c->inside, 1, memory_order_relaxed) != 0)
-		atomic_fetch_add_explicit(&c->overlaps, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&c->overlaps, 1,
+					  memory_order_relaxed);
 	for (int i = 0; i < TEST_LINES; i++)
 		c->data.line[i].value++;
 	atomic_fetch_sub_explicit(&c->inside, 1, memory_order_relaxed);
@@ -80,7 +81,8 @@ static void *counter_worker(void *arg)
 			ck_assert_int_eq(liblock_unlock(&c->lock), 0);
 		} else {
 			/* the return value must be fn's */
-			ck_assert_ptr_eq(liblock_exec(&c->lock, section_fn, c), c);
+			ck_assert_ptr_eq(liblock_exec(&c->lock, section_fn, c),
+					 c);
 		}
 		if ((i & 63) == 0)
 			sched_yield(); /* vary the interleavings */
@@ -165,19 +167,21 @@ START_TEST(trylock_semantics)
 {
 	const char *name = algos[_i];
 	liblock_lock_t l;
-	struct try_ctx t = { &l, -1 };
+	struct try_ctx t = {&l, -1};
 	pthread_t th;
 
 	if (!(caps_of(name) & LIBLOCK_CAP_LOCK))
 		return; /* covered by lock_api_mutual_exclusion */
 	init_lock(&l, name);
 	ck_assert_int_eq(liblock_trylock(&l), 0);
-	ck_assert_int_eq(pthread_create(&th, NULL, try_from_other_thread, &t), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, try_from_other_thread, &t),
+			 0);
 	ck_assert_int_eq(pthread_join(th, NULL), 0);
 	ck_assert_int_eq(t.result, EBUSY);
 	ck_assert_int_eq(liblock_destroy(&l), EBUSY); /* held: refused */
 	ck_assert_int_eq(liblock_unlock(&l), 0);
-	ck_assert_int_eq(pthread_create(&th, NULL, try_from_other_thread, &t), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, try_from_other_thread, &t),
+			 0);
 	ck_assert_int_eq(pthread_join(th, NULL), 0);
 	ck_assert_int_eq(t.result, 0);
 	ck_assert_int_eq(liblock_destroy(&l), 0);
@@ -196,15 +200,15 @@ START_TEST(unlock_by_non_owner)
 {
 	const char *name = algos[_i];
 	liblock_lock_t l;
-	struct try_ctx t = { &l, -1 };
+	struct try_ctx t = {&l, -1};
 	pthread_t th;
 
 	if (!(caps_of(name) & LIBLOCK_CAP_OWNER))
 		return;
 	init_lock(&l, name);
 	ck_assert_int_eq(liblock_lock(&l), 0);
-	ck_assert_int_eq(pthread_create(&th, NULL, unlock_from_other_thread, &t),
-			 0);
+	ck_assert_int_eq(
+		pthread_create(&th, NULL, unlock_from_other_thread, &t), 0);
 	ck_assert_int_eq(pthread_join(th, NULL), 0);
 	ck_assert_int_eq(t.result, EPERM);
 	ck_assert_int_eq(liblock_unlock(&l), 0);
@@ -238,7 +242,8 @@ static void *put_cs(void *arg)
 	struct pc_ctx *pc = op->pc;
 
 	while (pc->count == QUEUE_CAP)
-		ck_assert_int_eq(liblock_cond_wait(&pc->not_full, &pc->lock), 0);
+		ck_assert_int_eq(liblock_cond_wait(&pc->not_full, &pc->lock),
+				 0);
 	pc->queue[(pc->head + pc->count) % QUEUE_CAP] = op->value;
 	pc->count++;
 	liblock_cond_signal(&pc->not_empty);
@@ -251,7 +256,8 @@ static void *take_cs(void *arg)
 	struct pc_ctx *pc = op->pc;
 
 	while (pc->count == 0 && pc->consumed < pc->total)
-		ck_assert_int_eq(liblock_cond_wait(&pc->not_empty, &pc->lock), 0);
+		ck_assert_int_eq(liblock_cond_wait(&pc->not_empty, &pc->lock),
+				 0);
 	if (pc->count == 0) {
 		op->value = -1; /* everything consumed */
 		return NULL;
@@ -270,7 +276,7 @@ static void *take_cs(void *arg)
 static void *producer(void *arg)
 {
 	struct pc_ctx *pc = *(struct pc_ctx **)arg;
-	struct pc_op op = { pc, 0 };
+	struct pc_op op = {pc, 0};
 
 	for (int i = 1; i <= pc->produced_per_thread; i++) {
 		op.value = i;
@@ -282,7 +288,7 @@ static void *producer(void *arg)
 static void *consumer(void *arg)
 {
 	struct pc_ctx *pc = *(struct pc_ctx **)arg;
-	struct pc_op op = { pc, 0 };
+	struct pc_op op = {pc, 0};
 
 	do
 		liblock_exec(&pc->lock, take_cs, &op);
@@ -306,10 +312,11 @@ START_TEST(cond_producer_consumer)
 	pc->total = PRODUCERS * pc->produced_per_thread;
 	for (int i = 0; i < PRODUCERS + CONSUMERS; i++) {
 		args[i] = pc;
-		ck_assert_int_eq(pthread_create(&t[i], NULL,
-						i < PRODUCERS ? producer : consumer,
-						&args[i]),
-				 0);
+		ck_assert_int_eq(
+			pthread_create(&t[i], NULL,
+				       i < PRODUCERS ? producer : consumer,
+				       &args[i]),
+			0);
 	}
 	for (int i = 0; i < PRODUCERS + CONSUMERS; i++)
 		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
@@ -379,8 +386,8 @@ START_TEST(cond_broadcast_wakes_all)
 	ck_assert_int_eq(liblock_cond_init(&b->cond, NULL), 0);
 	for (int i = 0; i < WAITERS; i++) {
 		args[i] = b;
-		ck_assert_int_eq(pthread_create(&t[i], NULL, bc_waiter, &args[i]),
-				 0);
+		ck_assert_int_eq(
+			pthread_create(&t[i], NULL, bc_waiter, &args[i]), 0);
 	}
 	while ((intptr_t)liblock_exec(&b->lock, bc_count_cs, b) < WAITERS)
 		usleep(1000);
@@ -538,7 +545,8 @@ START_TEST(static_initializer_first_use)
 	enum { THREADS = 6 };
 	struct counter_ctx *c = calloc(1, sizeof(*c));
 	struct counter_ctx *args[THREADS];
-	liblock_lock_t init = LIBLOCK_INITIALIZER_ALGO(NULL, LIBLOCK_SERVER_DEFAULT);
+	liblock_lock_t init =
+		LIBLOCK_INITIALIZER_ALGO(NULL, LIBLOCK_SERVER_DEFAULT);
 
 	ck_assert_ptr_nonnull(c);
 	init._algorithm = algos[_i];
@@ -586,24 +594,25 @@ int main(void)
 		const char *name;
 		const TTest *test;
 	} tests[] = {
-		{ "exec", exec_mutual_exclusion },
-		{ "lock_api", lock_api_mutual_exclusion },
-		{ "oversubscribed", oversubscribed },
-		{ "trylock", trylock_semantics },
-		{ "non_owner_unlock", unlock_by_non_owner },
-		{ "cond_producer_consumer", cond_producer_consumer },
-		{ "cond_broadcast", cond_broadcast_wakes_all },
-		{ "cond_timedwait", cond_timedwait_times_out },
-		{ "nested", nested_locks },
-		{ "thread_churn", thread_churn },
-		{ "static_init", static_initializer_first_use },
+		{"exec", exec_mutual_exclusion},
+		{"lock_api", lock_api_mutual_exclusion},
+		{"oversubscribed", oversubscribed},
+		{"trylock", trylock_semantics},
+		{"non_owner_unlock", unlock_by_non_owner},
+		{"cond_producer_consumer", cond_producer_consumer},
+		{"cond_broadcast", cond_broadcast_wakes_all},
+		{"cond_timedwait", cond_timedwait_times_out},
+		{"nested", nested_locks},
+		{"thread_churn", thread_churn},
+		{"static_init", static_initializer_first_use},
 	};
 	SRunner *sr;
 	int failed;
 
 	pick_algorithms();
 	if (nalgos == 0) {
-		fprintf(stderr, "t_stress_all: no algorithm matches $LIBLOCK_TEST_ALGOS\n");
+		fprintf(stderr, "t_stress_all: no algorithm matches "
+				"$LIBLOCK_TEST_ALGOS\n");
 		return 1;
 	}
 	for (int i = 0; i < nalgos; i++)

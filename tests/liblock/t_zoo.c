@@ -31,7 +31,8 @@
 #include "zoo_mcs.h"
 
 static const char *const numa_algos[] = {
-	"cbomcs", "cbomcs_stp", "ctkttkt", "cptltkt", "hticket", "hmcs", "ahmcs",
+	"cbomcs",  "cbomcs_stp", "ctkttkt", "cptltkt",
+	"hticket", "hmcs",	 "ahmcs",
 };
 #define N_NUMA (int)(sizeof(numa_algos) / sizeof(numa_algos[0]))
 
@@ -45,13 +46,13 @@ static void init_lock(liblock_lock_t *l, const char *name)
 }
 
 /* Poll @cond for up to 20 s (loaded CI machines are slow). */
-#define WAIT_FOR(cond)                                                       \
-	do {                                                                 \
-		int waited_ = 0;                                             \
-		while (!(cond)) {                                            \
-			ck_assert_msg(waited_++ < 20000, "timeout: " #cond); \
-			usleep(1000);                                        \
-		}                                                            \
+#define WAIT_FOR(cond)                                                         \
+	do {                                                                   \
+		int waited_ = 0;                                               \
+		while (!(cond)) {                                              \
+			ck_assert_msg(waited_++ < 20000, "timeout: " #cond);   \
+			usleep(1000);                                          \
+		}                                                              \
 	} while (0)
 
 /* ---- counters with lock, trylock and node migration -------------------- */
@@ -67,7 +68,8 @@ static void mix_section(struct mix_ctx *c)
 {
 	/* relaxed: a second thread inside is what we look for */
 	if (atomic_fetch_add_explicit(&c->inside, 1, memory_order_relaxed))
-		atomic_fetch_add_explicit(&c->overlaps, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&c->overlaps, 1,
+					  memory_order_relaxed);
 	for (int i = 0; i < TEST_LINES; i++)
 		c->data.line[i].value++;
 	atomic_fetch_sub_explicit(&c->inside, 1, memory_order_relaxed);
@@ -142,7 +144,8 @@ START_TEST(numa_real_topology_counts)
 }
 END_TEST
 
-/* ---- cohort bound --------------------------------------------------------- */
+/* ---- cohort bound ---------------------------------------------------------
+ */
 
 struct bound_ctx {
 	liblock_lock_t lock;
@@ -204,8 +207,8 @@ static void cohort_bound(const char *name, int bound)
 	arrival = b->lock._impl;
 	ck_assert_int_eq(liblock_lock(&b->lock), 0);
 	for (int i = 0; i < 3; i++)
-		ck_assert_int_eq(pthread_create(&local[i], NULL, bound_local, b),
-				 0);
+		ck_assert_int_eq(
+			pthread_create(&local[i], NULL, bound_local, b), 0);
 	usleep(20000); /* let the local threads queue behind us */
 	before = atomic_load(arrival);
 	ck_assert_int_eq(pthread_create(&remote, NULL, bound_remote, b), 0);
@@ -233,10 +236,10 @@ START_TEST(cohort_bound_fifo_global)
 		const char *name;
 		int bound;
 	} cases[] = {
-		{ "ctkttkt", ZCTKT_BATCH },
-		{ "cptltkt", ZCTKT_BATCH },
-		{ "hmcs", 100 },
-		{ "hticket", 128 },
+		{"ctkttkt", ZCTKT_BATCH},
+		{"cptltkt", ZCTKT_BATCH},
+		{"hmcs", 100},
+		{"hticket", 128},
 	};
 
 	cohort_bound(cases[_i].name, cases[_i].bound);
@@ -277,7 +280,7 @@ static void *try_once(void *arg)
 static void ticket_wrap(const char *name)
 {
 	liblock_lock_t l;
-	struct try_arg t = { &l, -1 };
+	struct try_arg t = {&l, -1};
 	pthread_t th;
 
 	init_lock(&l, name);
@@ -287,7 +290,8 @@ static void ticket_wrap(const char *name)
 		else
 			ck_assert_int_eq(liblock_trylock(&l), 0);
 		if (i % 500 == 0) {
-			ck_assert_int_eq(pthread_create(&th, NULL, try_once, &t), 0);
+			ck_assert_int_eq(
+				pthread_create(&th, NULL, try_once, &t), 0);
 			ck_assert_int_eq(pthread_join(th, NULL), 0);
 			ck_assert_int_eq(t.rc, EBUSY);
 		}
@@ -301,8 +305,8 @@ static void ticket_wrap(const char *name)
 
 START_TEST(ticket_wraparound)
 {
-	static const char *const names[] = { "partitioned", "anderson",
-					     "ctkttkt", "cptltkt", "hticket" };
+	static const char *const names[] = {"partitioned", "anderson",
+					    "ctkttkt", "cptltkt", "hticket"};
 
 	ticket_wrap(names[_i]);
 }
@@ -335,7 +339,7 @@ static void *cull_waiter(void *arg)
  * theirs alive. */
 START_TEST(malthusian_culls_surplus_waiter)
 {
-	static const char *const names[] = { "malthusian", "malthusian_stp" };
+	static const char *const names[] = {"malthusian", "malthusian_stp"};
 	struct cull_ctx *c = calloc(1, sizeof(*c));
 	struct cull_arg args[3];
 	pthread_t th[3];
@@ -348,10 +352,9 @@ START_TEST(malthusian_culls_surplus_waiter)
 	ck_assert_int_eq(liblock_lock(&c->lock), 0);
 	seen = atomic_load(tail);
 	for (int i = 0; i < 3; i++) { /* queue B, C, D in this order */
-		args[i] = (struct cull_arg){ c, i };
-		ck_assert_int_eq(pthread_create(&th[i], NULL, cull_waiter,
-						&args[i]),
-				 0);
+		args[i] = (struct cull_arg){c, i};
+		ck_assert_int_eq(
+			pthread_create(&th[i], NULL, cull_waiter, &args[i]), 0);
 		WAIT_FOR(atomic_load(tail) != seen);
 		seen = queued[i] = atomic_load(tail);
 	}
@@ -371,7 +374,7 @@ END_TEST
 
 START_TEST(malthusian_progress_under_contention)
 {
-	static const char *const names[] = { "malthusian", "malthusian_stp" };
+	static const char *const names[] = {"malthusian", "malthusian_stp"};
 
 	run_mix(names[_i], 8, 400, 0);
 }

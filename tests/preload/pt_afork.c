@@ -34,7 +34,7 @@ int main(void)
 
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 	fprintf(stderr, "pt: afork skipped: sanitizers are not fork-safe in a "
-		"multithreaded process\n");
+			"multithreaded process\n");
 	return 77;
 #endif
 	for (int round = 0; round < 8; round++) {
@@ -42,7 +42,8 @@ int main(void)
 
 		if (round == 1) /* first fork with the lock never used */
 			for (int i = 0; i < 3; i++)
-				CHECK(pthread_create(&t[i], NULL, hammer, NULL));
+				CHECK(pthread_create(&t[i], NULL, hammer,
+						     NULL));
 		if ((pid = fork()) < 0)
 			FAIL("fork: %s", strerror(errno));
 		if (pid == 0) {
@@ -53,7 +54,8 @@ int main(void)
 		}
 		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 		    WEXITSTATUS(status) != 0)
-			FAIL("afork child %d failed (status %#x)", round, status);
+			FAIL("afork child %d failed (status %#x)", round,
+			     status);
 	}
 	for (int i = 0; i < 3; i++)
 		CHECK(pthread_join(t[i], NULL));

@@ -133,7 +133,8 @@ static void type_recursive(void)
 	/* contention on a recursive mutex, and a cond wait with it held */
 	CHECK(pthread_mutex_lock(&held));
 	for (int i = 0; i < 3; i++)
-		CHECK(pthread_create(&t[i], NULL, rec_worker, i == 0 ? &held : NULL));
+		CHECK(pthread_create(&t[i], NULL, rec_worker,
+				     i == 0 ? &held : NULL));
 	while (!rec_flag)
 		CHECK(pthread_cond_wait(&rec_cond, &held));
 	CHECK(pthread_mutex_unlock(&held));

@@ -106,7 +106,8 @@ static void do_fork(void)
 		CHECK(pthread_mutex_unlock(&dm));
 		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 		    WEXITSTATUS(status) != 0)
-			FAIL("fork child %d failed (status %#x)", round, status);
+			FAIL("fork child %d failed (status %#x)", round,
+			     status);
 	}
 	atomic_store(&stop, 1);
 	for (int i = 0; i < 3; i++)
@@ -194,7 +195,8 @@ static void do_pshared(void)
 	CHECK(pthread_mutex_lock(&s->m));
 	snprintf(fdarg, sizeof(fdarg), "%d", fd);
 	if ((pid = fork()) == 0) {
-		execl("/proc/self/exe", "pt_proc", "pshared-child", fdarg, (char *)NULL);
+		execl("/proc/self/exe", "pt_proc", "pshared-child", fdarg,
+		      (char *)NULL);
 		_exit(126);
 	}
 	wait_phase(s, 1);
@@ -211,7 +213,8 @@ static void do_pshared(void)
 	    WEXITSTATUS(status) != 0)
 		FAIL("pshared child failed (status %#x)", status);
 	if (s->counter != 2 * SHARED_ROUNDS)
-		FAIL("pshared: counter %ld, want %d", s->counter, 2 * SHARED_ROUNDS);
+		FAIL("pshared: counter %ld, want %d", s->counter,
+		     2 * SHARED_ROUNDS);
 	CHECK(pthread_cond_destroy(&s->c));
 	CHECK(pthread_mutex_destroy(&s->m));
 }
@@ -224,13 +227,13 @@ int main(int argc, char **argv)
 		FAIL("usage: pt_proc fork|pshared");
 	if (strcmp(argv[1], "fork") == 0) {
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-		fprintf(stderr, "pt: fork skipped: sanitizers are not fork-safe "
+		fprintf(stderr,
+			"pt: fork skipped: sanitizers are not fork-safe "
 			"in a multithreaded process\n");
 		return 77;
 #endif
 		do_fork();
-	}
-	else if (strcmp(argv[1], "pshared") == 0)
+	} else if (strcmp(argv[1], "pshared") == 0)
 		do_pshared();
 	else
 		FAIL("unknown mode '%s'", argv[1]);

@@ -93,10 +93,13 @@ static void run_counters(int nthreads, int iters)
 		CHECK(pthread_join(t[i], NULL));
 	for (int i = 0; i < LINES; i++)
 		if (lines[i].value != want)
-			FAIL("counter line %d = %ld, want %ld", i, lines[i].value, want);
+			FAIL("counter line %d = %ld, want %ld", i,
+			     lines[i].value, want);
 	if (atomic_load(&overlaps) != 0)
-		FAIL("%d overlapping critical sections", atomic_load(&overlaps));
-	if (nested_a != nested_b || nested_a != (long)nthreads * ((iters + 7) / 8))
+		FAIL("%d overlapping critical sections",
+		     atomic_load(&overlaps));
+	if (nested_a != nested_b ||
+	    nested_a != (long)nthreads * ((iters + 7) / 8))
 		FAIL("nested counts %ld/%ld", nested_a, nested_b);
 	memset(lines, 0, sizeof(lines));
 	nested_a = nested_b = 0;
@@ -178,7 +181,8 @@ static void *gate_worker(void *arg)
 			CHECK(pthread_cond_broadcast(&gate_cond));
 		} else {
 			while (generation == g)
-				CHECK(pthread_cond_wait(&gate_cond, &gate_lock));
+				CHECK(pthread_cond_wait(&gate_cond,
+							&gate_lock));
 		}
 		CHECK(pthread_mutex_unlock(&gate_lock));
 	}
@@ -188,7 +192,7 @@ static void *gate_worker(void *arg)
 static void run_gate(int nthreads, int rounds)
 {
 	pthread_t t[16];
-	int args[2] = { rounds, nthreads };
+	int args[2] = {rounds, nthreads};
 
 	for (int i = 0; i < nthreads; i++)
 		CHECK(pthread_create(&t[i], NULL, gate_worker, args));
@@ -219,7 +223,7 @@ static void stress(void)
 	int nthreads = ncpu > 0 && ncpu * 3 < 16 ? (int)ncpu * 3 : 16;
 
 	CHECK(pthread_mutex_init(&dyn_lock, NULL));
-	run_counters(nthreads, 300 * scale);  /* oversubscribed */
+	run_counters(nthreads, 300 * scale); /* oversubscribed */
 	run_counters(2, 2000 * scale);
 	run_queue(2, 500 * scale);
 	run_gate(nthreads, 20 * scale);
@@ -245,7 +249,9 @@ static void overhead(void)
 			pthread_mutex_unlock(&m);
 		}
 		clock_gettime(CLOCK_MONOTONIC, &b);
-		double ns = ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n;
+		double ns = ((b.tv_sec - a.tv_sec) * 1e9 +
+			     (b.tv_nsec - a.tv_nsec)) /
+			    n;
 
 		if (ns < best)
 			best = ns;

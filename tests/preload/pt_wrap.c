@@ -17,17 +17,19 @@
 
 /* The older versions, as old binaries bind them.  The condvar ones are
  * glibc's pre-2.3.2 ABI: used together, on one condvar of their own. */
-#define OLD(ret, name, sym, ver, ...)                                        \
-	extern ret name(__VA_ARGS__);                                        \
+#define OLD(ret, name, sym, ver, ...)                                          \
+	extern ret name(__VA_ARGS__);                                          \
 	__asm__(".symver " #name "," #sym "@" ver)
-OLD(int, old_mutex_trylock, pthread_mutex_trylock, "GLIBC_2.2.5", pthread_mutex_t *);
+OLD(int, old_mutex_trylock, pthread_mutex_trylock, "GLIBC_2.2.5",
+    pthread_mutex_t *);
 OLD(int, old_mutex_timedlock, pthread_mutex_timedlock, "GLIBC_2.2.5",
     pthread_mutex_t *, const struct timespec *);
 OLD(int, old_mutex_clocklock, pthread_mutex_clocklock, "GLIBC_2.30",
     pthread_mutex_t *, clockid_t, const struct timespec *);
 OLD(int, old_cond_init, pthread_cond_init, "GLIBC_2.2.5", pthread_cond_t *,
     const pthread_condattr_t *);
-OLD(int, old_cond_destroy, pthread_cond_destroy, "GLIBC_2.2.5", pthread_cond_t *);
+OLD(int, old_cond_destroy, pthread_cond_destroy, "GLIBC_2.2.5",
+    pthread_cond_t *);
 OLD(int, old_cond_wait, pthread_cond_wait, "GLIBC_2.2.5", pthread_cond_t *,
     pthread_mutex_t *);
 OLD(int, old_cond_timedwait, pthread_cond_timedwait, "GLIBC_2.2.5",
@@ -36,15 +38,31 @@ OLD(int, old_cond_signal, pthread_cond_signal, "GLIBC_2.2.5", pthread_cond_t *);
 OLD(int, old_cond_broadcast, pthread_cond_broadcast, "GLIBC_2.2.5",
     pthread_cond_t *);
 
-enum { M_INIT, M_DESTROY, M_LOCK, M_TRY, M_UNLOCK, M_TIMED, M_CLOCK, C_INIT,
-       C_DESTROY, C_WAIT, C_TIMED, C_CLOCK, C_SIGNAL, C_BCAST, N_FN };
+enum {
+	M_INIT,
+	M_DESTROY,
+	M_LOCK,
+	M_TRY,
+	M_UNLOCK,
+	M_TIMED,
+	M_CLOCK,
+	C_INIT,
+	C_DESTROY,
+	C_WAIT,
+	C_TIMED,
+	C_CLOCK,
+	C_SIGNAL,
+	C_BCAST,
+	N_FN
+};
 static const char *const names[N_FN] = {
-	"pthread_mutex_init", "pthread_mutex_destroy", "pthread_mutex_lock",
-	"pthread_mutex_trylock", "pthread_mutex_unlock",
-	"pthread_mutex_timedlock", "pthread_mutex_clocklock",
-	"pthread_cond_init", "pthread_cond_destroy", "pthread_cond_wait",
-	"pthread_cond_timedwait", "pthread_cond_clockwait",
-	"pthread_cond_signal", "pthread_cond_broadcast",
+	"pthread_mutex_init",	   "pthread_mutex_destroy",
+	"pthread_mutex_lock",	   "pthread_mutex_trylock",
+	"pthread_mutex_unlock",	   "pthread_mutex_timedlock",
+	"pthread_mutex_clocklock", "pthread_cond_init",
+	"pthread_cond_destroy",	   "pthread_cond_wait",
+	"pthread_cond_timedwait",  "pthread_cond_clockwait",
+	"pthread_cond_signal",	   "pthread_cond_broadcast",
 };
 static int calls[N_FN];
 /* Count a call we make, then make it. */
@@ -117,11 +135,13 @@ void wrappers(void)
 	CHECK(CALL(C_INIT, old_cond_init(&c_old, NULL)));
 	CHECK(CALL(M_LOCK, pthread_mutex_lock(&m)));
 	t = soon(CLOCK_REALTIME);
-	EXPECT(CALL(C_TIMED, pthread_cond_timedwait(&c_new, &m, &t)), ETIMEDOUT);
+	EXPECT(CALL(C_TIMED, pthread_cond_timedwait(&c_new, &m, &t)),
+	       ETIMEDOUT);
 	t = soon(CLOCK_REALTIME);
 	EXPECT(CALL(C_TIMED, old_cond_timedwait(&c_old, &m, &t)), ETIMEDOUT);
 	t = soon(CLOCK_MONOTONIC);
-	EXPECT(CALL(C_CLOCK, pthread_cond_clockwait(&c_new, &m, CLOCK_MONOTONIC, &t)),
+	EXPECT(CALL(C_CLOCK,
+		    pthread_cond_clockwait(&c_new, &m, CLOCK_MONOTONIC, &t)),
 	       ETIMEDOUT);
 	CHECK(pthread_create(&thr, NULL, signaller, NULL));
 	while (!flag_new)

@@ -8,8 +8,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-__attribute__((visibility("default")))
-pthread_mutex_t ptfork_lock = PTHREAD_MUTEX_INITIALIZER;
+__attribute__((visibility("default"))) pthread_mutex_t ptfork_lock =
+	PTHREAD_MUTEX_INITIALIZER;
 
 static void take(void)
 {

@@ -17,7 +17,7 @@
 static pthread_mutex_t lk = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t ready;
 static double t_release; /* when the holder called unlock */
-static double t_wait[3];  /* when each waiter called lock */
+static double t_wait[3]; /* when each waiter called lock */
 
 static double now(void)
 {
@@ -29,7 +29,7 @@ static double now(void)
 
 static void nap(long ms)
 {
-	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
 
 	nanosleep(&t, NULL);
 }

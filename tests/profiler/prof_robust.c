@@ -83,7 +83,7 @@ static int mode_fork(const char *self)
 {
 	pthread_t t;
 	pthread_mutex_t other = PTHREAD_MUTEX_INITIALIZER;
-	struct timespec nap = { 0, 20 * 1000 * 1000 };
+	struct timespec nap = {0, 20 * 1000 * 1000};
 	pid_t pid;
 
 	check(pthread_mutex_lock(&shared), "lock");
@@ -113,7 +113,7 @@ static int mode_fork(const char *self)
 
 static void *exiter(void *arg)
 {
-	struct timespec nap = { 0, 10 * 1000 * 1000 };
+	struct timespec nap = {0, 10 * 1000 * 1000};
 
 	nanosleep(&nap, NULL);
 	check(pthread_mutex_lock(&shared), "lock");
@@ -183,12 +183,12 @@ static int mode_errors(void)
 	rc[2] = pthread_mutex_trylock(&r);
 	for (int i = 3; i < 7; i++)
 		rc[i] = pthread_mutex_unlock(&r); /* the 4th fails: EPERM */
-	rc[7] = pthread_mutex_unlock(&e);         /* EPERM */
+	rc[7] = pthread_mutex_unlock(&e);	  /* EPERM */
 	rc[8] = pthread_mutex_lock(&e);
-	rc[9] = pthread_mutex_lock(&e);           /* EDEADLK */
-	rc[10] = pthread_mutex_trylock(&e);       /* EBUSY */
+	rc[9] = pthread_mutex_lock(&e);	    /* EDEADLK */
+	rc[10] = pthread_mutex_trylock(&e); /* EBUSY */
 	rc[11] = pthread_mutex_unlock(&e);
-	rc[12] = pthread_mutex_unlock(&e);        /* EPERM */
+	rc[12] = pthread_mutex_unlock(&e); /* EPERM */
 	rc[13] = pthread_mutex_destroy(&r);
 	rc[14] = pthread_mutex_destroy(&e);
 	for (int i = 0; i < 15; i++)

@@ -51,7 +51,7 @@ static double now(void)
 
 static void nap(long us)
 {
-	struct timespec t = { 0, us * 1000 };
+	struct timespec t = {0, us * 1000};
 
 	nanosleep(&t, NULL);
 }
@@ -157,16 +157,18 @@ static void print_truth(const struct truth *sum, double main_life)
 	double tt = sum->life + main_life;
 
 	printf("{\"thread_time_s\": %.6f,\n", tt);
-	printf(" \"g_heavy\": {\"pct\": %.3f, \"acq\": %ld, \"instances\": 1},\n",
+	printf(" \"g_heavy\": {\"pct\": %.3f, \"acq\": %ld, \"instances\": "
+	       "1},\n",
 	       100 * sum->heavy_cs / tt, sum->heavy_acq);
-	printf(" \"bucket\": {\"pct\": %.3f, \"acq\": %ld, \"instances\": %d},\n",
+	printf(" \"bucket\": {\"pct\": %.3f, \"acq\": %ld, \"instances\": "
+	       "%d},\n",
 	       100 * sum->bucket_cs / tt, sum->bucket_acq, NBUCKET);
 	printf(" \"private\": {\"acq\": %ld, \"instances\": %d},\n",
 	       sum->hot_acq, MEDIUM);
 	printf(" \"g_cold\": {\"acq\": 1, \"instances\": 1},\n");
 	printf(" \"q_lock\": {\"acq\": %ld, \"instances\": 1, \"waits\": %ld, "
-	       "\"signals\": %ld},\n", sum->q_acq, sum->q_waits,
-	       sum->q_signals);
+	       "\"signals\": %ld},\n",
+	       sum->q_acq, sum->q_waits, sum->q_signals);
 	printf(" \"threads\": %d}\n", HEAVY + MEDIUM + 3);
 }
 
@@ -189,7 +191,7 @@ int main(int argc, char **argv)
 	check(pthread_mutex_unlock(&g_cold), "unlock g_cold");
 	for (int i = 0; i < N; i++)
 		check(pthread_create(&th[i], NULL,
-				     i < HEAVY	       ? heavy
+				     i < HEAVY		  ? heavy
 				     : i < HEAVY + MEDIUM ? medium
 				     : i == N - 2	  ? producer
 							  : consumer,

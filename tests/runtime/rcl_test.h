@@ -91,8 +91,9 @@ static inline int rt_main(Suite *(*make)(const char *mode))
 	int failed = 0;
 	SRunner *sr;
 
-	printf("# mode: %s\n", getenv("RCL_DEGRADED") ? "RCL_DEGRADED set"
-						       : "SCHED_FIFO if permitted");
+	printf("# mode: %s\n", getenv("RCL_DEGRADED")
+				       ? "RCL_DEGRADED set"
+				       : "SCHED_FIFO if permitted");
 	sr = srunner_create(make("fifo"));
 	srunner_run_all(sr, CK_NORMAL);
 	failed += srunner_ntests_failed(sr);

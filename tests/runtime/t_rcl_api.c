@@ -128,7 +128,8 @@ START_TEST(fork_child_runs_sections)
 }
 END_TEST
 
-/* ---- trylock / rcl_tryexec ------------------------------------------------ */
+/* ---- trylock / rcl_tryexec ------------------------------------------------
+ */
 
 struct try_ctx {
 	liblock_lock_t l;
@@ -169,7 +170,7 @@ static void *blocker(void *arg)
 
 START_TEST(trylock_semantics)
 {
-	struct try_ctx c = { .runs = 0 };
+	struct try_ctx c = {.runs = 0};
 	pthread_t t;
 	void *ret = NULL;
 
@@ -232,7 +233,8 @@ START_TEST(idle_server_parks)
 }
 END_TEST
 
-/* ---- mutual exclusion, 1..16 clients -------------------------------------- */
+/* ---- mutual exclusion, 1..16 clients --------------------------------------
+ */
 
 #define LINES 4
 struct mx {
@@ -268,7 +270,7 @@ static void *mx_client(void *arg)
 
 START_TEST(mutual_exclusion_1_to_16)
 {
-	static const int counts[] = { 1, 2, 4, 8, 16 };
+	static const int counts[] = {1, 2, 4, 8, 16};
 	struct mx *m = calloc(1, sizeof(*m));
 	pthread_t t[16];
 
@@ -328,8 +330,16 @@ struct multi {
 	int iters;
 };
 
-static void *inner_b(void *arg) { ((struct multi *)arg)->in_b++; return arg; }
-static void *inner_d(void *arg) { ((struct multi *)arg)->in_d++; return arg; }
+static void *inner_b(void *arg)
+{
+	((struct multi *)arg)->in_b++;
+	return arg;
+}
+static void *inner_d(void *arg)
+{
+	((struct multi *)arg)->in_d++;
+	return arg;
+}
 
 static void *outer_a(void *arg) /* server 1 -> remote call to server 2 */
 {

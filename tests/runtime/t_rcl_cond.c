@@ -7,7 +7,8 @@
  */
 #include "rcl_test.h"
 
-/* ---- producer / consumer, many waiters ------------------------------------ */
+/* ---- producer / consumer, many waiters ------------------------------------
+ */
 
 #define QCAP 4
 #define PRODUCERS 4
@@ -62,7 +63,7 @@ static void *take_cs(void *arg)
 
 static void *producer(void *arg)
 {
-	struct op o = { arg, 0 };
+	struct op o = {arg, 0};
 
 	for (int i = 1; i <= PER_PRODUCER; i++) {
 		o.value = i;
@@ -73,7 +74,7 @@ static void *producer(void *arg)
 
 static void *consumer(void *arg)
 {
-	struct op o = { arg, 0 };
+	struct op o = {arg, 0};
 
 	do
 		liblock_exec(&o.pc->lock, take_cs, &o);
@@ -107,7 +108,8 @@ START_TEST(producer_consumer_many_waiters)
 }
 END_TEST
 
-/* ---- broadcast ------------------------------------------------------------ */
+/* ---- broadcast ------------------------------------------------------------
+ */
 
 #define WAITERS 20
 
@@ -178,7 +180,8 @@ START_TEST(broadcast_wakes_all)
 }
 END_TEST
 
-/* ---- timed waits ---------------------------------------------------------- */
+/* ---- timed waits ----------------------------------------------------------
+ */
 
 struct tw {
 	liblock_lock_t lock;
@@ -195,7 +198,8 @@ static void *tw_cs(void *arg)
 	atomic_store(&w->waiting, 1);
 	w->rc = 0;
 	while (!w->flag && w->rc == 0)
-		w->rc = liblock_cond_timedwait(&w->cond, &w->lock, &w->deadline);
+		w->rc = liblock_cond_timedwait(&w->cond, &w->lock,
+					       &w->deadline);
 	return NULL;
 }
 
@@ -227,7 +231,7 @@ static void deadline_in(struct timespec *ts, clockid_t clk, long ms)
 
 START_TEST(timed_waits)
 {
-	struct tw w = { .flag = 0 };
+	struct tw w = {.flag = 0};
 	pthread_condattr_t ca;
 	pthread_t t;
 	double t0, waited;

@@ -2,10 +2,10 @@
 /*
  * fork() with a running RCL server while other threads of the parent are
  * inside RCL calls, their requests pending (the server's thread is held
- * by a spinning section of another lock): the child (which has only the forking thread) runs
- * sections at once, never runs the requests the parent's other threads
- * left in their slots, gets the server CPU back in its mask, has only its
- * own client id, and can start a fresh server; the parent goes on.
+ * by a spinning section of another lock): the child (which has only the forking
+ * thread) runs sections at once, never runs the requests the parent's other
+ * threads left in their slots, gets the server CPU back in its mask, has only
+ * its own client id, and can start a fresh server; the parent goes on.
  */
 #include "rcl_test.h"
 
@@ -77,13 +77,13 @@ static bool run_sections(int n)
 	return true;
 }
 
-#define CHILD_CHECK(cond)                                                  \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			fprintf(stderr, "child: %s failed (line %d)\n",    \
-				#cond, __LINE__);                          \
-			return 1;                                          \
-		}                                                          \
+#define CHILD_CHECK(cond)                                                      \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr, "child: %s failed (line %d)\n", #cond, \
+				__LINE__);                                     \
+			return 1;                                              \
+		}                                                              \
 	} while (0)
 
 static int child_main(int cpu, bool parent_reserved)
@@ -104,7 +104,8 @@ static int child_main(int cpu, bool parent_reserved)
 	CHILD_CHECK(rcl_stats(cpu, &st) == 0 && st.running);
 	CHILD_CHECK(run_sections(1000));
 	for (int i = 0; i < 2; i++)
-		CHILD_CHECK(pthread_create(&t[i], NULL, child_thread, NULL) == 0);
+		CHILD_CHECK(pthread_create(&t[i], NULL, child_thread, NULL) ==
+			    0);
 	for (int i = 0; i < 2; i++)
 		CHILD_CHECK(pthread_join(t[i], NULL) == 0);
 	CHILD_CHECK(run_sections(10));

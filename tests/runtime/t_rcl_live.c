@@ -66,9 +66,25 @@ static void *cs3(void *arg) /* lock c: sets var */
 }
 
 static struct fig43 *fig;
-static void *c1(void *x) { ck_assert_ptr_eq(liblock_exec(&fig->a, cs1, fig), (void *)1); atomic_store(&fig->done1, 1); return x; }
-static void *c2(void *x) { ck_assert_ptr_eq(liblock_exec(&fig->b, x ? cs2_pure_spin : cs2, fig), (void *)2); atomic_store(&fig->done2, 1); return x; }
-static void *c3(void *x) { ck_assert_ptr_eq(liblock_exec(&fig->c, cs3, fig), (void *)3); atomic_store(&fig->done3, 1); return x; }
+static void *c1(void *x)
+{
+	ck_assert_ptr_eq(liblock_exec(&fig->a, cs1, fig), (void *)1);
+	atomic_store(&fig->done1, 1);
+	return x;
+}
+static void *c2(void *x)
+{
+	ck_assert_ptr_eq(liblock_exec(&fig->b, x ? cs2_pure_spin : cs2, fig),
+			 (void *)2);
+	atomic_store(&fig->done2, 1);
+	return x;
+}
+static void *c3(void *x)
+{
+	ck_assert_ptr_eq(liblock_exec(&fig->c, cs3, fig), (void *)3);
+	atomic_store(&fig->done3, 1);
+	return x;
+}
 
 static void run_fig43(void *pure_spin)
 {
@@ -155,7 +171,7 @@ static void *slow_client(void *arg)
 
 START_TEST(blocking_section_does_not_stall)
 {
-	struct io_ctx c = { .fast_count = 0 };
+	struct io_ctx c = {.fast_count = 0};
 	pthread_t t;
 	double t0;
 
@@ -241,8 +257,9 @@ static void *race_cs(void *arg)
 		}
 		/* the wait releases the lock: another section may enter */
 		atomic_fetch_sub(&r->inside[2], 1);
-		ck_assert_int_eq(liblock_cond_timedwait(&r->never, &r->lk[2], &dl),
-				 ETIMEDOUT);
+		ck_assert_int_eq(
+			liblock_cond_timedwait(&r->never, &r->lk[2], &dl),
+			ETIMEDOUT);
 		if (atomic_fetch_add(&r->inside[2], 1) != 0 ||
 		    atomic_load(&held->holder) == 0)
 			atomic_fetch_add(&r->violations, 1);
@@ -262,9 +279,10 @@ static void *race_client(void *arg)
 	int id = (int)(intptr_t)arg;
 
 	for (int i = 0; i < RACE_ITERS; i++) {
-		struct race_req q = { race, (i + id) % 3, 0 };
+		struct race_req q = {race, (i + id) % 3, 0};
 
-		ck_assert_ptr_eq(liblock_exec(&race->lk[q.which], race_cs, &q), &q);
+		ck_assert_ptr_eq(liblock_exec(&race->lk[q.which], race_cs, &q),
+				 &q);
 		ck_assert_int_eq(q.runs, 1);
 	}
 	return NULL;
