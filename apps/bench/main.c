@@ -72,8 +72,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
+		if (strcmp(argv[1], commands[i].name) == 0) {
+			bench_tsc_hz(); /* measured once, before any timing */
 			return commands[i].fn(argc - 1, argv + 1);
+		}
 	fprintf(stderr,
 		"rcl-bench: unknown command '%s' (see rcl-bench --help)\n",
 		argv[1]);
