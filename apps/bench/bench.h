@@ -39,6 +39,19 @@ int bench_cpus(int *cpus, int max);
 /* Pin the calling thread to @cpu; 0 or errno. */
 int bench_pin(int cpu);
 
+/* ---- shared lines ---- */
+/* A chain of @n zeroed cache lines, non-adjacent and in a shuffled order;
+ * each holds the address of the next, so prefetchers cannot help. */
+struct bench_line {
+	struct bench_line *next;
+	uint64_t count;
+};
+
+/* Allocate the chain; *@block is what to free().  0 or ENOMEM. */
+int bench_lines_new(int n, struct bench_line **head, char **block);
+/* Does every line's count equal @expected? */
+bool bench_lines_check(const struct bench_line *head, long expected);
+
 /* ---- hardware counters (PAPI) ---- */
 /* Per-thread cache-miss counting.  bench_counters_available() says
  * whether counting works here and, if not, why (a "n/a: ..." string). */

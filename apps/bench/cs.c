@@ -17,22 +17,11 @@
 #include <string.h>
 
 #define MAX_LINES 64
-#define LINE_STRIDE 4160 /* one page plus one line: no two lines adjacent */
-
-struct shared_line {
-	struct shared_line *next;
-	uint64_t count;
-};
-
-struct shared_data {
-	struct shared_line *head;
-	char *block;
-};
-
 struct run {
 	const struct cs_params *p;
 	liblock_lock_t lock;
-	struct shared_data data;
+	struct bench_line *head; /* the shared lines */
+	char *block;
 	pthread_barrier_t start;
 	_Atomic int stop;  /* set once max_seconds passed */
 	uint64_t t0;	   /* TSC at the start barrier */
@@ -52,8 +41,8 @@ struct client {
 
 static void *section(void *arg)
 {
-	struct shared_line *l = arg;
-	struct shared_line *last = l;
+	struct bench_line *l = arg;
+	struct bench_line *last = l;
 
 	/* pointer chase: each line names the next */
 	for (; l; l = l->next) {
@@ -61,44 +50,6 @@ static void *section(void *arg)
 		last = l;
 	}
 	return last;
-}
-
-/* Lines in a shuffled order, LINE_STRIDE apart. */
-static int shared_init(struct shared_data *d, int lines)
-{
-	int order[MAX_LINES];
-
-	if (posix_memalign((void **)&d->block, 4096,
-			   (size_t)LINE_STRIDE * MAX_LINES + 4096) != 0)
-		return ENOMEM;
-	memset(d->block, 0, (size_t)LINE_STRIDE * MAX_LINES + 4096);
-	for (int i = 0; i < lines; i++)
-		order[i] = i;
-	for (int i = lines - 1; i > 0; i--) {
-		int j = rand() % (i + 1), t = order[i];
-
-		order[i] = order[j];
-		order[j] = t;
-	}
-	for (int i = 0; i < lines; i++) {
-		struct shared_line *cur =
-			(void *)(d->block + (size_t)order[i] * LINE_STRIDE);
-
-		cur->next = i + 1 < lines
-				    ? (void *)(d->block + (size_t)order[i + 1] *
-								  LINE_STRIDE)
-				    : NULL;
-	}
-	d->head = (void *)(d->block + (size_t)order[0] * LINE_STRIDE);
-	return 0;
-}
-
-static bool shared_check(const struct shared_data *d, long expected)
-{
-	for (const struct shared_line *l = d->head; l; l = l->next)
-		if ((long)l->count != expected)
-			return false;
-	return true;
 }
 
 static void *client_main(void *arg)
@@ -112,7 +63,7 @@ static void *client_main(void *arg)
 	c->counter = bench_counters_start();
 	pthread_barrier_wait(&run->start);
 	for (long i = 0; i < p->iterations; i++) {
-		liblock_exec(&run->lock, section, run->data.head);
+		liblock_exec(&run->lock, section, run->head);
 		c->done++;
 		if (p->delay)
 			bench_delay(p->delay);
@@ -171,7 +122,7 @@ static int run_setup(struct run *run, const struct cs_params *p)
 			p->algorithm, strerror(rc));
 		return rc;
 	}
-	if ((rc = shared_init(&run->data, p->lines)) != 0)
+	if ((rc = bench_lines_new(p->lines, &run->head, &run->block)) != 0)
 		liblock_destroy(&run->lock);
 	return rc;
 }
@@ -196,7 +147,7 @@ static void collect(struct run *run, struct client *c, struct cs_result *r)
 	r->misses_per_cs = -1;
 	if (bench_counters_available(&r->misses_why) && r->sections)
 		r->misses_per_cs = (double)misses / r->sections;
-	r->ok = shared_check(&run->data, r->sections);
+	r->ok = bench_lines_check(run->head, r->sections);
 }
 
 int cs_run(const struct cs_params *p, struct cs_result *r)
@@ -249,7 +200,7 @@ int cs_run(const struct cs_params *p, struct cs_result *r)
 			exit(1);
 	}
 	liblock_destroy(&run->lock);
-	free(run->data.block);
+	free(run->block);
 	free(c);
 	free(t);
 	free(run);

@@ -19,16 +19,9 @@
 
 #include "ll_wait.h"
 
-#define STRIDE 4160
-
-struct line {
-	struct line *next;
-	uint64_t count;
-};
-
 static struct {
 	pthread_mutex_t mutex;
-	struct line *head;
+	struct bench_line *head;
 	_Atomic int turn __attribute__((aligned(128)));
 	int workers;
 	long rounds;
@@ -56,7 +49,7 @@ static void *worker_main(void *arg)
 		       w->id)
 			ll_cpu_relax();
 		pthread_mutex_lock(&g.mutex);
-		for (struct line *l = g.head; l; l = l->next)
+		for (struct bench_line *l = g.head; l; l = l->next)
 			l->count++;
 		pthread_mutex_unlock(&g.mutex);
 		/* release: our section's writes before the next worker's turn
@@ -91,7 +84,7 @@ int cmd_misses(int argc, char **argv)
 		{0, 0, 0, 0},
 	};
 	int lines = 5, opt;
-	bool json = false, ok = true;
+	bool json = false, ok;
 	char *block;
 	struct worker *w;
 	pthread_t *t;
@@ -120,8 +113,7 @@ int cmd_misses(int argc, char **argv)
 		} else
 			bench_usage_error("misses: bad option");
 	}
-	if (posix_memalign((void **)&block, 4096,
-			   (size_t)STRIDE * (size_t)lines + 4096) != 0)
+	if (bench_lines_new(lines, &g.head, &block) != 0)
 		block = NULL;
 	w = calloc((size_t)g.workers, sizeof(*w));
 	t = calloc((size_t)g.workers, sizeof(*t));
@@ -129,18 +121,6 @@ int cmd_misses(int argc, char **argv)
 		fputs("rcl-bench: out of memory\n", stderr);
 		return 1;
 	}
-	memset(block, 0, (size_t)STRIDE * (size_t)lines + 4096);
-	/* every other slot, backwards: not adjacent, not sequential */
-	for (int i = 0; i < lines; i++) {
-		struct line *l =
-			(void *)(block + (size_t)(lines - 1 - i) * STRIDE);
-
-		l->next = i + 1 < lines
-				  ? (void *)(block +
-					     (size_t)(lines - 2 - i) * STRIDE)
-				  : NULL;
-	}
-	g.head = (void *)(block + (size_t)(lines - 1) * STRIDE);
 	t0 = bench_tsc();
 	for (int i = 0; i < g.workers; i++) {
 		w[i].id = i;
@@ -156,8 +136,7 @@ int cmd_misses(int argc, char **argv)
 	}
 	t1 = bench_tsc();
 	sections = g.rounds * g.workers;
-	for (struct line *l = g.head; l; l = l->next)
-		ok &= (long)l->count == sections;
+	ok = bench_lines_check(g.head, sections);
 	if (json) {
 		printf("{\"workers\": %d, \"lines\": %d, \"sections\": %ld, "
 		       "\"expected_misses_per_cs\": %d, \"cycles_per_cs\": "

@@ -80,6 +80,51 @@ int bench_pin(int cpu)
 	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
+/* ---- shared lines ---- */
+
+/* One page plus one line apart: no two lines adjacent (prefetchers fetch
+ * pairs), and each on its own page. */
+#define LINE_STRIDE 4160
+
+int bench_lines_new(int n, struct bench_line **head, char **block)
+{
+	int *order = malloc(sizeof(*order) * (size_t)n);
+	size_t size = (size_t)LINE_STRIDE * (size_t)n + 4096;
+
+	if (!order || posix_memalign((void **)block, 4096, size) != 0) {
+		free(order);
+		return ENOMEM;
+	}
+	memset(*block, 0, size);
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+	for (int i = n - 1; i > 0; i--) { /* shuffled: not sequential */
+		int j = rand() % (i + 1), tmp = order[i];
+
+		order[i] = order[j];
+		order[j] = tmp;
+	}
+	for (int i = 0; i < n; i++) {
+		struct bench_line *cur =
+			(void *)(*block + (size_t)order[i] * LINE_STRIDE);
+
+		cur->next = i + 1 < n ? (void *)(*block + (size_t)order[i + 1] *
+								  LINE_STRIDE)
+				      : NULL;
+	}
+	*head = (void *)(*block + (size_t)order[0] * LINE_STRIDE);
+	free(order);
+	return 0;
+}
+
+bool bench_lines_check(const struct bench_line *head, long expected)
+{
+	for (const struct bench_line *l = head; l; l = l->next)
+		if ((long)l->count != expected)
+			return false;
+	return true;
+}
+
 /* ---- counters ---- */
 
 #ifdef HAVE_PAPI
