@@ -89,8 +89,14 @@ struct pti_obj {
 	_Atomic unsigned int gen; /* mutex: fork generation of its lock */
 	int kind;		  /* enum pti_kind (mutexes) */
 	bool gated; /* mutex: algorithm without trylock, see pti_mutex.c */
+	bool fast;  /* mutex: normal, not gated: lock_fn/unlock_fn direct */
 	int clock;  /* condvar: clock of absolute deadlines */
 	liblock_lock_t lock;
+	/* mutex: the lock's own entries, read from its ops table once it is
+	 * built (new_lock()), so the fast path skips liblock's dispatch */
+	int (*lock_fn)(void *impl);
+	int (*unlock_fn)(void *impl);
+	void *impl;
 
 	/* mutex: written by the holder (owner, depth) and by lockers (users);
 	 * condvar: written by waiters and wakers */
@@ -107,8 +113,21 @@ static_assert(sizeof(struct pti_obj) == 2 * LL_CACHELINE,
 /* ---- configuration (pti_real.c) ---------------------------------------- */
 
 /* The glibc functions, resolved on first need (also before our
- * constructor runs, if another library's constructor locks first). */
-const struct pti_real *pti_real(void) LL_HIDDEN;
+ * constructor runs, if another library's constructor locks first).
+ * Inline: every wrapper's pass-through path reads it. */
+extern struct pti_real pti_real_fns LL_HIDDEN;
+extern _Atomic int pti_real_state LL_HIDDEN; /* PTI_REAL_READY once built */
+#define PTI_REAL_READY 2
+const struct pti_real *pti_real_slow(void) LL_HIDDEN;
+static inline const struct pti_real *pti_real(void)
+{
+	/* acquire: pairs with the release in pti_real_slow() */
+	if (ll_likely(atomic_load_explicit(&pti_real_state,
+					   memory_order_acquire) ==
+		      PTI_REAL_READY))
+		return &pti_real_fns;
+	return pti_real_slow();
+}
 
 struct pti_config {
 	bool replace;	       /* false: every mutex stays POSIX */
@@ -160,6 +179,55 @@ struct pti_obj *pti_map_add(enum pti_table t, uintptr_t key, pti_make_fn make,
 int pti_map_remove(enum pti_table t, uintptr_t key,
 		   int (*check)(struct pti_obj *), pti_drop_fn drop) LL_HIDDEN;
 
+/* Bumped (release) after every record leaves a table (destroy, re-init)
+ * and in each fork child: the per-thread caches below drop everything
+ * filled under an older value. */
+extern _Atomic uint64_t pti_map_epoch LL_HIDDEN;
+void pti_map_epoch_bump(void) LL_HIDDEN;
+
+/* ---- per-thread lookup cache (pti_mutex.c) -------------------------------
+ * A direct-mapped table per thread, mutex address -> record, in front of
+ * the map: a hit is two thread-local loads and one load of the epoch, a
+ * line that only record removals write.  An entry is valid while the
+ * epoch still has the value its table was filled under, so it can never
+ * name a freed or recycled record, nor a lock a fork child must re-create:
+ * a program that destroys a mutex and then uses its address again orders
+ * the two (the destroy happens before the use), so by coherence the use
+ * reads the bumped epoch.  Only records are cached, never their absence. */
+#define PTI_TCACHE_BITS 4
+struct pti_tcache {
+	uint64_t epoch; /* pti_map_epoch when the entries were filled */
+	struct {
+		uintptr_t key;
+		struct pti_obj *obj;
+	} e[1u << PTI_TCACHE_BITS];
+};
+extern __thread struct pti_tcache pti_tcache LL_HIDDEN
+	__attribute__((tls_model("initial-exec")));
+
+/* The record of mutex @m (POSIX records too), or NULL if @m has none and
+ * gets none.  Fills the cache on a miss. */
+struct pti_obj *pti_mutex_lookup_slow(pthread_mutex_t *m) LL_HIDDEN;
+static inline unsigned int pti_tcache_slot(uintptr_t key)
+{
+	return (unsigned int)((key * 0x9e3779b97f4a7c15ull) >>
+			      (64 - PTI_TCACHE_BITS));
+}
+static inline struct pti_obj *pti_mutex_lookup(pthread_mutex_t *m)
+{
+	uintptr_t key = (uintptr_t)m;
+	unsigned int i = pti_tcache_slot(key);
+
+	/* relaxed: a removal ordered before this call by the program is seen
+	 * by coherence (above); one racing with it is the program's bug */
+	if (ll_likely(pti_tcache.e[i].key == key &&
+		      pti_tcache.epoch ==
+			      atomic_load_explicit(&pti_map_epoch,
+						   memory_order_relaxed)))
+		return pti_tcache.e[i].obj;
+	return pti_mutex_lookup_slow(m);
+}
+
 /* fork(): the writer lock is taken around it so the child's map is whole. */
 void pti_map_atfork_prepare(void) LL_HIDDEN;
 void pti_map_atfork_release(void) LL_HIDDEN;
@@ -199,9 +267,13 @@ int pti_base_unlock(struct pti_obj *o) LL_HIDDEN;
 
 /* ---- shared by the mutex and condvar wrappers ---------------------------- */
 
-/* The record of mutex @m, created on first use; NULL if @m stays POSIX
- * (pti_mutex.c). */
-struct pti_obj *pti_mutex_get(pthread_mutex_t *m) LL_HIDDEN;
+/* The record of mutex @m, created on first use; NULL if @m stays POSIX. */
+static inline struct pti_obj *pti_mutex_get(pthread_mutex_t *m)
+{
+	struct pti_obj *o = pti_mutex_lookup(m);
+
+	return o && o->kind != PTI_POSIX ? o : NULL;
+}
 /* Release a held record completely for a condition wait, saving its
  * depth in *@depth.  Returns 0, or EPERM if a checked mutex is not ours. */
 int pti_mutex_release(struct pti_obj *o, unsigned int *depth) LL_HIDDEN;

@@ -48,6 +48,8 @@ struct pti_bucket {
 };
 
 static struct pti_bucket tables[2][PTI_NBUCKETS];
+/* Read by every cached lookup, written by removals only: its own line. */
+_Atomic uint64_t pti_map_epoch LL_ALIGNED;
 static pthread_mutex_t writer = PTHREAD_MUTEX_INITIALIZER;
 static struct pti_obj *free_list; /* under writer */
 
@@ -167,8 +169,12 @@ static struct pti_obj *obj_alloc(void)
 		memory_order_relaxed);
 	o->kind = PTI_NORMAL;
 	o->gated = false;
+	o->fast = false;
 	o->clock = CLOCK_REALTIME;
 	o->lock = (liblock_lock_t)LIBLOCK_INITIALIZER;
+	o->lock_fn = NULL;
+	o->unlock_fn = NULL;
+	o->impl = NULL;
 	atomic_store_explicit(&o->owner, 0, memory_order_relaxed);
 	o->depth = 0;
 	atomic_store_explicit(&o->users, 0, memory_order_relaxed);
@@ -186,6 +192,16 @@ static void obj_free(struct pti_obj *o)
 	free_list = o;
 }
 
+/* Writers only (or the single thread of a fork child). */
+void pti_map_epoch_bump(void)
+{
+	uint64_t e = atomic_load_explicit(&pti_map_epoch, memory_order_relaxed);
+
+	/* release: pairs with the acquire in pti_mutex_lookup_slow(): a
+	 * cache filled under the new value sees the unlink before it */
+	atomic_store_explicit(&pti_map_epoch, e + 1, memory_order_release);
+}
+
 static void unlink_locked(struct pti_bucket *b, _Atomic(struct pti_obj *) *link,
 			  struct pti_obj *o)
 {
@@ -195,6 +211,9 @@ static void unlink_locked(struct pti_bucket *b, _Atomic(struct pti_obj *) *link,
 		link, atomic_load_explicit(&o->next, memory_order_relaxed),
 		memory_order_release);
 	write_end(b);
+	/* from here on, every cache entry naming @o is stale: obj_free()
+	 * may recycle it */
+	pti_map_epoch_bump();
 }
 
 /* Reentrant for its holder: fork handlers registered after ours run with

@@ -29,6 +29,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <string.h>
 
 /* glibc's __kind bits (nptl/pthreadP.h), read from static initialisers. */
 #define GLIBC_KIND_TYPE_MASK 3
@@ -47,6 +48,7 @@ static int new_lock(struct pti_obj *o)
 {
 	const struct pti_config *cfg = pti_config();
 	liblock_attr_t attr = LIBLOCK_ATTR_INITIALIZER;
+	const struct ll_ops *ops;
 	int rc;
 
 	attr.algorithm = cfg->algorithm;
@@ -55,7 +57,18 @@ static int new_lock(struct pti_obj *o)
 	pti_inside++;
 	rc = liblock_init(&o->lock, &attr);
 	pti_inside--;
-	return rc;
+	if (rc != 0)
+		return rc;
+	/* A FIXED lock is built by liblock_init(): its ops table is set.
+	 * The fast path calls the algorithm's entries directly, as
+	 * liblock_lock()/unlock() would after their ready check. */
+	ops = o->lock._ops;
+	o->lock_fn = ops->lock;
+	o->unlock_fn = ops->unlock;
+	o->impl = o->lock._impl;
+	o->fast =
+		o->kind == PTI_NORMAL && !o->gated && ops->lock && ops->unlock;
+	return 0;
 }
 
 static int make_mutex(struct pti_obj *o, void *arg)
@@ -184,19 +197,46 @@ static void reset_held(struct pti_obj *o)
 	pti_map_writer_unlock();
 }
 
-struct pti_obj *pti_mutex_get(pthread_mutex_t *m)
+/* The record of @m from the map, created on first use, its lock current
+ * (fork); NULL if @m gets none. */
+static struct pti_obj *record_of(pthread_mutex_t *m)
 {
 	struct pti_obj *o = pti_map_find(PTI_MUTEXES, (uintptr_t)m);
 
 	if (ll_unlikely(o == NULL))
 		return discover(m);
 	if (o->kind == PTI_POSIX)
-		return NULL;
+		return o;
 	/* acquire: pairs with the release in refresh(): the new lock */
 	if (ll_unlikely(
 		    atomic_load_explicit(&o->gen, memory_order_acquire) !=
 		    atomic_load_explicit(&pti_fork_gen, memory_order_relaxed)))
 		refresh(o);
+	return o;
+}
+
+__thread struct pti_tcache pti_tcache
+	__attribute__((tls_model("initial-exec")));
+
+struct pti_obj *pti_mutex_lookup_slow(pthread_mutex_t *m)
+{
+	/* acquire: pairs with the release in pti_map_epoch_bump(): the map
+	 * read below is at least as new as the epoch the entry is filed
+	 * under.  Read before the map, so a removal after the read makes
+	 * the entry stale at once. */
+	uint64_t epoch =
+		atomic_load_explicit(&pti_map_epoch, memory_order_acquire);
+	unsigned int i = pti_tcache_slot((uintptr_t)m);
+	struct pti_obj *o;
+
+	if (pti_tcache.epoch != epoch) {
+		memset(pti_tcache.e, 0, sizeof(pti_tcache.e));
+		pti_tcache.epoch = epoch;
+	}
+	if ((o = record_of(m)) != NULL) {
+		pti_tcache.e[i].key = (uintptr_t)m;
+		pti_tcache.e[i].obj = o;
+	}
 	return o;
 }
 
@@ -289,14 +329,38 @@ LL_API_EXPORT int pti_mutex_destroy(pthread_mutex_t *m)
 }
 PTI_EXPORT(pti_mutex_destroy, pthread_mutex_destroy, "GLIBC_2.2.5");
 
+/* lock and unlock of a record that is not fast (pti_obj.fast). */
+static __attribute__((noinline)) int lock_slow(pthread_mutex_t *m,
+					       struct pti_obj *o)
+{
+	if (!o || o->kind == PTI_POSIX)
+		return pti_real()->mutex_lock(m);
+	return pti_enter(o, PTI_HOW_LOCK, -1, NULL);
+}
+
+/* The common case is inline: a normal mutex, an algorithm with trylock;
+ * pti_enter() and pti_base_lock() do the same, for every case. */
 LL_API_EXPORT int pti_mutex_lock(pthread_mutex_t *m)
 {
 	struct pti_obj *o;
+	int rc;
 
 	pti_count(PTI_W_MUTEX_LOCK);
-	if (ll_unlikely(pti_inside) || (o = pti_mutex_get(m)) == NULL)
+	if (ll_unlikely(pti_inside))
 		return pti_real()->mutex_lock(m);
-	return pti_enter(o, PTI_HOW_LOCK, -1, NULL);
+	o = pti_mutex_lookup(m);
+	if (ll_unlikely(!o || !o->fast))
+		return lock_slow(m, o);
+	pti_inside++;
+	rc = o->lock_fn(o->impl);
+	pti_inside--;
+	if (ll_likely(rc == 0)) {
+		/* relaxed: see pti_enter() */
+		atomic_store_explicit(&o->owner, PTI_SELF,
+				      memory_order_relaxed);
+		o->depth = 1;
+	}
+	return rc;
 }
 PTI_EXPORT(pti_mutex_lock, pthread_mutex_lock, "GLIBC_2.2.5");
 
@@ -313,14 +377,25 @@ PTI_EXPORT(pti_mutex_trylock, pthread_mutex_trylock, "GLIBC_2.34");
 PTI_EXPORT_OLD(pti_mutex_trylock, pti_mutex_trylock_225, pthread_mutex_trylock,
 	       "GLIBC_2.2.5");
 
-LL_API_EXPORT int pti_mutex_unlock(pthread_mutex_t *m)
+/* The algorithm refused to unlock @o (its holder was @prev). */
+static __attribute__((noinline)) int unlock_refused(struct pti_obj *o, int rc,
+						    uintptr_t prev)
 {
-	struct pti_obj *o;
+	if (rc == EPERM && prev == PTI_SELF) {
+		reset_held(o);
+		return 0;
+	}
+	atomic_store_explicit(&o->owner, prev, memory_order_relaxed);
+	return rc;
+}
+
+static __attribute__((noinline)) int unlock_slow(pthread_mutex_t *m,
+						 struct pti_obj *o)
+{
 	uintptr_t prev;
 	int rc;
 
-	pti_count(PTI_W_MUTEX_UNLOCK);
-	if (ll_unlikely(pti_inside) || (o = pti_mutex_get(m)) == NULL)
+	if (!o || o->kind == PTI_POSIX)
 		return pti_real()->mutex_unlock(m);
 	if (o->kind != PTI_NORMAL) {
 		if (atomic_load_explicit(&o->owner, memory_order_relaxed) !=
@@ -329,17 +404,35 @@ LL_API_EXPORT int pti_mutex_unlock(pthread_mutex_t *m)
 		if (--o->depth > 0)
 			return 0;
 	}
-	/* Normal mutexes: glibc lets any thread unlock; so do we, unless
-	 * the algorithm refuses (EPERM): then the holder is kept. */
 	prev = atomic_load_explicit(&o->owner, memory_order_relaxed);
 	atomic_store_explicit(&o->owner, 0, memory_order_relaxed);
-	if ((rc = pti_base_unlock(o)) == EPERM && prev == PTI_SELF) {
-		reset_held(o);
-		return 0;
-	}
-	if (rc != 0)
-		atomic_store_explicit(&o->owner, prev, memory_order_relaxed);
-	return rc;
+	if ((rc = pti_base_unlock(o)) != 0)
+		return unlock_refused(o, rc, prev);
+	return 0;
+}
+
+/* Normal mutexes: glibc lets any thread unlock; so do we, unless the
+ * algorithm refuses (EPERM): then the holder is kept. */
+LL_API_EXPORT int pti_mutex_unlock(pthread_mutex_t *m)
+{
+	struct pti_obj *o;
+	uintptr_t prev;
+	int rc;
+
+	pti_count(PTI_W_MUTEX_UNLOCK);
+	if (ll_unlikely(pti_inside))
+		return pti_real()->mutex_unlock(m);
+	o = pti_mutex_lookup(m);
+	if (ll_unlikely(!o || !o->fast))
+		return unlock_slow(m, o);
+	prev = atomic_load_explicit(&o->owner, memory_order_relaxed);
+	atomic_store_explicit(&o->owner, 0, memory_order_relaxed);
+	pti_inside++;
+	rc = o->unlock_fn(o->impl);
+	pti_inside--;
+	if (ll_unlikely(rc != 0))
+		return unlock_refused(o, rc, prev);
+	return 0;
 }
 PTI_EXPORT(pti_mutex_unlock, pthread_mutex_unlock, "GLIBC_2.2.5");
 

@@ -24,9 +24,10 @@
 #include <unistd.h>
 
 enum { ST_NONE, ST_BUILDING, ST_READY };
+static_assert(ST_READY == PTI_REAL_READY, "pti_real() inline check");
 
-static struct pti_real real;
-static _Atomic int real_state;
+struct pti_real pti_real_fns;
+_Atomic int pti_real_state;
 static struct pti_config config;
 static _Atomic int config_state;
 
@@ -73,52 +74,45 @@ static void *lookup(const char *name, const char *version)
 
 static void resolve(void)
 {
-	real.mutex_init = lookup("pthread_mutex_init", NULL);
-	real.mutex_destroy = lookup("pthread_mutex_destroy", NULL);
-	real.mutex_lock = lookup("pthread_mutex_lock", NULL);
-	real.mutex_trylock = lookup("pthread_mutex_trylock", NULL);
-	real.mutex_unlock = lookup("pthread_mutex_unlock", NULL);
-	real.mutex_timedlock = lookup("pthread_mutex_timedlock", NULL);
-	real.mutex_clocklock = lookup("pthread_mutex_clocklock", NULL);
-	real.cond_init = lookup("pthread_cond_init", "GLIBC_2.3.2");
-	real.cond_destroy = lookup("pthread_cond_destroy", "GLIBC_2.3.2");
-	real.cond_wait = lookup("pthread_cond_wait", "GLIBC_2.3.2");
-	real.cond_timedwait = lookup("pthread_cond_timedwait", "GLIBC_2.3.2");
-	real.cond_clockwait = lookup("pthread_cond_clockwait", NULL);
-	real.cond_signal = lookup("pthread_cond_signal", "GLIBC_2.3.2");
-	real.cond_broadcast = lookup("pthread_cond_broadcast", "GLIBC_2.3.2");
+	struct pti_real *r = &pti_real_fns;
+
+	r->mutex_init = lookup("pthread_mutex_init", NULL);
+	r->mutex_destroy = lookup("pthread_mutex_destroy", NULL);
+	r->mutex_lock = lookup("pthread_mutex_lock", NULL);
+	r->mutex_trylock = lookup("pthread_mutex_trylock", NULL);
+	r->mutex_unlock = lookup("pthread_mutex_unlock", NULL);
+	r->mutex_timedlock = lookup("pthread_mutex_timedlock", NULL);
+	r->mutex_clocklock = lookup("pthread_mutex_clocklock", NULL);
+	r->cond_init = lookup("pthread_cond_init", "GLIBC_2.3.2");
+	r->cond_destroy = lookup("pthread_cond_destroy", "GLIBC_2.3.2");
+	r->cond_wait = lookup("pthread_cond_wait", "GLIBC_2.3.2");
+	r->cond_timedwait = lookup("pthread_cond_timedwait", "GLIBC_2.3.2");
+	r->cond_clockwait = lookup("pthread_cond_clockwait", NULL);
+	r->cond_signal = lookup("pthread_cond_signal", "GLIBC_2.3.2");
+	r->cond_broadcast = lookup("pthread_cond_broadcast", "GLIBC_2.3.2");
 }
 
-static __attribute__((noinline)) const struct pti_real *real_slow(void)
+const struct pti_real *pti_real_slow(void)
 {
 	static __thread bool resolving;
 	int expected = ST_NONE;
 
 	if (atomic_compare_exchange_strong_explicit(
-		    &real_state, &expected, ST_BUILDING, memory_order_acquire,
-		    memory_order_acquire)) {
+		    &pti_real_state, &expected, ST_BUILDING,
+		    memory_order_acquire, memory_order_acquire)) {
 		resolving = true;
 		resolve();
 		resolving = false;
-		/* release: publishes `real`; pairs with wait_ready() and
+		/* release: publishes pti_real_fns; pairs with wait_ready() and
 		 * the acquire load in pti_real() */
-		atomic_store_explicit(&real_state, ST_READY,
+		atomic_store_explicit(&pti_real_state, ST_READY,
 				      memory_order_release);
-		return &real;
+		return &pti_real_fns;
 	}
 	if (resolving)
 		ll_fatal("rcl-run: dlsym called a pthread mutex function");
-	wait_ready(&real_state);
-	return &real;
-}
-
-const struct pti_real *pti_real(void)
-{
-	/* acquire: pairs with the release in real_slow() */
-	if (ll_likely(atomic_load_explicit(&real_state, memory_order_acquire) ==
-		      ST_READY))
-		return &real;
-	return real_slow();
+	wait_ready(&pti_real_state);
+	return &pti_real_fns;
 }
 
 /* Does @name's lock lack a working trylock?  Probed on a scratch lock. */
@@ -250,6 +244,7 @@ static void atfork_child(void)
 	if (config.replace) {
 		atomic_fetch_add_explicit(&pti_fork_gen, 1,
 					  memory_order_relaxed);
+		pti_map_epoch_bump();
 		pti_map_for_each_locked(PTI_MUTEXES, pti_mutex_after_fork);
 		pti_map_for_each_locked(PTI_CONDS, pti_cond_after_fork);
 	}
