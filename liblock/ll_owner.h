@@ -26,7 +26,7 @@ static_assert(sizeof(struct ll_owner_lock) == LL_CACHELINE,
 	      "one line per lock");
 
 /* A per-thread token that is never 0 (each including file has its own). */
-static __thread char ll_owner_token;
+static __thread char ll_owner_token LL_TLS_FAST;
 #define LL_OWNER_SELF ((uintptr_t)&ll_owner_token)
 
 /* Returns 0 or ENOMEM. */

@@ -54,7 +54,7 @@ static_assert(sizeof(struct mcs_lock) == 2 * LL_CACHELINE,
 	      "tail and holder on separate lines");
 
 /* A per-thread token that is never 0. */
-static __thread char self_token;
+static __thread char self_token LL_TLS_FAST;
 #define SELF ((uintptr_t)&self_token)
 
 /* Returns 0 or ENOMEM. */

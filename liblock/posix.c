@@ -26,7 +26,7 @@ struct posix_lock {
 static_assert(sizeof(struct posix_lock) == LL_CACHELINE, "one line per lock");
 
 /* A per-thread token that is never 0. */
-static __thread char self_token;
+static __thread char self_token LL_TLS_FAST;
 #define SELF ((uintptr_t)&self_token)
 
 /* Returns 0, ENOMEM, or the error of pthread_mutex_init(). */

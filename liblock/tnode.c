@@ -34,7 +34,14 @@ struct tnode_table {
 static _Atomic uint64_t next_lock_id = 1;
 static pthread_key_t table_key;
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
-static __thread struct tnode_table *my_table;
+static __thread struct tnode_table *my_table LL_TLS_FAST;
+/* The thread's last node: a lock is mostly taken again by the thread that
+ * took it last, so this answers most lookups without hashing.  Lock ids
+ * are never reused, and the entry is cleared when its node is freed. */
+static __thread struct {
+	uint64_t id; /* 0: none (ids start at 1) */
+	void *node;
+} last LL_TLS_FAST;
 
 static void slot_release(struct tnode_slot *s)
 {
@@ -53,6 +60,8 @@ static void table_free(void *arg)
 	free(t->slots);
 	free(t);
 	my_table = NULL;
+	last.id = 0;
+	last.node = NULL;
 }
 
 static void table_key_create(void)
@@ -137,13 +146,10 @@ static struct tnode_table *table_get(void)
 	return my_table;
 }
 
-void *ll_tnode(const struct ll_lock_key *key, size_t size)
-{
-	return ll_tnode_dtor(key, size, NULL);
-}
-
-void *ll_tnode_dtor(const struct ll_lock_key *key, size_t size,
-		    void (*dtor)(void *node))
+/* The table lookup behind ll_tnode_dtor(), allocating on a miss. */
+static __attribute__((noinline)) void *
+tnode_lookup(const struct ll_lock_key *key, size_t size,
+	     void (*dtor)(void *node))
 {
 	struct tnode_table *t = table_get();
 	size_t i;
@@ -152,8 +158,11 @@ void *ll_tnode_dtor(const struct ll_lock_key *key, size_t size,
 		return NULL;
 	for (i = slot_of(key->id, t->mask); t->slots[i].id;
 	     i = (i + 1) & t->mask)
-		if (t->slots[i].id == key->id)
-			return t->slots[i].node;
+		if (t->slots[i].id == key->id) {
+			last.id = key->id;
+			last.node = t->slots[i].node;
+			return last.node;
+		}
 	/* Miss: allocate.  Keep the load factor under 1/2. */
 	if ((t->used + 1) * 2 > t->mask + 1) {
 		if (table_rehash(t) != 0)
@@ -170,13 +179,32 @@ void *ll_tnode_dtor(const struct ll_lock_key *key, size_t size,
 	t->slots[i].node = node;
 	t->slots[i].dtor = dtor;
 	t->used++;
+	last.id = key->id;
+	last.node = node;
 	return node;
+}
+
+void *ll_tnode(const struct ll_lock_key *key, size_t size)
+{
+	return ll_tnode_dtor(key, size, NULL);
+}
+
+void *ll_tnode_dtor(const struct ll_lock_key *key, size_t size,
+		    void (*dtor)(void *node))
+{
+	if (ll_likely(last.id == key->id))
+		return last.node;
+	return tnode_lookup(key, size, dtor);
 }
 
 void ll_tnode_forget(const struct ll_lock_key *key)
 {
 	struct tnode_table *t = my_table;
 
+	if (last.id == key->id) {
+		last.id = 0;
+		last.node = NULL;
+	}
 	if (!t)
 		return;
 	for (size_t i = slot_of(key->id, t->mask); t->slots[i].id;
