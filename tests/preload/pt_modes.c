@@ -151,12 +151,69 @@ static void type_recursive(void)
 	EXPECT(pthread_mutex_unlock(&static_rec), EPERM);
 }
 
+/* Another thread has used two mutexes (rcl-run caches their records per
+ * thread); they are destroyed, one's record goes to a new mutex, and both
+ * are re-initialised with other types: that thread must see the new
+ * types, not its cached records. */
+static pthread_mutex_t reuse_a, reuse_b;
+static pthread_barrier_t reuse_bar;
+
+static void *reuse_worker(void *arg)
+{
+	struct timespec t;
+
+	(void)arg;
+	CHECK(pthread_mutex_lock(&reuse_a));
+	CHECK(pthread_mutex_unlock(&reuse_a));
+	CHECK(pthread_mutex_lock(&reuse_b));
+	CHECK(pthread_mutex_unlock(&reuse_b));
+	pthread_barrier_wait(&reuse_bar);
+	pthread_barrier_wait(&reuse_bar); /* re-created meanwhile */
+	t = in_ms(CLOCK_REALTIME, 200);
+	CHECK(pthread_mutex_lock(&reuse_a));
+	EXPECT(pthread_mutex_timedlock(&reuse_a, &t), EDEADLK);
+	CHECK(pthread_mutex_unlock(&reuse_a));
+	EXPECT(pthread_mutex_unlock(&reuse_a), EPERM);
+	CHECK(pthread_mutex_lock(&reuse_b));
+	CHECK(pthread_mutex_trylock(&reuse_b));
+	CHECK(pthread_mutex_unlock(&reuse_b));
+	CHECK(pthread_mutex_unlock(&reuse_b));
+	EXPECT(pthread_mutex_unlock(&reuse_b), EPERM);
+	return NULL;
+}
+
+static void type_reuse(void)
+{
+	pthread_mutex_t other;
+	pthread_t t;
+
+	CHECK(pthread_barrier_init(&reuse_bar, NULL, 2));
+	CHECK(pthread_mutex_init(&reuse_a, NULL));
+	CHECK(pthread_mutex_init(&reuse_b, NULL));
+	CHECK(pthread_create(&t, NULL, reuse_worker, NULL));
+	pthread_barrier_wait(&reuse_bar);
+	CHECK(pthread_mutex_destroy(&reuse_a));
+	CHECK(pthread_mutex_destroy(&reuse_b));
+	CHECK(pthread_mutex_init(&other, NULL));
+	init_typed(&reuse_a, PTHREAD_MUTEX_ERRORCHECK);
+	init_typed(&reuse_b, PTHREAD_MUTEX_RECURSIVE);
+	pthread_barrier_wait(&reuse_bar);
+	CHECK(pthread_join(t, NULL));
+	CHECK(pthread_mutex_lock(&other));
+	CHECK(pthread_mutex_unlock(&other));
+	CHECK(pthread_mutex_destroy(&other));
+	CHECK(pthread_mutex_destroy(&reuse_a));
+	CHECK(pthread_mutex_destroy(&reuse_b));
+	CHECK(pthread_barrier_destroy(&reuse_bar));
+}
+
 void types(void)
 {
 	type_plain(PTHREAD_MUTEX_NORMAL);
 	type_plain(PTHREAD_MUTEX_DEFAULT);
 	type_errorcheck();
 	type_recursive();
+	type_reuse();
 }
 
 /* ---- threads ------------------------------------------------------------ */
