@@ -209,9 +209,10 @@ def _op(toks, s, fns):
     return (f, canon(e) if e else None)
 
 
-def shape(fi, lock_s, fns, is_selected):
+def shape(fi, lock_s, fns, is_selected, api):
     """Check the section starting at @lock_s and return a dict describing
-    it; raise Refused with the reason when it cannot be extracted."""
+    it; raise Refused with the reason when it cannot be extracted.  @api:
+    the pthread calls and their macros (find.pthread_api)."""
     toks = fi.src.toks
     f, ident = _op(toks, lock_s, fns)
     blk = lock_s.parent
@@ -226,6 +227,12 @@ def shape(fi, lock_s, fns, is_selected):
             j = k
             break
     if j is None:
+        inner = [x for b in blk.subs[i + 1:] for x in b.walk()
+                 if (_op(toks, x, fns) or (None, None))[1] == ident]
+        if inner:
+            raise Refused("unlocked inside a statement nested below the "
+                          "level of the lock (at line %d)" % fi.src.line_of(
+                              toks[inner[0].t0].start))
         if blk is not fi.body:
             raise Refused("lock taken conditionally (its unlock is outside "
                           "the block that takes it)")
@@ -281,7 +288,7 @@ def shape(fi, lock_s, fns, is_selected):
         if s.kind == "goto" and s.name in labels and not t0 <= s.t0 < t1:
             raise Refused("jump into the section (goto %s at line %d)" % (
                 s.name, fi.src.line_of(toks[s.t0].start)))
-    _scan_tokens(fi, sec, ident, labels)
+    _scan_tokens(fi, sec, ident, api)
     return sec
 
 
@@ -322,7 +329,7 @@ def _early_exit(fi, u, t0, t1, labels, internal, sec):
     return (u.t0, last.t1)
 
 
-def _scan_tokens(fi, sec, ident, labels):
+def _scan_tokens(fi, sec, ident, api):
     """Token-level refusals: computed gotos, label addresses, condition
     waits on another mutex."""
     toks = fi.src.toks
@@ -338,11 +345,12 @@ def _scan_tokens(fi, sec, ident, labels):
         if t.text == "&&" and toks[k + 1].kind == "id" and \
                 toks[k - 1].text in ("(", "=", ",", "return", "?", ":"):
             raise Refused("label address (&&label) in the section")
-        if t.kind == "id" and t.text in COND_WAITS and \
-                toks[k + 1].text == "(":
+        if t.kind == "id" and t.text in api and \
+                api[t.text].target in COND_WAITS and toks[k + 1].text == "(":
             close = cparse.match(toks, k + 1)
-            args = ["".join(x.text for x in toks[a:b])
-                    for a, b in cparse.split_args(toks, k + 1, close)]
+            args = api[t.text].args(
+                ["".join(x.text for x in toks[a:b])
+                 for a, b in cparse.split_args(toks, k + 1, close)]) or []
             if len(args) < 2 or canon(args[1]) != ident:
                 raise Refused("waits on a condition variable with another "
                               "mutex")

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import config, cparse, find, program, report, rewrite
+from . import config, cparse, find, lift, program, report, rewrite
 
 EPILOG = """\
 Exit status: 0 when every section found was transformed, 1 when some were
@@ -167,6 +167,9 @@ def analyse_program(prog, opts, sel, root, cc):
             f.facts = find.spatch_facts(f.path, prog.fns, opts)
         except (RuntimeError, subprocess.TimeoutExpired) as e:
             raise Stop(1, str(e))
+    for f in prog.files:
+        if f.facts is not None:
+            f.lifts = lift.lift_file(f, prog.fns, prog.typedefs)
     prog.inventory()
     rewrite.discover(prog)
     rewrite.analyse_all(prog, sel)
@@ -174,6 +177,7 @@ def analyse_program(prog, opts, sel, root, cc):
     entries = rewrite.small_edits(prog, sel)
     helpers = rewrite.wrappers(prog)
     rewrite.sections(prog, helpers)
+    rewrite.unlift(prog)
     return entries
 
 

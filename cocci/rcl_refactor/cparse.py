@@ -266,9 +266,28 @@ class Parser:
                 return Stmt("label", i, i + 2, name=k)
         if k == ";":
             return Stmt("expr", i, i + 1)
-        j = self._until_semi(i, limit)
+        j = self._macro_stmt(i, limit) or self._until_semi(i, limit)
         kind = "decl" if self.is_decl(i) else "expr"
         return Stmt(kind, i, j)
+
+    def _macro_stmt(self, i, limit):
+        """End of `NAME(...)` used as a statement without ';' (a macro
+        that supplies its own, like zstd's DEBUGLOG): the next token is on
+        a later line and starts a statement or closes the block.  Not
+        before '{': NAME(...) { ... } is a loop macro."""
+        toks = self.toks
+        if toks[i].kind != "id" or self.text(i + 1) != "(":
+            return None
+        close = match(toks, i + 1, self.src)
+        nxt = close + 1
+        if nxt >= limit:
+            return close + 1 if nxt == limit and self.text(nxt) == "}" \
+                else None
+        t = toks[nxt]
+        if not (t.kind in ("id", "pp") or t.text == "}"):
+            return None
+        line = self.src.line_of
+        return close + 1 if line(t.start) > line(toks[close].start) else None
 
     def _mk(self, kind, i, j, subs):
         s = Stmt(kind, i, j, subs)
@@ -282,9 +301,10 @@ class Parser:
             return False
         if t.text in _TYPE_WORDS or t.text in self.typedefs:
             return True
-        # "T x", "T *x", "T **x" where T is an unknown typedef name.
+        # "T x", "T *x", "T **x", "T const x" where T is an unknown
+        # typedef name.
         j = i + 1
-        while self.text(j) == "*":
+        while self.text(j) in ("*", "const", "volatile"):
             j += 1
         return (j < len(self.toks) and self.toks[j].kind == "id"
                 and self.text(j + 1) in ("=", ";", ",", "[", ")"))

@@ -28,14 +28,98 @@ class LockFn:
             return args[0] if args else None
         if len(args) != len(self.params):
             return None
-        out = []
-        for t in cparse.lex(self.body):
-            if t.kind == "id" and t.text in self.params:
-                a = args[self.params.index(t.text)].strip()
-                out.append(a if _PRIMARY.fullmatch(a) else "(" + a + ")")
-            else:
-                out.append(t.text)
-        return tidy(join_tokens(out))
+        return substitute(self.params, self.body, args)
+
+
+def substitute(params, body, args):
+    """@body with each of @params replaced by the argument text at the
+    same position (parenthesised unless it is a primary expression)."""
+    out = []
+    for t in cparse.lex(body):
+        if t.kind == "id" and t.text in params:
+            a = args[params.index(t.text)].strip()
+            out.append(a if _PRIMARY.fullmatch(a) else "(" + a + ")")
+        else:
+            out.append(t.text)
+    return tidy(join_tokens(out))
+
+
+# The pthread calls on mutexes and condition variables other than
+# lock/unlock/trylock: the rewrite renames them for converted keys.
+MUTEX_API = ("pthread_mutex_init", "pthread_mutex_destroy")
+COND_API = ("pthread_cond_wait", "pthread_cond_timedwait",
+            "pthread_cond_signal", "pthread_cond_broadcast",
+            "pthread_cond_init", "pthread_cond_destroy")
+PTHREAD_TYPES = {"pthread_mutex_t": "mutex", "pthread_cond_t": "cond"}
+
+
+class ApiCall:
+    """A name that calls the pthread function @target: the function
+    itself, or a project macro whose body is one call to it (zstd's
+    ZSTD_pthread_cond_wait(a, b)).  @args maps the call's argument texts
+    to those @target receives."""
+
+    def __init__(self, name, target, params=None, bodies=None):
+        self.name, self.target = name, target
+        self.params, self.bodies = params, bodies
+
+    @property
+    def identity(self):
+        """Whether the macro passes its arguments through unchanged (so a
+        call of it can be renamed in place)."""
+        return self.params is None or (
+            len(self.bodies) == len(self.params) and
+            all(tidy(b) == p for b, p in zip(self.bodies, self.params)))
+
+    def args(self, texts):
+        if self.params is None:
+            return texts
+        if len(texts) != len(self.params):
+            return None
+        return [substitute(self.params, b, texts) for b in self.bodies]
+
+
+def pthread_api(macros):
+    """{name: ApiCall} for the pthread functions and the function-like
+    macros (MACROS as in add_macros) that expand to one call of them."""
+    api = {n: ApiCall(n, n) for n in MUTEX_API + COND_API}
+    changed = True
+    while changed:
+        changed = False
+        for name, cands in macros.items():
+            if name in api:
+                continue
+            for params, body in cands if isinstance(cands, list) else \
+                    [cands]:
+                m = _CALL_BODY.match(body)
+                inner = api.get(m.group(1)) if m else None
+                args = inner.args(_split_text_args(m.group(2))) \
+                    if inner else None
+                if args is not None:
+                    api[name] = ApiCall(name, inner.target, params, args)
+                    changed = True
+                    break
+    return api
+
+
+def type_aliases(preferred, others):
+    """{name: "mutex"|"cond"} for the pthread types and the object-like
+    macros that name one (#define ZSTD_pthread_mutex_t pthread_mutex_t).
+    @preferred and @others: [(name, body)] from --macro-file and from the
+    sources; a --macro-file definition decides for its name."""
+    out = dict(PTHREAD_TYPES)
+    decided = set()
+    for defs, strong in ((preferred, True), (others, False)):
+        for name, body in defs:
+            if name in decided or name in PTHREAD_TYPES:
+                continue
+            kind = PTHREAD_TYPES.get(body.strip())
+            if strong:
+                decided.add(name)
+                out.pop(name, None)
+            if kind:
+                out[name] = kind
+    return out
 
 
 _PRIMARY = re.compile(r"[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*|"

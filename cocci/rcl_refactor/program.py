@@ -8,10 +8,8 @@ import re
 from . import analyse, cond, cparse, find
 from .find import canon, lock_key
 
-COND_FNS = ("pthread_cond_wait", "pthread_cond_timedwait",
-            "pthread_cond_signal", "pthread_cond_broadcast",
-            "pthread_cond_init", "pthread_cond_destroy")
-MUTEX_FNS = ("pthread_mutex_init", "pthread_mutex_destroy")
+COND_FNS = find.COND_API
+MUTEX_FNS = find.MUTEX_API
 
 
 class File:
@@ -19,17 +17,21 @@ class File:
         self.path, self.display, self.is_header = path, display, is_header
         with open(path, "rb") as f:
             data = f.read()
-        self.src = cparse.Source(path, data.decode("latin-1"))
-        self.src.display = display
-        self.src.rel = os.path.relpath(path, root)
-        self.funcs = list(cparse.find_functions(self.src))
-        self.finfo = {}
+        self.rel = os.path.relpath(path, root)
+        self.retext(data.decode("latin-1"))
         self.facts = None
         self.edits = []        # small token edits (start, end, text)
         self.big = []          # section replacements
         self.before = {}       # offset -> [text inserted there]
         self.needs_include = False
         self.dead_defines = set()  # lines of #defines not compiled
+
+    def retext(self, text):
+        """Work on @text from now on (the file's, or lift's rewrite)."""
+        self.src = cparse.Source(self.path, text)
+        self.src.display, self.src.rel = self.display, self.rel
+        self.funcs = list(cparse.find_functions(self.src))
+        self.finfo = {}
 
     def func_at(self, off, parser_typedefs=()):
         try:
@@ -119,19 +121,26 @@ class Program:
                for r in find.PTHREAD}
         macros = {}
         env = cond.Env(self.opts.define, self.opts.undef)
+        given = []
         for path in self.opts.macro_file:
             with open(path, encoding="latin-1") as fh:
-                cond.scan(fh.read(), env, macros)
+                text = fh.read()
+            cond.scan(text, env, macros)
+            given += [(m.group(1), m.group(2)) for m in _OBJECT_DEFINE.
+                      finditer(text)]
         for f in self.files:
             cond.scan(f.src.text, env, macros, f.dead_defines)
         find.add_macros(fns, macros)
+        self.api = find.pthread_api(macros)
         self.macros = {name: _chosen(fns, name, cands)
                        for name, cands in macros.items() if cands}
+        found = []
         for f in self.files:
-            for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)"
-                                 r"(?![\w(])((?:[^\n\\]|\\\n|\\.)*)",
-                                 f.src.text, re.M):
+            for m in _OBJECT_DEFINE.finditer(f.src.text):
                 self.macros.setdefault(m.group(1), ([], m.group(2)))
+                if f.src.line_of(m.start(1)) not in f.dead_defines:
+                    found.append((m.group(1), m.group(2)))
+        self.types = find.type_aliases(given, found)
         for f in self.files:
             find.find_wrappers(f.src, fns)
         find.add_macros(fns, macros)
@@ -154,6 +163,7 @@ class Program:
             for m in re.finditer(r"typedef\s[^;{]*?\b([A-Za-z_]\w*)\s*;",
                                  f.src.text):
                 self.typedefs.add(m.group(1))
+            self.typedefs |= _struct_typedefs(f.src.toks)
 
     # -- inventory of keys -------------------------------------------------
     def inventory(self):
@@ -172,11 +182,11 @@ class Program:
                 struct_depth.append(_is_struct_body(toks, k))
             elif t.text == "}" and t.kind == "punct" and struct_depth:
                 struct_depth.pop()
-            if t.text not in ("pthread_mutex_t", "pthread_cond_t"):
+            kind = self.types.get(t.text) if t.kind == "id" else None
+            if kind is None:
                 continue
             if toks[k - 1].text == "(" and toks[k + 1].text == ")":
                 continue  # sizeof(pthread_mutex_t), a cast
-            kind = "mutex" if t.text == "pthread_mutex_t" else "cond"
             field = bool(struct_depth and struct_depth[-1])
             local = f.in_function(k) and not field
             for name in _declarators(toks, k):
@@ -194,8 +204,12 @@ class Program:
         for k, t in enumerate(toks):
             if t.kind != "id" or k + 1 >= len(toks):
                 continue
-            if toks[k + 1].text != "(" and \
-                    t.text != "PTHREAD_MUTEX_INITIALIZER":
+            if t.text == "PTHREAD_MUTEX_INITIALIZER":
+                name = _initialized_name(toks, k, self.types)
+                if name:
+                    self.key(name).sites.append((f, k, "static"))
+                continue
+            if toks[k + 1].text != "(":
                 continue
             if t.text in self.fns and not self._in_wrapper(f, k):
                 close = cparse.match(toks, k + 1)
@@ -204,40 +218,49 @@ class Program:
                 kk = lock_key(e) if e else None
                 if kk:
                     self.key(kk).calls[lf.role].append((f, k))
-            if t.text in MUTEX_FNS:
-                close = cparse.match(toks, k + 1)
-                args = _args(toks, k + 1, close)
-                kk = lock_key(args[0]) if args else None
-                if kk is None:
-                    continue
-                key = self.key(kk)
-                if t.text == "pthread_mutex_init":
-                    key.sites.append((f, k, "init"))
-                    if len(args) < 2 or canon(args[1]) not in (
-                            "NULL", "0", "(void*)0"):
-                        key.refuse("initialised with attributes at %s:%d "
-                                   "(recursive or error-checking mutexes "
-                                   "are not converted)" %
-                                   (f.display, f.line(k)))
-            elif t.text in COND_FNS:
-                close = cparse.match(toks, k + 1)
-                args = _args(toks, k + 1, close)
-                ck = lock_key(args[0]) if args else None
-                if ck is None:
-                    continue
-                cond = self.key(ck, "cond")
-                if t.text in COND_FNS[:2] and len(args) >= 2:
-                    mk = lock_key(args[1])
-                    if mk is None:
-                        cond.refuse("waits with an unnamed mutex")
-                        continue
-                    cond.partners.add(mk)
-                    self.key(mk).partners.add(ck)
-                    self.key(mk).waits.append((f, k))
-            elif t.text == "PTHREAD_MUTEX_INITIALIZER":
-                name = _initialized_name(toks, k)
-                if name:
-                    self.key(name).sites.append((f, k, "static"))
+            api = self.api.get(t.text)
+            args = api.args(_args(toks, k + 1, cparse.match(toks, k + 1))) \
+                if api else None
+            if args:
+                self._api_call(f, k, api.target, args)
+            if args and not api.identity and api.target in \
+                    COND_FNS[:4] + MUTEX_FNS[1:]:
+                kk = lock_key(args[0])
+                if kk:
+                    self.key(kk, "cond" if api.target in COND_FNS else
+                             "mutex").refuse(
+                        "macro %s() at %s:%d changes its arguments (only "
+                        "its name could be rewritten)" % (
+                            t.text, f.display, f.line(k)))
+
+    def _api_call(self, f, k, target, args):
+        """Init sites and condition partners from a call of pthread
+        function @target (or of a macro for it) at token @k."""
+        if target in MUTEX_FNS:
+            kk = lock_key(args[0])
+            if kk is None:
+                return
+            key = self.key(kk)
+            if target == "pthread_mutex_init":
+                key.sites.append((f, k, "init"))
+                if len(args) < 2 or canon(args[1]) not in (
+                        "NULL", "0", "(void*)0"):
+                    key.refuse("initialised with attributes at %s:%d "
+                               "(recursive or error-checking mutexes "
+                               "are not converted)" % (f.display, f.line(k)))
+            return
+        ck = lock_key(args[0])
+        if ck is None:
+            return
+        cond = self.key(ck, "cond")
+        if target in COND_FNS[:2] and len(args) >= 2:
+            mk = lock_key(args[1])
+            if mk is None:
+                cond.refuse("waits with an unnamed mutex")
+                return
+            cond.partners.add(mk)
+            self.key(mk).partners.add(ck)
+            self.key(mk).waits.append((f, k))
 
     def _scan_macro(self, f, t, name):
         """A macro that is not a lock macro but names a mutex or cond key
@@ -278,7 +301,7 @@ class Program:
             if m and m.group(1) not in self.fns and \
                     f.src.line_of(t.start) not in f.dead_defines:
                 self._scan_macro(f, t, m.group(1))
-        ok = _accounted_ranges(f, self.fns)
+        ok = _accounted_ranges(f, self.fns, self.api, self.types)
         for k, t in enumerate(toks):
             if t.kind != "id":
                 continue
@@ -287,11 +310,34 @@ class Program:
                 key = self.keys.get((kind, ("." if member else "") + t.text))
                 if key is None or any(a <= k < b for a, b in ok):
                     continue
-                if not member and (_is_member_decl_or_init(toks, k) or
+                if not member and (_is_member_decl_or_init(toks, k,
+                                                           self.types) or
                                    _pointer_test_or_free(toks, k)):
                     continue
                 key.refuse("used outside lock/unlock/init/destroy/condition "
                            "calls at %s:%d" % (f.display, f.line(k)))
+
+
+def _struct_typedefs(toks):
+    """Names of `typedef struct [tag] { ... } NAME, *PNAME;`."""
+    out = set()
+    for k, t in enumerate(toks):
+        if t.text != "typedef" or toks[k + 1].text not in (
+                "struct", "union", "enum"):
+            continue
+        j = k + 2 + (toks[k + 2].kind == "id")
+        if toks[j].text != "{":
+            continue
+        j = cparse.match(toks, j) + 1
+        while j < len(toks) and toks[j].text != ";":
+            if toks[j].kind == "id" and toks[j + 1].text in (",", ";", "["):
+                out.add(toks[j].text)
+            j += 1
+    return out
+
+
+_OBJECT_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)"
+                            r"(?![\w(])((?:[^\n\\]|\\\n|\\.)*)", re.M)
 
 
 def _chosen(fns, name, cands):
@@ -318,9 +364,13 @@ def _is_struct_body(toks, k):
 def _declarators(toks, k):
     """Names declared by the declaration whose type token is at @k."""
     names, j, expect = [], k + 1, True
-    while j < len(toks) and toks[j].text not in (";", ")") or \
-            (toks[j].text == ")" and not expect):
+    while j < len(toks) and toks[j].text != ";" and \
+            not (toks[j].text == ")" and expect):
         t = toks[j]
+        if t.text == "{" and t.kind == "punct" and not expect:
+            break  # the body of pthread_mutex_t *f(void) { ... }
+        if t.text == "(" and names and toks[j - 1].text == names[-1]:
+            names.pop()  # a function returning a mutex (pointer)
         if t.text in ("(", "[", "{") and t.kind == "punct" and not expect:
             j = cparse.match(toks, j) + 1
             continue
@@ -345,10 +395,10 @@ def _declarators(toks, k):
     return names
 
 
-def _initialized_name(toks, k):
+def _initialized_name(toks, k, types):
     """The declarator that PTHREAD_MUTEX_INITIALIZER at @k initialises."""
     j = k
-    while j > 0 and toks[j].text != "pthread_mutex_t":
+    while j > 0 and types.get(toks[j].text) != "mutex":
         if toks[j].text in (";",) or toks[j].kind == "pp":
             return None
         j -= 1
@@ -363,19 +413,19 @@ def _initialized_name(toks, k):
     return last
 
 
-def _is_member_decl_or_init(toks, k):
+def _is_member_decl_or_init(toks, k, types):
     """`pthread_mutex_t name` or `.name = ...` in a designated initialiser."""
     j = k - 1
     while j >= 0 and (toks[j].text in ("*", "const", "volatile") or
                       toks[j].text == "static"):
         j -= 1
-    if toks[j].text in ("pthread_mutex_t", "pthread_cond_t"):
+    if toks[j].text in types:
         return True
     if toks[j].text == "," or toks[j].text == ";":
         # later declarator of a multi-name declaration
         x = j
         while x >= 0 and toks[x].text not in (";", "{", "}"):
-            if toks[x].text in ("pthread_mutex_t", "pthread_cond_t"):
+            if toks[x].text in types:
                 return True
             x -= 1
     return False
@@ -393,19 +443,18 @@ def _pointer_test_or_free(toks, k):
     return False
 
 
-def _accounted_ranges(f, fns):
+def _accounted_ranges(f, fns, api, types):
     """Token ranges where a mutex or cond key may appear: arguments of lock
     functions, init/destroy/cond calls, wrapper bodies, and `x = ...alloc(
     ... sizeof(pthread_mutex_t) ...)` statements."""
     toks = f.src.toks
     out = []
-    names = set(fns) | set(COND_FNS) | set(MUTEX_FNS)
+    names = set(fns) | set(api)
     for k, t in enumerate(toks):
         if t.kind == "id" and t.text in names and k + 1 < len(toks) and \
                 toks[k + 1].text == "(":
             out.append((k + 1, cparse.match(toks, k + 1)))
-        if t.text == "sizeof" and toks[k + 2].text in (
-                "pthread_mutex_t", "pthread_cond_t"):
+        if t.text == "sizeof" and toks[k + 2].text in types:
             a = k
             while a > 0 and toks[a].text not in (";", "{", "}"):
                 a -= 1

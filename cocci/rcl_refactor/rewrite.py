@@ -4,7 +4,7 @@ sections, rewrite declarations, initialisers and condition calls, and
 produce the new text of every file."""
 import re
 
-from . import analyse, extract, find
+from . import analyse, extract, find, lift
 from .find import lock_key
 
 
@@ -104,7 +104,7 @@ def _unparsed(prog, f, k, key):
     stmt = fi.stmt_at.get(k)
     if stmt is not None and analyse.call_of(f.src.toks, stmt):
         try:
-            analyse.shape(fi, stmt, prog.fns, lambda x: True)
+            analyse.shape(fi, stmt, prog.fns, lambda x: True, prog.api)
         except analyse.Refused as e:
             sec.reason = str(e)
     key.sections.append(sec)
@@ -132,7 +132,7 @@ def _analyse(prog, sec, selection):
     fi, f = sec.fi, sec.fileobj
     is_sel = (lambda k: selection.selected(k))
     try:
-        sec.shape = analyse.shape(fi, sec.stmt, prog.fns, is_sel)
+        sec.shape = analyse.shape(fi, sec.stmt, prog.fns, is_sel, prog.api)
         occ = f.occ.get(fi.name, [])
         occ = [(n, k) for n, k in occ if fi.bo < k < fi.bc]
         # Coccinelle's "local idexpression" leaves out static locals.
@@ -307,41 +307,52 @@ def small_edits(prog, selection):
                                 % (macro, macro)))
             else:
                 close = find.cparse.match(toks, k + 1)
-                args = find.cparse.split_args(toks, k + 1, close)
-                a, b = args[1]
-                f.edits.append((toks[k].start, toks[k].end, "liblock_init"))
-                f.edits.append((toks[a].start, toks[b - 1].end,
-                                "&(liblock_attr_t){ %s_ALGO, %s_SERVER, 0 }"
-                                % (macro, macro)))
+                attr = "&(liblock_attr_t){ %s_ALGO, %s_SERVER, 0 }" % (
+                    macro, macro)
+                args = _api_args(prog, toks, k)
+                f.edits.append((toks[k].start, toks[close].end,
+                                "liblock_init(%s, %s)" % (args[0], attr)))
     for f in prog.files:
         _call_renames(prog, f)
     return entries
 
 
+def _api_args(prog, toks, k):
+    """The arguments pthread receives from the call (of a pthread function
+    or of a macro for one) whose name is at token @k."""
+    close = find.cparse.match(toks, k + 1)
+    return prog.api[toks[k].text].args(
+        ["".join(x.text for x in toks[a:b])
+         for a, b in find.cparse.split_args(toks, k + 1, close)])
+
+
 def _call_renames(prog, f):
-    """pthread_mutex_destroy, pthread_cond_*, sizeof(pthread_mutex_t) and
-    PTHREAD_COND_INITIALIZER of converted keys, in file @f."""
+    """pthread_mutex_destroy, pthread_cond_* (or the project's macros for
+    them), sizeof(pthread_mutex_t) and PTHREAD_COND_INITIALIZER of
+    converted keys, in file @f."""
     toks = f.src.toks
     for k, t in enumerate(toks):
         if t.kind != "id" or k + 1 >= len(toks) or \
                 toks[k + 1].text != "(":
             continue
-        if t.text in ("pthread_mutex_destroy",) or \
-                t.text.startswith("pthread_cond_"):
-            close = find.cparse.match(toks, k + 1)
-            args = find.cparse.split_args(toks, k + 1, close)
-            if not args:
-                continue
-            a, b = args[0]
-            kk = lock_key("".join(x.text for x in toks[a:b]))
-            kind = "mutex" if t.text.startswith("pthread_mutex") \
+        api = prog.api.get(t.text)
+        if api and api.target != "pthread_mutex_init":
+            args = _api_args(prog, toks, k)
+            kk = lock_key(args[0]) if args else None
+            kind = "mutex" if api.target.startswith("pthread_mutex") \
                 else "cond"
             if kk and converted(prog, kind, kk):
-                new = t.text.replace("pthread_mutex_destroy",
-                                     "liblock_destroy").replace(
+                new = api.target.replace("pthread_mutex_destroy",
+                                         "liblock_destroy").replace(
                     "pthread_cond_", "liblock_cond_")
-                f.edits.append((t.start, t.end, new))
-        if t.text == "sizeof" and toks[k + 2].text == "pthread_mutex_t":
+                if api.identity:
+                    f.edits.append((t.start, t.end, new))
+                else:  # cond_init: outside sections (no other edits)
+                    close = find.cparse.match(toks, k + 1)
+                    f.edits.append((t.start, toks[close].end, "%s(%s)" % (
+                        new, ", ".join(args))))
+        if t.text == "sizeof" and toks[k + 2].text in prog.types and \
+                prog.types[toks[k + 2].text] == "mutex":
             s = k
             while s > 0 and toks[s].text not in (";", "{", "}"):
                 s -= 1
@@ -450,6 +461,16 @@ def sections(prog, helpers):
         for nm in sorted(names):
             proto, hf, static = helpers[nm]
             f.protos = getattr(f, "protos", []) + [proto + ";"]
+
+
+def unlift(prog):
+    """Put back the braces lift.py moved for sections not transformed."""
+    done = {(s.fileobj.path, s.fileobj.src.toks[s.stmt.t0].start)
+            for key in prog.keys.values() if not key.why
+            for s in key.sections}
+    for f in prog.files:
+        f.edits += lift.undo_edits(f, getattr(f, "lifts", []), {
+            off for path, off in done if path == f.path})
 
 
 def _drop_declarators(f, a, b, dead):

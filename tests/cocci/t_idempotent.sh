@@ -6,16 +6,18 @@
 . "$(dirname "$0")/common.sh"
 cd "$TMP" || exit 1
 mkdir in && cp "$CORPUS"/*.c in/ && cp "$GOLDEN"/*_ok.c "$GOLDEN"/*.h in/
-cp "$GOLDEN"/*.json .
+cp "$GOLDEN"/*.json in/
 for f in in/*.c; do
 	n=$(basename "$f" .c)
 	rm -rf o1 o2
 	args=
 	[ -f "$GOLDEN/$n.args" ] && args=$(cat "$GOLDEN/$n.args")
+	# From in/, where the files .args names (a --macro-file) are.
 	# shellcheck disable=SC2086
-	"$RCLR" -q $args -o o1 "$f" >log1 2>&1 || { cat log1; fail "$n: first run"; }
+	(cd in && "$RCLR" -q $args -o ../o1 "$n.c") >log1 2>&1 ||
+		{ cat log1; fail "$n: first run"; }
 	# shellcheck disable=SC2086
-	"$RCLR" -q $args -o o2 o1/"$n".c >log2 2>&1 ||
+	(cd in && "$RCLR" -q $args -o ../o2 ../o1/"$n".c) >log2 2>&1 ||
 		{ cat log2; fail "$n: second run"; }
 	diff -u o1/"$n".c o2/"$n".c || fail "$n: second run changed the code"
 	diff -u o1/rcl-config.h o2/rcl-config.h ||
