@@ -338,10 +338,12 @@ static void stop_threads(struct rcl_server *s)
 	struct timespec dl = deadline_in(5);
 	bool stuck = false;
 
-	/* release: pairs with the acquire of state in every loop */
-	atomic_store_explicit(&s->state, RCL_STOPPING, memory_order_release);
+	/* seq_cst (also a release for the acquire of state in every loop):
+	 * with the idle store below, pairs with park()'s idle store and state
+	 * load, so that no thread sleeps on idle == 1 after this wake */
+	atomic_store_explicit(&s->state, RCL_STOPPING, memory_order_seq_cst);
 	rcl_manager_kick(s);
-	atomic_store_explicit(&s->idle, 0, memory_order_relaxed);
+	atomic_store_explicit(&s->idle, 0, memory_order_seq_cst);
 	ll_futex_wake(&s->idle, INT_MAX);
 	if (pthread_timedjoin_np(s->manager, NULL, &dl) != 0)
 		ll_fatal(

@@ -208,6 +208,15 @@ static void park(struct rcl_server *s, struct rcl_sthread *t)
 	RCL_STAT_INC(t->st.idle_parks);
 	/* seq_cst: make the flag visible before the re-check sweep reads */
 	atomic_store_explicit(&s->idle, 1, memory_order_seq_cst);
+	/* seq_cst, with the state and idle stores of stop_threads(): either
+	 * this load sees the stop, or stop's idle = 0 comes after our idle =
+	 * 1 in the total order.  Without it the manager and the backup could
+	 * sleep on an idle word nobody clears again. */
+	if (atomic_load_explicit(&s->state, memory_order_seq_cst) !=
+	    RCL_RUNNING) {
+		rcl_server_unpark(s);
+		return;
+	}
 	if (extra_sweep(s, t) != 0) {
 		rcl_server_unpark(s);
 		return;
