@@ -243,7 +243,8 @@ def shape(fi, lock_s, fns, is_selected, api):
     t0 = body[0].t0 if body else blk.subs[j].t0
     t1 = body[-1].t1 if body else t0
     sec = {"f": f, "ident": ident, "block": blk, "i": i, "j": j,
-           "t0": t0, "t1": t1, "exits": [], "conds": []}
+           "t0": t0, "t1": t1, "exits": [], "conds": [], "exit_vars": [],
+           "exit_decls": {}}
     tops = {s.t0 for s in body}
     internal = {d.name for d in fi.decls if d.t0 >= t0 and d.t0 < t1 and
                 not (d.block is blk and d.stmt[0] in tops)}
@@ -321,12 +322,34 @@ def _early_exit(fi, u, t0, t1, labels, internal, sec):
             jump_target_inside(last, t0, t1):
         raise Refused("%s after an unlock stays inside the section" %
                       last.kind)
-    for tk in toks[cont[0].t0:last.t1]:
-        if tk.kind == "id" and tk.text in internal:
-            raise Refused("code after an early unlock uses '%s', declared "
-                          "inside the section" % tk.text)
     sec["exits"].append((u, cont))
+    sec["exit_vars"].append(_exit_vars(fi, u, cont, internal, sec))
     return (u.t0, last.t1)
+
+
+def _exit_vars(fi, u, cont, internal, sec):
+    """Locals declared inside the section (in a nested block) that the
+    code after an early unlock reads, as in zstd's `unlock; return buf;`:
+    the extracted function hands their values back through the context at
+    that exit."""
+    toks = fi.src.toks
+    names = []
+    for tk in toks[cont[0].t0:cont[-1].t1]:
+        if tk.kind == "id" and tk.text in internal and tk.text not in names:
+            names.append(tk.text)
+    out = []
+    for name in names:
+        d = _visible_decl(fi, name, u.t0)
+        if d is None or d.t0 < sec["t0"] or d.is_static or d.is_array or \
+                any(_addr_taken(toks, k) for k in range(fi.bo, fi.bc)
+                    if toks[k].text == name):
+            raise Refused("code after an early unlock uses '%s', declared "
+                          "inside the section" % name)
+        other = sec["exit_decls"].setdefault(name, d)
+        if other is not d:
+            raise Refused("early exits use two variables named '%s'" % name)
+        out.append(d)
+    return out
 
 
 def _scan_tokens(fi, sec, ident, api):
@@ -366,9 +389,9 @@ _READ_NEXT = {")", ";", ",", "]", "?", ":", "+", "-", "*", "/", "%", "<",
 def _writes(toks, k):
     """Whether the occurrence at token @k may modify the variable."""
     prev = toks[k - 1].text
-    if prev in ("++", "--"):
-        return True
     nxt = toks[k + 1].text if k + 1 < len(toks) else ";"
+    if prev in ("++", "--"):
+        return nxt not in ("->", "[")  # --p->n changes *p, not p
     return nxt not in _READ_NEXT or nxt in ("++", "--")
 
 
@@ -484,5 +507,21 @@ def _hoist(fi, sec, occ, in_region):
             raise Refused("the address of '%s', declared inside the section, "
                           "is used after it" % d.name)
         d.hoist = tops[d.stmt[0]]
+        # Read after the section only by assert(): unused under NDEBUG.
+        d.only_asserted = all(_in_assert(toks, k) for k in after)
         out.append((d, False, False, True))
     return out
+
+
+def _in_assert(toks, k):
+    """Whether token @k is inside the parentheses of assert(...)."""
+    depth = 0
+    while k > 0 and toks[k].text not in (";", "{", "}"):
+        k -= 1
+        if toks[k].text == ")":
+            depth += 1
+        elif toks[k].text == "(":
+            if depth == 0 and toks[k - 1].text == "assert":
+                return True
+            depth = max(depth - 1, 0)
+    return False

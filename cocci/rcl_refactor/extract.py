@@ -82,10 +82,13 @@ class _Plan:
     """How the section's locals travel: @vars are (Decl, byptr, in, out);
     temps are locals only the section uses (declared in the function)."""
 
-    def __init__(self, vars_):
+    def __init__(self, vars_, exit_decls):
         self.temps = [v[0] for v in vars_ if not v[2] and not v[3]]
         self.vars = [v for v in vars_ if v[2] or v[3]]
-        self.single = len(self.vars) == 1
+        # Declared inside the section, read after an early exit: written
+        # to rcl_ctx->out at that exit only.
+        self.exit_outs = list(exit_decls.values())
+        self.single = len(self.vars) == 1 and not self.exit_outs
         self.word = None
         if self.single:
             d, byptr, is_in, is_out = self.vars[0]
@@ -97,7 +100,7 @@ class _Plan:
         self.outs = [v for v in self.vars if v[3]]
         self.hoisted = [d for d, _, _, _ in self.vars
                         if getattr(d, "hoist", None) is not None]
-        self.union = not self.single and bool(self.vars)
+        self.union = not self.single and bool(self.vars or self.exit_outs)
 
 
 def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
@@ -107,7 +110,7 @@ def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
     blk = sec["block"]
     lock_s, unlock_s = blk.subs[sec["i"]], blk.subs[sec["j"]]
     ind = line_indent(text, toks[lock_s.t0].start)
-    plan = _Plan(vars_)
+    plan = _Plan(vars_, sec["exit_decls"])
     body = _body(fi, sec, plan, small_edits, ind)
     before = _function(fi, sec, plan, names, body, lockname)
     repl = _call(fi, sec, plan, names, small_edits, exec_text, ind)
@@ -131,9 +134,12 @@ def _body(fi, sec, plan, small_edits, ind):
                 sec["is_local_occ"](t.text, k):
             occ_edits.append((t.start, t.end, "(*%s)" % t.text))
     for n, (u, cont) in enumerate(sec["exits"], 1):
+        at = line_indent(text, toks[u.t0].start)
+        saves = "".join("rcl_ctx->out.%s = %s;\n%s" % (d.name, d.name, at)
+                        for d in sec["exit_vars"][n - 1])
         exit_edits.append((toks[u.t0].start, toks[cont[-1].t1 - 1].end,
-                           "rcl_exit = %d;\n%sgoto rcl_done;" % (
-                               n, line_indent(text, toks[u.t0].start))))
+                           "%srcl_exit = %d;\n%sgoto rcl_done;" % (
+                               saves, n, at)))
     for d in plan.hoisted:
         exit_edits.append(_hoist_edit(fi, d, plan, small_edits))
     edits = [e for e in small_edits + occ_edits
@@ -175,7 +181,8 @@ def _function(fi, sec, plan, names, body, lockname):
          (lockname, fi.name, where)]
     if plan.union:
         g.append("union %s {" % un)
-        for part, vs in (("in", plan.ins), ("out", plan.outs)):
+        outs = plan.outs + [(d, False, False, True) for d in plan.exit_outs]
+        for part, vs in (("in", plan.ins), ("out", outs)):
             if not vs:
                 continue
             g.append("\tstruct {")
@@ -215,7 +222,7 @@ def _prologue(plan, un):
     if plan.single:
         d = plan.vars[0][0]
         return ["\t%s = rcl_arg;" % d.text("(*%s)" % d.name)]
-    if not plan.vars:
+    if not plan.union:
         return ["\t(void)rcl_arg;"]
     g = ["\tunion %s *rcl_ctx = rcl_arg;" % un]
     for d, bp, is_in, _ in plan.vars:
@@ -242,7 +249,7 @@ def _call(fi, sec, plan, names, small_edits, exec_text, ind):
         d = plan.vars[0][0]
         qual = re.search(r"\b(const|volatile)\b", d.spec + " " + d.declarator)
         ctx = ("(void *)&%s" if qual else "&%s") % d.name
-    elif plan.vars:
+    elif plan.union:
         ctx = "&rcl_ctx"
         c.append("union %s rcl_ctx;" % un)
     if has_exit:
@@ -254,6 +261,8 @@ def _call(fi, sec, plan, names, small_edits, exec_text, ind):
     c.append(("rcl_exit = (uintptr_t)%s;" if has_exit else "%s;") % call)
     c += ["%s = rcl_ctx.out.%s;" % (d.name, d.name)
           for d, _, _, _ in plan.outs]
+    c += ["(void)%s; /* read by assert() only */" % d.name
+          for d in plan.hoisted if getattr(d, "only_asserted", False)]
     c += _dispatch(fi, sec, small_edits)
     alone = sec["i"] == 0 and sec["j"] == len(blk.subs) - 1
     if len(c) == 1:
@@ -272,7 +281,10 @@ def _dispatch(fi, sec, small_edits):
     disp = ""
     for n, (u, cont) in enumerate(sec["exits"], 1):
         a, b = toks[cont[0].t0].start, toks[cont[-1].t1 - 1].end
-        ctext = line_indent(text, a) + render(text, a, b, small_edits)
+        ctext = "".join("%s%s = rcl_ctx.out.%s;\n" % (
+            line_indent(text, a), d.text(d.name), d.name)
+            for d in sec["exit_vars"][n - 1])
+        ctext += line_indent(text, a) + render(text, a, b, small_edits)
         ctext = reindent(ctext, line_indent(text, a), "\t")
         disp += "%sif (rcl_exit == %d) {\n%s\n}" % (
             " else " if n > 1 else "", n, ctext.strip("\n"))

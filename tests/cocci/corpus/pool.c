@@ -4,8 +4,10 @@
  * Its mutex, condition variables and their types are used through macros;
  * a worker's section ends inside the block after its wait loop, where it
  * declares the job it pops, and leaves early on shutdown; a logging macro
- * is used as a statement without ';'.
+ * is used as a statement without ';'; a section returns a value declared
+ * in a nested block, and one declares a value only an assert() reads.
  */
+#include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,8 +86,27 @@ static void push(pool_t *p, job_t job)
 	while (p->tail - p->head == CAP)
 		P_cond_wait(&p->push_cond, &p->mutex);
 	p->queue[p->tail++ % CAP] = job;
+	unsigned const queued = p->tail - p->head;
 	P_cond_signal(&p->pop_cond);
 	P_mutex_unlock(&p->mutex);
+	assert(queued <= CAP);
+}
+
+typedef struct {
+	unsigned head, busy;
+} snapshot_t;
+
+static int snapshot(pool_t *p, snapshot_t *out)
+{
+	P_mutex_lock(&p->mutex);
+	if (p->head) {
+		snapshot_t const snap = { p->head, p->busy };
+		P_mutex_unlock(&p->mutex);
+		*out = snap;
+		return 1;
+	}
+	P_mutex_unlock(&p->mutex);
+	return 0;
 }
 
 static void finish(pool_t *p)
@@ -120,8 +141,11 @@ int main(void)
 		pthread_join(tid[i], &r);
 		done += (long)r;
 	}
+	snapshot_t snap = { 0, 0 };
 	for (i = 0; i < JOBS; i++)
 		sum += results[i];
+	if (snapshot(&pool, &snap))
+		printf("popped %u, busy %u\n", snap.head, snap.busy);
 	printf("jobs %ld, sum of squares %ld\n", done, sum);
 	return done == JOBS && sum == (long)(JOBS - 1) * JOBS * (2 * JOBS - 1) / 6
 		? 0 : 1;
