@@ -198,8 +198,12 @@ class Zstd:
 
     def build(self, tree, env):
         env["CFLAGS"] = "-O3 -g"  # debug info: rcl-prof names sites file:line
-        if "LIBS" in env:  # the refactored build: LINK.c has no LDLIBS
-            env["LDFLAGS"] = env["LDFLAGS"] + " " + env["LIBS"]
+        if "LIBS" in env:
+            # The refactored build: zstd's makefiles link with LINK.c,
+            # which has no LDLIBS and puts LDFLAGS before the sources, so
+            # librcl must be kept even though nothing needs it yet.
+            env["LDFLAGS"] = env["LDFLAGS"] + " -Wl,--no-as-needed " + \
+                env["LIBS"]
         run(["make", JOBS, "-C", "programs", "zstd"], cwd=tree, env=env,
             echo=False, timeout=900)
         self.env = env
