@@ -130,16 +130,27 @@ struct ll_lock_key {
 };
 
 void ll_lock_key_init(struct ll_lock_key *key) LL_HIDDEN;
-/* This thread's node of size @size for @key, or NULL on ENOMEM.
- * @size must be the same on every call for one key. */
-void *ll_tnode(const struct ll_lock_key *key, size_t size) LL_HIDDEN;
-/* Same, and @dtor(node) runs just before the node is freed (thread exit or
- * ll_tnode_forget), in the owning thread: for nodes that hold pointers to
- * memory the thread owns (CLH's migrating queue nodes).  @dtor must not
- * touch the lock, which may be destroyed by then.  The first call for a
- * key fixes the dtor. */
+/* This thread's node of size @size for @key, and @dtor(node) runs just
+ * before the node is freed (thread exit or ll_tnode_forget), in the owning
+ * thread: for nodes that hold pointers to memory the thread owns (CLH's
+ * migrating queue nodes).  @dtor must not touch the lock, which may be
+ * destroyed by then.  The first call for a key fixes the dtor.  NULL on
+ * ENOMEM.  @size must be the same on every call for one key. */
 void *ll_tnode_dtor(const struct ll_lock_key *key, size_t size,
 		    void (*dtor)(void *node)) LL_HIDDEN;
+/* The calling thread's last node (tnode.c); id 0 when none. */
+struct ll_tnode_last {
+	uint64_t id;
+	void *node;
+};
+extern __thread struct ll_tnode_last ll_tnode_last LL_HIDDEN LL_TLS_FAST;
+/* ll_tnode_dtor() without a dtor; inline for a thread's last lock. */
+static inline void *ll_tnode(const struct ll_lock_key *key, size_t size)
+{
+	if (ll_likely(ll_tnode_last.id == key->id))
+		return ll_tnode_last.node;
+	return ll_tnode_dtor(key, size, NULL);
+}
 /* Drop the calling thread's node for @key (if any). */
 void ll_tnode_forget(const struct ll_lock_key *key) LL_HIDDEN;
 

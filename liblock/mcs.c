@@ -93,6 +93,17 @@ static inline void mcs_set_holder(struct mcs_lock *l, struct mcs_node *me)
 	l->holder = me;
 }
 
+/* Queued behind @pred: link in and wait for the handover.  Out of line,
+ * so that the uncontended path saves no registers. */
+static __attribute__((noinline)) void
+mcs_wait(struct mcs_node *pred, struct mcs_node *me, enum ll_wait_policy policy)
+{
+	/* release: pairs with the acquire load of ->next in unlock */
+	atomic_store_explicit(&pred->next, me, memory_order_release);
+	/* acquire (inside): pairs with the handover in unlock */
+	ll_wait_while_val(&me->locked, MCS_WAITING, policy);
+}
+
 /* Blocks until handed the lock (FIFO), waiting under @policy.  Returns 0,
  * or ENOMEM if this thread's node cannot be allocated. */
 static inline int mcs_lock_policy(struct mcs_lock *l,
@@ -108,12 +119,8 @@ static inline int mcs_lock_policy(struct mcs_lock *l,
 	 * tail sees the two stores above; acquire: pairs with the release
 	 * CAS of an unlock that left the queue empty */
 	pred = atomic_exchange_explicit(&l->tail, me, memory_order_acq_rel);
-	if (pred) {
-		/* release: pairs with the acquire load of ->next in unlock */
-		atomic_store_explicit(&pred->next, me, memory_order_release);
-		/* acquire (inside): pairs with the handover in unlock */
-		ll_wait_while_val(&me->locked, MCS_WAITING, policy);
-	}
+	if (ll_unlikely(pred != NULL))
+		mcs_wait(pred, me, policy);
 	mcs_set_holder(l, me);
 	return 0;
 }
@@ -138,12 +145,25 @@ static int mcs_trylock(void *impl)
 	return 0;
 }
 
+/* A successor swapped the tail but has not linked itself yet: it is
+ * between its exchange and its ->next store.  Returns it once linked. */
+static __attribute__((noinline)) struct mcs_node *
+mcs_wait_link(struct mcs_node *me)
+{
+	struct mcs_node *succ;
+	unsigned int polls = 0;
+
+	/* acquire: pairs with the successor's release store of ->next */
+	while (!(succ = atomic_load_explicit(&me->next, memory_order_acquire)))
+		ll_spin_poll(&polls);
+	return succ;
+}
+
 /* Caller holds the lock.  Returns 0, or EPERM if it does not. */
 static inline int mcs_unlock_policy(struct mcs_lock *l,
 				    enum ll_wait_policy policy)
 {
 	struct mcs_node *me, *succ;
-	unsigned int polls = 0;
 
 	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != SELF)
 		return EPERM;
@@ -156,15 +176,11 @@ static inline int mcs_unlock_policy(struct mcs_lock *l,
 
 		/* tail: me -> NULL when nobody queued.  release: the next
 		 * thread to swap the tail acquires the section's writes */
-		if (atomic_compare_exchange_strong_explicit(
+		if (ll_likely(atomic_compare_exchange_strong_explicit(
 			    &l->tail, &expected, NULL, memory_order_release,
-			    memory_order_relaxed))
+			    memory_order_relaxed)))
 			return 0;
-		/* A successor swapped the tail but has not linked itself
-		 * yet: it is between its exchange and its ->next store. */
-		while (!(succ = atomic_load_explicit(&me->next,
-						     memory_order_acquire)))
-			ll_spin_poll(&polls);
+		succ = mcs_wait_link(me);
 	}
 	/* release (inside): the section's writes go with the lock.  Last
 	 * access to @succ and to the lock. */

@@ -37,11 +37,9 @@ static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 static __thread struct tnode_table *my_table LL_TLS_FAST;
 /* The thread's last node: a lock is mostly taken again by the thread that
  * took it last, so this answers most lookups without hashing.  Lock ids
- * are never reused, and the entry is cleared when its node is freed. */
-static __thread struct {
-	uint64_t id; /* 0: none (ids start at 1) */
-	void *node;
-} last LL_TLS_FAST;
+ * are never reused (they start at 1), and the entry is cleared when its
+ * node is freed. */
+__thread struct ll_tnode_last ll_tnode_last LL_TLS_FAST;
 
 static void slot_release(struct tnode_slot *s)
 {
@@ -60,8 +58,8 @@ static void table_free(void *arg)
 	free(t->slots);
 	free(t);
 	my_table = NULL;
-	last.id = 0;
-	last.node = NULL;
+	ll_tnode_last.id = 0;
+	ll_tnode_last.node = NULL;
 }
 
 static void table_key_create(void)
@@ -159,9 +157,9 @@ tnode_lookup(const struct ll_lock_key *key, size_t size,
 	for (i = slot_of(key->id, t->mask); t->slots[i].id;
 	     i = (i + 1) & t->mask)
 		if (t->slots[i].id == key->id) {
-			last.id = key->id;
-			last.node = t->slots[i].node;
-			return last.node;
+			ll_tnode_last.id = key->id;
+			ll_tnode_last.node = t->slots[i].node;
+			return ll_tnode_last.node;
 		}
 	/* Miss: allocate.  Keep the load factor under 1/2. */
 	if ((t->used + 1) * 2 > t->mask + 1) {
@@ -179,21 +177,16 @@ tnode_lookup(const struct ll_lock_key *key, size_t size,
 	t->slots[i].node = node;
 	t->slots[i].dtor = dtor;
 	t->used++;
-	last.id = key->id;
-	last.node = node;
+	ll_tnode_last.id = key->id;
+	ll_tnode_last.node = node;
 	return node;
-}
-
-void *ll_tnode(const struct ll_lock_key *key, size_t size)
-{
-	return ll_tnode_dtor(key, size, NULL);
 }
 
 void *ll_tnode_dtor(const struct ll_lock_key *key, size_t size,
 		    void (*dtor)(void *node))
 {
-	if (ll_likely(last.id == key->id))
-		return last.node;
+	if (ll_likely(ll_tnode_last.id == key->id))
+		return ll_tnode_last.node;
 	return tnode_lookup(key, size, dtor);
 }
 
@@ -201,9 +194,9 @@ void ll_tnode_forget(const struct ll_lock_key *key)
 {
 	struct tnode_table *t = my_table;
 
-	if (last.id == key->id) {
-		last.id = 0;
-		last.node = NULL;
+	if (ll_tnode_last.id == key->id) {
+		ll_tnode_last.id = 0;
+		ll_tnode_last.node = NULL;
 	}
 	if (!t)
 		return;
