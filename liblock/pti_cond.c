@@ -150,7 +150,7 @@ LL_API_EXPORT int pti_cond_init(pthread_cond_t *c,
 	int pshared = PTHREAD_PROCESS_PRIVATE, rc, err;
 
 	pti_count(PTI_W_COND_INIT);
-	if (pti_inside || !pti_config()->replace)
+	if (pti_thread.inside || !pti_config()->replace)
 		return pti_real()->cond_init(c, attr);
 	if (attr && (pthread_condattr_getclock(attr, &clock) != 0 ||
 		     pthread_condattr_getpshared(attr, &pshared) != 0))
@@ -186,7 +186,7 @@ LL_API_EXPORT int pti_cond_destroy(pthread_cond_t *c)
 	int rc;
 
 	pti_count(PTI_W_COND_DESTROY);
-	if (pti_inside)
+	if (pti_thread.inside)
 		return pti_real()->cond_destroy(c);
 	rc = pti_map_remove(PTI_CONDS, (uintptr_t)c, check_cond_destroy, NULL);
 	if (rc != ENOENT)
@@ -202,7 +202,7 @@ PTI_EXPORT_OLD(pti_cond_destroy, pti_cond_destroy_225, pthread_cond_destroy,
 LL_API_EXPORT int pti_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	pti_count(PTI_W_COND_WAIT);
-	if (pti_inside)
+	if (pti_thread.inside)
 		return pti_real()->cond_wait(c, m);
 	return wait_common(c, m, -1, NULL);
 }
@@ -214,7 +214,7 @@ LL_API_EXPORT int pti_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 				     const struct timespec *abstime)
 {
 	pti_count(PTI_W_COND_TIMEDWAIT);
-	if (pti_inside)
+	if (pti_thread.inside)
 		return pti_real()->cond_timedwait(c, m, abstime);
 	if (!abstime)
 		return EINVAL;
@@ -229,7 +229,7 @@ LL_API_EXPORT int pti_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
 				     const struct timespec *abstime)
 {
 	pti_count(PTI_W_COND_CLOCKWAIT);
-	if (pti_inside)
+	if (pti_thread.inside)
 		return pti_real()->cond_clockwait(c, m, clock, abstime);
 	if (!abstime || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC))
 		return EINVAL;
@@ -264,7 +264,7 @@ static int cond_wake(pthread_cond_t *c, int n)
 LL_API_EXPORT int pti_cond_signal(pthread_cond_t *c)
 {
 	pti_count(PTI_W_COND_SIGNAL);
-	if (pti_inside)
+	if (pti_thread.inside)
 		return pti_real()->cond_signal(c);
 	return cond_wake(c, 1);
 }
@@ -275,7 +275,7 @@ PTI_EXPORT_OLD(pti_cond_signal, pti_cond_signal_225, pthread_cond_signal,
 LL_API_EXPORT int pti_cond_broadcast(pthread_cond_t *c)
 {
 	pti_count(PTI_W_COND_BROADCAST);
-	if (pti_inside)
+	if (pti_thread.inside)
 		return pti_real()->cond_broadcast(c);
 	return cond_wake(c, INT_MAX);
 }

@@ -137,11 +137,6 @@ struct pti_config {
 /* The run's configuration, read from $LIBLOCK_LOCK on first need. */
 const struct pti_config *pti_config(void) LL_HIDDEN;
 
-/* Non-zero while this thread runs liblock code: liblock's own pthread
- * calls (the posix algorithm) must reach glibc, not us again. */
-extern __thread int pti_inside LL_HIDDEN
-	__attribute__((tls_model("initial-exec")));
-
 /* Call counters for $RCL_RUN_REPORT, updated only when it is set. */
 extern bool pti_counting LL_HIDDEN;
 void pti_count_slow(enum pti_wrapper w) LL_HIDDEN;
@@ -202,7 +197,16 @@ struct pti_tcache {
 		struct pti_obj *obj;
 	} e[1u << PTI_TCACHE_BITS];
 };
-extern __thread struct pti_tcache pti_tcache LL_HIDDEN
+
+/* Everything the interposer keeps per thread, in one initial-exec block
+ * (pti_real.c), so that a wrapper finds all of it with one GOT load. */
+struct pti_thread {
+	/* Non-zero while this thread runs liblock code: liblock's own
+	 * pthread calls (the posix algorithm) must reach glibc, not us. */
+	int inside;
+	struct pti_tcache cache;
+};
+extern __thread struct pti_thread pti_thread LL_HIDDEN
 	__attribute__((tls_model("initial-exec")));
 
 /* The record of mutex @m (POSIX records too), or NULL if @m has none and
@@ -220,11 +224,11 @@ static inline struct pti_obj *pti_mutex_lookup(pthread_mutex_t *m)
 
 	/* relaxed: a removal ordered before this call by the program is seen
 	 * by coherence (above); one racing with it is the program's bug */
-	if (ll_likely(pti_tcache.e[i].key == key &&
-		      pti_tcache.epoch ==
+	if (ll_likely(pti_thread.cache.e[i].key == key &&
+		      pti_thread.cache.epoch ==
 			      atomic_load_explicit(&pti_map_epoch,
 						   memory_order_relaxed)))
-		return pti_tcache.e[i].obj;
+		return pti_thread.cache.e[i].obj;
 	return pti_mutex_lookup_slow(m);
 }
 
@@ -251,10 +255,9 @@ void pti_cond_after_fork(struct pti_obj *o) LL_HIDDEN;
 
 /* ---- lock operations (pti_lock.c) --------------------------------------- */
 
-/* This thread's holder token: &pti_self, never 0. */
-extern __thread char pti_self LL_HIDDEN
-	__attribute__((tls_model("initial-exec")));
-#define PTI_SELF ((uintptr_t)&pti_self)
+/* This thread's holder token: the address of its pti_thread, never 0,
+ * unique among live threads (and the same in a fork child). */
+#define PTI_SELF ((uintptr_t)&pti_thread)
 
 enum pti_how { PTI_HOW_LOCK, PTI_HOW_TRY };
 /* Acquire @o (block, try, or until @abstime on @clock if not NULL),

@@ -24,17 +24,15 @@
 #include <errno.h>
 #include <limits.h>
 
-__thread char pti_self __attribute__((tls_model("initial-exec")));
-
 int pti_base_lock(struct pti_obj *o)
 {
 	int rc;
 
 	if (o->gated)
 		atomic_fetch_add_explicit(&o->users, 1, memory_order_relaxed);
-	pti_inside++;
+	pti_thread.inside++;
 	rc = liblock_lock(&o->lock);
-	pti_inside--;
+	pti_thread.inside--;
 	if (rc != 0 && o->gated)
 		atomic_fetch_sub_explicit(&o->users, 1, memory_order_relaxed);
 	return rc;
@@ -51,9 +49,9 @@ static int base_trylock(struct pti_obj *o)
 				&o->users, &none, 1, memory_order_acquire,
 				memory_order_relaxed))
 		return EBUSY;
-	pti_inside++;
+	pti_thread.inside++;
 	rc = o->gated ? liblock_lock(&o->lock) : liblock_trylock(&o->lock);
-	pti_inside--;
+	pti_thread.inside--;
 	if (rc != 0 && o->gated)
 		atomic_fetch_sub_explicit(&o->users, 1, memory_order_relaxed);
 	return rc;
@@ -63,9 +61,9 @@ int pti_base_unlock(struct pti_obj *o)
 {
 	int rc;
 
-	pti_inside++;
+	pti_thread.inside++;
 	rc = liblock_unlock(&o->lock);
-	pti_inside--;
+	pti_thread.inside--;
 	/* release: pairs with the acquire CAS in base_trylock() */
 	if (rc == 0 && o->gated)
 		atomic_fetch_sub_explicit(&o->users, 1, memory_order_release);

@@ -54,9 +54,9 @@ static int new_lock(struct pti_obj *o)
 	attr.algorithm = cfg->algorithm;
 	attr.flags = LIBLOCK_ATTR_FIXED;
 	o->gated = cfg->gated;
-	pti_inside++;
+	pti_thread.inside++;
 	rc = liblock_init(&o->lock, &attr);
-	pti_inside--;
+	pti_thread.inside--;
 	if (rc != 0)
 		return rc;
 	/* A FIXED lock is built by liblock_init(): its ops table is set.
@@ -90,9 +90,9 @@ static void drop_mutex(struct pti_obj *o)
 
 	if (o->kind == PTI_POSIX)
 		return;
-	pti_inside++;
+	pti_thread.inside++;
 	rc = liblock_destroy(&o->lock);
-	pti_inside--;
+	pti_thread.inside--;
 	if (rc != 0)
 		ll_log(LL_WARN,
 		       "rcl-run: mutex %p re-initialised while held; "
@@ -111,9 +111,9 @@ static int check_destroy(struct pti_obj *o)
 	if (atomic_load_explicit(&o->owner, memory_order_relaxed) != 0 ||
 	    atomic_load_explicit(&o->users, memory_order_relaxed) != 0)
 		return EBUSY;
-	pti_inside++;
+	pti_thread.inside++;
 	rc = liblock_destroy(&o->lock);
-	pti_inside--;
+	pti_thread.inside--;
 	return rc;
 }
 
@@ -215,9 +215,6 @@ static struct pti_obj *record_of(pthread_mutex_t *m)
 	return o;
 }
 
-__thread struct pti_tcache pti_tcache
-	__attribute__((tls_model("initial-exec")));
-
 struct pti_obj *pti_mutex_lookup_slow(pthread_mutex_t *m)
 {
 	/* acquire: pairs with the release in pti_map_epoch_bump(): the map
@@ -229,13 +226,13 @@ struct pti_obj *pti_mutex_lookup_slow(pthread_mutex_t *m)
 	unsigned int i = pti_tcache_slot((uintptr_t)m);
 	struct pti_obj *o;
 
-	if (pti_tcache.epoch != epoch) {
-		memset(pti_tcache.e, 0, sizeof(pti_tcache.e));
-		pti_tcache.epoch = epoch;
+	if (pti_thread.cache.epoch != epoch) {
+		memset(pti_thread.cache.e, 0, sizeof(pti_thread.cache.e));
+		pti_thread.cache.epoch = epoch;
 	}
 	if ((o = record_of(m)) != NULL) {
-		pti_tcache.e[i].key = (uintptr_t)m;
-		pti_tcache.e[i].obj = o;
+		pti_thread.cache.e[i].key = (uintptr_t)m;
+		pti_thread.cache.e[i].obj = o;
 	}
 	return o;
 }
@@ -300,7 +297,7 @@ LL_API_EXPORT int pti_mutex_init(pthread_mutex_t *m,
 	int kind, rc, err;
 
 	pti_count(PTI_W_MUTEX_INIT);
-	if (pti_inside || !pti_config()->replace)
+	if (pti_thread.inside || !pti_config()->replace)
 		return pti_real()->mutex_init(m, attr);
 	kind = kind_of_attr(attr);
 	if (kind == PTI_POSIX && (rc = pti_real()->mutex_init(m, attr)) != 0)
@@ -317,7 +314,7 @@ LL_API_EXPORT int pti_mutex_destroy(pthread_mutex_t *m)
 	int rc;
 
 	pti_count(PTI_W_MUTEX_DESTROY);
-	if (pti_inside)
+	if (pti_thread.inside)
 		return pti_real()->mutex_destroy(m);
 	rc = pti_map_remove(PTI_MUTEXES, (uintptr_t)m, check_destroy, NULL);
 	if (rc != ENOENT)
@@ -346,14 +343,14 @@ LL_API_EXPORT int pti_mutex_lock(pthread_mutex_t *m)
 	int rc;
 
 	pti_count(PTI_W_MUTEX_LOCK);
-	if (ll_unlikely(pti_inside))
+	if (ll_unlikely(pti_thread.inside))
 		return pti_real()->mutex_lock(m);
 	o = pti_mutex_lookup(m);
 	if (ll_unlikely(!o || !o->fast))
 		return lock_slow(m, o);
-	pti_inside++;
+	pti_thread.inside++;
 	rc = o->lock_fn(o->impl);
-	pti_inside--;
+	pti_thread.inside--;
 	if (ll_likely(rc == 0)) {
 		/* relaxed: see pti_enter() */
 		atomic_store_explicit(&o->owner, PTI_SELF,
@@ -369,7 +366,7 @@ LL_API_EXPORT int pti_mutex_trylock(pthread_mutex_t *m)
 	struct pti_obj *o;
 
 	pti_count(PTI_W_MUTEX_TRYLOCK);
-	if (ll_unlikely(pti_inside) || (o = pti_mutex_get(m)) == NULL)
+	if (ll_unlikely(pti_thread.inside) || (o = pti_mutex_get(m)) == NULL)
 		return pti_real()->mutex_trylock(m);
 	return pti_enter(o, PTI_HOW_TRY, -1, NULL);
 }
@@ -420,16 +417,16 @@ LL_API_EXPORT int pti_mutex_unlock(pthread_mutex_t *m)
 	int rc;
 
 	pti_count(PTI_W_MUTEX_UNLOCK);
-	if (ll_unlikely(pti_inside))
+	if (ll_unlikely(pti_thread.inside))
 		return pti_real()->mutex_unlock(m);
 	o = pti_mutex_lookup(m);
 	if (ll_unlikely(!o || !o->fast))
 		return unlock_slow(m, o);
 	prev = atomic_load_explicit(&o->owner, memory_order_relaxed);
 	atomic_store_explicit(&o->owner, 0, memory_order_relaxed);
-	pti_inside++;
+	pti_thread.inside++;
 	rc = o->unlock_fn(o->impl);
-	pti_inside--;
+	pti_thread.inside--;
 	if (ll_unlikely(rc != 0))
 		return unlock_refused(o, rc, prev);
 	return 0;
@@ -442,7 +439,7 @@ LL_API_EXPORT int pti_mutex_timedlock(pthread_mutex_t *m,
 	struct pti_obj *o;
 
 	pti_count(PTI_W_MUTEX_TIMEDLOCK);
-	if (ll_unlikely(pti_inside) || (o = pti_mutex_get(m)) == NULL)
+	if (ll_unlikely(pti_thread.inside) || (o = pti_mutex_get(m)) == NULL)
 		return pti_real()->mutex_timedlock(m, abstime);
 	if (!abstime)
 		return EINVAL;
@@ -458,7 +455,7 @@ LL_API_EXPORT int pti_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 	struct pti_obj *o;
 
 	pti_count(PTI_W_MUTEX_CLOCKLOCK);
-	if (ll_unlikely(pti_inside) || (o = pti_mutex_get(m)) == NULL)
+	if (ll_unlikely(pti_thread.inside) || (o = pti_mutex_get(m)) == NULL)
 		return pti_real()->mutex_clocklock(m, clock, abstime);
 	if (!abstime || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC))
 		return EINVAL;

@@ -31,7 +31,8 @@ _Atomic int pti_real_state;
 static struct pti_config config;
 static _Atomic int config_state;
 
-__thread int pti_inside __attribute__((tls_model("initial-exec")));
+__thread struct pti_thread pti_thread
+	__attribute__((tls_model("initial-exec")));
 bool pti_counting;
 static _Atomic unsigned long counts[PTI_W_COUNT];
 static _Atomic unsigned long objects[2];
@@ -155,9 +156,9 @@ static void configure(void)
 		       name);
 		return;
 	}
-	pti_inside++;
+	pti_thread.inside++;
 	config.gated = lacks_trylock(info.name);
-	pti_inside--;
+	pti_thread.inside--;
 	config.algorithm = info.name;
 	config.replace = true;
 }
