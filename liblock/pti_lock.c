@@ -4,9 +4,9 @@
  * (with the trylock gate), timed acquisition, and the holder and depth
  * bookkeeping that gives recursive and error-checking semantics.
  *
- * Every record notes its holder, a per-thread token (the address of a
- * thread-local byte: never 0, unique among live threads), written only by
- * the holder; recursive and error-checking mutexes also check it.
+ * Every record notes its holder, a per-thread token (the address of the
+ * thread's pti_thread block: never 0, unique among live threads), written only
+ * by the holder; recursive and error-checking mutexes also check it.
  *
  * trylock for algorithms without one ("gated"): a counter of threads
  * inside lock..unlock; trylock succeeds only by moving it 0 -> 1, when
