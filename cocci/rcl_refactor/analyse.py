@@ -2,7 +2,9 @@
 """Stage 2, analyse: the shape of each section (its block, its final
 unlock, its early exits), what it must refuse, and which locals go in, come
 out, or travel by pointer."""
-from . import cparse
+import re
+
+from . import cond, cparse
 from .find import canon, join_tokens, lock_key
 
 EXITS = ("return", "goto", "break", "continue")
@@ -209,10 +211,11 @@ def _op(toks, s, fns):
     return (f, canon(e) if e else None)
 
 
-def shape(fi, lock_s, fns, is_selected, api):
+def shape(fi, lock_s, fns, is_selected, api, ppenv):
     """Check the section starting at @lock_s and return a dict describing
     it; raise Refused with the reason when it cannot be extracted.  @api:
-    the pthread calls and their macros (find.pthread_api)."""
+    the pthread calls and their macros (find.pthread_api); @ppenv: the
+    macros for the #if inside sections (cond.Env)."""
     toks = fi.src.toks
     f, ident = _op(toks, lock_s, fns)
     blk = lock_s.parent
@@ -250,7 +253,9 @@ def shape(fi, lock_s, fns, is_selected, api):
                 not (d.block is blk and d.stmt[0] in tops)}
     labels = set()
     conts = []
-    stmts = [s for b in body for s in b.walk()]
+    sec["dead"] = _pp_dead(fi, body, t0, t1, ppenv)
+    stmts = [s for b in body for s in b.walk()
+             if not any(a <= s.t0 < b for a, b in sec["dead"])]
     for s in stmts:
         if s.kind == "label":
             labels.add(s.name)
@@ -282,8 +287,6 @@ def shape(fi, lock_s, fns, is_selected, api):
                 for a in ancestors(s)):
             raise Refused("a case label of an outer switch is inside the "
                           "section (jump into the section)")
-        if s.kind == "pp":
-            raise Refused("preprocessor directive inside the section")
     sec["conts"] = conts
     for s in fi.body.walk():
         if s.kind == "goto" and s.name in labels and not t0 <= s.t0 < t1:
@@ -291,6 +294,63 @@ def shape(fi, lock_s, fns, is_selected, api):
                 s.name, fi.src.line_of(toks[s.t0].start)))
     _scan_tokens(fi, sec, ident, api)
     return sec
+
+
+def _pp_dead(fi, body, t0, t1, env):
+    """Token ranges of the section that the preprocessor drops, for a
+    section with #if/#ifdef/#else/#endif between its statements (memcached's
+    get_stats()): the directives are kept as they are, and the analysis
+    looks at the branches compiled with the -D/-U given.  Refused when a
+    condition is unknown, the conditionals are not balanced inside the
+    section, or another directive is there."""
+    toks = fi.src.toks
+    pps = [s for b in body for s in b.walk() if s.kind == "pp"]
+    at = {s.t0 for s in pps}
+    for k in range(t0, t1):
+        if toks[k].kind == "pp" and k not in at:
+            raise Refused("preprocessor directive inside a statement of "
+                          "the section")
+    dead, stack = [], []  # stack: [taken so far, this branch live, start]
+    for s in pps:
+        m = re.match(r"#\s*(\w*)\s*(.*)", toks[s.t0].text, re.S)
+        word, rest = m.group(1), re.sub(r"\\\n", " ", m.group(2)).strip()
+        if word in ("if", "ifdef", "ifndef", "elif"):
+            if word == "if" or word == "elif":
+                v = cond.evaluate(rest, env)
+            else:
+                v = env.defined(rest.split()[0]) if rest else None
+                v = v if word == "ifdef" or v is None else not v
+            if v is None:
+                raise Refused("#%s %s inside the section: give -D or -U for "
+                              "it" % (word, rest))
+            if word == "elif":
+                if not stack:
+                    raise Refused("#elif without #if inside the section")
+                _close_branch(stack[-1], s, dead)
+                v = v and not stack[-1][0]
+                stack[-1][:] = [stack[-1][0] or v, v, s.t1]
+            else:
+                stack.append([v, v, s.t1])
+        elif word == "else" and stack:
+            _close_branch(stack[-1], s, dead)
+            stack[-1][1:] = [not stack[-1][0], s.t1]
+            stack[-1][0] = True
+        elif word == "endif" and stack:
+            _close_branch(stack.pop(), s, dead)
+        else:
+            raise Refused("#%s inside the section" % (word or "") if word
+                          in ("define", "undef", "include", "pragma", "error",
+                              "line") else "an #%s without its #if inside "
+                          "the section" % word)
+    if stack:
+        raise Refused("an #if inside the section ends after it")
+    return dead
+
+
+def _close_branch(frame, s, dead):
+    """End the current branch of #if @frame at directive @s."""
+    if not frame[1]:
+        dead.append((frame[2], s.t0))
 
 
 def _early_exit(fi, u, t0, t1, labels, internal, sec):
@@ -356,7 +416,7 @@ def _scan_tokens(fi, sec, ident, api):
     """Token-level refusals: computed gotos, label addresses, condition
     waits on another mutex."""
     toks = fi.src.toks
-    conts = sec["conts"]
+    conts = sec["conts"] + sec["dead"]
     k = sec["t0"]
     while k < sec["t1"]:
         if any(a <= k < b for a, b in conts):

@@ -48,7 +48,9 @@ def reindent(block, old, new):
     lines = block.split("\n")
     res = []
     for ln in lines:
-        if ln.startswith(old):
+        if ln.lstrip().startswith("#"):
+            pass  # a directive keeps its column
+        elif ln.startswith(old):
             ln = new + ln[len(old):]
         elif ln.strip():
             ln = new + ln.lstrip(" \t")

@@ -130,8 +130,14 @@ class Program:
                       finditer(text)]
         for f in self.files:
             cond.scan(f.src.text, env, macros, f.dead_defines)
+            # autoconf's config.h says what it leaves undefined.
+            for m in re.finditer(r"^/\*[ \t]*#[ \t]*undef[ \t]+(\w+)[ \t]*"
+                                 r"\*/", f.src.text, re.M):
+                if env.defined(m.group(1)) is None:
+                    env.undef.add(m.group(1))
         find.add_macros(fns, macros)
         self.api = find.pthread_api(macros)
+        self.ppenv = env
         self.macros = {name: _chosen(fns, name, cands)
                        for name, cands in macros.items() if cands}
         found = []

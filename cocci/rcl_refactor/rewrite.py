@@ -104,7 +104,8 @@ def _unparsed(prog, f, k, key):
     stmt = fi.stmt_at.get(k)
     if stmt is not None and analyse.call_of(f.src.toks, stmt):
         try:
-            analyse.shape(fi, stmt, prog.fns, lambda x: True, prog.api)
+            analyse.shape(fi, stmt, prog.fns, lambda x: True, prog.api,
+                          prog.ppenv)
         except analyse.Refused as e:
             sec.reason = str(e)
     key.sections.append(sec)
@@ -132,9 +133,12 @@ def _analyse(prog, sec, selection):
     fi, f = sec.fi, sec.fileobj
     is_sel = (lambda k: selection.selected(k))
     try:
-        sec.shape = analyse.shape(fi, sec.stmt, prog.fns, is_sel, prog.api)
+        sec.shape = analyse.shape(fi, sec.stmt, prog.fns, is_sel, prog.api,
+                                  prog.ppenv)
+        dead = sec.shape["dead"]
         occ = f.occ.get(fi.name, [])
-        occ = [(n, k) for n, k in occ if fi.bo < k < fi.bc]
+        occ = [(n, k) for n, k in occ if fi.bo < k < fi.bc and
+               not any(a <= k < b for a, b in dead)]
         # Coccinelle's "local idexpression" leaves out static locals.
         statics = {d.name for d in fi.decls if d.is_static}
         toks = fi.src.toks
@@ -147,11 +151,14 @@ def _analyse(prog, sec, selection):
         for fn, line, col, what in f.facts.unsafe:
             k = f.src.tok_at(f.src.offset(line, col))
             if k is not None and sec.shape["t0"] <= k < sec.shape["t1"] \
-                    and not any(a <= k < b for a, b in sec.shape["conts"]):
+                    and not any(a <= k < b for a, b in
+                                sec.shape["conts"] + dead):
                 raise analyse.Refused(analyse.UNSAFE_WHY.get(
                     what, "%s in the section" % what))
         for k in range(sec.shape["t0"], sec.shape["t1"]):
             t = fi.src.toks[k]
+            if any(a <= k < b for a, b in dead):
+                continue
             if t.kind == "id" and t.text in prog.thread_locals and \
                     not any(n == t.text and kk == k for n, kk in occ):
                 raise analyse.Refused("thread-local variable '%s' in the "
@@ -173,7 +180,9 @@ def _macro_locals(prog, fi, shape, occ):
     hidden = set()
     for k in range(shape["t0"], shape["t1"]):
         t = toks[k]
-        if t.kind != "id" or t.text not in prog.macros or t.text in prog.fns:
+        if t.kind != "id" or t.text not in prog.macros or \
+                t.text in prog.fns or any(a <= k < b for a, b in
+                                          shape["dead"]):
             continue
         params, body = prog.macros[t.text]
         try:
