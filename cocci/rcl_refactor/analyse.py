@@ -3,7 +3,7 @@
 unlock, its early exits), what it must refuse, and which locals go in, come
 out, or travel by pointer."""
 from . import cparse
-from .find import canon, join_tokens, lock_key
+from .find import canon, join_tokens
 
 EXITS = ("return", "goto", "break", "continue")
 COND_WAITS = ("pthread_cond_wait", "pthread_cond_timedwait")
@@ -211,7 +211,9 @@ def _op(toks, s, fns):
 
 def shape(fi, lock_s, fns, is_selected):
     """Check the section starting at @lock_s and return a dict describing
-    it; raise Refused with the reason when it cannot be extracted."""
+    it; raise Refused with the reason when it cannot be extracted.
+    @is_selected(lock_fn, args, tok): whether that lock call may take a
+    selected lock."""
     toks = fi.src.toks
     f, ident = _op(toks, lock_s, fns)
     blk = lock_s.parent
@@ -255,8 +257,7 @@ def shape(fi, lock_s, fns, is_selected):
                 raise Refused("the lock is taken again inside its section")
             conts.append(_early_exit(fi, s, t0, t1, labels, internal, sec))
             continue
-        if o and lock_key(o[0].expr(call_of(toks, s)[1]) or "") and \
-                is_selected(lock_key(o[0].expr(call_of(toks, s)[1]))):
+        if o and is_selected(o[0], call_of(toks, s)[1], s.t0):
             raise Refused("contains a section of another selected lock "
                           "(nested sections are not extracted)")
         if s.kind == "return":
