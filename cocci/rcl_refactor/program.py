@@ -384,7 +384,7 @@ def _chosen(fns, name, cands):
 
 
 def _args(toks, open_i, close):
-    return ["".join(t.text for t in toks[a:b])
+    return [find.join_tokens([t.text for t in toks[a:b]])
             for a, b in cparse.split_args(toks, open_i, close)]
 
 
@@ -398,9 +398,11 @@ def _is_struct_body(toks, k):
 def _declarators(toks, k):
     """Names declared by the declaration whose type token is at @k."""
     names, j, expect = [], k + 1, True
-    while j < len(toks) and toks[j].text not in (";", ")") or \
-            (toks[j].text == ")" and not expect):
+    while j < len(toks) and (toks[j].text not in (";", ")") or
+                             (toks[j].text == ")" and not expect)):
         t = toks[j]
+        if t.text == "{" and toks[j - 1].text == ")":
+            break  # the body of a function returning pthread_mutex_t *
         if t.text in ("(", "[", "{") and t.kind == "punct" and not expect:
             j = cparse.match(toks, j) + 1
             continue
@@ -417,7 +419,8 @@ def _declarators(toks, k):
         elif t.kind == "id" and expect and t.text not in (
                 "const", "volatile", "restrict", "__restrict",
                 "__attribute__"):
-            names.append(t.text)
+            if toks[j + 1].text != "(":  # not a function returning one
+                names.append(t.text)
             expect = False
         elif t.text == ")":
             break

@@ -77,7 +77,7 @@ def _trylocks(prog, f):
         if fi is None:
             continue
         close = find.cparse.match(toks, k + 1)
-        args = ["".join(t.text for t in toks[a:b]) for a, b in
+        args = [find.join_tokens([t.text for t in toks[a:b]]) for a, b in
                 find.cparse.split_args(toks, k + 1, close)]
         names, unsure = prog.fn_keys(prog.fns[toks[k].text], args, f, k)
         prog.report.found += 1
@@ -340,7 +340,7 @@ def _call_renames(prog, f):
             kind = "mutex" if t.text.startswith("pthread_mutex") \
                 else "cond"
             names, why = prog.lock_keys(
-                "".join(x.text for x in toks[a:b]), f, k, kind)
+                find.join_tokens([x.text for x in toks[a:b]]), f, k, kind)
             if len(names) == 1 and not why and \
                     converted(prog, kind, names[0]):
                 new = t.text.replace("pthread_mutex_destroy",
