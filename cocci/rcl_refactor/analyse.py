@@ -5,7 +5,7 @@ out, or travel by pointer."""
 import re
 
 from . import cond, cparse
-from .find import canon, join_tokens, lock_key
+from .find import canon, join_tokens
 
 EXITS = ("return", "goto", "break", "continue")
 COND_WAITS = ("pthread_cond_wait", "pthread_cond_timedwait")
@@ -213,9 +213,11 @@ def _op(toks, s, fns):
 
 def shape(fi, lock_s, fns, is_selected, api, ppenv):
     """Check the section starting at @lock_s and return a dict describing
-    it; raise Refused with the reason when it cannot be extracted.  @api:
-    the pthread calls and their macros (find.pthread_api); @ppenv: the
-    macros for the #if inside sections (cond.Env)."""
+    it; raise Refused with the reason when it cannot be extracted.
+    @is_selected(lock_fn, args, tok): whether that lock call may take a
+    selected lock; @api: the pthread calls and their macros
+    (find.pthread_api); @ppenv: the macros for the #if inside sections
+    (cond.Env)."""
     toks = fi.src.toks
     f, ident = _op(toks, lock_s, fns)
     blk = lock_s.parent
@@ -268,8 +270,7 @@ def shape(fi, lock_s, fns, is_selected, api, ppenv):
                 raise Refused("the lock is taken again inside its section")
             conts.append(_early_exit(fi, s, t0, t1, labels, internal, sec))
             continue
-        if o and lock_key(o[0].expr(call_of(toks, s)[1]) or "") and \
-                is_selected(lock_key(o[0].expr(call_of(toks, s)[1]))):
+        if o and is_selected(o[0], call_of(toks, s)[1], s.t0):
             raise Refused("contains a section of another selected lock "
                           "(nested sections are not extracted)")
         if s.kind == "return":

@@ -70,23 +70,29 @@ class Selection:
             raise ValueError("%s: no lock has a name, symbol or site" % path)
 
     def selected(self, key, sites=()):
-        """@key: "m" or ".field"; @sites: [(file, line)] of its inits."""
+        """@key: "m", "TAG.field" or ".field" (structure unknown); @sites:
+        [(file, line)] of its inits."""
         if self.all:
             return True
-        bare = key.lstrip(".")
         if self.names:
-            return key in self.names or bare in self.names
-        for k in [key, bare] + [_site_key("%s:%d" % s) for s in sites]:
+            return any(k in self.names for k in _aliases(key))
+        for k in _aliases(key) + [_site_key("%s:%d" % s) for s in sites]:
             if k in self.profile:
                 return _is_rcl(self.profile[k][0])
         return False
 
     def comment(self, key, sites=()):
-        for k in [key, key.lstrip(".")] + [_site_key("%s:%d" % s)
-                                           for s in sites]:
+        for k in _aliases(key) + [_site_key("%s:%d" % s) for s in sites]:
             if k in self.profile:
                 return self.profile[k][1]
         return None
+
+
+def _aliases(key):
+    """Names that select @key: itself and, for a field, ".field" and
+    "field" (which select that field of every structure)."""
+    field = key.rpartition(".")[2]
+    return [key] if field == key else [key, "." + field, field]
 
 
 def _is_rcl(verdict):

@@ -5,8 +5,8 @@ the decision of which locks are converted to liblock."""
 import os
 import re
 
-from . import analyse, cond, cparse, find
-from .find import canon, lock_key
+from . import analyse, cond, cparse, fields, find
+from .find import canon
 
 COND_FNS = find.COND_API
 MUTEX_FNS = find.MUTEX_API
@@ -171,9 +171,53 @@ class Program:
                 self.typedefs.add(m.group(1))
             self.typedefs |= _struct_typedefs(f.src.toks)
 
+    # -- naming locks ------------------------------------------------------
+    def lock_keys(self, expr, f, k, kind="mutex"):
+        """(names, why) of the keys lock expression @expr (text, used at
+        token @k of @f) may denote; @why says so when it is a field whose
+        structure cannot be told: then @names holds every candidate."""
+        try:
+            ts = cparse.lex(expr)
+        except cparse.ParseError:
+            return [], None
+        names, field = self.fields.keys(ts, kind,
+                                        lambda n: self._var_type(f, k, n))
+        if field is None:
+            return names, None
+        return names, "cannot tell which structure's field '%s' at %s:%d" % (
+            field, f.display, f.line(k))
+
+    def fn_keys(self, lf, args, f, k):
+        """lock_keys() of a call of lock function @lf with @args at token
+        @k of @f; a wrapper's lock is named where the wrapper is defined."""
+        w = lf.wrapper
+        if w:
+            wf = [x for x in self.files if x.path == w["file"]][0]
+            return self.lock_keys(w["lock_expr"], wf,
+                                  wf.src.tok_at(w["end"] - 1))
+        e = lf.expr(args)
+        return self.lock_keys(e, f, k) if e else ([], None)
+
+    def _var_type(self, f, k, name):
+        """Structure tag of variable @name as seen at token @k of @f."""
+        try:
+            fi = f.func_at(f.src.toks[k].start, self.typedefs)
+        except cparse.ParseError:
+            return None  # its locals are unknown: it may be one
+        d = analyse._visible_decl(fi, name, k) if fi else None
+        if d is not None:
+            return self.fields.resolve(fields._spec_type(
+                cparse.lex(d.spec), [d.name]))
+        return self.fields.global_type(name)
+
+    def _refuse_all(self, names, kind, why):
+        for n in names:
+            self.key(n, kind).refuse(why)
+
     # -- inventory of keys -------------------------------------------------
     def inventory(self):
         """Declarations, init sites, cond uses and stray uses of every key."""
+        self.fields = fields.Fields(self.files, self.types)
         for f in self.files:
             self._scan_decls(f)
             self._scan_calls(f)
@@ -195,8 +239,10 @@ class Program:
                 continue  # sizeof(pthread_mutex_t), a cast
             field = bool(struct_depth and struct_depth[-1])
             local = f.in_function(k) and not field
+            tag = self.fields.owner.get((f.path, k), "") if field else None
             for name in _declarators(toks, k):
-                key = self.key(("." if field else "") + name, kind)
+                key = self.key(name if tag is None else tag + "." + name,
+                               kind)
                 key.decls.append((f, k))
                 if local:
                     key.refuse("declared as a local variable or parameter "
@@ -220,10 +266,12 @@ class Program:
             if t.text in self.fns and not self._in_wrapper(f, k):
                 close = cparse.match(toks, k + 1)
                 lf = self.fns[t.text]
-                e = lf.expr(_args(toks, k + 1, close))
-                kk = lock_key(e) if e else None
-                if kk:
-                    self.key(kk).calls[lf.role].append((f, k))
+                names, why = self.fn_keys(lf, _args(toks, k + 1, close), f,
+                                          k)
+                if why:
+                    self._refuse_all(names, "mutex", why)
+                elif names:
+                    self.key(names[0]).calls[lf.role].append((f, k))
             api = self.api.get(t.text)
             args = api.args(_args(toks, k + 1, cparse.match(toks, k + 1))) \
                 if api else None
@@ -231,22 +279,23 @@ class Program:
                 self._api_call(f, k, api.target, args)
             if args and not api.identity and api.target in \
                     COND_FNS[:4] + MUTEX_FNS[1:]:
-                kk = lock_key(args[0])
-                if kk:
-                    self.key(kk, "cond" if api.target in COND_FNS else
-                             "mutex").refuse(
-                        "macro %s() at %s:%d changes its arguments (only "
-                        "its name could be rewritten)" % (
-                            t.text, f.display, f.line(k)))
+                kind = "cond" if api.target in COND_FNS else "mutex"
+                self._refuse_all(
+                    self.lock_keys(args[0], f, k, kind)[0], kind,
+                    "macro %s() at %s:%d changes its arguments (only its "
+                    "name could be rewritten)" % (t.text, f.display,
+                                                  f.line(k)))
 
     def _api_call(self, f, k, target, args):
         """Init sites and condition partners from a call of pthread
         function @target (or of a macro for it) at token @k."""
         if target in MUTEX_FNS:
-            kk = lock_key(args[0])
-            if kk is None:
+            names, why = self.lock_keys(args[0], f, k)
+            if why:
+                self._refuse_all(names, "mutex", why)
+            if why or not names:
                 return
-            key = self.key(kk)
+            key = self.key(names[0])
             if target == "pthread_mutex_init":
                 key.sites.append((f, k, "init"))
                 if len(args) < 2 or canon(args[1]) not in (
@@ -255,17 +304,26 @@ class Program:
                                "(recursive or error-checking mutexes "
                                "are not converted)" % (f.display, f.line(k)))
             return
-        ck = lock_key(args[0])
-        if ck is None:
+        cks, why = self.lock_keys(args[0], f, k, "cond")
+        self._refuse_all(cks, "cond", why)
+        if cks and target in COND_FNS[:2] and len(args) >= 2:
+            self._scan_wait(f, k, cks, args[1])
+
+    def _scan_wait(self, f, k, cks, mexpr):
+        """A condition wait on one of the cond keys @cks with mutex
+        @mexpr at token @k of @f."""
+        mks, why = self.lock_keys(mexpr, f, k)
+        if not mks:
+            self._refuse_all(cks, "cond", "waits with an unnamed mutex")
             return
-        cond = self.key(ck, "cond")
-        if target in COND_FNS[:2] and len(args) >= 2:
-            mk = lock_key(args[1])
-            if mk is None:
-                cond.refuse("waits with an unnamed mutex")
-                return
-            cond.partners.add(mk)
-            self.key(mk).partners.add(ck)
+        if why:
+            self._refuse_all(mks, "mutex", why)
+            self._refuse_all(cks, "cond", why)
+        for ck in cks:
+            for mk in mks:
+                self.key(ck, "cond").partners.add(mk)
+                self.key(mk).partners.add(ck)
+        for mk in mks:
             self.key(mk).waits.append((f, k))
 
     def _scan_macro(self, f, t, name):
@@ -287,10 +345,24 @@ class Program:
                 continue
             member = k > 0 and body[k - 1].text in (".", "->")
             for kind in ("mutex", "cond"):
-                key = self.keys.get((kind, ("." if member else "") + b.text))
-                if key is not None:
-                    key.refuse("used inside macro %s at %s:%d" % (
-                        name, f.display, f.src.line_of(t.start)))
+                for kn in self._member_keys(body, k, kind, None) if member \
+                        else [b.text]:
+                    key = self.keys.get((kind, kn))
+                    if key is not None:
+                        key.refuse("used inside macro %s at %s:%d" % (
+                            name, f.display, f.src.line_of(t.start)))
+
+    def _member_keys(self, toks, k, kind, f):
+        """Keys the member name at token @k may denote (every candidate
+        when its structure cannot be told); @f None: a macro body, whose
+        names are globals or unknown."""
+        if (kind, toks[k].text) not in self.fields.cands and \
+                (kind, "." + toks[k].text) not in self.keys:
+            return []
+        a = fields.postfix_start(toks, k)
+        ts = toks[k - 1:k + 1] if a is None else toks[a:k + 1]
+        return self.fields.keys(ts, kind, lambda n: self._var_type(f, k, n)
+                                if f else self.fields.global_type(n))[0]
 
     def _in_wrapper(self, f, k):
         off = f.src.toks[k].start
@@ -313,15 +385,20 @@ class Program:
                 continue
             member = toks[k - 1].text in (".", "->")
             for kind in ("mutex", "cond"):
-                key = self.keys.get((kind, ("." if member else "") + t.text))
-                if key is None or any(a <= k < b for a, b in ok):
+                names = self._member_keys(toks, k, kind, f) if member \
+                    else [t.text]
+                found = [self.keys[(kind, n)] for n in names
+                         if (kind, n) in self.keys]
+                if not found or any(a <= k < b for a, b in ok):
                     continue
                 if not member and (_is_member_decl_or_init(toks, k,
                                                            self.types) or
                                    _pointer_test_or_free(toks, k)):
                     continue
-                key.refuse("used outside lock/unlock/init/destroy/condition "
-                           "calls at %s:%d" % (f.display, f.line(k)))
+                for key in found:
+                    key.refuse("used outside lock/unlock/init/destroy/"
+                               "condition calls at %s:%d" %
+                               (f.display, f.line(k)))
 
 
 def _struct_typedefs(toks):
@@ -356,7 +433,7 @@ def _chosen(fns, name, cands):
 
 
 def _args(toks, open_i, close):
-    return ["".join(t.text for t in toks[a:b])
+    return [find.join_tokens([t.text for t in toks[a:b]])
             for a, b in cparse.split_args(toks, open_i, close)]
 
 
@@ -393,7 +470,8 @@ def _declarators(toks, k):
         elif t.kind == "id" and expect and t.text not in (
                 "const", "volatile", "restrict", "__restrict",
                 "__attribute__"):
-            names.append(t.text)
+            if toks[j + 1].text != "(":  # not a function returning one
+                names.append(t.text)
             expect = False
         elif t.text == ")":
             break

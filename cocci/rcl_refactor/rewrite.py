@@ -5,7 +5,6 @@ produce the new text of every file."""
 import re
 
 from . import analyse, extract, find, lift
-from .find import lock_key
 
 
 NOT_SELECTED = "not selected by --locks"
@@ -44,12 +43,14 @@ def discover(prog):
             stmt = fi.stmt_at.get(k)
             call = analyse.call_of(toks, stmt) if stmt else None
             expr = lf.expr(call[1]) if (lf and call) else None
-            sec.key = lock_key(expr) if expr else None
+            names, why = prog.fn_keys(lf, call[1], f, k) if expr else \
+                ([], None)
+            sec.key = names[0] if names and not why else None
             sec.stmt, sec.lf = stmt, lf
             prog.report.found += 1
             if sec.key is None:
                 sec.reason = ("lock call is not a statement of its own"
-                              if not call else
+                              if not call else why or
                               "cannot name the lock '%s'" % (expr or "?"))
             elif lonely:
                 sec.reason = ("unlock in another function (no unlock of %s "
@@ -76,17 +77,16 @@ def _trylocks(prog, f):
         if fi is None:
             continue
         close = find.cparse.match(toks, k + 1)
-        args = ["".join(t.text for t in toks[a:b]) for a, b in
+        args = [find.join_tokens([t.text for t in toks[a:b]]) for a, b in
                 find.cparse.split_args(toks, k + 1, close)]
-        e = prog.fns[toks[k].text].expr(args)
-        key = lock_key(e) if e else None
+        names, unsure = prog.fn_keys(prog.fns[toks[k].text], args, f, k)
         prog.report.found += 1
         why = "trylock section (trylock is not extracted; the lock " \
               "stays POSIX)"
         prog.report.refuse(f.display, line, why)
-        if key:
-            prog.key(key).refuse("it has a trylock section at %s:%d" %
-                                 (f.display, line))
+        for name in names:
+            prog.key(name).refuse(unsure or "it has a trylock section at "
+                                  "%s:%d" % (f.display, line))
 
 
 def _unparsed(prog, f, k, key):
@@ -104,7 +104,7 @@ def _unparsed(prog, f, k, key):
     stmt = fi.stmt_at.get(k)
     if stmt is not None and analyse.call_of(f.src.toks, stmt):
         try:
-            analyse.shape(fi, stmt, prog.fns, lambda x: True, prog.api,
+            analyse.shape(fi, stmt, prog.fns, lambda *_: True, prog.api,
                           prog.ppenv)
         except analyse.Refused as e:
             sec.reason = str(e)
@@ -131,7 +131,11 @@ def analyse_all(prog, selection):
 
 def _analyse(prog, sec, selection):
     fi, f = sec.fi, sec.fileobj
-    is_sel = (lambda k: selection.selected(k))
+
+    def is_sel(lf, args, k):
+        """Whether the lock @lf(@args) at token @k may be a selected one."""
+        return any(selection.selected(n) for n in
+                   prog.fn_keys(lf, args, f, k)[0])
     try:
         sec.shape = analyse.shape(fi, sec.stmt, prog.fns, is_sel, prog.api,
                                   prog.ppenv)
@@ -273,7 +277,7 @@ def converted(prog, kind, name):
 
 def site_macro(key, f, k):
     base = re.sub(r"\W", "_", f.display.split("/")[-1])
-    return "RCL_%s_%s_%d" % (key.name.lstrip("."), base, f.line(k))
+    return "RCL_%s_%s_%d" % (key.name.rpartition(".")[2], base, f.line(k))
 
 
 def small_edits(prog, selection):
@@ -331,7 +335,7 @@ def _api_args(prog, toks, k):
     or of a macro for one) whose name is at token @k."""
     close = find.cparse.match(toks, k + 1)
     return prog.api[toks[k].text].args(
-        ["".join(x.text for x in toks[a:b])
+        [find.join_tokens([x.text for x in toks[a:b]])
          for a, b in find.cparse.split_args(toks, k + 1, close)])
 
 
@@ -347,10 +351,12 @@ def _call_renames(prog, f):
         api = prog.api.get(t.text)
         if api and api.target != "pthread_mutex_init":
             args = _api_args(prog, toks, k)
-            kk = lock_key(args[0]) if args else None
             kind = "mutex" if api.target.startswith("pthread_mutex") \
                 else "cond"
-            if kk and converted(prog, kind, kk):
+            names, why = prog.lock_keys(args[0], f, k, kind) if args \
+                else ([], None)
+            if len(names) == 1 and not why and \
+                    converted(prog, kind, names[0]):
                 new = api.target.replace("pthread_mutex_destroy",
                                          "liblock_destroy").replace(
                     "pthread_cond_", "liblock_cond_")
@@ -387,7 +393,10 @@ def wrappers(prog):
     helpers = {}
     for name, lf in prog.fns.items():
         w = lf.wrapper
-        if not w or not converted(prog, "mutex", lock_key(w["lock_expr"])):
+        if not w:
+            continue
+        names, why = prog.fn_keys(lf, None, None, None)
+        if len(names) != 1 or why or not converted(prog, "mutex", names[0]):
             continue
         f = [x for x in prog.files if x.path == w["file"]][0]
         toks = f.src.toks

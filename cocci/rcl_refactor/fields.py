@@ -1,0 +1,290 @@
+# SPDX-License-Identifier: MIT
+"""Which structure a lock field belongs to.  A field lock is keyed
+"TAG.field": TAG is the structure's tag, or the typedef name of an
+anonymous typedef'd structure (a nested anonymous structure member is
+"OUTER.member").  When one structure of the loaded files declares the
+field, every X->field and X.field is that structure's; when several do,
+the type of X is inferred from the declarations of locals, parameters,
+globals, typedefs and structure members (member chains, subscripts,
+casts); when it cannot be, the use names every candidate."""
+import re
+
+from . import analyse, cparse
+from .find import lock_key
+
+_NOT_CALLS = ("if", "while", "for", "switch", "return", "sizeof", "case")
+_QUALIFIERS = ("const", "volatile", "static", "extern", "__extension__",
+               "register")
+
+
+class Fields:
+    """Structures, typedefs and globals of the loaded files."""
+
+    def __init__(self, files, lock_types):
+        self.lock_types = lock_types  # type name -> "mutex" | "cond"
+        self.members = {}  # tag -> {member: type (see _spec_type)}
+        self.tdefs = {}    # typedef name -> type
+        self.globals = {}  # name -> set of types
+        self.owner = {}    # (path, index of a lock type token) -> tag
+        self.cands = {}    # (kind, field) -> set of tags declaring it
+        for f in files:
+            try:
+                self._scan_structs(f.src.toks, f.path)
+                self._scan_top(f)
+            except cparse.ParseError as e:
+                e.path = f.display
+                raise
+
+    # -- what the files declare -------------------------------------------
+    def _scan_structs(self, toks, path):
+        k = 0
+        while k < len(toks):
+            o = _body_open(toks, k)
+            if o is None:
+                k += 1
+                continue
+            c = cparse.match(toks, o)
+            tag = toks[k + 1].text if o == k + 2 else \
+                _declarator_after(toks, c)
+            if tag:
+                self._body(toks, path, o, c, tag)
+            k = c + 1
+
+    def _body(self, toks, path, o, c, tag):
+        """The members of the structure body toks[o..c], tagged @tag."""
+        mem = self.members.setdefault(tag, {})
+        a = j = o + 1
+        while j < c:
+            t = toks[j]
+            if t.kind == "pp" and a == j:
+                a = j = j + 1
+                continue
+            if t.text in ("(", "[", "{") and t.kind == "punct":
+                j = cparse.match(toks, j) + 1
+                continue
+            if t.text == ";":
+                self._member(toks, path, a, j, tag, mem)
+                a = j + 1
+            j += 1
+
+    def _member(self, toks, path, a, b, tag, mem):
+        """One member declaration, tokens [a, b) without its ';'."""
+        s = a
+        while s < b and toks[s].text in _QUALIFIERS:
+            s += 1
+        decls = analyse.parse_decl(toks, a, b, None)
+        o = _body_open(toks, s) if s < b else None
+        if o is not None:
+            inner = toks[s + 1].text if o == s + 2 else (
+                "%s.%s" % (tag, decls[0].name) if decls else tag)
+            self._body(toks, path, o, cparse.match(toks, o), inner)
+            for d in decls:
+                mem[d.name] = ("tag", inner)
+            return
+        typ = _spec_type(toks[a:b])
+        kind = self.lock_types.get(toks[s].text) if s < b else None
+        for d in decls:
+            mem[d.name] = typ
+            if kind:
+                self.cands.setdefault((kind, d.name), set()).add(tag)
+        for i in range(a, b):
+            if toks[i].text in self.lock_types:
+                self.owner[(path, i)] = tag
+
+    def _scan_top(self, f):
+        """Typedefs and globals: the file-scope declarations."""
+        toks = f.src.toks
+        bodies = {bo: bc for _, _, bo, bc in f.funcs}
+        s = j = 0
+        while j < len(toks):
+            t = toks[j]
+            if t.kind == "pp":
+                s = j = j + 1
+                continue
+            if t.text == "{" and j in bodies:
+                s = j = bodies[j] + 1
+                continue
+            if t.text in ("(", "[", "{") and t.kind == "punct":
+                j = cparse.match(toks, j) + 1
+                continue
+            if t.text == ";":
+                self._top_decl(toks, s, j)
+                s = j + 1
+            j += 1
+
+    def _top_decl(self, toks, a, b):
+        if a >= b:
+            return
+        typedef = toks[a].text == "typedef"
+        if typedef:
+            a += 1
+        decls = analyse.parse_decl(toks, a, b, None)
+        typ = _spec_type(toks[a:b], [d.name for d in decls])
+        for d in decls:
+            if re.match(r"\w+\s*\(", d.declarator):
+                continue  # a function prototype
+            if typedef:
+                if typ is not None and typ != ("alias", d.name):
+                    self.tdefs[d.name] = typ
+            else:
+                self.globals.setdefault(d.name, set()).add(typ)
+
+    # -- types of expressions ---------------------------------------------
+    def resolve(self, typ):
+        """The structure tag a type (from _spec_type) names, or None."""
+        for _ in range(16):
+            if typ is None or typ[0] == "tag":
+                return typ and typ[1]
+            typ = self.tdefs.get(typ[1])
+        return None
+
+    def global_type(self, name):
+        tags = {self.resolve(t) for t in self.globals.get(name, ())}
+        return tags.pop() if len(tags) == 1 else None
+
+    def type_of(self, ts, var_type):
+        """Structure tag of the expression tokens @ts, or None;
+        @var_type(name) gives the tag of a variable."""
+        ts = _strip(ts)
+        if not ts:
+            return None
+        if ts[0].text == "(":
+            close = _match(ts, 0)
+            if close is None:
+                return None
+            if close < len(ts) - 1 and \
+                    ts[close + 1].text not in ("(", "[", "->", "."):
+                return self.resolve(_spec_type(ts[1:close]))  # a cast
+        last = ts[-1]
+        if last.text == "]":
+            o = _match_back(ts, len(ts) - 1)
+            return self.type_of(ts[:o], var_type) if o else None
+        if last.kind != "id":
+            return None
+        if len(ts) == 1:
+            return var_type(last.text)
+        if ts[-2].text in (".", "->"):
+            tag = self.type_of(ts[:-2], var_type)
+            return self.resolve(self.members.get(tag, {}).get(last.text)) \
+                if tag else None
+        return None
+
+    def keys(self, ts, kind, var_type):
+        """(key names, field) for the lock expression tokens @ts: [name]
+        for a variable, ["TAG.field"] for a field whose structure is
+        known, every candidate structure's key (and the field name) when
+        it is not; [] when the expression names no lock."""
+        name = lock_key("".join(t.text for t in ts))
+        if name is None or not name.startswith("."):
+            return ([name] if name else []), None
+        field = name[1:]
+        cands = sorted(self.cands.get((kind, field), ()))
+        if not cands:
+            return [name], None
+        if len(cands) == 1:
+            return ["%s.%s" % (cands[0], field)], None
+        ts = _strip(ts)
+        while ts and ts[-1].text == "]":
+            ts = ts[:_match_back(ts, len(ts) - 1) or 0]
+        tag = self.type_of(ts[:-2], var_type) if len(ts) > 2 and \
+            ts[-2].text in (".", "->") else None
+        if tag in cands:
+            return ["%s.%s" % (tag, field)], None
+        return ["%s.%s" % (c, field) for c in cands], field
+
+
+def postfix_start(toks, k):
+    """Start of the member chain ending at the member name @k (a->b[i].k),
+    or None when nothing precedes the '.' (a designated initialiser)."""
+    j = k
+    while j >= 2 and toks[j - 1].text in (".", "->"):
+        i = j - 2
+        while i is not None and toks[i].text == "]":
+            i = _match_back(toks, i)
+            i = i - 1 if i else None
+        if i is None:
+            return None
+        if toks[i].text == ")":
+            o = _match_back(toks, i)
+            if o is None:
+                return None
+            call = o and toks[o - 1].kind == "id" and \
+                toks[o - 1].text not in _NOT_CALLS
+            j = o - 1 if call else o
+        elif toks[i].kind == "id":
+            j = i
+        else:
+            return None
+    return j if j < k else None
+
+
+def _body_open(toks, k):
+    """Index of '{' when toks[k] starts `struct [TAG] {`, else None."""
+    if toks[k].text not in ("struct", "union") or k + 2 >= len(toks):
+        return None
+    if toks[k + 1].text == "{":
+        return k + 1
+    if toks[k + 1].kind == "id" and toks[k + 2].text == "{":
+        return k + 2
+    return None
+
+
+def _declarator_after(toks, c):
+    """The first name declared after the '}' at @c (typedef or variable)."""
+    j = c + 1
+    while j < len(toks) and (toks[j].text in ("*",) + _QUALIFIERS or
+                             toks[j].text == "__attribute__"):
+        if toks[j].text == "__attribute__" and toks[j + 1].text == "(":
+            j = cparse.match(toks, j + 1)
+        j += 1
+    return toks[j].text if j < len(toks) and toks[j].kind == "id" else None
+
+
+def _spec_type(ts, names=()):
+    """The type a declaration specifier names: ("tag", TAG) for a
+    structure (an anonymous one takes the first declared name), ("alias",
+    NAME) for a typedef name, None for anything else."""
+    for i, t in enumerate(ts):
+        if t.text in ("struct", "union"):
+            if i + 1 < len(ts) and ts[i + 1].kind == "id":
+                return ("tag", ts[i + 1].text)
+            return ("tag", names[0]) if names else None
+        if t.text == "enum" or t.text in analyse._BASIC:
+            return None
+        if t.kind == "id" and t.text not in analyse._SPEC_WORDS:
+            return ("alias", t.text)
+    return None
+
+
+def _strip(ts):
+    """Drop leading & and *, and parentheses around the whole."""
+    while ts:
+        if ts[0].text in ("&", "*"):
+            ts = ts[1:]
+        elif ts[0].text == "(" and _match(ts, 0) == len(ts) - 1:
+            ts = ts[1:-1]
+        else:
+            break
+    return ts
+
+
+def _match(ts, i):
+    try:
+        return cparse.match(ts, i)
+    except cparse.ParseError:
+        return None
+
+
+def _match_back(ts, i):
+    """Index of the bracket opening the one that closes at @i, or None."""
+    pair = {")": "(", "]": "[", "}": "{"}
+    depth = 0
+    for j in range(i, -1, -1):
+        t = ts[j].text
+        if t in pair and ts[j].kind == "punct":
+            depth += 1
+        elif t in ("(", "[", "{") and ts[j].kind == "punct":
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
