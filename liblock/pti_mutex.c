@@ -261,6 +261,9 @@ void pti_mutex_after_fork(struct pti_obj *o)
 
 /* ---- the wrappers ------------------------------------------------------- */
 
+/* Each wrapper first sends liblock's own calls (pti_thread.inside) to
+ * glibc, before anything else: they are not counted in the report. */
+
 static int kind_of_attr(const pthread_mutexattr_t *attr)
 {
 	int type = PTHREAD_MUTEX_DEFAULT, pshared = PTHREAD_PROCESS_PRIVATE;
@@ -296,8 +299,10 @@ LL_API_EXPORT int pti_mutex_init(pthread_mutex_t *m,
 {
 	int kind, rc, err;
 
+	if (pti_thread.inside)
+		return pti_real()->mutex_init(m, attr);
 	pti_count(PTI_W_MUTEX_INIT);
-	if (pti_thread.inside || !pti_config()->replace)
+	if (!pti_config()->replace)
 		return pti_real()->mutex_init(m, attr);
 	kind = kind_of_attr(attr);
 	if (kind == PTI_POSIX && (rc = pti_real()->mutex_init(m, attr)) != 0)
@@ -313,9 +318,9 @@ LL_API_EXPORT int pti_mutex_destroy(pthread_mutex_t *m)
 {
 	int rc;
 
-	pti_count(PTI_W_MUTEX_DESTROY);
 	if (pti_thread.inside)
 		return pti_real()->mutex_destroy(m);
+	pti_count(PTI_W_MUTEX_DESTROY);
 	rc = pti_map_remove(PTI_MUTEXES, (uintptr_t)m, check_destroy, NULL);
 	if (rc != ENOENT)
 		return rc;
@@ -342,9 +347,9 @@ LL_API_EXPORT int pti_mutex_lock(pthread_mutex_t *m)
 	struct pti_obj *o;
 	int rc;
 
-	pti_count(PTI_W_MUTEX_LOCK);
 	if (ll_unlikely(pti_thread.inside))
 		return pti_real()->mutex_lock(m);
+	pti_count(PTI_W_MUTEX_LOCK);
 	o = pti_mutex_lookup(m);
 	if (ll_unlikely(!o || !o->fast))
 		return lock_slow(m, o);
@@ -365,8 +370,10 @@ LL_API_EXPORT int pti_mutex_trylock(pthread_mutex_t *m)
 {
 	struct pti_obj *o;
 
+	if (ll_unlikely(pti_thread.inside))
+		return pti_real()->mutex_trylock(m);
 	pti_count(PTI_W_MUTEX_TRYLOCK);
-	if (ll_unlikely(pti_thread.inside) || (o = pti_mutex_get(m)) == NULL)
+	if ((o = pti_mutex_get(m)) == NULL)
 		return pti_real()->mutex_trylock(m);
 	return pti_enter(o, PTI_HOW_TRY, -1, NULL);
 }
@@ -416,9 +423,9 @@ LL_API_EXPORT int pti_mutex_unlock(pthread_mutex_t *m)
 	uintptr_t prev;
 	int rc;
 
-	pti_count(PTI_W_MUTEX_UNLOCK);
 	if (ll_unlikely(pti_thread.inside))
 		return pti_real()->mutex_unlock(m);
+	pti_count(PTI_W_MUTEX_UNLOCK);
 	o = pti_mutex_lookup(m);
 	if (ll_unlikely(!o || !o->fast))
 		return unlock_slow(m, o);
@@ -438,8 +445,10 @@ LL_API_EXPORT int pti_mutex_timedlock(pthread_mutex_t *m,
 {
 	struct pti_obj *o;
 
+	if (ll_unlikely(pti_thread.inside))
+		return pti_real()->mutex_timedlock(m, abstime);
 	pti_count(PTI_W_MUTEX_TIMEDLOCK);
-	if (ll_unlikely(pti_thread.inside) || (o = pti_mutex_get(m)) == NULL)
+	if ((o = pti_mutex_get(m)) == NULL)
 		return pti_real()->mutex_timedlock(m, abstime);
 	if (!abstime)
 		return EINVAL;
@@ -454,8 +463,10 @@ LL_API_EXPORT int pti_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 {
 	struct pti_obj *o;
 
+	if (ll_unlikely(pti_thread.inside))
+		return pti_real()->mutex_clocklock(m, clock, abstime);
 	pti_count(PTI_W_MUTEX_CLOCKLOCK);
-	if (ll_unlikely(pti_thread.inside) || (o = pti_mutex_get(m)) == NULL)
+	if ((o = pti_mutex_get(m)) == NULL)
 		return pti_real()->mutex_clocklock(m, clock, abstime);
 	if (!abstime || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC))
 		return EINVAL;
