@@ -51,15 +51,17 @@ while [ $i -lt "$rounds" ]; do
 	done
 	i=$((i + 1))
 done >"$TMP/runs"
-# Medians, then each ratio to glibc's median in the same process state.
+# Medians (and the range of the rounds), then each ratio to glibc's median
+# in the same process state.
 sort -k1,1 -k2,2n "$TMP/runs" | awk '
 	{ v[$1, ++n[$1]] = $2 }
 	END {
 		for (k in n) med[k] = v[k, int((n[k] + 1) / 2)]
 		for (k in n) {
 			st = k ~ /-st$/ ? "st" : "mt"
-			printf "%-16s %6.1f ns  %4.2fx glibc\n", k, med[k],
-				med[k] / med["glibc-" st]
+			printf "%-16s %6.1f ns  %4.2fx glibc  (%.1f-%.1f)\n", k,
+				med[k], med[k] / med["glibc-" st], v[k, 1],
+				v[k, n[k]]
 		}
 	}' | sort
 echo "rounds: $rounds; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
