@@ -338,11 +338,12 @@ def _pp_dead(fi, body, t0, t1, env):
             stack[-1][0] = True
         elif word == "endif" and stack:
             _close_branch(stack.pop(), s, dead)
+        elif word in ("define", "undef"):
+            pass  # kept in place (X-macros); see rewrite._macro_locals
         else:
             raise Refused("#%s inside the section" % (word or "") if word
-                          in ("define", "undef", "include", "pragma", "error",
-                              "line") else "an #%s without its #if inside "
-                          "the section" % word)
+                          in ("include", "pragma", "error", "line") else
+                          "an #%s without its #if inside the section" % word)
     if stack:
         raise Refused("an #if inside the section ends after it")
     return dead
@@ -515,18 +516,20 @@ def variables(fi, sec, occ):
         assigned_first = k0 in tops and toks[k0 + 1].text == "="
         is_in = byptr or not assigned_first or (
             (d.init or d.is_param) and not outside)
+        is_out = not byptr and written and outside
         if name in sec.get("hidden", ()):
-            # Named inside a macro body: we cannot see reads or writes.
+            # Named inside a macro body: we cannot see its reads or writes
+            # there.  It goes in unless the section first assigns it, and
+            # out if the caller uses it afterwards.
             if byptr:
                 raise Refused("a macro in the section uses local '%s', "
                               "whose address is taken" % name)
-            is_in, is_out = True, outside
+            is_out = outside
         elif not outside and not byptr and not d.init and not d.is_param:
             # Only the section uses it: its value on entry is
             # indeterminate, so it becomes a local of the extracted
             # function (copying it in would read an uninitialised value).
             is_in = False
-        is_out = not byptr and written and outside
         out.append((d, byptr, is_in, is_out))
     return out
 
@@ -576,13 +579,19 @@ def _hoist(fi, sec, occ, in_region):
 
 def _in_assert(toks, k):
     """Whether token @k is inside the parentheses of assert(...)."""
+    return in_call_of(toks, k, ("assert",))
+
+
+def in_call_of(toks, k, names):
+    """Whether token @k is inside the parentheses of a call of one of
+    @names (outermost call of its statement included)."""
     depth = 0
     while k > 0 and toks[k].text not in (";", "{", "}"):
         k -= 1
         if toks[k].text == ")":
             depth += 1
         elif toks[k].text == "(":
-            if depth == 0 and toks[k - 1].text == "assert":
+            if depth == 0 and toks[k - 1].text in names:
                 return True
             depth = max(depth - 1, 0)
     return False

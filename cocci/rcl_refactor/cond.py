@@ -253,3 +253,34 @@ def _define(rest, state, env, out):
         out[name] = [cand]
     else:
         out.setdefault(name, []).append(cand)
+
+
+def conditions_at(text, line):
+    """The #if conditions in force at @line of @text (1-based), outermost
+    first, each as an #if expression: `#ifdef X` gives defined(X), the
+    #else of `#if A` gives !(A), an #elif B after #if A gives !(A) && (B).
+    Header guards count like any #ifndef."""
+    stack = []  # per open #if: [expressions of the branches seen]
+    for ln, word, rest in _directives(text):
+        if ln >= line:
+            break
+        if word == "if":
+            stack.append(["(%s)" % rest])
+        elif word in ("ifdef", "ifndef"):
+            name = rest.split()[0] if rest else "0"
+            stack.append(["%sdefined(%s)" % ("!" if word == "ifndef" else "",
+                                             name)])
+        elif word == "elif" and stack:
+            stack[-1].append("(%s)" % rest)
+        elif word == "else" and stack:
+            stack[-1].append(None)
+        elif word == "endif" and stack:
+            stack.pop()
+    out = []
+    for branches in stack:
+        *before, last = branches
+        parts = ["!%s" % b for b in before]
+        if last is not None:
+            parts.append(last)
+        out.append(" && ".join(parts))
+    return out

@@ -271,14 +271,18 @@ class Parser:
         return Stmt(kind, i, j)
 
     def _macro_stmt(self, i, limit):
-        """End of `NAME(...)` used as a statement without ';' (a macro
-        that supplies its own, like zstd's DEBUGLOG): the next token is on
-        a later line and starts a statement or closes the block.  Not
+        """End of `NAME(...)` or `NAME` used as a statement without ';' (a
+        macro that supplies its own, like zstd's DEBUGLOG): the next token
+        is on a later line and starts a statement or closes the block.  Not
         before '{': NAME(...) { ... } is a loop macro."""
         toks = self.toks
-        if toks[i].kind != "id" or self.text(i + 1) != "(":
+        if toks[i].kind != "id" or toks[i].text in _TYPE_WORDS or \
+                toks[i].text in self.typedefs:
             return None
-        close = match(toks, i + 1, self.src)
+        if self.text(i + 1) == "(":
+            close = match(toks, i + 1, self.src)
+        else:
+            close = i  # an object-like macro: memcached's X-macro lists
         nxt = close + 1
         if nxt >= limit:
             return close + 1 if nxt == limit and self.text(nxt) == "}" \

@@ -84,7 +84,7 @@ class _Plan:
     """How the section's locals travel: @vars are (Decl, byptr, in, out);
     temps are locals only the section uses (declared in the function)."""
 
-    def __init__(self, vars_, exit_decls):
+    def __init__(self, vars_, exit_decls, hidden):
         self.temps = [v[0] for v in vars_ if not v[2] and not v[3]]
         self.vars = [v for v in vars_ if v[2] or v[3]]
         # Declared inside the section, read after an early exit: written
@@ -96,6 +96,10 @@ class _Plan:
             d, byptr, is_in, is_out = self.vars[0]
             if is_in and not is_out and not byptr:
                 self.word = _word_kind(d)
+            # A local named inside a macro keeps its name and type: it
+            # cannot become (*x).
+            self.single = bool(self.word) or d.name not in hidden
+        if self.single:
             self.vars = [(d, not self.word, True, False)]
         self.byptr = {d.name for d, bp, _, _ in self.vars if bp}
         self.ins = [v for v in self.vars if v[2]]
@@ -112,7 +116,7 @@ def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
     blk = sec["block"]
     lock_s, unlock_s = blk.subs[sec["i"]], blk.subs[sec["j"]]
     ind = line_indent(text, toks[lock_s.t0].start)
-    plan = _Plan(vars_, sec["exit_decls"])
+    plan = _Plan(vars_, sec["exit_decls"], sec.get("hidden", ()))
     body = _body(fi, sec, plan, small_edits, ind)
     before = _function(fi, sec, plan, names, body, lockname)
     repl = _call(fi, sec, plan, names, small_edits, exec_text, ind)
@@ -197,6 +201,9 @@ def _function(fi, sec, plan, names, body, lockname):
     g += ["static void *%s(void *rcl_arg)" % fn, "{"]
     g += _prologue(plan, un)
     g += ["\t%s;" % d.text(d.name) for d in plan.temps]
+    g += ["\t(void)%s; /* read in macro arguments only */" % d.name
+          for d, bp, is_in, _ in plan.vars if is_in and not bp and
+          d.name in sec.get("macro_args_only", ())]
     has_exit = bool(sec["exits"])
     if has_exit:
         g.append("\tuintptr_t rcl_exit = 0;")

@@ -263,6 +263,9 @@ class Program:
                 continue
             if toks[k + 1].text != "(":
                 continue
+            if toks[k - 1].kind == "id" and toks[k - 1].text not in (
+                    "return", "else", "do", "case") or toks[k - 1].text == "*":
+                continue  # a declaration: void STATS_LOCK(void);
             if t.text in self.fns and not self._in_wrapper(f, k):
                 close = cparse.match(toks, k + 1)
                 lf = self.fns[t.text]

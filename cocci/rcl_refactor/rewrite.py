@@ -4,10 +4,12 @@ sections, rewrite declarations, initialisers and condition calls, and
 produce the new text of every file."""
 import re
 
-from . import analyse, extract, find, lift
+from . import analyse, cond, extract, find, lift
 
 
 NOT_SELECTED = "not selected by --locks"
+VARARGS = ("va_start", "va_arg", "va_end", "va_copy", "__builtin_va_start",
+           "__builtin_va_arg", "__builtin_va_end", "__builtin_va_copy")
 
 
 def discover(prog):
@@ -163,12 +165,21 @@ def _analyse(prog, sec, selection):
             t = fi.src.toks[k]
             if any(a <= k < b for a, b in dead):
                 continue
+            if t.kind == "id" and t.text in VARARGS:
+                raise analyse.Refused("%s() in the section (the variadic "
+                                      "arguments are the caller's)" % t.text)
             if t.kind == "id" and t.text in prog.thread_locals and \
                     not any(n == t.text and kk == k for n, kk in occ):
                 raise analyse.Refused("thread-local variable '%s' in the "
                                       "section" % t.text)
         sec.shape["hidden"] = _macro_locals(prog, fi, sec.shape, occ)
         sec.vars = analyse.variables(fi, sec.shape, occ)
+        # Inputs read only as macro arguments (memcached's dtrace probes,
+        # empty without dtrace) would be unused in the extracted function.
+        sec.shape["macro_args_only"] = {
+            d.name for d, _, is_in, _ in sec.vars if is_in and all(
+                analyse.in_call_of(toks, k, prog.macros) for n, k in occ
+                if n == d.name and sec.shape["t0"] <= k < sec.shape["t1"])}
         occset = set(occ)
         sec.shape["is_local_occ"] = lambda name, k: (name, k) in occset
     except analyse.Refused as e:
@@ -177,28 +188,61 @@ def _analyse(prog, sec, selection):
 
 def _macro_locals(prog, fi, shape, occ):
     """Locals that macros used in the section name in their bodies
-    (memcached's APPEND_STAT uses the caller's add_stats and c): Coccinelle
-    does not see them, so they are added as occurrences at the macro."""
+    (memcached's APPEND_STAT uses the caller's add_stats and c), through
+    macros of macros and the #defines of the section itself (memcached's
+    X-macros: THREAD_STATS_FIELDS expands X, defined just before):
+    Coccinelle does not see them, so they are added as occurrences at the
+    macro."""
     toks = fi.src.toks
     lock_t0 = shape["block"].subs[shape["i"]].t0
+    local = {}  # name -> the definition the section has made last
     hidden = set()
     for k in range(shape["t0"], shape["t1"]):
         t = toks[k]
-        if t.kind != "id" or t.text not in prog.macros or \
-                t.text in prog.fns or any(a <= k < b for a, b in
-                                          shape["dead"]):
+        m = re.match(r"#\s*(define|undef)\s+(\w+)(?:\(([^)]*)\))?(.*)",
+                     t.text, re.S) if t.kind == "pp" else None
+        if m:
+            local[m.group(2)] = ([p.strip() for p in (m.group(3) or "").
+                                  split(",")], m.group(4)) \
+                if m.group(1) == "define" else None
             continue
-        params, body = prog.macros[t.text]
+        if t.kind != "id" or t.text in prog.fns or \
+                t.text not in prog.macros and not local.get(t.text) or \
+                any(a <= k < b for a, b in shape["dead"]):
+            continue
+        for name in _macro_names(prog, local, t.text):
+            if analyse._visible_decl(fi, name, lock_t0) is not None:
+                hidden.add(name)
+                occ.append((name, k))
+    return hidden
+
+
+def _macro_names(prog, local, name):
+    """The identifiers the expansion of macro @name contains, with the
+    definitions @local (of the section, None: #undef) made before."""
+    seen, todo, out = set(), [name], set()
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        d = local[n] if n in local else prog.macros.get(n)
+        if d is None:
+            continue  # #undef'd in the section: a plain name again
+        params, body = d
         try:
             btoks = find.cparse.lex(body.replace("\\\n", " "))
         except find.cparse.ParseError:
             continue
         for b in btoks:
-            if b.kind == "id" and b.text not in params and \
-                    analyse._visible_decl(fi, b.text, lock_t0) is not None:
-                hidden.add(b.text)
-                occ.append((b.text, k))
-    return hidden
+            if b.kind != "id" or b.text in params:
+                continue
+            if local.get(b.text) or (b.text in prog.macros and
+                                     b.text not in local):
+                todo.append(b.text)
+            else:
+                out.add(b.text)
+    return out
 
 
 def decide(prog):
@@ -468,7 +512,8 @@ def sections(prog, helpers):
                     f.dead = getattr(f, "dead", {})
                     f.dead.setdefault((fi.ni, d.stmt), []).append(d)
             start = def_start(f, fi)
-            f.before.setdefault(start, []).append(before + "\n")
+            f.before.setdefault(start, []).append(
+                _same_conditions(f, start, sec.tok, before) + "\n")
             f.needs_include = True
             f.needs_config = True
     for f in prog.files:
@@ -479,6 +524,19 @@ def sections(prog, helpers):
         for nm in sorted(names):
             proto, hf, static = helpers[nm]
             f.protos = getattr(f, "protos", []) + [proto + ";"]
+
+
+def _same_conditions(f, start, k, text):
+    """@text (placed at offset @start) under the #if conditions that the
+    section at token @k is in and @start is not: memcached compiles its
+    TLS sections only #ifdef TLS."""
+    outer = cond.conditions_at(f.src.text, f.src.line_of(start))
+    inner = cond.conditions_at(f.src.text, f.line(k))
+    extra = inner[len(outer):] if inner[:len(outer)] == outer else inner
+    if not extra:
+        return text
+    return "#if %s\n%s#endif\n" % (" && ".join(
+        c if len(extra) == 1 else "(%s)" % c for c in extra), text)
 
 
 def unlift(prog):
