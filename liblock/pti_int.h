@@ -177,7 +177,12 @@ int pti_map_remove(enum pti_table t, uintptr_t key,
 /* Bumped (release) after every record leaves a table (destroy, re-init)
  * and in each fork child: the per-thread caches below drop everything
  * filled under an older value. */
-extern _Atomic uint64_t pti_map_epoch LL_HIDDEN;
+struct pti_epoch {
+	_Atomic uint64_t value; /* read by every cached lookup */
+} LL_ALIGNED;
+static_assert(sizeof(struct pti_epoch) == LL_CACHELINE,
+	      "a line of its own: map writers' other stores stay off it");
+extern struct pti_epoch pti_map_epoch LL_HIDDEN;
 void pti_map_epoch_bump(void) LL_HIDDEN;
 
 /* ---- per-thread lookup cache (pti_mutex.c) -------------------------------
@@ -226,7 +231,7 @@ static inline struct pti_obj *pti_mutex_lookup(pthread_mutex_t *m)
 	 * by coherence (above); one racing with it is the program's bug */
 	if (ll_likely(pti_thread.cache.e[i].key == key &&
 		      pti_thread.cache.epoch ==
-			      atomic_load_explicit(&pti_map_epoch,
+			      atomic_load_explicit(&pti_map_epoch.value,
 						   memory_order_relaxed)))
 		return pti_thread.cache.e[i].obj;
 	return pti_mutex_lookup_slow(m);

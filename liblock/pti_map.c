@@ -48,8 +48,7 @@ struct pti_bucket {
 };
 
 static struct pti_bucket tables[2][PTI_NBUCKETS];
-/* Read by every cached lookup, written by removals only: its own line. */
-_Atomic uint64_t pti_map_epoch LL_ALIGNED;
+struct pti_epoch pti_map_epoch;
 static pthread_mutex_t writer = PTHREAD_MUTEX_INITIALIZER;
 static struct pti_obj *free_list; /* under writer */
 
@@ -195,11 +194,13 @@ static void obj_free(struct pti_obj *o)
 /* Writers only (or the single thread of a fork child). */
 void pti_map_epoch_bump(void)
 {
-	uint64_t e = atomic_load_explicit(&pti_map_epoch, memory_order_relaxed);
+	uint64_t e = atomic_load_explicit(&pti_map_epoch.value,
+					  memory_order_relaxed);
 
 	/* release: pairs with the acquire in pti_mutex_lookup_slow(): a
 	 * cache filled under the new value sees the unlink before it */
-	atomic_store_explicit(&pti_map_epoch, e + 1, memory_order_release);
+	atomic_store_explicit(&pti_map_epoch.value, e + 1,
+			      memory_order_release);
 }
 
 static void unlink_locked(struct pti_bucket *b, _Atomic(struct pti_obj *) *link,

@@ -221,8 +221,8 @@ struct pti_obj *pti_mutex_lookup_slow(pthread_mutex_t *m)
 	 * read below is at least as new as the epoch the entry is filed
 	 * under.  Read before the map, so a removal after the read makes
 	 * the entry stale at once. */
-	uint64_t epoch =
-		atomic_load_explicit(&pti_map_epoch, memory_order_acquire);
+	uint64_t epoch = atomic_load_explicit(&pti_map_epoch.value,
+					      memory_order_acquire);
 	unsigned int i = pti_tcache_slot((uintptr_t)m);
 	struct pti_obj *o;
 
