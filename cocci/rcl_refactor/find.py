@@ -83,22 +83,14 @@ def pthread_api(macros):
     """{name: ApiCall} for the pthread functions and the function-like
     macros (MACROS as in add_macros) that expand to one call of them."""
     api = {n: ApiCall(n, n) for n in MUTEX_API + COND_API}
-    changed = True
-    while changed:
-        changed = False
-        for name, cands in macros.items():
-            if name in api:
-                continue
-            for params, body in cands if isinstance(cands, list) else \
-                    [cands]:
-                m = _CALL_BODY.match(body)
-                inner = api.get(m.group(1)) if m else None
-                args = inner.args(_split_text_args(m.group(2))) \
-                    if inner else None
-                if args is not None:
-                    api[name] = ApiCall(name, inner.target, params, args)
-                    changed = True
-                    break
+
+    def resolve(name, params, body):
+        m = _CALL_BODY.match(body)
+        inner = api.get(m.group(1)) if m else None
+        args = inner.args(_split_text_args(m.group(2))) if inner else None
+        return None if args is None else ApiCall(name, inner.target, params,
+                                                 args)
+    _fixpoint(api, macros, resolve)
     return api
 
 
@@ -206,19 +198,25 @@ _CALL_BODY = re.compile(
 def add_macros(fns, macros):
     """Add macros whose body is one call to a known lock function.
     MACROS maps a name to its (params, body) or to a list of candidate
-    definitions (cond.scan): the first that resolves wins.  Iterates so
-    that macros of macros resolve."""
+    definitions (cond.scan): the first that resolves wins."""
+    _fixpoint(fns, macros, lambda name, params, body:
+              _macro_fn(fns, name, params, body))
+
+
+def _fixpoint(table, macros, resolve):
+    """Add to @table each macro of @macros that @resolve(name, params,
+    body) maps to an entry, until nothing changes (macros of macros)."""
     changed = True
     while changed:
         changed = False
         for name, cands in macros.items():
-            if name in fns:
+            if name in table:
                 continue
             for params, body in cands if isinstance(cands, list) else \
                     [cands]:
-                fn = _macro_fn(fns, name, params, body)
-                if fn:
-                    fns[name] = fn
+                entry = resolve(name, params, body)
+                if entry:
+                    table[name] = entry
                     changed = True
                     break
 
