@@ -149,8 +149,10 @@ LL_API_EXPORT int pti_cond_init(pthread_cond_t *c,
 	clockid_t clock = CLOCK_REALTIME;
 	int pshared = PTHREAD_PROCESS_PRIVATE, rc, err;
 
+	if (pti_thread.inside)
+		return pti_real()->cond_init(c, attr);
 	pti_count(PTI_W_COND_INIT);
-	if (pti_thread.inside || !pti_config()->replace)
+	if (!pti_config()->replace)
 		return pti_real()->cond_init(c, attr);
 	if (attr && (pthread_condattr_getclock(attr, &clock) != 0 ||
 		     pthread_condattr_getpshared(attr, &pshared) != 0))
@@ -185,9 +187,9 @@ LL_API_EXPORT int pti_cond_destroy(pthread_cond_t *c)
 {
 	int rc;
 
-	pti_count(PTI_W_COND_DESTROY);
 	if (pti_thread.inside)
 		return pti_real()->cond_destroy(c);
+	pti_count(PTI_W_COND_DESTROY);
 	rc = pti_map_remove(PTI_CONDS, (uintptr_t)c, check_cond_destroy, NULL);
 	if (rc != ENOENT)
 		return rc;
@@ -201,9 +203,9 @@ PTI_EXPORT_OLD(pti_cond_destroy, pti_cond_destroy_225, pthread_cond_destroy,
 
 LL_API_EXPORT int pti_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-	pti_count(PTI_W_COND_WAIT);
 	if (pti_thread.inside)
 		return pti_real()->cond_wait(c, m);
+	pti_count(PTI_W_COND_WAIT);
 	return wait_common(c, m, -1, NULL);
 }
 PTI_EXPORT(pti_cond_wait, pthread_cond_wait, "GLIBC_2.3.2");
@@ -213,9 +215,9 @@ PTI_EXPORT_OLD(pti_cond_wait, pti_cond_wait_225, pthread_cond_wait,
 LL_API_EXPORT int pti_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 				     const struct timespec *abstime)
 {
-	pti_count(PTI_W_COND_TIMEDWAIT);
 	if (pti_thread.inside)
 		return pti_real()->cond_timedwait(c, m, abstime);
+	pti_count(PTI_W_COND_TIMEDWAIT);
 	if (!abstime)
 		return EINVAL;
 	return wait_common(c, m, -1, abstime);
@@ -228,9 +230,9 @@ LL_API_EXPORT int pti_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
 				     clockid_t clock,
 				     const struct timespec *abstime)
 {
-	pti_count(PTI_W_COND_CLOCKWAIT);
 	if (pti_thread.inside)
 		return pti_real()->cond_clockwait(c, m, clock, abstime);
+	pti_count(PTI_W_COND_CLOCKWAIT);
 	if (!abstime || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC))
 		return EINVAL;
 	return wait_common(c, m, (int)clock, abstime);
@@ -263,9 +265,9 @@ static int cond_wake(pthread_cond_t *c, int n)
 
 LL_API_EXPORT int pti_cond_signal(pthread_cond_t *c)
 {
-	pti_count(PTI_W_COND_SIGNAL);
 	if (pti_thread.inside)
 		return pti_real()->cond_signal(c);
+	pti_count(PTI_W_COND_SIGNAL);
 	return cond_wake(c, 1);
 }
 PTI_EXPORT(pti_cond_signal, pthread_cond_signal, "GLIBC_2.3.2");
@@ -274,9 +276,9 @@ PTI_EXPORT_OLD(pti_cond_signal, pti_cond_signal_225, pthread_cond_signal,
 
 LL_API_EXPORT int pti_cond_broadcast(pthread_cond_t *c)
 {
-	pti_count(PTI_W_COND_BROADCAST);
 	if (pti_thread.inside)
 		return pti_real()->cond_broadcast(c);
+	pti_count(PTI_W_COND_BROADCAST);
 	return cond_wake(c, INT_MAX);
 }
 PTI_EXPORT(pti_cond_broadcast, pthread_cond_broadcast, "GLIBC_2.3.2");
