@@ -174,9 +174,9 @@ struct pti_obj *pti_map_add(enum pti_table t, uintptr_t key, pti_make_fn make,
 int pti_map_remove(enum pti_table t, uintptr_t key,
 		   int (*check)(struct pti_obj *), pti_drop_fn drop) LL_HIDDEN;
 
-/* Bumped (release) after every record leaves a table (destroy, re-init)
- * and in each fork child: the per-thread caches below drop everything
- * filled under an older value. */
+/* Bumped (release) after every mutex record leaves the map (destroy,
+ * re-init) and in each fork child: the per-thread caches below drop
+ * everything filled under an older value. */
 struct pti_epoch {
 	_Atomic uint64_t value; /* read by every cached lookup */
 } LL_ALIGNED;

@@ -203,8 +203,8 @@ void pti_map_epoch_bump(void)
 			      memory_order_release);
 }
 
-static void unlink_locked(struct pti_bucket *b, _Atomic(struct pti_obj *) *link,
-			  struct pti_obj *o)
+static void unlink_locked(enum pti_table t, struct pti_bucket *b,
+			  _Atomic(struct pti_obj *) *link, struct pti_obj *o)
 {
 	write_begin(b);
 	/* release: see walk() */
@@ -212,9 +212,10 @@ static void unlink_locked(struct pti_bucket *b, _Atomic(struct pti_obj *) *link,
 		link, atomic_load_explicit(&o->next, memory_order_relaxed),
 		memory_order_release);
 	write_end(b);
-	/* from here on, every cache entry naming @o is stale: obj_free()
-	 * may recycle it */
-	pti_map_epoch_bump();
+	/* From here on, every cache entry naming @o is stale: obj_free()
+	 * may recycle it.  Only mutex records are cached. */
+	if (t == PTI_MUTEXES)
+		pti_map_epoch_bump();
 }
 
 /* Reentrant for its holder: fork handlers registered after ours run with
@@ -248,10 +249,11 @@ void pti_map_writer_unlock(void)
 	pti_real()->mutex_unlock(&writer);
 }
 
-static struct pti_obj *add_locked(struct pti_bucket *b, uintptr_t key,
+static struct pti_obj *add_locked(enum pti_table t, uintptr_t key,
 				  pti_make_fn make, void *arg, bool replace,
 				  pti_drop_fn drop, int *err)
 {
+	struct pti_bucket *b = bucket_of(t, key);
 	_Atomic(struct pti_obj *) *link;
 	struct pti_obj *old = find_locked(b, key, &link), *o;
 	int rc;
@@ -268,7 +270,7 @@ static struct pti_obj *add_locked(struct pti_bucket *b, uintptr_t key,
 		return NULL;
 	}
 	if (old) {
-		unlink_locked(b, link, old);
+		unlink_locked(t, b, link, old);
 		if (drop)
 			drop(old);
 		obj_free(old);
@@ -289,7 +291,7 @@ struct pti_obj *pti_map_add(enum pti_table t, uintptr_t key, pti_make_fn make,
 	struct pti_obj *o;
 
 	pti_map_writer_lock();
-	o = add_locked(bucket_of(t, key), key, make, arg, replace, drop, err);
+	o = add_locked(t, key, make, arg, replace, drop, err);
 	pti_map_writer_unlock();
 	return o;
 }
@@ -305,7 +307,7 @@ int pti_map_remove(enum pti_table t, uintptr_t key,
 	pti_map_writer_lock();
 	o = find_locked(b, key, &link);
 	if (o && (rc = check ? check(o) : 0) == 0) {
-		unlink_locked(b, link, o);
+		unlink_locked(t, b, link, o);
 		if (drop)
 			drop(o);
 		obj_free(o);
