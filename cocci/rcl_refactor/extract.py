@@ -12,6 +12,8 @@ Layout of the generated code (one per section):
             T r = { 0 };
             uintptr_t rcl_exit = 0;
             ... the section; an early exit -> rcl_exit = K; goto rcl_done;
+                (after rcl_ctx->out.v = v; for a v declared in the
+                section that the code of exit K reads)
     rcl_done:
             rcl_ctx->out.r = r;          then outputs written last.
             return (void *)rcl_exit;
