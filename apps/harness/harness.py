@@ -226,10 +226,14 @@ def refactor(ctx, app, tree, profile):
         ctx.note("  " + line.strip()[:300])
     for reason, n in sorted(counts.items(), key=lambda x: -x[1]):
         ctx.note("  refused %d: %s" % (n, reason))
-    changed = subprocess.run(["diff", "-rq", os.path.join(ctx.work,
-                                                          "pristine"), tree],
-                             capture_output=True, text=True).stdout
-    ctx.note("  files changed: %d" % changed.count("differ"))
+    # The files rcl-refactor rewrote, headers included (the app's
+    # configure may rewrite others): each now includes <liblock.h>.
+    diff = subprocess.run(["diff", "-rq", os.path.join(ctx.work, "pristine"),
+                           tree], capture_output=True, text=True).stdout
+    changed = [m for m in re.findall(r"^Files .* and (.*) differ$", diff,
+                                     re.M)
+               if "#include <liblock.h>" in open(m, errors="replace").read()]
+    ctx.note("  files changed: %d" % len(changed))
     rcl_locks = []
     for conf in glob.glob(os.path.join(tree, "**", "rcl-config.h"),
                           recursive=True):
