@@ -150,11 +150,12 @@ RCL_ENTRY = re.compile(r"^/\* (\S+): (\S+), [^\n]*?(\d+) section\(s\)"
 REFUSED = re.compile(r"^(\S+?:\d+): not transformed: (.*)$", re.M)
 
 
-def select_locks(ctx, app, profile):
+def select_locks(ctx, app, profile, tree):
     """The profile rcl-refactor gets: rcl-prof's own when it recommends
     RCL for some lock; otherwise (a small machine rarely makes a real
     server lock-bound) a copy keeping only the app.TOP_FALLBACK
-    top-ranked locks, marked so, and the report says it."""
+    top-ranked locks of the files it refactors (once each), marked so,
+    and the report says it."""
     with open(profile) as f:
         prof = json.load(f)
     locks = prof.get("locks") or []
@@ -164,7 +165,16 @@ def select_locks(ctx, app, profile):
         ctx.note("locks: %d recommended by rcl-prof: %s" % (
             len(rec), ", ".join(lk.get("name", "?") for lk in rec)))
         return profile
-    top = locks[:app.TOP_FALLBACK]
+    ours = {os.path.basename(f) for f in app.lock_files(tree)}
+    top, seen = [], set()
+    for lk in locks:
+        name = lk.get("name", "?")
+        site = re.match(r"([^\s:]+\.[ch]):\d+ ", name)
+        if name in seen or (site and site.group(1) not in ours):
+            continue  # a site in a file rcl-refactor is not given
+        seen.add(name)
+        top.append(lk)
+    top = top[:app.TOP_FALLBACK]
     if not top:
         raise StepError("rcl-prof recorded no lock in %s" % app.name)
     ctx.note("locks: none reaches rcl-prof's 'RCL recommended' threshold "
@@ -303,7 +313,7 @@ def main():
         app.prepare(tree, dict(os.environ))
         if os.path.exists(os.path.join(ctx.work, "refactor.log")):
             os.unlink(os.path.join(ctx.work, "refactor.log"))
-        if not refactor(ctx, app, tree, select_locks(ctx, app, profile)):
+        if not refactor(ctx, app, tree, select_locks(ctx, app, profile, tree)):
             # The hot locks were all refused: still run the app's tests on
             # RCL with every lock the tool can prove safe, and say so.
             ctx.note("locks: no section of the selected locks was "
