@@ -85,7 +85,7 @@ def pthread_api(macros):
     api = {n: ApiCall(n, n) for n in MUTEX_API + COND_API}
 
     def resolve(name, params, body):
-        m = _CALL_BODY.match(body)
+        m = _one_call(body)
         inner = api.get(m.group(1)) if m else None
         args = inner.args(_split_text_args(m.group(2))) if inner else None
         return None if args is None else ApiCall(name, inner.target, params,
@@ -221,8 +221,24 @@ def _fixpoint(table, macros, resolve):
                     break
 
 
-def _macro_fn(fns, name, params, body):
+def _one_call(body):
+    """The match of _CALL_BODY when @body is one call (its '(' closes at
+    the end), not `f(a); if (x) g(b)` as in c-blosc's WAIT_INIT."""
     m = _CALL_BODY.match(body)
+    if not m:
+        return None
+    try:
+        toks = cparse.lex("(" + m.group(2) + ")")
+    except cparse.ParseError:
+        return None
+    try:
+        return m if cparse.match(toks, 0) == len(toks) - 1 else None
+    except cparse.ParseError:
+        return None
+
+
+def _macro_fn(fns, name, params, body):
+    m = _one_call(body)
     if not m or m.group(1) not in fns:
         return None
     inner = fns[m.group(1)]
