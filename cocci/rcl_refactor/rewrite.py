@@ -366,9 +366,18 @@ def small_edits(prog, selection):
                 close = find.cparse.match(toks, k + 1)
                 attr = "&(liblock_attr_t){ %s_ALGO, %s_SERVER, 0 }" % (
                     macro, macro)
-                args = _api_args(prog, toks, k)
-                f.edits.append((toks[k].start, toks[close].end,
-                                "liblock_init(%s, %s)" % (args[0], attr)))
+                raw = find.cparse.split_args(toks, k + 1, close)
+                if prog.api[toks[k].text].identity and len(raw) == 2:
+                    # Only the name and the attribute change: other edits
+                    # inside the first argument still apply.
+                    a, b = raw[1]
+                    f.edits.append((toks[k].start, toks[k].end,
+                                    "liblock_init"))
+                    f.edits.append((toks[a].start, toks[b - 1].end, attr))
+                else:  # a macro that supplies the attribute itself
+                    f.edits.append((toks[k].start, toks[close].end,
+                                    "liblock_init(%s, %s)" % (
+                                        _api_args(prog, toks, k)[0], attr)))
     for f in prog.files:
         _call_renames(prog, f)
     return entries
