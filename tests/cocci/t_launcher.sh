@@ -31,6 +31,13 @@ grep -q "1 section(s) found, 1 transformed" log || { cat log; fail "summary"; }
 grep -q "liblock_exec(&mu" out/c.c || fail "section not converted"
 [ -f out/rcl-config.h ] || fail "no rcl-config.h"
 
+# Every module of the driver is installed (and distributed): an
+# installed rcl-refactor must not miss one the source tree has.
+for py in "$top_srcdir"/cocci/rcl_refactor/*.py; do
+	grep -q "rcl_refactor/$(basename "$py")" "$top_srcdir/cocci/Makefile.am" ||
+		fail "cocci/Makefile.am does not install $(basename "$py")"
+done
+
 # Through a symbolic link (a bin/ of links to the build tree).
 ln -s "$RCLR" rclr-link
 ./rclr-link --help >log 2>&1 || { cat log; fail "--help through a link"; }
