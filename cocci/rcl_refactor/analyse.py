@@ -248,8 +248,7 @@ def shape(fi, lock_s, fns, is_selected, api, ppenv):
     t0 = body[0].t0 if body else blk.subs[j].t0
     t1 = body[-1].t1 if body else t0
     sec = {"f": f, "ident": ident, "block": blk, "i": i, "j": j,
-           "t0": t0, "t1": t1, "exits": [], "conds": [], "exit_vars": [],
-           "exit_decls": {}}
+           "t0": t0, "t1": t1, "exits": [], "conds": [], "exit_vars": []}
     tops = {s.t0 for s in body}
     internal = {d.name for d in fi.decls if d.t0 >= t0 and d.t0 < t1 and
                 not (d.block is blk and d.stmt[0] in tops)}
@@ -407,8 +406,8 @@ def _exit_vars(fi, u, cont, internal, sec):
                     if toks[k].text == name):
             raise Refused("code after an early unlock uses '%s', declared "
                           "inside the section" % name)
-        other = sec["exit_decls"].setdefault(name, d)
-        if other is not d:
+        if any(o.name == name and o is not d
+               for ds in sec["exit_vars"] for o in ds):
             raise Refused("early exits use two variables named '%s'" % name)
         out.append(d)
     return out
@@ -572,14 +571,10 @@ def _hoist(fi, sec, occ, in_region):
                           "is used after it" % d.name)
         d.hoist = tops[d.stmt[0]]
         # Read after the section only by assert(): unused under NDEBUG.
-        d.only_asserted = all(_in_assert(toks, k) for k in after)
+        d.only_asserted = all(in_call_of(toks, k, ("assert",))
+                              for k in after)
         out.append((d, False, False, True))
     return out
-
-
-def _in_assert(toks, k):
-    """Whether token @k is inside the parentheses of assert(...)."""
-    return in_call_of(toks, k, ("assert",))
 
 
 def in_call_of(toks, k, names):

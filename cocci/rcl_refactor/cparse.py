@@ -284,9 +284,8 @@ class Parser:
         else:
             close = i  # an object-like macro: memcached's X-macro lists
         nxt = close + 1
-        if nxt >= limit:
-            return close + 1 if nxt == limit and self.text(nxt) == "}" \
-                else None
+        if nxt == limit:
+            return nxt  # the block's '}' follows
         t = toks[nxt]
         if not (t.kind in ("id", "pp") or t.text == "}"):
             return None

@@ -86,12 +86,13 @@ class _Plan:
     """How the section's locals travel: @vars are (Decl, byptr, in, out);
     temps are locals only the section uses (declared in the function)."""
 
-    def __init__(self, vars_, exit_decls, hidden):
+    def __init__(self, vars_, exit_vars, hidden):
         self.temps = [v[0] for v in vars_ if not v[2] and not v[3]]
         self.vars = [v for v in vars_ if v[2] or v[3]]
         # Declared inside the section, read after an early exit: written
         # to rcl_ctx->out at that exit only.
-        self.exit_outs = list(exit_decls.values())
+        self.exit_outs = list({d.name: d for ds in exit_vars
+                               for d in ds}.values())
         self.single = len(self.vars) == 1 and not self.exit_outs
         self.word = None
         if self.single:
@@ -118,7 +119,7 @@ def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
     blk = sec["block"]
     lock_s, unlock_s = blk.subs[sec["i"]], blk.subs[sec["j"]]
     ind = line_indent(text, toks[lock_s.t0].start)
-    plan = _Plan(vars_, sec["exit_decls"], sec.get("hidden", ()))
+    plan = _Plan(vars_, sec["exit_vars"], sec.get("hidden", ()))
     body = _body(fi, sec, plan, small_edits, ind)
     before = _function(fi, sec, plan, names, body, lockname)
     repl = _call(fi, sec, plan, names, small_edits, exec_text, ind)
