@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The list of algorithms.  Adding one: write liblock/NAME.c exporting
- * `const struct ll_ops ll_NAME_ops`, declare it here, add it to ll_ops_all
- * (listing order: blocking, spin, queue, combining, delegation), and to
- * liblock/Makefile.am.  The shared stress test picks it up by itself.
+ * The list of algorithms.  Adding one: write liblock/algorithms/NAME.c
+ * exporting `const struct ll_ops ll_NAME_ops`, declare it here, add it to
+ * ll_ops_all (listing order: blocking, spin, queue, combining, delegation),
+ * and to liblock/Makefile.am.  The shared stress test picks it up by itself.
  */
 #include "ll_int.h"
 
@@ -15,7 +15,7 @@ extern const struct ll_ops ll_spinlock_ops;
  * a library built from liblock alone sees NULL here, which ends the list,
  * so rcl must stay the last entry. */
 extern const struct ll_ops ll_rcl_ops __attribute__((weak));
-/* spin and queue locks (liblock/queue.am) */
+/* spin and queue locks */
 extern const struct ll_ops ll_ttas_ops;
 extern const struct ll_ops ll_backoff_ops;
 extern const struct ll_ops ll_ticket_ops;
@@ -25,7 +25,7 @@ extern const struct ll_ops ll_mcs_stp_ops;
 extern const struct ll_ops ll_clh_ops;
 extern const struct ll_ops ll_clh_stp_ops;
 extern const struct ll_ops ll_mcstp_ops;
-/* the rest of LiTL's zoo (liblock/zoo.am) */
+/* the rest of LiTL's zoo */
 extern const struct ll_ops ll_posix_adaptive_ops;
 extern const struct ll_ops ll_mutexee_ops;
 extern const struct ll_ops ll_partitioned_ops;
@@ -39,7 +39,7 @@ extern const struct ll_ops ll_hmcs_ops;
 extern const struct ll_ops ll_ahmcs_ops;
 extern const struct ll_ops ll_malthusian_ops;
 extern const struct ll_ops ll_malthusian_stp_ops;
-/* combining locks (liblock/combining.am) */
+/* combining locks */
 extern const struct ll_ops ll_fc_ops;
 extern const struct ll_ops ll_ccsynch_ops;
 extern const struct ll_ops ll_dsmsynch_ops;

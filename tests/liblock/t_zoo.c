@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Algorithm-specific tests for the zoo (liblock/zoo.am): what the shared
- * stress suite cannot see.
+ * Algorithm-specific tests for the rest of LiTL's zoo (liblock/algorithms/):
+ * what the shared stress suite cannot see.
  *
  *  - NUMA-aware locks on a pretend multi-node machine (zoo_topo_fake):
  *    the test machines have one node, so without this the cross-node
