@@ -2,7 +2,7 @@
 # Sourced by the preload tests (run from the build's tests/ directory).
 set -u
 : "${top_builddir:=..}"
-RCL_RUN=$top_builddir/liblock/rcl-run
+RCL_RUN=$top_builddir/liblock/interpose/rcl-run
 PT_WORK=./preload/pt_work
 PT_PROC=./preload/pt_proc
 PT_AFORK=./preload/pt_afork

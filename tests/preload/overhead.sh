@@ -44,7 +44,7 @@ while [ $i -lt "$rounds" ]; do
 	one glibc
 	for a in "$@"; do
 		one "$a" LIBLOCK_LOCK="$a" \
-			LD_PRELOAD="$top_builddir/liblock/.libs/librclrun.so"
+			LD_PRELOAD="$top_builddir/liblock/interpose/.libs/librclrun.so"
 		[ -z "$old" ] ||
 			one "old-$a" LIBLOCK_LOCK="$a" LD_LIBRARY_PATH="$old" \
 				LD_PRELOAD="$old/librclrun.so"

@@ -15,7 +15,7 @@
 # The source is fetched into the work directory, never into the tree.
 set -u
 : "${abs_top_builddir:?run through make check-preload-real}"
-RCL_RUN=$abs_top_builddir/liblock/rcl-run
+RCL_RUN=$abs_top_builddir/liblock/interpose/rcl-run
 DIR=${RCL_REAL_DIR:-$abs_top_builddir/preload-real}
 ALGOS=${RCL_REAL_ALGOS:-posix spinlock ticket mcs clh mutexee hmcs malthusian_stp}
 PKG=libuv1

@@ -7,7 +7,7 @@
  *
  * librclrun.so is looked for in $RCL_RUN_PRELOAD, then next to this
  * executable unless it runs from its installed place (the build tree:
- * liblock/.libs/), then in the installed pkglibdir.
+ * liblock/interpose/.libs/), then in the installed pkglibdir.
  */
 #include "config.h"
 
