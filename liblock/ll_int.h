@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * liblock internals shared by every algorithm: the ops table, padding
- * macros, logging, allocation on the right NUMA node, per-(lock, thread)
- * queue nodes.  Waiting primitives live in ll_wait.h.
+ * macros, logging, topology, allocation on the right NUMA node,
+ * per-(lock, thread) queue nodes.  Waiting primitives live in ll_wait.h.
  *
  * Memory model: C11 atomics only.  Nothing here relies on x86-TSO.
  */
@@ -62,7 +62,8 @@ struct ll_ops {
 	/* Wait on @cond inside a critical section of this lock: release
 	 * the lock, sleep until signalled (or @abstime, NULL = none), take
 	 * the lock again.  NULL means the generic protocol built on
-	 * unlock()/lock() (ll_cond_wait_generic).  Returns 0 or ETIMEDOUT. */
+	 * unlock()/lock() (cond_wait_generic() in liblock.c, written with
+	 * the ll_cond_* steps below).  Returns 0 or ETIMEDOUT. */
 	int (*cond_wait)(void *impl, liblock_cond_t *cond,
 			 const struct timespec *abstime);
 };
@@ -97,8 +98,10 @@ _Noreturn void ll_fatal_at(const char *file, int line, const char *fmt,
 #define ll_log(level, ...) ll_log_at((level), __FILE__, __LINE__, __VA_ARGS__)
 #define ll_fatal(...) ll_fatal_at(__FILE__, __LINE__, __VA_ARGS__)
 
-/* ---- topology and allocation ------------------------------------------ */
+/* ---- topology (topology.c) --------------------------------------------- */
 
+/* Does libnuma work on this machine (numa_available())? */
+bool ll_numa_ok(void) LL_HIDDEN;
 /* Number of configured CPUs, and the NUMA node of @cpu (0 without NUMA). */
 int ll_cpu_count(void) LL_HIDDEN;
 int ll_cpu_node(int cpu) LL_HIDDEN;
@@ -106,6 +109,8 @@ int ll_cpu_node(int cpu) LL_HIDDEN;
 int ll_current_node(void) LL_HIDDEN;
 /* Is @cpu an online CPU of this machine? */
 bool ll_cpu_online(int cpu) LL_HIDDEN;
+
+/* ---- allocation (alloc.c) --------------------------------------------- */
 
 /* Zeroed, cache-line-aligned memory for small objects.  Placement follows
  * first touch: an object allocated and zeroed by the thread that uses it
