@@ -331,11 +331,11 @@ static void fill_algorithm_names(void)
 {
 	size_t i, max = sizeof(algorithm_names) / sizeof(algorithm_names[0]);
 
-	for (i = 0; ll_ops_all[i] && i + 1 < max; i++)
-		algorithm_names[i] = ll_ops_all[i]->name;
+	for (i = 0; ll_ops_at(i) && i + 1 < max; i++)
+		algorithm_names[i] = ll_ops_at(i)->name;
 	algorithm_names[i] = NULL;
 	/* The stress suite runs what this list names: say so if it is cut. */
-	if (ll_ops_all[i])
+	if (ll_ops_at(i))
 		ll_log(LL_ERROR,
 		       "more than %zu algorithms registered: "
 		       "liblock_algorithms() lists the first %zu",

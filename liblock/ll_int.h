@@ -68,10 +68,41 @@ struct ll_ops {
 			 const struct timespec *abstime);
 };
 
-/* The registry: every algorithm, NULL-terminated, in listing order. */
-extern const struct ll_ops *const ll_ops_all[] LL_HIDDEN;
+/* ---- the registry (registry.c) ---------------------------------------
+ * liblock's own algorithms are a static table.  The library that links
+ * liblock in may add one algorithm of its own: librcl.so's runtime
+ * registers "rcl" (runtime/client.c) from the first constructor of
+ * librcl.so.  The dynamic linker runs a library's constructors before
+ * those of every object that depends on it, so no program or library
+ * linked to librcl.so can look an algorithm up (a static lock's first
+ * use, liblock_algorithms()) before "rcl" is there. */
+
+/* The @i-th algorithm in listing order (built-in ones, then the
+ * registered one); NULL past the end. */
+const struct ll_ops *ll_ops_at(size_t i) LL_HIDDEN;
 /* Look up @name (or one of its aliases); NULL if unknown. */
 const struct ll_ops *ll_ops_find(const char *name) LL_HIDDEN;
+/* Add @ops after the built-in algorithms.  Once per process, before any
+ * lookup (see above); fatal if an algorithm was registered already or
+ * @ops's name is taken. */
+void ll_ops_register(const struct ll_ops *ops) LL_HIDDEN;
+
+/* ---- the lock record ----------------------------------------------------
+ * liblock_lock_t's fields are private to liblock.c.  Code in the tree
+ * that needs the algorithm behind a lock (the RCL runtime, the rcl-run
+ * interposer, white-box tests) reads them through these.  Valid once the
+ * lock is ready: liblock_init() returned 0, or a liblock call on a
+ * statically initialised lock returned (it initialises the lock);
+ * liblock_lock_algorithm() is the cheapest such call. */
+static inline const struct ll_ops *ll_lock_ops(const liblock_lock_t *lock)
+{
+	return lock->_ops;
+}
+
+static inline void *ll_lock_impl(const liblock_lock_t *lock)
+{
+	return lock->_impl;
+}
 
 /* ---- the generic condition-variable protocol ---------------------------
  * Any algorithm's cond_wait can be written as:

@@ -2,8 +2,10 @@
 /*
  * The list of algorithms.  Adding one: write liblock/algorithms/NAME.c
  * exporting `const struct ll_ops ll_NAME_ops`, declare it here, add it to
- * ll_ops_all (listing order: blocking, spin, queue, combining, delegation),
- * and to liblock/Makefile.am.  The shared stress test picks it up by itself.
+ * builtin[] (listing order: blocking, spin, queue, combining), and to
+ * liblock/Makefile.am.  The shared stress test picks it up by itself.
+ * A delegation algorithm built outside liblock ("rcl", the RCL runtime's)
+ * comes last, through ll_ops_register() (see ll_int.h).
  */
 #include "ll_int.h"
 
@@ -11,10 +13,6 @@
 
 extern const struct ll_ops ll_posix_ops;
 extern const struct ll_ops ll_spinlock_ops;
-/* Weak: the RCL runtime (runtime/client.c) is linked into librcl only;
- * a library built from liblock alone sees NULL here, which ends the list,
- * so rcl must stay the last entry. */
-extern const struct ll_ops ll_rcl_ops __attribute__((weak));
 /* spin and queue locks */
 extern const struct ll_ops ll_ttas_ops;
 extern const struct ll_ops ll_backoff_ops;
@@ -44,11 +42,13 @@ extern const struct ll_ops ll_fc_ops;
 extern const struct ll_ops ll_ccsynch_ops;
 extern const struct ll_ops ll_dsmsynch_ops;
 
-const struct ll_ops *const ll_ops_all[] = {
+static const struct ll_ops *const builtin[] = {
+	/* blocking and spin locks */
 	&ll_posix_ops,
 	&ll_spinlock_ops,
 	&ll_ttas_ops,
 	&ll_backoff_ops,
+	/* FIFO and queue locks */
 	&ll_ticket_ops,
 	&ll_ticket_stp_ops,
 	&ll_mcs_ops,
@@ -56,6 +56,7 @@ const struct ll_ops *const ll_ops_all[] = {
 	&ll_clh_ops,
 	&ll_clh_stp_ops,
 	&ll_mcstp_ops,
+	/* the rest of LiTL's zoo */
 	&ll_posix_adaptive_ops,
 	&ll_mutexee_ops,
 	&ll_partitioned_ops,
@@ -69,12 +70,28 @@ const struct ll_ops *const ll_ops_all[] = {
 	&ll_ahmcs_ops,
 	&ll_malthusian_ops,
 	&ll_malthusian_stp_ops,
+	/* combining locks */
 	&ll_fc_ops,
 	&ll_ccsynch_ops,
 	&ll_dsmsynch_ops,
-	&ll_rcl_ops, /* delegation: keep last (weak, see above) */
-	NULL,
 };
+
+#define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]))
+
+/* The one algorithm registered from outside liblock, NULL until then. */
+static _Atomic(const struct ll_ops *) registered;
+
+const struct ll_ops *ll_ops_at(size_t i)
+{
+	if (i < NBUILTIN)
+		return builtin[i];
+	/* acquire: pairs with the release in ll_ops_register(), so the
+	 * table it points to is visible (a library loaded with dlopen()
+	 * registers while other threads may already run) */
+	if (i == NBUILTIN)
+		return atomic_load_explicit(&registered, memory_order_acquire);
+	return NULL;
+}
 
 /* Other names users type for the same algorithm. */
 static const struct {
@@ -101,17 +118,37 @@ static const struct {
 	{"mcscr", "malthusian"},
 };
 
+static const struct ll_ops *find_name(const char *name)
+{
+	const struct ll_ops *ops;
+
+	for (size_t i = 0; (ops = ll_ops_at(i)) != NULL; i++)
+		if (strcmp(name, ops->name) == 0)
+			return ops;
+	return NULL;
+}
+
 const struct ll_ops *ll_ops_find(const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
 		if (strcmp(name, aliases[i].alias) == 0) {
 			name = aliases[i].name;
 			break;
 		}
-	for (i = 0; ll_ops_all[i]; i++)
-		if (strcmp(name, ll_ops_all[i]->name) == 0)
-			return ll_ops_all[i];
-	return NULL;
+	return find_name(name);
+}
+
+void ll_ops_register(const struct ll_ops *ops)
+{
+	const struct ll_ops *none = NULL;
+
+	if (find_name(ops->name))
+		ll_fatal("lock algorithm '%s' registered twice", ops->name);
+	/* release: pairs with the acquire in ll_ops_at() */
+	if (!atomic_compare_exchange_strong_explicit(&registered, &none, ops,
+						     memory_order_release,
+						     memory_order_relaxed))
+		ll_fatal("lock algorithm '%s': '%s' is registered already; "
+			 "liblock takes one",
+			 ops->name, none->name);
 }

@@ -259,7 +259,7 @@ static int rcl_cond_wait(void *impl, liblock_cond_t *cond,
 	return rc;
 }
 
-const struct ll_ops ll_rcl_ops = {
+static const struct ll_ops rcl_ops = {
 	.name = "rcl",
 	.summary =
 		"Remote Core Locking: sections run on a dedicated server CPU",
@@ -269,6 +269,15 @@ const struct ll_ops ll_rcl_ops = {
 	.exec = rcl_exec,
 	.cond_wait = rcl_cond_wait,
 };
+
+/* "rcl" joins liblock's registry before anything can look it up: this is
+ * librcl.so's first constructor (the only one), and the dynamic linker
+ * runs it before the constructors of every object linked to librcl.so,
+ * so even a static lock first used there finds "rcl" (ll_int.h). */
+static __attribute__((constructor(101))) void rcl_register(void)
+{
+	ll_ops_register(&rcl_ops);
+}
 
 int rcl_tryexec(liblock_lock_t *lock, liblock_fn_t fn, void *ctx, void **ret)
 {
@@ -281,12 +290,12 @@ int rcl_tryexec(liblock_lock_t *lock, liblock_fn_t fn, void *ctx, void **ret)
 	if (!lock || !fn)
 		return EINVAL;
 	liblock_lock_algorithm(lock); /* initialises a static lock */
-	if (lock->_ops != &ll_rcl_ops) {
+	if (ll_lock_ops(lock) != &rcl_ops) {
 		if ((rc = liblock_trylock(lock)) != 0)
 			return rc;
 		v = fn(ctx);
 		liblock_unlock(lock);
-	} else if (l = lock->_impl, me && me->srv == l->server) {
+	} else if (l = ll_lock_impl(lock), me && me->srv == l->server) {
 		if (!rcl_lock_try(l, rcl_token()))
 			return EBUSY;
 		v = fn(ctx);

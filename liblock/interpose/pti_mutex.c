@@ -62,10 +62,10 @@ static int new_lock(struct pti_obj *o)
 	/* A FIXED lock is built by liblock_init(): its ops table is set.
 	 * The fast path calls the algorithm's entries directly, as
 	 * liblock_lock()/unlock() would after their ready check. */
-	ops = o->lock._ops;
+	ops = ll_lock_ops(&o->lock);
 	o->lock_fn = ops->lock;
 	o->unlock_fn = ops->unlock;
-	o->impl = o->lock._impl;
+	o->impl = ll_lock_impl(&o->lock);
 	o->fast =
 		o->kind == PTI_NORMAL && !o->gated && ops->lock && ops->unlock;
 	return 0;

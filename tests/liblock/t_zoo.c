@@ -204,7 +204,7 @@ static void cohort_bound(const char *name, int bound)
 	zoo_topo_fake(2);
 	zoo_topo_fake_self(0);
 	init_lock(&b->lock, name);
-	arrival = b->lock._impl;
+	arrival = ll_lock_impl(&b->lock);
 	ck_assert_int_eq(liblock_lock(&b->lock), 0);
 	for (int i = 0; i < 3; i++)
 		ck_assert_int_eq(
@@ -348,7 +348,7 @@ START_TEST(malthusian_culls_surplus_waiter)
 
 	ck_assert_ptr_nonnull(c);
 	init_lock(&c->lock, names[_i]);
-	tail = c->lock._impl;
+	tail = ll_lock_impl(&c->lock);
 	ck_assert_int_eq(liblock_lock(&c->lock), 0);
 	seen = atomic_load(tail);
 	for (int i = 0; i < 3; i++) { /* queue B, C, D in this order */

@@ -238,7 +238,7 @@ static void *race_cs(void *arg)
 	struct race_req *q = arg;
 	struct race *r = q->r;
 
-	struct rcl_lock *held = r->lk[q->which]._impl;
+	struct rcl_lock *held = ll_lock_impl(&r->lk[q->which]);
 
 	if (atomic_fetch_add(&r->inside[q->which], 1) != 0)
 		atomic_fetch_add(&r->violations, 1);
