@@ -122,8 +122,36 @@ static bool add_cpu(cpu_set_t *m, int cpu)
 	return true;
 }
 
+/* fork() child handler: give the forking thread back the CPUs the parent
+ * reserved, forget the reservations (the child has no server).  aff_mu
+ * is free: it is only taken under server.c's srv_mu, which server.c's
+ * prepare handler holds across the fork.  System calls and memory only. */
+static void affinity_forked(void)
+{
+	cpu_set_t m, give;
+
+	CPU_AND(&give, &aff_reserved, &aff_app);
+	if (CPU_COUNT(&give) > 0 && sched_getaffinity(0, sizeof(m), &m) == 0 &&
+	    !runtime_mask(&m)) {
+		CPU_OR(&m, &m, &give);
+		(void)sched_setaffinity(0, sizeof(m), &m);
+	}
+	CPU_ZERO(&aff_reserved);
+	CPU_ZERO(&aff_servers);
+}
+
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void fork_setup(void)
+{
+	if (pthread_atfork(NULL, NULL, affinity_forked) != 0)
+		ll_fatal("cannot register the RCL affinity fork handler");
+}
+
 int rcl_affinity_reserve(int cpu, bool exclusive)
 {
+	/* before the first reservation, which is what a child must undo */
+	pthread_once(&fork_once, fork_setup);
 	pthread_mutex_lock(&aff_mu);
 	learn_app_mask();
 	CPU_SET(cpu, &aff_servers);
@@ -150,20 +178,4 @@ void rcl_affinity_release(int cpu)
 		CPU_CLR(cpu, &aff_servers);
 	}
 	pthread_mutex_unlock(&aff_mu);
-}
-
-/* fork() child handler.  aff_mu is free: it is only taken under server.c's
- * srv_mu, which the forking thread holds.  System calls and memory only. */
-void rcl_affinity_forked(void)
-{
-	cpu_set_t m, give;
-
-	CPU_AND(&give, &aff_reserved, &aff_app);
-	if (CPU_COUNT(&give) > 0 && sched_getaffinity(0, sizeof(m), &m) == 0 &&
-	    !runtime_mask(&m)) {
-		CPU_OR(&m, &m, &give);
-		(void)sched_setaffinity(0, sizeof(m), &m);
-	}
-	CPU_ZERO(&aff_reserved);
-	CPU_ZERO(&aff_servers);
 }

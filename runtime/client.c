@@ -38,11 +38,35 @@
 
 static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct rcl_lock *pool_free; /* under pool_mu */
+static pthread_once_t pool_fork_once = PTHREAD_ONCE_INIT;
+
+/* No lock structure is being moved at a fork: the child's pool is whole.
+ * pool_mu is a leaf (nothing is locked under it), so these handlers need
+ * no order with the other modules' ones. */
+static void pool_fork_prepare(void)
+{
+	pthread_mutex_lock(&pool_mu);
+}
+
+static void pool_fork_release(void)
+{
+	pthread_mutex_unlock(&pool_mu);
+}
+
+static void pool_fork_setup(void)
+{
+	if (pthread_atfork(pool_fork_prepare, pool_fork_release,
+			   pool_fork_release) != 0)
+		ll_fatal("cannot register the RCL lock pool's fork handlers");
+}
 
 static struct rcl_lock *lock_alloc(void)
 {
 	struct rcl_lock *l;
 
+	/* before the pool is first used: no fork can find pool_mu held
+	 * without the handlers that release it in the child */
+	pthread_once(&pool_fork_once, pool_fork_setup);
 	pthread_mutex_lock(&pool_mu);
 	if ((l = pool_free) != NULL)
 		pool_free = l->next_free;
@@ -57,17 +81,6 @@ static void lock_recycle(struct rcl_lock *l)
 	pthread_mutex_lock(&pool_mu);
 	l->next_free = pool_free;
 	pool_free = l;
-	pthread_mutex_unlock(&pool_mu);
-}
-
-/* No lock structure is being moved at a fork: the child's pool is whole. */
-void rcl_locks_fork_prepare(void)
-{
-	pthread_mutex_lock(&pool_mu);
-}
-
-void rcl_locks_fork_release(void)
-{
 	pthread_mutex_unlock(&pool_mu);
 }
 
@@ -104,44 +117,6 @@ static int rcl_destroy(void *impl)
 	return 0;
 }
 
-/* The server is gone: run our own request, unless a servicing thread
- * claimed it first.  Returns true when the request is complete. */
-static bool run_own(struct rcl_server *s, struct rcl_req *r, struct rcl_lock *l)
-{
-	uintptr_t me = rcl_token(), none = 0;
-
-	/* acquire: pairs with the claim release in rcl_run_claimed() */
-	if (!atomic_compare_exchange_strong_explicit(
-		    rcl_claim_word(s, r), &none, me, memory_order_acquire,
-		    memory_order_relaxed))
-		return false;
-	/* acquire: pairs with the release of fn by whoever completed it */
-	if (atomic_load_explicit(&r->fn, memory_order_acquire) == NULL) {
-		/* release: pairs with the next claim CAS (acquire) */
-		atomic_store_explicit(rcl_claim_word(s, r), 0,
-				      memory_order_release);
-		return true;
-	}
-	if (atomic_load_explicit(&r->flags, memory_order_relaxed) &
-	    RCL_REQ_TRY) {
-		if (!rcl_lock_try(l, me)) {
-			atomic_store_explicit(&r->status, EBUSY,
-					      memory_order_relaxed);
-			/* release: as in rcl_run_claimed() */
-			atomic_store_explicit(rcl_claim_word(s, r), 0,
-					      memory_order_release);
-			atomic_store_explicit(&r->fn, NULL,
-					      memory_order_release);
-			return true;
-		}
-	} else {
-		rcl_lock_take(l, me);
-	}
-	rcl_run_claimed(s, r, l, me);
-	rcl_lock_release(l);
-	return true;
-}
-
 static void wait_done(struct rcl_server *s, struct rcl_req *r,
 		      struct rcl_lock *l)
 {
@@ -150,7 +125,7 @@ static void wait_done(struct rcl_server *s, struct rcl_req *r,
 	/* stopped (or a forked child's): no server thread to wait for */
 	if (atomic_load_explicit(&s->state, memory_order_relaxed) !=
 		    RCL_RUNNING &&
-	    run_own(s, r, l))
+	    rcl_run_own(s, r, l))
 		return;
 	/* a server sharing our CPU cannot run while we spin */
 	polls = atomic_load_explicit(&s->exclusive, memory_order_relaxed)
@@ -168,7 +143,7 @@ static void wait_done(struct rcl_server *s, struct rcl_req *r,
 			if (atomic_load_explicit(&s->state,
 						 memory_order_relaxed) !=
 				    RCL_RUNNING &&
-			    run_own(s, r, l))
+			    rcl_run_own(s, r, l))
 				return;
 		}
 		if (polls < RCL_CLIENT_SPIN)

@@ -174,12 +174,120 @@ struct rcl_server {
 	struct rcl_sthread *orphans;
 };
 
+/* ---- slot.c: the slot protocol -------------------------------------------
+ * The steps that clients (client.c) and servicing threads (servicing.c)
+ * both take on lock words, claim words and request slots (the protocol
+ * above).  The steps on a servicing thread's fast path are inline here;
+ * the rest is in slot.c. */
+
+/* The servicing thread running on this thread, or NULL. */
+extern __thread struct rcl_sthread *rcl_self LL_HIDDEN;
+/* This thread's token for lock words and slot claims. */
+uintptr_t rcl_token(void) LL_HIDDEN;
+
+/* Take @l for @me if it is free: (0) -> (me). */
+static inline bool rcl_lock_try(struct rcl_lock *l, uintptr_t me)
+{
+	uintptr_t free_word = 0;
+
+	if (atomic_load_explicit(&l->holder, memory_order_relaxed) != 0)
+		return false;
+	/* acquire: pairs with the release in rcl_lock_release(), so the
+	 * previous section's writes are visible to ours */
+	return atomic_compare_exchange_strong_explicit(&l->holder, &free_word,
+						       me, memory_order_acquire,
+						       memory_order_relaxed);
+}
+
+/* Thesis Alg. 9, local branch: the holder is another thread bound to the
+ * same CPU (or a preempted one): yield so that it can finish. */
+static inline void rcl_lock_take(struct rcl_lock *l, uintptr_t me)
+{
+	while (!rcl_lock_try(l, me))
+		sched_yield();
+}
+
+/* (me) -> (0). */
+static inline void rcl_lock_release(struct rcl_lock *l)
+{
+	/* release: the section's writes happen before the next holder's */
+	atomic_store_explicit(&l->holder, 0, memory_order_release);
+}
+
 /* The claim word of request slot @r of @s. */
 static inline _Atomic uintptr_t *rcl_claim_word(struct rcl_server *s,
 						const struct rcl_req *r)
 {
 	return &s->claims[r - s->reqs];
 }
+
+/* Give up a claim without completing the request. */
+static inline void rcl_unclaim(struct rcl_server *s, struct rcl_req *r)
+{
+	/* release: pairs with the next claim CAS (acquire) */
+	atomic_store_explicit(rcl_claim_word(s, r), 0, memory_order_release);
+}
+
+/* Claim @r for @me, then check it still holds a request for @l: once
+ * claimed, the request cannot change (only an owner completes it, and
+ * the client posts the next one only after completion). */
+static inline bool rcl_claim(struct rcl_server *s, struct rcl_req *r,
+			     struct rcl_lock *l, uintptr_t me)
+{
+	uintptr_t none = 0;
+
+	/* acquire: pairs with the release of the claim in rcl_complete() */
+	if (!atomic_compare_exchange_strong_explicit(
+		    rcl_claim_word(s, r), &none, me, memory_order_acquire,
+		    memory_order_relaxed))
+		return false;
+	/* acquire: pairs with the client's release of fn; lock and ctx
+	 * were written before it */
+	if (atomic_load_explicit(&r->fn, memory_order_acquire) != NULL &&
+	    atomic_load_explicit(&r->lock, memory_order_relaxed) == l)
+		return true;
+	rcl_unclaim(s, r);
+	return false;
+}
+
+/* Complete the claimed request @r with @status: drop the claim, then
+ * clear fn, which hands the slot (result and status) back to its client. */
+static inline void rcl_complete(struct rcl_server *s, struct rcl_req *r,
+				uint32_t status)
+{
+	atomic_store_explicit(&r->status, status, memory_order_relaxed);
+	/* release: pairs with the claim CAS (acquire) of the next owner */
+	atomic_store_explicit(rcl_claim_word(s, r), 0, memory_order_release);
+	/* release: pairs with the client's acquire wait; the section's
+	 * writes and the result are visible once it sees NULL */
+	atomic_store_explicit(&r->fn, NULL, memory_order_release);
+}
+
+/* Execute the request in @r of @s, claimed by the caller, which holds the
+ * request's lock word: ctx = fn(ctx), then complete it. */
+static inline void rcl_run_claimed(struct rcl_server *s, struct rcl_req *r)
+{
+	liblock_fn_t f = atomic_load_explicit(&r->fn, memory_order_relaxed);
+	void *ctx = atomic_load_explicit(&r->ctx, memory_order_relaxed);
+
+	ctx = f(ctx);
+	atomic_store_explicit(&r->ctx, ctx, memory_order_relaxed);
+	rcl_complete(s, r, 0);
+}
+
+/* A try request in @r whose lock @l is busy: complete it with EBUSY if it
+ * is still a try request for @l and nobody else claimed it.  Returns true
+ * when it did. */
+bool rcl_refuse_try(struct rcl_server *s, struct rcl_req *r, struct rcl_lock *l,
+		    uintptr_t me) LL_HIDDEN;
+/* A client whose server is stopped runs its own request @r for @l, as a
+ * servicing thread would, unless a servicing thread claimed it first.
+ * Returns true when the request is complete. */
+bool rcl_run_own(struct rcl_server *s, struct rcl_req *r,
+		 struct rcl_lock *l) LL_HIDDEN;
+/* Wake the servicing thread parked for lack of requests (and the
+ * manager and backup, which sleep on the same word), if it is parked. */
+void rcl_server_unpark(struct rcl_server *srv) LL_HIDDEN;
 
 /* ---- ids.c: client ids ----------------------------------------------------
  */
@@ -189,12 +297,6 @@ uint32_t rcl_client_id(void) LL_HIDDEN;
 /* One past the highest live id: the part of a request array to scan. */
 uint32_t rcl_ids_limit(void) LL_HIDDEN;
 uint32_t rcl_ids_live(void) LL_HIDDEN;
-
-/* ---- client.c --------------------------------------------------------------
- */
-/* fork() handlers of the lock-structure pool's mutex. */
-void rcl_locks_fork_prepare(void) LL_HIDDEN;
-void rcl_locks_fork_release(void) LL_HIDDEN;
 
 /* ---- affinity.c ------------------------------------------------------------
  */
@@ -207,9 +309,6 @@ int rcl_affinity_reserve(int cpu, bool exclusive) LL_HIDDEN;
 /* The server on @cpu stopped: give @cpu back to the application threads
  * if it was reserved. */
 void rcl_affinity_release(int cpu) LL_HIDDEN;
-/* fork() child handler: give the forking thread back the CPUs the parent
- * reserved, forget the reservations (the child has no server). */
-void rcl_affinity_forked(void) LL_HIDDEN;
 
 /* ---- env.c ------------------------------------------------------------------
  */
@@ -221,27 +320,22 @@ void rcl_announce_degraded(const char *why) LL_HIDDEN;
 /* The server on @cpu (LIBLOCK_SERVER_DEFAULT: the default one), started
  * if needed; NULL with *@err set on failure. */
 struct rcl_server *rcl_server_get(int cpu, int *err) LL_HIDDEN;
+/* The server table's mutex: held across start, stop and fork, and by
+ * readers of a server's thread list (rcl_stats()). */
+void rcl_servers_lock(void) LL_HIDDEN;
+void rcl_servers_unlock(void) LL_HIDDEN;
+/* The server on @cpu if one was ever created there, else NULL. */
+struct rcl_server *rcl_server_lookup(int cpu) LL_HIDDEN;
 /* Start a thread of @srv bound to its CPU at @prio_off above the FIFO
  * minimum (ignored without FIFO). */
 int rcl_thread_start(struct rcl_server *srv, pthread_t *t, void *(*fn)(void *),
 		     void *arg, int prio_off) LL_HIDDEN;
-void rcl_server_unpark(struct rcl_server *srv) LL_HIDDEN;
 
 enum { RCL_PRIO_BACKUP = 1, RCL_PRIO_SERVICING = 2, RCL_PRIO_MANAGER = 3 };
 
 /* ---- servicing.c -----------------------------------------------------------
  */
 void *rcl_servicing_main(void *arg) LL_HIDDEN;
-/* The servicing thread running on this thread, or NULL. */
-extern __thread struct rcl_sthread *rcl_self LL_HIDDEN;
-/* This thread's token for lock words and slot claims. */
-uintptr_t rcl_token(void) LL_HIDDEN;
-bool rcl_lock_try(struct rcl_lock *l, uintptr_t me) LL_HIDDEN;
-void rcl_lock_take(struct rcl_lock *l, uintptr_t me) LL_HIDDEN;
-void rcl_lock_release(struct rcl_lock *l) LL_HIDDEN;
-/* Execute the request in @r of @s, already claimed by @me, holding @l. */
-void rcl_run_claimed(struct rcl_server *s, struct rcl_req *r,
-		     struct rcl_lock *l, uintptr_t me) LL_HIDDEN;
 
 /* ---- manager.c -------------------------------------------------------------
  */
@@ -255,9 +349,8 @@ int rcl_pool_add(struct rcl_server *srv) LL_HIDDEN;
 
 /* ---- stats.c ---------------------------------------------------------------
  */
+/* Add @from's counters to @into (a joined or forked-away thread's). */
 void rcl_stats_fold(struct rcl_tstats *into,
 		    const struct rcl_tstats *from) LL_HIDDEN;
-/* Fill @out from @s; the caller holds the server table mutex. */
-void rcl_stats_collect(struct rcl_server *s, rcl_stats_t *out) LL_HIDDEN;
 
 #endif /* RCL_INT_H */

@@ -127,17 +127,15 @@ static void reset(struct rcl_server *s)
 	s->has_backup = false;
 }
 
-/* fork(): srv_mu (hence affinity.c's aff_mu, only taken under it) and the
- * lock pool's mutex are held across it, so the child's copies are free. */
+/* fork(): srv_mu (hence affinity.c's aff_mu, only taken under it) is
+ * held across it, so the child's copy is free. */
 static void fork_prepare(void)
 {
 	pthread_mutex_lock(&srv_mu);
-	rcl_locks_fork_prepare();
 }
 
 static void fork_parent(void)
 {
-	rcl_locks_fork_release();
 	pthread_mutex_unlock(&srv_mu);
 }
 
@@ -194,8 +192,6 @@ static void fork_child(void)
 	}
 	if (rcl_self) /* sticky: its structure may be an older orphan */
 		srv_forked_in_runtime = true;
-	rcl_affinity_forked();
-	rcl_locks_fork_release();
 	pthread_mutex_unlock(&srv_mu);
 }
 
@@ -432,18 +428,22 @@ int rcl_shutdown(void)
 	return rc;
 }
 
-int rcl_stats(int cpu, rcl_stats_t *out)
+void rcl_servers_lock(void)
 {
-	struct rcl_server *s;
-
-	if (!out || cpu < 0 || cpu >= CPU_SETSIZE)
-		return EINVAL;
 	pthread_mutex_lock(&srv_mu);
-	s = atomic_load_explicit(&srv_table[cpu], memory_order_relaxed);
-	if (s)
-		rcl_stats_collect(s, out);
+}
+
+void rcl_servers_unlock(void)
+{
 	pthread_mutex_unlock(&srv_mu);
-	return s ? 0 : EINVAL;
+}
+
+struct rcl_server *rcl_server_lookup(int cpu)
+{
+	if (cpu < 0 || cpu >= CPU_SETSIZE)
+		return NULL;
+	/* acquire: pairs with table_get()'s release */
+	return atomic_load_explicit(&srv_table[cpu], memory_order_acquire);
 }
 
 static void at_exit(void)

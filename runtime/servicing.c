@@ -16,112 +16,15 @@
  * must not spin at real-time priority), periodic sched_yield (several
  * servers of different processes may share a CPU at the same priority).
  *
+ * The steps on lock words and slots are the slot protocol's (rcl_int.h,
+ * slot.c).
+ *
  * Memory model: C11 acquire/release, see the slot protocol in rcl_int.h.
  */
 #include "rcl_int.h"
 
-#include <limits.h>
-
-__thread struct rcl_sthread *rcl_self;
-static __thread char token_byte;
-
-uintptr_t rcl_token(void)
-{
-	return (uintptr_t)&token_byte;
-}
-
-/* Take @l for @me if it is free: (0) -> (me). */
-bool rcl_lock_try(struct rcl_lock *l, uintptr_t me)
-{
-	uintptr_t free_word = 0;
-
-	if (atomic_load_explicit(&l->holder, memory_order_relaxed) != 0)
-		return false;
-	/* acquire: pairs with the release in rcl_lock_release(), so the
-	 * previous section's writes are visible to ours */
-	return atomic_compare_exchange_strong_explicit(&l->holder, &free_word,
-						       me, memory_order_acquire,
-						       memory_order_relaxed);
-}
-
-/* Thesis Alg. 9, local branch: the holder is another thread bound to the
- * same CPU (or a preempted one): yield so that it can finish. */
-void rcl_lock_take(struct rcl_lock *l, uintptr_t me)
-{
-	while (!rcl_lock_try(l, me))
-		sched_yield();
-}
-
-/* (me) -> (0). */
-void rcl_lock_release(struct rcl_lock *l)
-{
-	/* release: the section's writes happen before the next holder's */
-	atomic_store_explicit(&l->holder, 0, memory_order_release);
-}
-
-void rcl_run_claimed(struct rcl_server *s, struct rcl_req *r,
-		     struct rcl_lock *l, uintptr_t me)
-{
-	liblock_fn_t f = atomic_load_explicit(&r->fn, memory_order_relaxed);
-	void *ctx = atomic_load_explicit(&r->ctx, memory_order_relaxed);
-
-	ctx = f(ctx);
-	atomic_store_explicit(&r->ctx, ctx, memory_order_relaxed);
-	atomic_store_explicit(&r->status, 0, memory_order_relaxed);
-	/* release: pairs with the claim CAS (acquire) of the next owner */
-	atomic_store_explicit(rcl_claim_word(s, r), 0, memory_order_release);
-	/* release: pairs with the client's acquire wait; the section's
-	 * writes and the result are visible once it sees NULL */
-	atomic_store_explicit(&r->fn, NULL, memory_order_release);
-}
-
-/* Claim @r for @me, then check it still holds a request for @l: once
- * claimed, the request cannot change (only an owner completes it, and
- * the client posts the next one only after completion). */
-static bool claim(struct rcl_server *s, struct rcl_req *r, struct rcl_lock *l,
-		  uintptr_t me)
-{
-	uintptr_t none = 0;
-
-	/* acquire: pairs with the release of the claim in rcl_run_claimed() */
-	if (!atomic_compare_exchange_strong_explicit(
-		    rcl_claim_word(s, r), &none, me, memory_order_acquire,
-		    memory_order_relaxed))
-		return false;
-	/* acquire: pairs with the client's release of fn; lock and ctx
-	 * were written before it */
-	if (atomic_load_explicit(&r->fn, memory_order_acquire) != NULL &&
-	    atomic_load_explicit(&r->lock, memory_order_relaxed) == l)
-		return true;
-	/* release: pairs with the next claim CAS (acquire) */
-	atomic_store_explicit(rcl_claim_word(s, r), 0, memory_order_release);
-	return false;
-}
-
-/* A try request whose lock is busy completes with EBUSY. */
-static void refuse_try(struct rcl_server *s, struct rcl_req *r,
-		       struct rcl_lock *l, uintptr_t me, struct rcl_sthread *t)
-{
-	if (!claim(s, r, l, me))
-		return;
-	if (!(atomic_load_explicit(&r->flags, memory_order_relaxed) &
-	      RCL_REQ_TRY)) {
-		/* release: pairs with the next claim CAS (acquire) */
-		atomic_store_explicit(rcl_claim_word(s, r), 0,
-				      memory_order_release);
-		return;
-	}
-	if (t)
-		RCL_STAT_INC(t->st.try_busy);
-	atomic_store_explicit(&r->status, EBUSY, memory_order_relaxed);
-	/* release: pairs with the next claim CAS (acquire) */
-	atomic_store_explicit(rcl_claim_word(s, r), 0, memory_order_release);
-	/* release: pairs with the client's acquire wait on fn */
-	atomic_store_explicit(&r->fn, NULL, memory_order_release);
-}
-
 /* Serve the request in @r if its lock is free; returns the lock served,
- * or NULL.  The first reads need no ordering: claim() re-validates. */
+ * or NULL.  The first reads need no ordering: rcl_claim() re-validates. */
 static struct rcl_lock *serve(struct rcl_server *s, struct rcl_req *r,
 			      uintptr_t me, struct rcl_sthread *t)
 {
@@ -133,16 +36,17 @@ static struct rcl_lock *serve(struct rcl_server *s, struct rcl_req *r,
 		return NULL;
 	l = atomic_load_explicit(&r->lock, memory_order_relaxed);
 	if (!rcl_lock_try(l, me)) {
-		if (atomic_load_explicit(&r->flags, memory_order_relaxed) &
-		    RCL_REQ_TRY)
-			refuse_try(s, r, l, me, t);
+		if ((atomic_load_explicit(&r->flags, memory_order_relaxed) &
+		     RCL_REQ_TRY) &&
+		    rcl_refuse_try(s, r, l, me))
+			RCL_STAT_INC(t->st.try_busy);
 		return NULL;
 	}
-	if (!claim(s, r, l, me)) {
+	if (!rcl_claim(s, r, l, me)) {
 		rcl_lock_release(l);
 		return NULL;
 	}
-	rcl_run_claimed(s, r, l, me);
+	rcl_run_claimed(s, r);
 	rcl_lock_release(l);
 	return l;
 }
@@ -189,15 +93,6 @@ static unsigned int extra_sweep(struct rcl_server *s, struct rcl_sthread *t)
 	n = sweep(s, t, rcl_token());
 	atomic_fetch_add_explicit(&s->nfree, 1, memory_order_relaxed);
 	return n;
-}
-
-void rcl_server_unpark(struct rcl_server *s)
-{
-	/* relaxed: the request itself is synchronised by its fn word; the
-	 * woken thread re-reads every slot with acquire */
-	if (atomic_exchange_explicit(&s->idle, 0, memory_order_relaxed) == 1)
-		ll_futex_wake(&s->idle,
-			      INT_MAX); /* servicing, manager, backup */
 }
 
 /* Sleep until a client (or stop) clears s->idle.  A client that published

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Per-server statistics (thesis §5.3.5.1).  Counters are written by one
- * thread each (relaxed), summed here; see docs/RUNTIME.md for meanings:
+ * Per-server statistics (thesis §5.3.5.1): rcl_stats(), rcl_stats_print()
+ * and RCL_STATS=1's report.  Counters are written by one thread each
+ * (relaxed), summed here; see docs/RUNTIME.md for meanings:
  *   use rate            sections executed / slots scanned, over sweeps
  *                       that executed at least one section (1.0: every
  *                       scanned client had a request);
@@ -42,7 +43,9 @@ static void fill_rates(rcl_stats_t *o)
 	o->slow_path_rate = ratio(o->slow_path, o->sweeps);
 }
 
-void rcl_stats_collect(struct rcl_server *s, rcl_stats_t *o)
+/* Fill @o from @s; the caller holds the server table mutex, so the
+ * server's thread list is not freed under us. */
+static void collect(struct rcl_server *s, rcl_stats_t *o)
 {
 	struct rcl_tstats sum;
 
@@ -80,6 +83,19 @@ void rcl_stats_collect(struct rcl_server *s, rcl_stats_t *o)
 	o->threads = (unsigned int)o->threads_created;
 	o->scan_limit = rcl_ids_limit();
 	fill_rates(o);
+}
+
+int rcl_stats(int cpu, rcl_stats_t *out)
+{
+	struct rcl_server *s;
+
+	if (!out || cpu < 0 || cpu >= CPU_SETSIZE)
+		return EINVAL;
+	rcl_servers_lock();
+	if ((s = rcl_server_lookup(cpu)) != NULL)
+		collect(s, out);
+	rcl_servers_unlock();
+	return s ? 0 : EINVAL;
 }
 
 static int put(int fd, const char *buf, int n)

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The slot protocol's out-of-line steps (the inline ones, and the protocol
+ * itself, are in rcl_int.h): the thread's identity (servicing thread and
+ * token), refusing a try request, a client running its own request on a
+ * stopped server, and waking a parked server.  Both sides of a request
+ * use these: client.c and servicing.c do not call into each other.
+ *
+ * Memory model: C11 acquire/release, see the slot protocol in rcl_int.h.
+ */
+#include "rcl_int.h"
+
+#include <limits.h>
+
+__thread struct rcl_sthread *rcl_self;
+static __thread char token_byte;
+
+uintptr_t rcl_token(void)
+{
+	return (uintptr_t)&token_byte;
+}
+
+bool rcl_refuse_try(struct rcl_server *s, struct rcl_req *r, struct rcl_lock *l,
+		    uintptr_t me)
+{
+	if (!rcl_claim(s, r, l, me))
+		return false;
+	if (!(atomic_load_explicit(&r->flags, memory_order_relaxed) &
+	      RCL_REQ_TRY)) {
+		rcl_unclaim(s, r);
+		return false;
+	}
+	rcl_complete(s, r, EBUSY);
+	return true;
+}
+
+bool rcl_run_own(struct rcl_server *s, struct rcl_req *r, struct rcl_lock *l)
+{
+	uintptr_t me = rcl_token(), none = 0;
+
+	/* acquire: pairs with the claim release in rcl_complete() */
+	if (!atomic_compare_exchange_strong_explicit(
+		    rcl_claim_word(s, r), &none, me, memory_order_acquire,
+		    memory_order_relaxed))
+		return false;
+	/* acquire: pairs with the release of fn by whoever completed it */
+	if (atomic_load_explicit(&r->fn, memory_order_acquire) == NULL) {
+		rcl_unclaim(s, r);
+		return true;
+	}
+	if (atomic_load_explicit(&r->flags, memory_order_relaxed) &
+	    RCL_REQ_TRY) {
+		if (!rcl_lock_try(l, me)) {
+			rcl_complete(s, r, EBUSY);
+			return true;
+		}
+	} else {
+		rcl_lock_take(l, me);
+	}
+	rcl_run_claimed(s, r);
+	rcl_lock_release(l);
+	return true;
+}
+
+void rcl_server_unpark(struct rcl_server *s)
+{
+	/* relaxed: the request itself is synchronised by its fn word; the
+	 * woken thread re-reads every slot with acquire */
+	if (atomic_exchange_explicit(&s->idle, 0, memory_order_relaxed) == 1)
+		ll_futex_wake(&s->idle,
+			      INT_MAX); /* servicing, manager, backup */
+}
