@@ -2,13 +2,13 @@
 /*
  * rcl-prof's preload library: internal interfaces.
  *
- * Design (spec/lock-profiling.md Part C, spec/rcl-thesis.md §4):
+ * Design (docs/PROFILER.md; the RCL thesis §4.2.1, Tallent et al. PPoPP'10):
  * - every wrapper reads the TSC around the real call and updates the
  *   calling thread's own statistics block (struct prof_thread): plain
  *   stores, no atomics, nothing shared written on the uncontended path;
  * - a mutex is found by address in an open-addressing table (struct
  *   prof_lock) that also carries the waiter integral used for blame
- *   (C.4 mode 1): ∫ nwait(t) dt, written only on the contended path and
+ *   (blame shifting): ∫ nwait(t) dt, written only on the contended path and
  *   read by holders through a seqlock;
  * - a mutex belongs to a site (struct prof_site): the hash of the
  *   backtrace of its pthread_mutex_init, or of its first use for statically

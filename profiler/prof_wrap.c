@@ -2,7 +2,7 @@
 /*
  * The interposed pthread functions.
  *
- * Timestamps of one hold (spec/lock-profiling.md C.3):
+ * Timestamps of one hold (docs/PROFILER.md):
  *   t_call  the lock call is entered       t_acq   it returns, lock held
  *   t_rel   the unlock call is entered     t_done  it returns
  * wait = t_acq - t_call (contended acquisitions), hold = t_rel - t_acq,

@@ -80,7 +80,7 @@ enum { RCL_REQ_TRY = 1u };
  *   server: fn (acquire); take lock->holder; claim 0 -> me; re-read
  *           fn and lock (the slot is now stable); ctx = fn(ctx);
  *           claim = 0; fn = NULL (release); release lock->holder.
- * The claim closes the thesis's slot-claiming race (spec §2.4): no two
+ * The claim closes the thesis's slot-claiming race (Alg. 10): no two
  * threads execute one request, and a thread that raced with a newer
  * request for another lock sees lock != the lock it took and backs off.
  * The claim words live in the server's own array (rcl_claim_word), not in

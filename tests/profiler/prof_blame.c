@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Ground truth for blame shifting (spec/lock-profiling.md C.12.1): a holder
+ * Ground truth for blame shifting (Tallent et al., PPoPP'10): a holder
  * keeps `lk` for ~100 ms in hold_long() while 3 threads wait, then for
  * ~10 ms in hold_short() while 1 waits.  The waiting time each hold caused
  * is measured here (overlap of each waiter's blocking interval with the

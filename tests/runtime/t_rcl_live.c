@@ -2,7 +2,7 @@
 /*
  * Liveness of the RCL runtime: sections that block, spin or yield on the
  * server never stall the other locks of their server (thesis §4.1.2.1),
- * and the slot-claiming race (spec §2.4) is closed.
+ * and the slot-claiming race (thesis Alg. 10) is closed.
  */
 #include "rcl_test.h"
 
@@ -199,7 +199,7 @@ START_TEST(blocking_section_does_not_stall)
 }
 END_TEST
 
-/* ---- the slot-claiming race (spec §2.4) ----------------------------------
+/* ---- the slot-claiming race (thesis Alg. 10) -----------------------------
  * Clients alternate between two locks; sections yield and page-fault, and
  * a third lock's sections block in timed waits so that the server has
  * several servicing threads sweeping at once.  Every request must run
