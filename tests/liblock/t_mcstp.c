@@ -12,9 +12,10 @@
  * (the race the preload stress test hit; only a TSan build, where this
  * test then fails, can see a missing happens-before).
  *
- * White-box: this file compiles liblock/algorithms/mcstp.c itself (its functions are
- * static) and links the liblock convenience library for ll_tnode & co.
- * MCSTP_MAX_SCAN is lowered to 2 to reach the treadmill path.
+ * White-box: this file compiles liblock/algorithms/mcstp.c itself (its
+ * functions are static) and links the liblock convenience library for
+ * ll_tnode & co.  MCSTP_MAX_SCAN is lowered to 2 to reach the treadmill
+ * path.
  */
 #define _GNU_SOURCE
 #define MCSTP_MAX_SCAN 2
