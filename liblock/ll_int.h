@@ -75,7 +75,10 @@ struct ll_ops {
  * librcl.so.  The dynamic linker runs a library's constructors before
  * those of every object that depends on it, so no program or library
  * linked to librcl.so can look an algorithm up (a static lock's first
- * use, liblock_algorithms()) before "rcl" is there. */
+ * use, liblock_algorithms()) before "rcl" is there.  Only code that runs
+ * before that constructor (rcl-run's interposer, called from the
+ * constructor of a library librcl.so depends on) can miss "rcl", and
+ * rcl-run refuses delegation algorithms anyway. */
 
 /* The @i-th algorithm in listing order (built-in ones, then the
  * registered one); NULL past the end. */
