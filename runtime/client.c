@@ -17,11 +17,13 @@
  * liblock.c.  Before it sleeps it asks the manager for a free servicing
  * thread if it was the last one, so the server keeps serving the other
  * locks (thesis Fig. 4.3; the backup thread covers every other way of
- * blocking).  Woken, it takes the lock word back (CAS + yield).
+ * blocking).  Woken, it takes the lock word back as a held section would
+ * (word.c), so a wait may be signalled from either kind of section.
  *
- * lock/unlock: NULL (ENOTSUP): a client never holds an RCL lock, a
- * section must be a function.  trylock: ENOTSUP as well; rcl_tryexec()
- * is the RCL form of a try (see rcl.h).
+ * lock/trylock/unlock: "held" sections, which stay in the calling thread
+ * and take the lock word themselves (word.c); they exclude the delegated
+ * sections of the same lock.  rcl_tryexec() is the delegated form of a
+ * try (see rcl.h).
  *
  * Memory model: C11 acquire/release as described in rcl_int.h.
  */
@@ -100,12 +102,14 @@ static int rcl_init(void **impl, const liblock_attr_t *attr)
 	l->server = s;
 	l->next_free = NULL;
 	atomic_store_explicit(&l->holder, 0, memory_order_relaxed);
+	atomic_store_explicit(&l->waiting, 0, memory_order_relaxed);
+	atomic_store_explicit(&l->orphaned, 0, memory_order_relaxed);
 	atomic_fetch_add_explicit(&s->nlocks, 1, memory_order_relaxed);
 	*impl = l;
 	return 0;
 }
 
-/* EBUSY while a section of the lock runs (e.g. blocked in a wait). */
+/* EBUSY while a section of the lock runs (held, or blocked in a wait). */
 static int rcl_destroy(void *impl)
 {
 	struct rcl_lock *l = impl;
@@ -181,13 +185,15 @@ static void *exec_inline(struct rcl_lock *l, liblock_fn_t fn, void *ctx,
 	uintptr_t tok = rcl_token();
 	void *ret;
 
-	if (atomic_load_explicit(&l->holder, memory_order_relaxed) == tok)
+	if (rcl_w_owner(atomic_load_explicit(&l->holder,
+					     memory_order_relaxed)) == tok)
 		ll_fatal("RCL lock %p taken again inside its own critical "
 			 "section",
 			 (void *)l);
-	rcl_lock_take(l, tok);
+	if (!rcl_word_try(l, tok, false))
+		rcl_word_acquire(l, tok, false);
 	ret = fn(ctx);
-	rcl_lock_release(l);
+	rcl_lock_release(l, tok);
 	RCL_STAT_INC(me->st.cs_inline);
 	return ret;
 }
@@ -201,6 +207,10 @@ static void *rcl_exec(void *impl, liblock_fn_t fn, void *ctx)
 		return NULL; /* a NULL fn would mean "no request" */
 	if (me && me->srv == l->server)
 		return exec_inline(l, fn, ctx, me);
+	if (ll_unlikely(rcl_word_held_by_me(l)))
+		ll_fatal("liblock_exec on RCL lock %p inside a section that "
+			 "holds it (liblock_lock): it would wait for itself",
+			 (void *)l);
 	return exec_remote(l, fn, ctx, 0, NULL);
 }
 
@@ -216,10 +226,11 @@ static int rcl_cond_wait(void *impl, liblock_cond_t *cond,
 	unsigned int seq;
 	int rc;
 
-	if (atomic_load_explicit(&l->holder, memory_order_relaxed) != tok)
+	if (rcl_w_owner(atomic_load_explicit(&l->holder,
+					     memory_order_relaxed)) != tok)
 		return EPERM;
 	seq = ll_cond_enter(cond);
-	rcl_lock_release(l);
+	rcl_lock_release(l, tok);
 	if (me && me->srv == s) {
 		atomic_fetch_add_explicit(&s->cond_waits, 1,
 					  memory_order_relaxed);
@@ -229,19 +240,39 @@ static int rcl_cond_wait(void *impl, liblock_cond_t *cond,
 			rcl_manager_need_thread(s);
 	}
 	rc = ll_cond_sleep(cond, seq, abstime);
-	rcl_lock_take(l, tok);
+	if (!rcl_word_try(l, tok, false))
+		rcl_word_acquire(l, tok, false);
 	ll_cond_leave(cond);
 	return rc;
+}
+
+static int rcl_lock(void *impl)
+{
+	return rcl_word_lock(impl);
+}
+
+static int rcl_trylock(void *impl)
+{
+	return rcl_word_trylock(impl);
+}
+
+static int rcl_unlock(void *impl)
+{
+	return rcl_word_unlock(impl);
 }
 
 static const struct ll_ops rcl_ops = {
 	.name = "rcl",
 	.summary =
 		"Remote Core Locking: sections run on a dedicated server CPU",
-	.caps = LIBLOCK_CAP_DELEGATION | LIBLOCK_CAP_SERVER | LIBLOCK_CAP_NUMA,
+	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_DELEGATION | LIBLOCK_CAP_SERVER |
+		LIBLOCK_CAP_NUMA | LIBLOCK_CAP_PARK | LIBLOCK_CAP_OWNER,
 	.init = rcl_init,
 	.destroy = rcl_destroy,
 	.exec = rcl_exec,
+	.lock = rcl_lock,
+	.trylock = rcl_trylock,
+	.unlock = rcl_unlock,
 	.cond_wait = rcl_cond_wait,
 };
 
@@ -271,10 +302,14 @@ int rcl_tryexec(liblock_lock_t *lock, liblock_fn_t fn, void *ctx, void **ret)
 		v = fn(ctx);
 		liblock_unlock(lock);
 	} else if (l = ll_lock_impl(lock), me && me->srv == l->server) {
-		if (!rcl_lock_try(l, rcl_token()))
+		uintptr_t tok = rcl_token();
+
+		if (!rcl_word_try(l, tok, false))
 			return EBUSY;
 		v = fn(ctx);
-		rcl_lock_release(l);
+		rcl_lock_release(l, tok);
+	} else if (rcl_word_held_by_me(l)) {
+		return EBUSY; /* we hold it: a try must fail, not wait */
 	} else {
 		v = exec_remote(l, fn, ctx, RCL_REQ_TRY, &status);
 		if (status)

@@ -84,6 +84,9 @@ typedef struct rcl_stats {
 	uint64_t idle_parks;	      /* times the server slept, idle */
 	uint64_t cond_waits;	      /* condition waits inside sections */
 	uint64_t try_busy;	      /* rcl_tryexec requests refused */
+	uint64_t deferred;	      /* requests left pending: the lock was
+					 held by, or handed to, a thread
+					 running a held section */
 	uint64_t locks;		      /* live locks assigned to the server */
 	uint64_t scan_limit;	      /* slots a sweep scans now (highest
 					 live client id + 1, all servers) */

@@ -54,19 +54,60 @@
 struct rcl_server;
 struct rcl_sthread;
 
-/* An RCL lock.  @holder is the lock word: 0 free, else the token of the
- * thread executing one of its sections (a servicing thread, or a client
- * running its own request on a stopped server).  Lock structures are
- * never freed, only recycled (see client.c): a servicing thread that was
- * preempted between reading a slot and taking its lock may still touch a
- * destroyed lock's word, which must stay valid memory. */
+/*
+ * An RCL lock.  Its lock word @holder is taken by whoever runs one of its
+ * sections: a servicing thread running a delegated section, or a thread
+ * that called liblock_lock/trylock on it ("held" sections, word.c).
+ *
+ *   bits 63..2  owner: 0 free, RCL_W_HANDOFF (reserved for a servicing
+ *               thread of the lock's server), else the owner's token
+ *               (rcl_token(): 8-byte aligned, never RCL_W_HANDOFF);
+ *   bit 1       RCL_W_SRV_WANT: a servicing thread left a request of this
+ *               lock pending because the word was busy or wanted; the
+ *               releaser turns the word into RCL_W_HANDOFF instead of 0;
+ *   bit 0       RCL_W_SLEEPERS: a thread may be parked on the word (the
+ *               futex is the word's low 32 bits); the releaser wakes one.
+ *
+ * @waiting counts threads in word.c's blocking acquire.  A servicing
+ * thread does not take a free word while it is non-zero (it sets
+ * SRV_WANT and serves the lock's request after the next release), and a
+ * blocking acquire never takes RCL_W_HANDOFF: the two kinds alternate
+ * when both want the lock, so neither starves (docs/RUNTIME.md).
+ *
+ * Layout: @server is read by every client call, @holder written by the
+ * server on every request; they live on two lines, so a call does not
+ * pull the lock line away from the server.  Lock structures are never
+ * freed, only recycled (client.c): a servicing thread preempted between
+ * reading a slot and taking its lock may still touch a destroyed lock's
+ * word, which must stay valid memory.
+ */
 struct rcl_lock {
+	/* read-mostly */
 	struct rcl_server *server;
-	_Atomic uintptr_t holder;
 	struct rcl_lock *next_free; /* recycling list (client.c) */
+	/* the lock word's line */
+	_Atomic uintptr_t holder LL_ALIGNED;
+	_Atomic uint32_t waiting;  /* threads in a blocking acquire */
+	_Atomic uint32_t orphaned; /* a holder exited without unlocking */
 } LL_ALIGNED;
 
-static_assert(sizeof(struct rcl_lock) == LL_CACHELINE, "one line per lock");
+static_assert(sizeof(struct rcl_lock) == 2 * LL_CACHELINE,
+	      "read-mostly line + lock word line");
+static_assert(offsetof(struct rcl_lock, holder) == LL_CACHELINE,
+	      "the lock word starts its own line");
+
+enum {
+	RCL_W_SLEEPERS = 1u,
+	RCL_W_SRV_WANT = 2u,
+	RCL_W_FLAGS = 3u,
+	RCL_W_HANDOFF = 4u,
+};
+
+/* The owner part of lock word value @w. */
+static inline uintptr_t rcl_w_owner(uintptr_t w)
+{
+	return w & ~(uintptr_t)RCL_W_FLAGS;
+}
 
 /* Request flags. */
 enum { RCL_REQ_TRY = 1u };
@@ -109,7 +150,7 @@ typedef _Atomic uint64_t rcl_counter_t;
 /* Per-servicing-thread counters, written by that thread only. */
 struct rcl_tstats {
 	rcl_counter_t sweeps, active_sweeps, scanned_active, cs, cs_inline,
-		multi_lock, slow_path, idle_parks, try_busy;
+		multi_lock, slow_path, idle_parks, try_busy, deferred;
 };
 
 /* is_servicing values (the futex word of a prepared thread). */
@@ -124,6 +165,9 @@ struct rcl_sthread {
 	_Atomic uint32_t linked;       /* futex word: 1 once on the all list */
 	struct rcl_sthread *next_all;  /* manager-owned list */
 	struct rcl_sthread *next_prepared;
+	/* the lock whose delegated section runs, for the report of a
+	 * section that never returns (servicing.c) */
+	_Atomic(struct rcl_lock *) section;
 	struct rcl_tstats st;
 } LL_ALIGNED;
 
@@ -185,12 +229,35 @@ extern __thread struct rcl_sthread *rcl_self LL_HIDDEN;
 /* This thread's token for lock words and slot claims. */
 uintptr_t rcl_token(void) LL_HIDDEN;
 
-/* Take @l for @me if it is free: (0) -> (me). */
+/* ---- word.c: the lock word ------------------------------------------------
+ */
+/* Release @l, whose word @w has flags: hand it to the server
+ * (RCL_W_SRV_WANT) or free it and wake a sleeper. */
+void rcl_word_release_slow(struct rcl_lock *l, uintptr_t w) LL_HIDDEN;
+/* A servicing thread holding the claim of a (non-try) request for @l:
+ * take the word, or make sure the next release hands it over (false). */
+bool rcl_word_serve(struct rcl_lock *l, uintptr_t me) LL_HIDDEN;
+/* One attempt to take @l for @me; @server: RCL_W_HANDOFF may be taken. */
+bool rcl_word_try(struct rcl_lock *l, uintptr_t me, bool server) LL_HIDDEN;
+/* Take @l for @me, waiting as long as it takes (@server: yield instead of
+ * parking, and take RCL_W_HANDOFF: a client running its own request). */
+void rcl_word_acquire(struct rcl_lock *l, uintptr_t me, bool server) LL_HIDDEN;
+/* liblock_lock/trylock/unlock on an RCL lock (held sections). */
+int rcl_word_lock(struct rcl_lock *l) LL_HIDDEN;
+int rcl_word_trylock(struct rcl_lock *l) LL_HIDDEN;
+int rcl_word_unlock(struct rcl_lock *l) LL_HIDDEN;
+/* Does the calling thread hold @l in a held section? */
+bool rcl_word_held_by_me(struct rcl_lock *l) LL_HIDDEN;
+
+/* Fast path of a servicing thread taking @l for a delegated section: a
+ * free word nobody else waits for, (0) -> (me).  Anything else is
+ * rcl_word_serve()'s (word.c). */
 static inline bool rcl_lock_try(struct rcl_lock *l, uintptr_t me)
 {
 	uintptr_t free_word = 0;
 
-	if (atomic_load_explicit(&l->holder, memory_order_relaxed) != 0)
+	if (atomic_load_explicit(&l->holder, memory_order_relaxed) != 0 ||
+	    atomic_load_explicit(&l->waiting, memory_order_relaxed) != 0)
 		return false;
 	/* acquire: pairs with the release in rcl_lock_release(), so the
 	 * previous section's writes are visible to ours */
@@ -199,19 +266,17 @@ static inline bool rcl_lock_try(struct rcl_lock *l, uintptr_t me)
 						       memory_order_relaxed);
 }
 
-/* Thesis Alg. 9, local branch: the holder is another thread bound to the
- * same CPU (or a preempted one): yield so that it can finish. */
-static inline void rcl_lock_take(struct rcl_lock *l, uintptr_t me)
+/* Release @l, held by @me: (me) -> (0) on the fast path; a word with
+ * flags goes to rcl_word_release_slow() (hand-over, wake-up). */
+static inline void rcl_lock_release(struct rcl_lock *l, uintptr_t me)
 {
-	while (!rcl_lock_try(l, me))
-		sched_yield();
-}
+	uintptr_t w = me;
 
-/* (me) -> (0). */
-static inline void rcl_lock_release(struct rcl_lock *l)
-{
 	/* release: the section's writes happen before the next holder's */
-	atomic_store_explicit(&l->holder, 0, memory_order_release);
+	if (!atomic_compare_exchange_strong_explicit(&l->holder, &w, 0,
+						     memory_order_release,
+						     memory_order_relaxed))
+		rcl_word_release_slow(l, w);
 }
 
 /* The claim word of request slot @r of @s. */
@@ -275,11 +340,6 @@ static inline void rcl_run_claimed(struct rcl_server *s, struct rcl_req *r)
 	rcl_complete(s, r, 0);
 }
 
-/* A try request in @r whose lock @l is busy: complete it with EBUSY if it
- * is still a try request for @l and nobody else claimed it.  Returns true
- * when it did. */
-bool rcl_refuse_try(struct rcl_server *s, struct rcl_req *r, struct rcl_lock *l,
-		    uintptr_t me) LL_HIDDEN;
 /* A client whose server is stopped runs its own request @r for @l, as a
  * servicing thread would, unless a servicing thread claimed it first.
  * Returns true when the request is complete. */

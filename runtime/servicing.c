@@ -23,8 +23,11 @@
  */
 #include "rcl_int.h"
 
-/* Serve the request in @r if its lock is free; returns the lock served,
- * or NULL.  The first reads need no ordering: rcl_claim() re-validates. */
+/* Serve the request in @r if its lock's word can be had; returns the lock
+ * served, or NULL.  Fast path: a free word nobody waits for, taken before
+ * the claim.  Otherwise the claim comes first, so that a deferral
+ * (RCL_W_SRV_WANT) is only ever left for a request that stays pending
+ * until a servicing thread, or its own client, takes the hand-over. */
 static struct rcl_lock *serve(struct rcl_server *s, struct rcl_req *r,
 			      uintptr_t me, struct rcl_sthread *t)
 {
@@ -35,19 +38,31 @@ static struct rcl_lock *serve(struct rcl_server *s, struct rcl_req *r,
 	if (atomic_load_explicit(&r->fn, memory_order_acquire) == NULL)
 		return NULL;
 	l = atomic_load_explicit(&r->lock, memory_order_relaxed);
-	if (!rcl_lock_try(l, me)) {
-		if ((atomic_load_explicit(&r->flags, memory_order_relaxed) &
-		     RCL_REQ_TRY) &&
-		    rcl_refuse_try(s, r, l, me))
-			RCL_STAT_INC(t->st.try_busy);
-		return NULL;
+	if (ll_likely(rcl_lock_try(l, me))) {
+		if (!rcl_claim(s, r, l, me)) {
+			rcl_lock_release(l, me);
+			return NULL;
+		}
+	} else {
+		if (!rcl_claim(s, r, l, me))
+			return NULL;
+		if (atomic_load_explicit(&r->flags, memory_order_relaxed) &
+		    RCL_REQ_TRY) {
+			if (!rcl_word_try(l, me, true)) {
+				rcl_complete(s, r, EBUSY);
+				RCL_STAT_INC(t->st.try_busy);
+				return NULL;
+			}
+		} else if (!rcl_word_serve(l, me)) {
+			rcl_unclaim(s, r);
+			RCL_STAT_INC(t->st.deferred);
+			return NULL;
+		}
 	}
-	if (!rcl_claim(s, r, l, me)) {
-		rcl_lock_release(l);
-		return NULL;
-	}
+	atomic_store_explicit(&t->section, l, memory_order_relaxed);
 	rcl_run_claimed(s, r);
-	rcl_lock_release(l);
+	atomic_store_explicit(&t->section, NULL, memory_order_relaxed);
+	rcl_lock_release(l, me);
 	return l;
 }
 
@@ -208,6 +223,29 @@ static bool slow_path(struct rcl_server *s, struct rcl_sthread *t)
 	return true;
 }
 
+/* A servicing thread only ends by returning from rcl_servicing_main(),
+ * which clears its key first; a thread that ends while the key is set
+ * was ended by a section (pthread_exit, or a cancellation): its client
+ * and every thread waiting for that lock would wait forever. */
+static pthread_key_t exit_key;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+static void section_exit(void *arg)
+{
+	struct rcl_sthread *t = arg;
+
+	ll_fatal("a critical section of RCL lock %p ended its servicing "
+		 "thread (pthread_exit or cancellation inside a section)",
+		 (void *)atomic_load_explicit(&t->section,
+					      memory_order_relaxed));
+}
+
+static void exit_key_create(void)
+{
+	if (pthread_key_create(&exit_key, section_exit) != 0)
+		ll_fatal("cannot create the servicing threads' exit key");
+}
+
 void *rcl_servicing_main(void *arg)
 {
 	struct rcl_sthread *t = arg;
@@ -220,6 +258,9 @@ void *rcl_servicing_main(void *arg)
 	while (!atomic_load_explicit(&t->linked, memory_order_acquire))
 		ll_futex_wait(&t->linked, 0, NULL, CLOCK_MONOTONIC);
 	rcl_self = t;
+	pthread_once(&exit_once, exit_key_create);
+	if (pthread_setspecific(exit_key, t) != 0)
+		ll_fatal("cannot set the servicing thread's exit key");
 	atomic_store_explicit(&t->tid, (int)syscall(SYS_gettid),
 			      memory_order_relaxed);
 	/* acquire: pairs with the release that published the server */
@@ -242,5 +283,6 @@ void *rcl_servicing_main(void *arg)
 		}
 		after_sweep(s, t, served, &is);
 	}
+	pthread_setspecific(exit_key, NULL);
 	return NULL;
 }

@@ -2,7 +2,7 @@
 /*
  * The slot protocol's out-of-line steps (the inline ones, and the protocol
  * itself, are in rcl_int.h): the thread's identity (servicing thread and
- * token), refusing a try request, a client running its own request on a
+ * token), a client running its own request on a
  * stopped server, and waking a parked server.  Both sides of a request
  * use these: client.c and servicing.c do not call into each other.
  *
@@ -13,25 +13,13 @@
 #include <limits.h>
 
 __thread struct rcl_sthread *rcl_self;
-static __thread char token_byte;
+/* Its address is the thread's token: 8-byte aligned, so the low bits of
+ * a lock word are free for flags (rcl_int.h). */
+static __thread uint64_t token_word;
 
 uintptr_t rcl_token(void)
 {
-	return (uintptr_t)&token_byte;
-}
-
-bool rcl_refuse_try(struct rcl_server *s, struct rcl_req *r, struct rcl_lock *l,
-		    uintptr_t me)
-{
-	if (!rcl_claim(s, r, l, me))
-		return false;
-	if (!(atomic_load_explicit(&r->flags, memory_order_relaxed) &
-	      RCL_REQ_TRY)) {
-		rcl_unclaim(s, r);
-		return false;
-	}
-	rcl_complete(s, r, EBUSY);
-	return true;
+	return (uintptr_t)&token_word;
 }
 
 bool rcl_run_own(struct rcl_server *s, struct rcl_req *r, struct rcl_lock *l)
@@ -50,15 +38,15 @@ bool rcl_run_own(struct rcl_server *s, struct rcl_req *r, struct rcl_lock *l)
 	}
 	if (atomic_load_explicit(&r->flags, memory_order_relaxed) &
 	    RCL_REQ_TRY) {
-		if (!rcl_lock_try(l, me)) {
+		if (!rcl_word_try(l, me, true)) {
 			rcl_complete(s, r, EBUSY);
 			return true;
 		}
-	} else {
-		rcl_lock_take(l, me);
+	} else if (!rcl_word_try(l, me, true)) {
+		rcl_word_acquire(l, me, true);
 	}
 	rcl_run_claimed(s, r);
-	rcl_lock_release(l);
+	rcl_lock_release(l, me);
 	return true;
 }
 

@@ -28,6 +28,7 @@ void rcl_stats_fold(struct rcl_tstats *into, const struct rcl_tstats *from)
 	FOLD(slow_path);
 	FOLD(idle_parks);
 	FOLD(try_busy);
+	FOLD(deferred);
 }
 
 static double ratio(uint64_t a, uint64_t b)
@@ -72,6 +73,7 @@ static void collect(struct rcl_server *s, rcl_stats_t *o)
 	o->slow_path = RCL_STAT_GET(sum.slow_path);
 	o->idle_parks = RCL_STAT_GET(sum.idle_parks);
 	o->try_busy = RCL_STAT_GET(sum.try_busy);
+	o->deferred = RCL_STAT_GET(sum.deferred);
 	o->manager_wakeups = RCL_STAT_GET(s->wakeups);
 	o->alive_misses = RCL_STAT_GET(s->alive_misses);
 	o->elections = RCL_STAT_GET(s->elections);
@@ -124,7 +126,8 @@ static int print_one(int fd, const rcl_stats_t *o)
 		"rcl:   sweeps %llu (%llu active)  manager wake-ups %llu  "
 		"is_alive misses %llu  elections %llu\n"
 		"rcl:   servicing threads created %llu, reactivated %llu  "
-		"idle parks %llu  cond waits %llu  tryexec refused %llu\n",
+		"idle parks %llu  cond waits %llu  tryexec refused %llu\n"
+		"rcl:   requests deferred to held sections %llu\n",
 		o->cpu, o->running ? "running" : "stopped",
 		o->fifo ? ", SCHED_FIFO" : ", degraded",
 		o->exclusive ? ", reserved CPU" : ", shared CPU",
@@ -139,7 +142,8 @@ static int print_one(int fd, const rcl_stats_t *o)
 		(unsigned long long)o->threads_reactivated,
 		(unsigned long long)o->idle_parks,
 		(unsigned long long)o->cond_waits,
-		(unsigned long long)o->try_busy);
+		(unsigned long long)o->try_busy,
+		(unsigned long long)o->deferred);
 
 	return put(fd, buf, n < (int)sizeof(buf) ? n : (int)sizeof(buf) - 1);
 }

@@ -148,7 +148,8 @@ static void configure(void)
 		       name);
 		return;
 	}
-	if (!(info.caps & LIBLOCK_CAP_LOCK)) {
+	if (!(info.caps & LIBLOCK_CAP_LOCK) ||
+	    (info.caps & LIBLOCK_CAP_SERVER)) {
 		ll_log(LL_ERROR,
 		       "LIBLOCK_LOCK=%s: a delegation algorithm needs "
 		       "extracted critical sections (rcl-refactor), not "

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,15 @@ static void usage(FILE *out)
 		"See rcl-run(1).\n");
 }
 
+/* Can @info's algorithm replace pthread mutexes?  It needs lock/unlock;
+ * rcl has them (held sections), but what it is for, running sections on
+ * a server, needs them extracted first. */
+static bool runs_mutexes(const liblock_algorithm_info_t *info)
+{
+	return (info->caps & LIBLOCK_CAP_LOCK) &&
+	       !(info->caps & LIBLOCK_CAP_SERVER);
+}
+
 static int list(void)
 {
 	const char *const *names = liblock_algorithms();
@@ -51,7 +61,7 @@ static int list(void)
 
 	for (size_t i = 0; names[i]; i++)
 		if (liblock_algorithm_info(names[i], &info) == 0 &&
-		    (info.caps & LIBLOCK_CAP_LOCK))
+		    runs_mutexes(&info))
 			printf("%-16s %s\n", info.name, info.summary);
 	return fflush(stdout) == 0 ? 0 : 1;
 }
@@ -68,7 +78,7 @@ static const char *check_algorithm(const char *name)
 			name);
 		return NULL;
 	}
-	if (!(info.caps & LIBLOCK_CAP_LOCK)) {
+	if (!runs_mutexes(&info)) {
 		fprintf(stderr,
 			"rcl-run: '%s' is a delegation algorithm: it "
 			"runs extracted critical sections (rcl-refactor), not "

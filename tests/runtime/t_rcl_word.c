@@ -1,0 +1,690 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The lock word of RCL locks: held sections (liblock_lock/trylock/unlock)
+ * mixed with delegated ones (liblock_exec, rcl_tryexec) on one lock;
+ * condition waits that cross the two kinds; a server that keeps serving
+ * while a held section blocks; alternation when both kinds want a lock;
+ * nesting; and the fatal reports of sections that never come back.
+ * Every test stops its servers and has a Check timeout (rcl_test.h).
+ */
+#include "rcl_test.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
+/* ---- mixed sections on one lock -----------------------------------------
+ * 16 threads on one lock: a third delegate (liblock_exec, plus
+ * rcl_tryexec now and then), a third lock/unlock, a third trylock with
+ * retries.  Each section increments two counters on two lines and checks
+ * that nobody else is inside; the totals must be exact. */
+
+#define MIX_THREADS 16
+
+struct mix {
+	liblock_lock_t l;
+	atomic_int inside;
+	atomic_int overlaps;
+	_Alignas(128) uint64_t a;
+	_Alignas(128) uint64_t b;
+	long per_thread;
+	atomic_long try_fail;
+};
+
+static void mix_body(struct mix *m)
+{
+	/* relaxed: we look for a second thread inside; the lock under
+	 * test provides the ordering */
+	if (atomic_fetch_add_explicit(&m->inside, 1, memory_order_relaxed))
+		atomic_fetch_add_explicit(&m->overlaps, 1,
+					  memory_order_relaxed);
+	m->a++;
+	m->b++;
+	atomic_fetch_sub_explicit(&m->inside, 1, memory_order_relaxed);
+}
+
+static void *mix_cs(void *arg)
+{
+	mix_body(arg);
+	return arg;
+}
+
+struct mix_arg {
+	struct mix *m;
+	int kind;
+};
+
+static void *mix_worker(void *arg)
+{
+	struct mix_arg *a = arg;
+	struct mix *m = a->m;
+
+	for (long i = 0; i < m->per_thread; i++) {
+		switch (a->kind) {
+		case 0:
+			if ((i & 15) == 0) {
+				void *r = NULL;
+
+				while (rcl_tryexec(&m->l, mix_cs, m, &r) ==
+				       EBUSY)
+					atomic_fetch_add(&m->try_fail, 1);
+				ck_assert_ptr_eq(r, m);
+			} else {
+				ck_assert_ptr_eq(liblock_exec(&m->l, mix_cs, m),
+						 m);
+			}
+			break;
+		case 1:
+			ck_assert_int_eq(liblock_lock(&m->l), 0);
+			mix_body(m);
+			ck_assert_int_eq(liblock_unlock(&m->l), 0);
+			break;
+		default:
+			while (liblock_trylock(&m->l) == EBUSY) {
+				atomic_fetch_add(&m->try_fail, 1);
+				sched_yield();
+			}
+			mix_body(m);
+			ck_assert_int_eq(liblock_unlock(&m->l), 0);
+			break;
+		}
+	}
+	return NULL;
+}
+
+START_TEST(mixed_sections_exact)
+{
+	struct mix *m = aligned_alloc(128, sizeof(*m));
+	struct mix_arg args[MIX_THREADS];
+	pthread_t t[MIX_THREADS];
+	/* 10^7 sections in all (10^6 under a sanitizer: 10x slower) */
+	long total = SANITIZED ? 1000000 : 10000000;
+	rcl_stats_t st;
+
+	ck_assert_ptr_nonnull(m);
+	memset(m, 0, sizeof(*m));
+	rt_init_rcl(&m->l, LIBLOCK_SERVER_DEFAULT);
+	m->per_thread = total / MIX_THREADS;
+	for (int i = 0; i < MIX_THREADS; i++) {
+		args[i].m = m;
+		args[i].kind = i % 3;
+		rt_start(&t[i], mix_worker, &args[i]);
+	}
+	for (int i = 0; i < MIX_THREADS; i++)
+		rt_join(t[i], 280);
+	ck_assert_int_eq(atomic_load(&m->overlaps), 0);
+	ck_assert_uint_eq(m->a, (uint64_t)m->per_thread * MIX_THREADS);
+	ck_assert_uint_eq(m->b, (uint64_t)m->per_thread * MIX_THREADS);
+	st = rt_stats(rcl_default_server());
+	printf("# mixed: %ld sections, %llu delegated, %llu deferred, %ld "
+	       "failed tries\n",
+	       m->per_thread * MIX_THREADS, (unsigned long long)st.cs,
+	       (unsigned long long)st.deferred, atomic_load(&m->try_fail));
+	ck_assert_int_eq(liblock_destroy(&m->l), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
+	free(m);
+}
+END_TEST
+
+/* ---- the API of held sections ------------------------------------------ */
+
+static void *try_other(void *arg)
+{
+	return (void *)(intptr_t)liblock_trylock(arg);
+}
+
+static void *unlock_other(void *arg)
+{
+	return (void *)(intptr_t)liblock_unlock(arg);
+}
+
+static void *count_cs(void *arg)
+{
+	++*(int *)arg;
+	return arg;
+}
+
+struct tx {
+	liblock_lock_t l;
+	int n;
+};
+
+static void *tryexec_other(void *arg)
+{
+	struct tx *x = arg;
+
+	return (void *)(intptr_t)rcl_tryexec(&x->l, count_cs, &x->n, NULL);
+}
+
+START_TEST(held_api)
+{
+	struct tx x = {.n = 0};
+	pthread_t t;
+	void *rc;
+
+	rt_init_rcl(&x.l, LIBLOCK_SERVER_DEFAULT);
+	ck_assert_int_eq(liblock_lock(&x.l), 0);
+	ck_assert_int_eq(liblock_lock(&x.l), EDEADLK);
+	ck_assert_int_eq(liblock_trylock(&x.l), EBUSY);
+	ck_assert_int_eq(rcl_tryexec(&x.l, count_cs, &x.n, NULL), EBUSY);
+	/* another thread: busy for trylock and for a delegated try, and it
+	 * may not unlock what it does not hold */
+	rt_start(&t, try_other, &x.l);
+	ck_assert_int_eq(pthread_join(t, &rc), 0);
+	ck_assert_int_eq((int)(intptr_t)rc, EBUSY);
+	rt_start(&t, tryexec_other, &x);
+	ck_assert_int_eq(pthread_join(t, &rc), 0);
+	ck_assert_int_eq((int)(intptr_t)rc, EBUSY);
+	rt_start(&t, unlock_other, &x.l);
+	ck_assert_int_eq(pthread_join(t, &rc), 0);
+	ck_assert_int_eq((int)(intptr_t)rc, EPERM);
+	ck_assert_int_eq(liblock_destroy(&x.l), EBUSY);
+	ck_assert_int_eq(liblock_unlock(&x.l), 0);
+	ck_assert_int_eq(liblock_unlock(&x.l), EPERM);
+	ck_assert_int_eq(x.n, 0);
+	/* free again: every kind gets it */
+	ck_assert_int_eq(liblock_trylock(&x.l), 0);
+	ck_assert_int_eq(liblock_unlock(&x.l), 0);
+	ck_assert_int_eq(rcl_tryexec(&x.l, count_cs, &x.n, NULL), 0);
+	ck_assert_ptr_eq(liblock_exec(&x.l, count_cs, &x.n), &x.n);
+	ck_assert_int_eq(x.n, 2);
+	ck_assert_int_eq(liblock_destroy(&x.l), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
+}
+END_TEST
+
+/* ---- condition waits across the two kinds ------------------------------ */
+
+struct cx {
+	liblock_lock_t l;
+	liblock_cond_t c;
+	int ready, seen;
+	atomic_int waiting;
+};
+
+static void *wait_cs(void *arg) /* delegated: wait for a held signal */
+{
+	struct cx *x = arg;
+
+	atomic_store(&x->waiting, 1);
+	while (!x->ready)
+		ck_assert_int_eq(liblock_cond_wait(&x->c, &x->l), 0);
+	x->seen++;
+	return NULL;
+}
+
+static void *signal_cs(void *arg) /* delegated: signal a held waiter */
+{
+	struct cx *x = arg;
+
+	x->ready = 1;
+	liblock_cond_signal(&x->c);
+	return NULL;
+}
+
+static void *delegated_waiter(void *arg)
+{
+	struct cx *x = arg;
+
+	liblock_exec(&x->l, wait_cs, x);
+	return NULL;
+}
+
+static void *held_waiter(void *arg)
+{
+	struct cx *x = arg;
+
+	ck_assert_int_eq(liblock_lock(&x->l), 0);
+	atomic_store(&x->waiting, 1);
+	while (!x->ready)
+		ck_assert_int_eq(liblock_cond_wait(&x->c, &x->l), 0);
+	x->seen++;
+	ck_assert_int_eq(liblock_unlock(&x->l), 0);
+	return NULL;
+}
+
+START_TEST(cond_across_kinds)
+{
+	struct cx *x = calloc(1, sizeof(*x));
+	pthread_t t;
+
+	ck_assert_ptr_nonnull(x);
+	rt_init_rcl(&x->l, LIBLOCK_SERVER_DEFAULT);
+	ck_assert_int_eq(liblock_cond_init(&x->c, NULL), 0);
+	/* a delegated section waits, a held section signals */
+	rt_start(&t, delegated_waiter, x);
+	rt_wait_flag(&x->waiting, 10);
+	ck_assert_int_eq(liblock_lock(&x->l), 0); /* it released the word */
+	x->ready = 1;
+	liblock_cond_signal(&x->c);
+	ck_assert_int_eq(liblock_unlock(&x->l), 0);
+	rt_join(t, 20);
+	ck_assert_int_eq(x->seen, 1);
+	/* a held section waits, a delegated section signals */
+	x->ready = 0;
+	atomic_store(&x->waiting, 0);
+	rt_start(&t, held_waiter, x);
+	rt_wait_flag(&x->waiting, 10);
+	liblock_exec(&x->l, signal_cs, x);
+	rt_join(t, 20);
+	ck_assert_int_eq(x->seen, 2);
+	ck_assert_int_eq(liblock_cond_destroy(&x->c), 0);
+	ck_assert_int_eq(liblock_destroy(&x->l), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
+	free(x);
+}
+END_TEST
+
+/* ---- liveness: a held section that blocks ------------------------------- */
+
+struct live {
+	liblock_lock_t a, b;
+	atomic_int holding, release, stop;
+	atomic_long b_calls, a_done;
+	int in_a;
+};
+
+static void *inc_cs(void *arg)
+{
+	++*(int *)arg;
+	return arg;
+}
+
+static void *b_caller(void *arg)
+{
+	struct live *v = arg;
+	int dummy = 0;
+
+	while (!atomic_load(&v->stop)) {
+		liblock_exec(&v->b, inc_cs, &dummy);
+		atomic_fetch_add(&v->b_calls, 1);
+	}
+	return NULL;
+}
+
+static void *a_caller(void *arg)
+{
+	struct live *v = arg;
+
+	liblock_exec(&v->a, inc_cs, &v->in_a);
+	atomic_store(&v->a_done, 1);
+	return NULL;
+}
+
+static void *a_holder(void *arg)
+{
+	struct live *v = arg;
+
+	ck_assert_int_eq(liblock_lock(&v->a), 0);
+	atomic_store(&v->holding, 1);
+	while (!atomic_load(&v->release))
+		usleep(1000); /* blocked in a held section */
+	v->in_a += 100;
+	ck_assert_int_eq(liblock_unlock(&v->a), 0);
+	return NULL;
+}
+
+START_TEST(held_section_blocks_server_serves)
+{
+	struct live *v = calloc(1, sizeof(*v));
+	pthread_t h, ca, cb;
+	long before;
+	rcl_stats_t st;
+
+	ck_assert_ptr_nonnull(v);
+	rt_init_rcl(&v->a, LIBLOCK_SERVER_DEFAULT);
+	rt_init_rcl(&v->b, LIBLOCK_SERVER_DEFAULT);
+	rt_start(&h, a_holder, v);
+	rt_wait_flag(&v->holding, 10);
+	rt_start(&ca, a_caller, v); /* its request waits for the word */
+	rt_start(&cb, b_caller, v);
+	usleep(50000);
+	before = atomic_load(&v->b_calls);
+	usleep(200000);
+	/* lock b is served while a's request is pending */
+	ck_assert_int_gt(atomic_load(&v->b_calls), before + 100);
+	ck_assert_int_eq(atomic_load(&v->a_done), 0);
+	st = rt_stats(rcl_default_server());
+	ck_assert_uint_ge(st.deferred, 1);
+	/* the server never waits on a: it went on sweeping (it did not
+	 * spin inside a's request, nor block a servicing thread on it) */
+	ck_assert_uint_eq(st.threads_created, 1);
+	atomic_store(&v->release, 1);
+	rt_join(h, 10);
+	rt_join(ca, 10);
+	/* the held section ran first, then the delegated one */
+	ck_assert_int_eq(v->in_a, 101);
+	atomic_store(&v->stop, 1);
+	rt_join(cb, 10);
+	ck_assert_int_eq(liblock_destroy(&v->a), 0);
+	ck_assert_int_eq(liblock_destroy(&v->b), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
+	free(v);
+}
+END_TEST
+
+/* A held section that waits on a condition variable: same, and the
+ * delegated request runs as soon as the word is free. */
+static void *held_cond_waiter(void *arg)
+{
+	struct cx *x = arg;
+
+	ck_assert_int_eq(liblock_lock(&x->l), 0);
+	atomic_store(&x->waiting, 1);
+	while (!x->ready)
+		ck_assert_int_eq(liblock_cond_wait(&x->c, &x->l), 0);
+	ck_assert_int_eq(liblock_unlock(&x->l), 0);
+	return NULL;
+}
+
+static void *set_ready_cs(void *arg)
+{
+	struct cx *x = arg;
+
+	x->seen++;
+	x->ready = 1;
+	liblock_cond_broadcast(&x->c);
+	return NULL;
+}
+
+START_TEST(held_cond_wait_lets_delegated_in)
+{
+	struct cx *x = calloc(1, sizeof(*x));
+	pthread_t t;
+
+	ck_assert_ptr_nonnull(x);
+	rt_init_rcl(&x->l, LIBLOCK_SERVER_DEFAULT);
+	ck_assert_int_eq(liblock_cond_init(&x->c, NULL), 0);
+	rt_start(&t, held_cond_waiter, x);
+	rt_wait_flag(&x->waiting, 10);
+	/* the waiter released the word inside its wait: this delegated
+	 * section must run now, not after a time-out */
+	liblock_exec(&x->l, set_ready_cs, x);
+	rt_join(t, 10);
+	ck_assert_int_eq(x->seen, 1);
+	ck_assert_int_eq(liblock_cond_destroy(&x->c), 0);
+	ck_assert_int_eq(liblock_destroy(&x->l), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
+	free(x);
+}
+END_TEST
+
+/* ---- fairness: both kinds hammer one lock -------------------------------
+ * A thread that loops on held sections and one that loops on delegated
+ * sections must both make progress (neither starves): each reaches its
+ * quota while the other is still running. */
+
+struct fair {
+	liblock_lock_t l;
+	atomic_long held, delegated;
+	atomic_int stop;
+	long quota;
+	atomic_long held_at_quota, delegated_at_quota;
+};
+
+static void *fair_held(void *arg)
+{
+	struct fair *f = arg;
+
+	while (!atomic_load(&f->stop)) {
+		ck_assert_int_eq(liblock_lock(&f->l), 0);
+		if (atomic_fetch_add(&f->held, 1) + 1 == f->quota)
+			atomic_store(&f->delegated_at_quota,
+				     atomic_load(&f->delegated));
+		ck_assert_int_eq(liblock_unlock(&f->l), 0);
+	}
+	return NULL;
+}
+
+static void *nop_cs(void *arg)
+{
+	return arg;
+}
+
+static void *fair_delegated(void *arg)
+{
+	struct fair *f = arg;
+
+	while (!atomic_load(&f->stop)) {
+		liblock_exec(&f->l, nop_cs, f);
+		if (atomic_fetch_add(&f->delegated, 1) + 1 == f->quota)
+			atomic_store(&f->held_at_quota, atomic_load(&f->held));
+	}
+	return NULL;
+}
+
+START_TEST(fairness_both_kinds_progress)
+{
+	struct fair *f = calloc(1, sizeof(*f));
+	pthread_t th[4];
+	double end;
+
+	ck_assert_ptr_nonnull(f);
+	rt_init_rcl(&f->l, LIBLOCK_SERVER_DEFAULT);
+	f->quota = 20000;
+	atomic_store(&f->held_at_quota, -1);
+	atomic_store(&f->delegated_at_quota, -1);
+	rt_start(&th[0], fair_held, f);
+	rt_start(&th[1], fair_held, f);
+	rt_start(&th[2], fair_delegated, f);
+	rt_start(&th[3], fair_delegated, f);
+	end = rt_now() + 40;
+	while ((atomic_load(&f->held) < f->quota ||
+		atomic_load(&f->delegated) < f->quota) &&
+	       rt_now() < end)
+		usleep(10000);
+	atomic_store(&f->stop, 1);
+	for (int i = 0; i < 4; i++)
+		rt_join(th[i], 20);
+	printf("# fairness: %ld held, %ld delegated sections; deferred "
+	       "%llu\n",
+	       atomic_load(&f->held), atomic_load(&f->delegated),
+	       (unsigned long long)rt_stats(rcl_default_server()).deferred);
+	ck_assert_int_ge(atomic_load(&f->held), f->quota);
+	ck_assert_int_ge(atomic_load(&f->delegated), f->quota);
+	ck_assert_int_eq(liblock_destroy(&f->l), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
+	free(f);
+}
+END_TEST
+
+/* ---- nesting -------------------------------------------------------------
+ * A delegated section of a takes b's word (held inside delegated); a held
+ * section of b calls liblock_exec on a lock of the same server (d) and on
+ * one of another server (c).  The lock order a -> b -> {c, d} has no
+ * cycle, so POSIX mutexes would not deadlock and neither may we; several
+ * threads do both at once, the counts must be exact. */
+
+struct nest {
+	liblock_lock_t a, b, c, d; /* a, b, d on one server, c on another */
+	long in_a, in_b, in_c, in_d;
+	int iters;
+};
+
+static void *a_takes_b_cs(void *arg)
+{
+	struct nest *n = arg;
+
+	n->in_a++;
+	ck_assert_int_eq(liblock_lock(&n->b), 0);
+	n->in_b++;
+	ck_assert_int_eq(liblock_unlock(&n->b), 0);
+	return arg;
+}
+
+static void *inc_long_cs(void *arg)
+{
+	++*(long *)arg;
+	return arg;
+}
+
+static void *nest_worker(void *arg)
+{
+	struct nest *n = arg;
+
+	for (int i = 0; i < n->iters; i++) {
+		liblock_exec(&n->a, a_takes_b_cs, n);
+		ck_assert_int_eq(liblock_lock(&n->b), 0);
+		n->in_b++;
+		liblock_exec(&n->c, inc_long_cs, &n->in_c);
+		liblock_exec(&n->d, inc_long_cs, &n->in_d);
+		ck_assert_int_eq(liblock_unlock(&n->b), 0);
+	}
+	return NULL;
+}
+
+START_TEST(nested_held_and_delegated)
+{
+	struct nest *n = calloc(1, sizeof(*n));
+	pthread_t t[6];
+	int s1 = rcl_default_server(), s2 = s1 == 0 ? 1 : 0;
+
+	ck_assert_ptr_nonnull(n);
+	rt_init_rcl(&n->a, s1);
+	rt_init_rcl(&n->b, s1);
+	rt_init_rcl(&n->d, s1);
+	rt_init_rcl(&n->c, s2);
+	n->iters = 2000;
+	for (int i = 0; i < 6; i++)
+		rt_start(&t[i], nest_worker, n);
+	for (int i = 0; i < 6; i++)
+		rt_join(t[i], 100);
+	ck_assert_int_eq(n->in_a, 6L * n->iters);
+	ck_assert_int_eq(n->in_b, 6L * 2 * n->iters);
+	ck_assert_int_eq(n->in_c, 6L * n->iters);
+	ck_assert_int_eq(n->in_d, 6L * n->iters);
+	ck_assert_int_eq(liblock_destroy(&n->a), 0);
+	ck_assert_int_eq(liblock_destroy(&n->b), 0);
+	ck_assert_int_eq(liblock_destroy(&n->c), 0);
+	ck_assert_int_eq(liblock_destroy(&n->d), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
+	free(n);
+}
+END_TEST
+
+/* ---- sections that never come back ---------------------------------------
+ * Each case runs in a child whose stderr goes to a pipe: it must die
+ * (abort) with a message naming the lock, within the time limit. */
+
+typedef void (*scenario_fn)(liblock_lock_t *l);
+
+static void expect_fatal(scenario_fn fn, const char *needle)
+{
+	int p[2], status;
+	char buf[4096], want[64];
+	ssize_t n, len = 0;
+	liblock_lock_t *l = malloc(sizeof(*l));
+	pid_t pid;
+
+	ck_assert_ptr_nonnull(l);
+	ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		alarm(20); /* a hang is a failure, reported as SIGALRM */
+		dup2(p[1], 2);
+		close(p[0]);
+		rt_init_rcl(l, LIBLOCK_SERVER_DEFAULT);
+		fn(l);
+		_exit(0);
+	}
+	close(p[1]);
+	while (len < (ssize_t)sizeof(buf) - 1 &&
+	       (n = read(p[0], buf + len, sizeof(buf) - 1 - (size_t)len)) > 0)
+		len += n;
+	buf[len] = '\0';
+	close(p[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
+		      "expected an abort, got status %#x; stderr: %s", status,
+		      buf);
+	ck_assert_msg(strstr(buf, needle) != NULL, "no '%s' in: %s", needle,
+		      buf);
+	/* the message names the lock structure (a pointer) */
+	snprintf(want, sizeof(want), "RCL lock 0x");
+	ck_assert_msg(strstr(buf, want) != NULL, "lock not named in: %s", buf);
+	free(l);
+}
+
+static void *exit_cs(void *arg)
+{
+	(void)arg;
+	pthread_exit(NULL);
+}
+
+static void delegated_exit(liblock_lock_t *l)
+{
+	liblock_exec(l, exit_cs, NULL);
+}
+
+static void *exit_holding(void *arg)
+{
+	ck_assert_int_eq(liblock_lock(arg), 0);
+	pthread_exit(NULL);
+}
+
+static void held_exit_then_wait(liblock_lock_t *l)
+{
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, exit_holding, l), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	liblock_lock(l); /* would wait forever */
+}
+
+static void held_exit_then_delegate(liblock_lock_t *l)
+{
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, exit_holding, l), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	liblock_exec(l, nop_cs, NULL); /* the server would defer forever */
+}
+
+static void exec_inside_own_held(liblock_lock_t *l)
+{
+	ck_assert_int_eq(liblock_lock(l), 0);
+	liblock_exec(l, nop_cs, NULL);
+}
+
+START_TEST(never_returning_sections_are_fatal)
+{
+	expect_fatal(delegated_exit, "ended its servicing thread");
+	expect_fatal(held_exit_then_wait, "exited without unlocking");
+	expect_fatal(held_exit_then_delegate, "exited without unlocking");
+	expect_fatal(exec_inside_own_held, "would wait for itself");
+}
+END_TEST
+
+Suite *make_suite(const char *mode)
+{
+	Suite *s = suite_create(mode);
+	TCase *tc = tcase_create("word");
+
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, held_api);
+	tcase_add_test(tc, cond_across_kinds);
+	tcase_add_test(tc, held_section_blocks_server_serves);
+	tcase_add_test(tc, held_cond_wait_lets_delegated_in);
+	tcase_add_test(tc, fairness_both_kinds_progress);
+	tcase_add_test(tc, nested_held_and_delegated);
+	tcase_add_test(tc, never_returning_sections_are_fatal);
+	tcase_add_test(tc, mixed_sections_exact);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return rt_main(make_suite);
+}
