@@ -229,15 +229,22 @@ static int rcl_cond_wait(void *impl, liblock_cond_t *cond,
 	if (rcl_w_owner(atomic_load_explicit(&l->holder,
 					     memory_order_relaxed)) != tok)
 		return EPERM;
+	/* a delegated section of @l: its request stays claimed while the
+	 * word is released, so no other servicing thread starts it again */
+	if (me &&
+	    atomic_load_explicit(&me->section, memory_order_relaxed) == l &&
+	    me->req)
+		rcl_claim_in_progress(s, me->req, tok);
 	seq = ll_cond_enter(cond);
-	rcl_lock_release(l, tok);
-	if (me && me->srv == s) {
-		atomic_fetch_add_explicit(&s->cond_waits, 1,
-					  memory_order_relaxed);
-		/* we are inside a sweep, so not counted free: if nobody
-		 * else is free, the server needs another thread now */
-		if (atomic_load_explicit(&s->nfree, memory_order_relaxed) == 0)
-			rcl_manager_need_thread(s);
+	if (rcl_word_held_by_me(l))
+		rcl_word_release_held(l, tok);
+	else
+		rcl_lock_release(l, tok);
+	if (me) {
+		if (me->srv == s)
+			atomic_fetch_add_explicit(&s->cond_waits, 1,
+						  memory_order_relaxed);
+		rcl_sthread_blocks(me->srv);
 	}
 	rc = ll_cond_sleep(cond, seq, abstime);
 	if (!rcl_word_try(l, tok, false))

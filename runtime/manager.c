@@ -48,7 +48,27 @@ static struct rcl_sthread *pop_prepared(struct rcl_server *s)
 static void pool_undo(struct rcl_server *s)
 {
 	atomic_fetch_sub_explicit(&s->nservicing, 1, memory_order_relaxed);
-	atomic_fetch_sub_explicit(&s->nfree, 1, memory_order_relaxed);
+}
+
+uint32_t rcl_nfree(struct rcl_server *s)
+{
+	uint32_t n = 0;
+
+	/* acquire: pairs with the release that added each thread */
+	for (struct rcl_sthread *t =
+		     atomic_load_explicit(&s->all, memory_order_acquire);
+	     t; t = t->next_all)
+		n += atomic_load_explicit(&t->is_servicing,
+					  memory_order_relaxed) ==
+			     RCL_SERVICING &&
+		     !atomic_load_explicit(&t->in_sweep, memory_order_relaxed);
+	return n;
+}
+
+void rcl_sthread_blocks(struct rcl_server *s)
+{
+	if (rcl_nfree(s) == 0)
+		rcl_manager_need_thread(s);
 }
 
 int rcl_pool_add(struct rcl_server *s)
@@ -58,7 +78,6 @@ int rcl_pool_add(struct rcl_server *s)
 	int rc;
 
 	atomic_fetch_add_explicit(&s->nservicing, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&s->nfree, 1, memory_order_relaxed);
 	if (t) {
 		/* electable at once, as in the original code */
 		atomic_store_explicit(&t->timestamp, ts - 1,
@@ -111,7 +130,7 @@ static void ensure_free_thread(struct rcl_server *s)
 	static _Atomic int warned;
 	int rc;
 
-	if (atomic_load_explicit(&s->nfree, memory_order_relaxed) != 0)
+	if (rcl_nfree(s) != 0)
 		return;
 	if ((rc = rcl_pool_add(s)) != 0 &&
 	    !atomic_exchange_explicit(&warned, 1, memory_order_relaxed))

@@ -118,14 +118,29 @@ enum { RCL_REQ_TRY = 1u };
  * Alg. 9/10 with C11 orderings):
  *   client: lock, ctx, flags relaxed; fn with release; wait fn == NULL
  *           (acquire); result in ctx, status in status.
- *   server: fn (acquire); take lock->holder; claim 0 -> me; re-read
- *           fn and lock (the slot is now stable); ctx = fn(ctx);
- *           claim = 0; fn = NULL (release); release lock->holder.
- * The claim closes the thesis's slot-claiming race (Alg. 10): no two
- * threads execute one request, and a thread that raced with a newer
- * request for another lock sees lock != the lock it took and backs off.
- * The claim words live in the server's own array (rcl_claim_word), not in
- * the slot: a CAS on the client's line would take it away from the
+ *   server: fn (acquire); take lock->holder (acquire); re-read fn
+ *           (acquire) and lock: a request for the lock we hold is
+ *           pending; ctx = fn(ctx); fn = NULL (release); release
+ *           lock->holder (release).
+ * The thesis's slot-claiming race (Alg. 10, §2.4: two servicing threads
+ * of one server executing one request, or one executing a newer request
+ * for another lock) is closed by the lock word and, where the word is
+ * not enough, by the slot's claim word (rcl_claim):
+ *   - a request for lock l is only ever started by the holder of l's
+ *     word, which re-validates the slot after taking the word: the
+ *     previous holder completed its request (fn = NULL) before
+ *     releasing the word, so the acquire that takes it sees that
+ *     completion or a newer request, and a slot that now names another
+ *     lock is left alone;
+ *   - a section that releases the word before it completes (a condition
+ *     wait) claims its slot first and keeps the claim until completion,
+ *     and a request whose claim is taken is not started: the claim says
+ *     "in progress";
+ *   - a try request may be completed without its word (refused with
+ *     EBUSY): refusers and executors of try requests both claim it.
+ * So the common case, a section that runs to its end, costs no claim.
+ * The claim words live in the server's own array (rcl_claim_word), not
+ * in the slot: a CAS on the client's line would take it away from the
  * spinning client in mid-request and cost the call an extra transfer.
  */
 struct rcl_req {
@@ -160,6 +175,7 @@ struct rcl_sthread {
 	struct rcl_server *srv;
 	pthread_t thread;
 	_Atomic uint32_t is_servicing; /* futex word, RCL_PREPARED/... */
+	_Atomic uint32_t in_sweep;     /* 1 while inside a sweep (rcl_nfree) */
 	_Atomic uint32_t timestamp;    /* last election cycle seen */
 	_Atomic int tid;	       /* kernel tid, 0 until started */
 	_Atomic uint32_t linked;       /* futex word: 1 once on the all list */
@@ -168,6 +184,7 @@ struct rcl_sthread {
 	/* the lock whose delegated section runs, for the report of a
 	 * section that never returns (servicing.c) */
 	_Atomic(struct rcl_lock *) section;
+	struct rcl_req *req; /* its request (read by this thread only) */
 	struct rcl_tstats st;
 } LL_ALIGNED;
 
@@ -192,7 +209,6 @@ struct rcl_server {
 
 	/* written by the threads bound to the server CPU */
 	_Atomic int is_alive LL_ALIGNED;
-	_Atomic uint32_t nfree;	     /* servicing threads between sweeps */
 	_Atomic uint32_t nservicing; /* threads in the pool (not prepared) */
 	_Atomic uint32_t timestamp;  /* election cycle */
 	_Atomic(struct rcl_sthread *) prepared; /* Treiber stack, 1 popper */
@@ -231,17 +247,22 @@ uintptr_t rcl_token(void) LL_HIDDEN;
 
 /* ---- word.c: the lock word ------------------------------------------------
  */
-/* Release @l, whose word @w has flags: hand it to the server
- * (RCL_W_SRV_WANT) or free it and wake a sleeper. */
+/* Release @l after a delegated section, its word @w having flags: free
+ * it (dropping RCL_W_SRV_WANT) and wake a sleeper. */
 void rcl_word_release_slow(struct rcl_lock *l, uintptr_t w) LL_HIDDEN;
-/* A servicing thread holding the claim of a (non-try) request for @l:
- * take the word, or make sure the next release hands it over (false). */
-bool rcl_word_serve(struct rcl_lock *l, uintptr_t me) LL_HIDDEN;
+/* A servicing thread holding the claim of the (non-try) request in @r
+ * for @l: take the word, or make sure the next release of a held
+ * section hands it over while a request for @l is pending (false). */
+bool rcl_word_serve(struct rcl_lock *l, uintptr_t me,
+		    struct rcl_req *r) LL_HIDDEN;
 /* One attempt to take @l for @me; @server: RCL_W_HANDOFF may be taken. */
 bool rcl_word_try(struct rcl_lock *l, uintptr_t me, bool server) LL_HIDDEN;
 /* Take @l for @me, waiting as long as it takes (@server: yield instead of
  * parking, and take RCL_W_HANDOFF: a client running its own request). */
 void rcl_word_acquire(struct rcl_lock *l, uintptr_t me, bool server) LL_HIDDEN;
+/* Release @l, held by @me in a held section: free, or handed over to
+ * the server when a delegated request waits for it. */
+void rcl_word_release_held(struct rcl_lock *l, uintptr_t me) LL_HIDDEN;
 /* liblock_lock/trylock/unlock on an RCL lock (held sections). */
 int rcl_word_lock(struct rcl_lock *l) LL_HIDDEN;
 int rcl_word_trylock(struct rcl_lock *l) LL_HIDDEN;
@@ -266,8 +287,11 @@ static inline bool rcl_lock_try(struct rcl_lock *l, uintptr_t me)
 						       memory_order_relaxed);
 }
 
-/* Release @l, held by @me: (me) -> (0) on the fast path; a word with
- * flags goes to rcl_word_release_slow() (hand-over, wake-up). */
+/* Release @l, held by @me for a delegated section (a servicing thread,
+ * or a client running its own request): (me) -> (0) on the fast path; a
+ * word with flags goes to rcl_word_release_slow(), which clears
+ * RCL_W_SRV_WANT (the server just had its turn) and wakes a sleeper.
+ * Held sections release with rcl_word_unlock(), which hands over. */
 static inline void rcl_lock_release(struct rcl_lock *l, uintptr_t me)
 {
 	uintptr_t w = me;
@@ -293,6 +317,14 @@ static inline void rcl_unclaim(struct rcl_server *s, struct rcl_req *r)
 	atomic_store_explicit(rcl_claim_word(s, r), 0, memory_order_release);
 }
 
+/* Does @r hold a request for @l?  The acquire pairs with the client's
+ * release of fn: lock, ctx and flags were written before it. */
+static inline bool rcl_pending_for(struct rcl_req *r, struct rcl_lock *l)
+{
+	return atomic_load_explicit(&r->fn, memory_order_acquire) != NULL &&
+	       atomic_load_explicit(&r->lock, memory_order_relaxed) == l;
+}
+
 /* Claim @r for @me, then check it still holds a request for @l: once
  * claimed, the request cannot change (only an owner completes it, and
  * the client posts the next one only after completion). */
@@ -306,42 +338,66 @@ static inline bool rcl_claim(struct rcl_server *s, struct rcl_req *r,
 		    rcl_claim_word(s, r), &none, me, memory_order_acquire,
 		    memory_order_relaxed))
 		return false;
-	/* acquire: pairs with the client's release of fn; lock and ctx
-	 * were written before it */
-	if (atomic_load_explicit(&r->fn, memory_order_acquire) != NULL &&
-	    atomic_load_explicit(&r->lock, memory_order_relaxed) == l)
+	if (rcl_pending_for(r, l))
 		return true;
 	rcl_unclaim(s, r);
 	return false;
 }
 
-/* Complete the claimed request @r with @status: drop the claim, then
- * clear fn, which hands the slot (result and status) back to its client. */
-static inline void rcl_complete(struct rcl_server *s, struct rcl_req *r,
-				uint32_t status)
+/* Hand the slot (result and status) back to its client. */
+static inline void rcl_reply(struct rcl_req *r, uint32_t status)
 {
 	atomic_store_explicit(&r->status, status, memory_order_relaxed);
-	/* release: pairs with the claim CAS (acquire) of the next owner */
-	atomic_store_explicit(rcl_claim_word(s, r), 0, memory_order_release);
 	/* release: pairs with the client's acquire wait; the section's
 	 * writes and the result are visible once it sees NULL */
 	atomic_store_explicit(&r->fn, NULL, memory_order_release);
 }
 
-/* Execute the request in @r of @s, claimed by the caller, which holds the
- * request's lock word: ctx = fn(ctx), then complete it. */
-static inline void rcl_run_claimed(struct rcl_server *s, struct rcl_req *r)
+/* Complete the claimed request @r with @status: drop the claim, then
+ * reply. */
+static inline void rcl_complete(struct rcl_server *s, struct rcl_req *r,
+				uint32_t status)
+{
+	/* release: pairs with the claim CAS (acquire) of the next owner */
+	atomic_store_explicit(rcl_claim_word(s, r), 0, memory_order_release);
+	rcl_reply(r, status);
+}
+
+/* Is request @r of @s free to start (not claimed: not in progress)?
+ * Called by a holder of the request's word: a claim taken before the
+ * word was released is visible through the word's acquire. */
+static inline bool rcl_unclaimed(struct rcl_server *s, const struct rcl_req *r)
+{
+	return atomic_load_explicit(rcl_claim_word(s, r),
+				    memory_order_relaxed) == 0;
+}
+
+/* Execute the request in @r of @s, validated by the caller @me, which
+ * holds the request's lock word: ctx = fn(ctx), then complete it, with
+ * the claim if the caller or the section (a condition wait) took it. */
+static inline void rcl_run(struct rcl_server *s, struct rcl_req *r,
+			   uintptr_t me)
 {
 	liblock_fn_t f = atomic_load_explicit(&r->fn, memory_order_relaxed);
 	void *ctx = atomic_load_explicit(&r->ctx, memory_order_relaxed);
 
 	ctx = f(ctx);
 	atomic_store_explicit(&r->ctx, ctx, memory_order_relaxed);
-	rcl_complete(s, r, 0);
+	if (atomic_load_explicit(rcl_claim_word(s, r), memory_order_relaxed) ==
+	    me)
+		rcl_complete(s, r, 0);
+	else
+		rcl_reply(r, 0);
 }
 
+/* Claim @r for @me, waiting while another thread holds the claim for a
+ * moment (a deferral's check); a no-op if @me holds it already.  Used by
+ * a section about to release its word before completing. */
+void rcl_claim_in_progress(struct rcl_server *s, struct rcl_req *r,
+			   uintptr_t me) LL_HIDDEN;
+
 /* A client whose server is stopped runs its own request @r for @l, as a
- * servicing thread would, unless a servicing thread claimed it first.
+ * servicing thread would (unless a servicing thread is at it: false).
  * Returns true when the request is complete. */
 bool rcl_run_own(struct rcl_server *s, struct rcl_req *r,
 		 struct rcl_lock *l) LL_HIDDEN;
@@ -401,6 +457,18 @@ void *rcl_servicing_main(void *arg) LL_HIDDEN;
  */
 void *rcl_manager_main(void *arg) LL_HIDDEN;
 void *rcl_backup_main(void *arg) LL_HIDDEN;
+/* Free servicing threads of @s: in the pool and between two sweeps, so
+ * not inside a section (a thread blocked in one, in a way the runtime
+ * sees or not, is inside a sweep).  Counted from each thread's own
+ * in_sweep flag, so that a sweep costs two plain stores on the thread's
+ * line rather than two locked RMWs on a shared counter.  Approximate, as
+ * any such count read by other threads; only servicing threads of @s and
+ * its manager may call it (the thread list is theirs). */
+uint32_t rcl_nfree(struct rcl_server *s) LL_HIDDEN;
+/* A servicing thread of @s blocks inside a section (a condition wait, a
+ * lock word): if no free thread is left, ask the manager for one now
+ * (thesis Fig. 4.3) rather than wait for the backup thread. */
+void rcl_sthread_blocks(struct rcl_server *s) LL_HIDDEN;
 /* Ask the manager to make sure a free servicing thread exists. */
 void rcl_manager_need_thread(struct rcl_server *srv) LL_HIDDEN;
 void rcl_manager_kick(struct rcl_server *srv) LL_HIDDEN;

@@ -116,7 +116,6 @@ static void at_exit(void);
 static void reset(struct rcl_server *s)
 {
 	atomic_store_explicit(&s->is_alive, 0, memory_order_relaxed);
-	atomic_store_explicit(&s->nfree, 0, memory_order_relaxed);
 	atomic_store_explicit(&s->nservicing, 0, memory_order_relaxed);
 	atomic_store_explicit(&s->timestamp, 1, memory_order_relaxed);
 	atomic_store_explicit(&s->prepared, NULL, memory_order_relaxed);

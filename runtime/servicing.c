@@ -24,10 +24,12 @@
 #include "rcl_int.h"
 
 /* Serve the request in @r if its lock's word can be had; returns the lock
- * served, or NULL.  Fast path: a free word nobody waits for, taken before
- * the claim.  Otherwise the claim comes first, so that a deferral
- * (RCL_W_SRV_WANT) is only ever left for a request that stays pending
- * until a servicing thread, or its own client, takes the hand-over. */
+ * served, or NULL.  Fast path: a free word nobody waits for, taken, then
+ * the slot re-validated (the word is what makes the request ours, see
+ * the slot protocol in rcl_int.h).  Try requests, and any request whose
+ * word is busy or wanted, take the slot's claim first: a try request may
+ * be completed without its word (EBUSY), and a deferral (RCL_W_SRV_WANT)
+ * is only left for a request validated under the claim. */
 static struct rcl_lock *serve(struct rcl_server *s, struct rcl_req *r,
 			      uintptr_t me, struct rcl_sthread *t)
 {
@@ -39,9 +41,16 @@ static struct rcl_lock *serve(struct rcl_server *s, struct rcl_req *r,
 		return NULL;
 	l = atomic_load_explicit(&r->lock, memory_order_relaxed);
 	if (ll_likely(rcl_lock_try(l, me))) {
-		if (!rcl_claim(s, r, l, me)) {
+		if (!rcl_pending_for(r, l) || !rcl_unclaimed(s, r)) {
 			rcl_lock_release(l, me);
 			return NULL;
+		}
+		if (atomic_load_explicit(&r->flags, memory_order_relaxed) &
+		    RCL_REQ_TRY) {
+			if (!rcl_claim(s, r, l, me)) {
+				rcl_lock_release(l, me);
+				return NULL;
+			}
 		}
 	} else {
 		if (!rcl_claim(s, r, l, me))
@@ -53,15 +62,19 @@ static struct rcl_lock *serve(struct rcl_server *s, struct rcl_req *r,
 				RCL_STAT_INC(t->st.try_busy);
 				return NULL;
 			}
-		} else if (!rcl_word_serve(l, me)) {
+		} else if (!rcl_word_serve(l, me, r)) {
+			/* it stays pending */
 			rcl_unclaim(s, r);
 			RCL_STAT_INC(t->st.deferred);
 			return NULL;
 		}
+		/* word and claim held: the request is ours */
 	}
+	t->req = r;
 	atomic_store_explicit(&t->section, l, memory_order_relaxed);
-	rcl_run_claimed(s, r);
+	rcl_run(s, r, me);
 	atomic_store_explicit(&t->section, NULL, memory_order_relaxed);
+	t->req = NULL;
 	rcl_lock_release(l, me);
 	return l;
 }
@@ -99,14 +112,16 @@ static unsigned int sweep(struct rcl_server *s, struct rcl_sthread *t,
 	return served;
 }
 
-/* A full sweep outside the main loop, counted as busy (nfree). */
-static unsigned int extra_sweep(struct rcl_server *s, struct rcl_sthread *t)
+/* A full sweep, counted as busy (rcl_nfree) while it runs.  Relaxed
+ * flag: the count it feeds is approximate by nature (rcl_int.h). */
+static unsigned int counted_sweep(struct rcl_server *s, struct rcl_sthread *t,
+				  uintptr_t me)
 {
 	unsigned int n;
 
-	atomic_fetch_sub_explicit(&s->nfree, 1, memory_order_relaxed);
-	n = sweep(s, t, rcl_token());
-	atomic_fetch_add_explicit(&s->nfree, 1, memory_order_relaxed);
+	atomic_store_explicit(&t->in_sweep, 1, memory_order_relaxed);
+	n = sweep(s, t, me);
+	atomic_store_explicit(&t->in_sweep, 0, memory_order_relaxed);
 	return n;
 }
 
@@ -127,7 +142,7 @@ static void park(struct rcl_server *s, struct rcl_sthread *t)
 		rcl_server_unpark(s);
 		return;
 	}
-	if (extra_sweep(s, t) != 0) {
+	if (counted_sweep(s, t, rcl_token()) != 0) {
 		rcl_server_unpark(s);
 		return;
 	}
@@ -177,8 +192,7 @@ static void after_sweep(struct rcl_server *s, struct rcl_sthread *t,
 	if (now - is->since < RCL_IDLE_YIELD_NS)
 		return;
 	sched_yield();
-	if (now - is->since < RCL_IDLE_PARK_NS ||
-	    atomic_load_explicit(&s->nfree, memory_order_relaxed) != 1)
+	if (now - is->since < RCL_IDLE_PARK_NS || rcl_nfree(s) != 1)
 		return;
 	park(s, t);
 	is->since = 0;
@@ -195,7 +209,6 @@ static void leave_pool(struct rcl_server *s, struct rcl_sthread *t)
 	atomic_store_explicit(&t->is_servicing, RCL_PREPARED,
 			      memory_order_relaxed);
 	atomic_fetch_sub_explicit(&s->nservicing, 1, memory_order_relaxed);
-	atomic_fetch_sub_explicit(&s->nfree, 1, memory_order_relaxed);
 	head = atomic_load_explicit(&s->prepared, memory_order_relaxed);
 	do
 		t->next_prepared = head;
@@ -214,7 +227,7 @@ static void leave_pool(struct rcl_server *s, struct rcl_sthread *t)
 static bool slow_path(struct rcl_server *s, struct rcl_sthread *t)
 {
 	RCL_STAT_INC(t->st.slow_path);
-	if (atomic_load_explicit(&s->nfree, memory_order_relaxed) <= 1) {
+	if (rcl_nfree(s) <= 1) {
 		/* the others are inside sections: let them run */
 		sched_yield();
 		return false;
@@ -272,9 +285,7 @@ void *rcl_servicing_main(void *arg)
 			atomic_load_explicit(&s->timestamp,
 					     memory_order_relaxed),
 			memory_order_relaxed);
-		atomic_fetch_sub_explicit(&s->nfree, 1, memory_order_relaxed);
-		served = sweep(s, t, me);
-		atomic_fetch_add_explicit(&s->nfree, 1, memory_order_relaxed);
+		served = counted_sweep(s, t, me);
 		if (atomic_load_explicit(&s->nservicing, memory_order_relaxed) >
 			    1 &&
 		    slow_path(s, t)) {

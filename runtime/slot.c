@@ -26,28 +26,63 @@ bool rcl_run_own(struct rcl_server *s, struct rcl_req *r, struct rcl_lock *l)
 {
 	uintptr_t me = rcl_token(), none = 0;
 
-	/* acquire: pairs with the claim release in rcl_complete() */
-	if (!atomic_compare_exchange_strong_explicit(
-		    rcl_claim_word(s, r), &none, me, memory_order_acquire,
-		    memory_order_relaxed))
-		return false;
-	/* acquire: pairs with the release of fn by whoever completed it */
-	if (atomic_load_explicit(&r->fn, memory_order_acquire) == NULL) {
-		rcl_unclaim(s, r);
-		return true;
-	}
 	if (atomic_load_explicit(&r->flags, memory_order_relaxed) &
 	    RCL_REQ_TRY) {
+		/* a try request may be refused without the word: claim it,
+		 * as a servicing thread would */
+		/* acquire: pairs with the claim release in rcl_complete() */
+		if (!atomic_compare_exchange_strong_explicit(
+			    rcl_claim_word(s, r), &none, me,
+			    memory_order_acquire, memory_order_relaxed))
+			return false;
+		/* acquire: pairs with the release of fn by whoever
+		 * completed it */
+		if (atomic_load_explicit(&r->fn, memory_order_acquire) ==
+		    NULL) {
+			rcl_unclaim(s, r);
+			return true;
+		}
 		if (!rcl_word_try(l, me, true)) {
 			rcl_complete(s, r, EBUSY);
 			return true;
 		}
-	} else if (!rcl_word_try(l, me, true)) {
-		rcl_word_acquire(l, me, true);
+		rcl_run(s, r, me);
+		rcl_lock_release(l, me);
+		return true;
 	}
-	rcl_run_claimed(s, r);
+	/* the word makes the request ours (rcl_int.h): take it, then see
+	 * whether a servicing thread completed the request meanwhile or is
+	 * inside it (claimed, in a condition wait) */
+	if (!rcl_word_try(l, me, true))
+		rcl_word_acquire(l, me, true);
+	if (!rcl_pending_for(r, l)) {
+		rcl_lock_release(l, me);
+		return true;
+	}
+	if (!rcl_unclaimed(s, r)) {
+		rcl_lock_release(l, me);
+		return false;
+	}
+	rcl_run(s, r, me);
 	rcl_lock_release(l, me);
 	return true;
+}
+
+void rcl_claim_in_progress(struct rcl_server *s, struct rcl_req *r,
+			   uintptr_t me)
+{
+	for (;;) {
+		uintptr_t none = 0;
+
+		/* acquire: pairs with the release of the claim by whoever
+		 * held it (a deferral's check, which changed nothing) */
+		if (atomic_compare_exchange_strong_explicit(
+			    rcl_claim_word(s, r), &none, me,
+			    memory_order_acquire, memory_order_relaxed) ||
+		    none == me)
+			return;
+		sched_yield(); /* its holder is a thread of our CPU */
+	}
 }
 
 void rcl_server_unpark(struct rcl_server *s)

@@ -60,22 +60,35 @@ static _Noreturn void orphan_fatal(struct rcl_lock *l)
 
 void rcl_word_release_slow(struct rcl_lock *l, uintptr_t w)
 {
-	uintptr_t next;
+	/* release: the section's writes happen before the next holder's
+	 * (its acquire CAS); the server's want, if any, is served: drop it */
+	while (!atomic_compare_exchange_weak_explicit(
+		&l->holder, &w, 0, memory_order_release, memory_order_relaxed))
+		;
+	if (w & RCL_W_SLEEPERS)
+		ll_futex_wake(word_futex(l), 1);
+}
 
-	for (;;) {
+/* The end of a held section: free the word, or hand it to the server if
+ * a delegated request waits for it (it runs on the next sweep). */
+void rcl_word_release_held(struct rcl_lock *l, uintptr_t me)
+{
+	uintptr_t w = me, next;
+
+	/* release: as rcl_lock_release() */
+	if (atomic_compare_exchange_strong_explicit(&l->holder, &w, 0,
+						    memory_order_release,
+						    memory_order_relaxed))
+		return;
+	do
 		next = (w & RCL_W_SRV_WANT)
 			       ? RCL_W_HANDOFF | (w & RCL_W_SLEEPERS)
 			       : 0;
-		/* release: the section's writes happen before the next
-		 * holder's (its acquire CAS) */
-		if (atomic_compare_exchange_weak_explicit(&l->holder, &w, next,
-							  memory_order_release,
-							  memory_order_relaxed))
-			break;
-	}
+	while (!atomic_compare_exchange_weak_explicit(&l->holder, &w, next,
+						      memory_order_release,
+						      memory_order_relaxed));
 	if (next != 0) {
-		/* the server takes it on its next sweep; wake it if it
-		 * parked for lack of requests meanwhile */
+		/* wake the server if it parked for lack of requests */
 		if (atomic_load_explicit(&l->server->idle,
 					 memory_order_relaxed))
 			rcl_server_unpark(l->server);
@@ -84,7 +97,36 @@ void rcl_word_release_slow(struct rcl_lock *l, uintptr_t w)
 	}
 }
 
-bool rcl_word_serve(struct rcl_lock *l, uintptr_t me)
+/* Our want, set for the request in @r, may be stale: @r was completed
+ * (by a servicing thread that held the word) before we set it.  Drop it,
+ * or give back a hand-over it already caused; a servicing thread whose
+ * request really waits sets it again on its next sweep. */
+static void unwant(struct rcl_lock *l)
+{
+	uintptr_t w = atomic_load_explicit(&l->holder, memory_order_relaxed);
+
+	for (;;) {
+		uintptr_t own = rcl_w_owner(w), next;
+
+		if (own == RCL_W_HANDOFF)
+			next = 0;
+		else if (w & RCL_W_SRV_WANT)
+			next = w & ~(uintptr_t)RCL_W_SRV_WANT;
+		else
+			return;
+		/* release: a hand-over given back publishes nothing, but
+		 * the next taker must not see less than the releaser did */
+		if (atomic_compare_exchange_weak_explicit(
+			    &l->holder, &w, next, memory_order_acq_rel,
+			    memory_order_relaxed)) {
+			if (own == RCL_W_HANDOFF && (w & RCL_W_SLEEPERS))
+				ll_futex_wake(word_futex(l), 1);
+			return;
+		}
+	}
+}
+
+bool rcl_word_serve(struct rcl_lock *l, uintptr_t me, struct rcl_req *r)
 {
 	uintptr_t w = atomic_load_explicit(&l->holder, memory_order_relaxed);
 
@@ -105,12 +147,19 @@ bool rcl_word_serve(struct rcl_lock *l, uintptr_t me)
 		if (own != 0 &&
 		    atomic_load_explicit(&l->orphaned, memory_order_relaxed))
 			orphan_fatal(l);
-		if (w & RCL_W_SRV_WANT)
-			return false;
-		if (atomic_compare_exchange_weak_explicit(
+		if (!(w & RCL_W_SRV_WANT) &&
+		    !atomic_compare_exchange_weak_explicit(
 			    &l->holder, &w, w | RCL_W_SRV_WANT,
 			    memory_order_relaxed, memory_order_relaxed))
-			return false;
+			continue;
+		/* The want must stand for a pending request: @r was pending
+		 * when claimed, but a servicing thread holding the word may
+		 * have completed it since (completions need the word, not
+		 * the claim).  Still pending now: whoever holds the word
+		 * cannot complete it any more without handing over first. */
+		if (!rcl_pending_for(r, l))
+			unwant(l);
+		return false;
 	}
 }
 
@@ -137,6 +186,7 @@ void rcl_word_acquire(struct rcl_lock *l, uintptr_t me, bool server)
 	struct rcl_sthread *self = rcl_self;
 	unsigned int polls = 0;
 	uintptr_t slept = 0;
+	bool asked = false;
 
 	atomic_fetch_add_explicit(&l->waiting, 1, memory_order_relaxed);
 	for (;;) {
@@ -174,9 +224,12 @@ void rcl_word_acquire(struct rcl_lock *l, uintptr_t me, bool server)
 			    &l->holder, &w, w | RCL_W_SLEEPERS,
 			    memory_order_relaxed, memory_order_relaxed))
 			continue;
-		if (self && atomic_load_explicit(&self->srv->nfree,
-						 memory_order_relaxed) == 0)
-			rcl_manager_need_thread(self->srv);
+		/* a servicing thread blocks in a section: counted, so the
+		 * manager keeps a free thread serving the other locks */
+		if (self && !asked) {
+			rcl_sthread_blocks(self->srv);
+			asked = true;
+		}
 		ll_futex_wait(word_futex(l), (uint32_t)(w | RCL_W_SLEEPERS),
 			      NULL, CLOCK_MONOTONIC);
 		slept = RCL_W_SLEEPERS;
@@ -292,6 +345,6 @@ int rcl_word_unlock(struct rcl_lock *l)
 		return EPERM;
 	memmove(&held.v[i], &held.v[i + 1], (held.n - i - 1) * sizeof(*held.v));
 	held.n--;
-	rcl_lock_release(l, me);
+	rcl_word_release_held(l, me);
 	return 0;
 }

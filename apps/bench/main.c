@@ -23,6 +23,9 @@ static const char usage[] =
 	"under\n"
 	"             the profiler\n"
 	"  report     every table of docs/PERFORMANCE.md, measured in one run\n"
+	"  compare    our rcl lock against the original RCL library (built "
+	"from\n"
+	"             its sources: --peer DIR), interleaved, as ratios\n"
 	"\n"
 	"Algorithms are named as listed by --list.  Cycles are TSC cycles.\n";
 
@@ -52,6 +55,7 @@ int main(int argc, char **argv)
 		{"misses", cmd_misses},
 		{"calibrate", cmd_calibrate},
 		{"report", cmd_report},
+		{"compare", cmd_compare},
 	};
 
 	int cpus[1];
