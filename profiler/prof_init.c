@@ -57,6 +57,27 @@ void prof_log(const char *fmt, ...)
 		return; /* stderr closed: nowhere to report */
 }
 
+void prof_log_safe2(const char *msg, const char *arg)
+{
+	static const char pfx[] = "rcl-prof: ";
+	char buf[512];
+	size_t n = sizeof(pfx) - 1;
+
+	memcpy(buf, pfx, n);
+	for (const char *p = msg; *p && n < sizeof(buf) - 1; p++)
+		buf[n++] = *p;
+	for (const char *p = arg; p && *p && n < sizeof(buf) - 1; p++)
+		buf[n++] = *p;
+	buf[n++] = '\n';
+	if (write(STDERR_FILENO, buf, n) < 0)
+		return; /* stderr closed: nowhere to report */
+}
+
+void prof_log_safe(const char *msg)
+{
+	prof_log_safe2(msg, NULL);
+}
+
 /* The next definition of @name after us.  dlsym returns the default
  * version, which for pthread_cond_* is GLIBC_2.3.2 (the current condvar
  * ABI, never the 2.2.5 compatibility one).  dlvsym(..., "GLIBC_2.3.2")
@@ -215,6 +236,7 @@ static void fork_parent(void)
 static void fork_child(void)
 {
 	prof_fork_child();
+	prof_signal_fork_child();
 	prof_real.mutex_unlock(&prof_reg_lock);
 	prof_busy--;
 }
@@ -230,6 +252,7 @@ __attribute__((constructor)) static void prof_ctor(void)
 		return; /* loaded without rcl-prof: stay transparent */
 	if (sample && atoi(sample) > 0)
 		prof_sample = (uint32_t)atoi(sample);
+	prof_dump_dir(out);
 	prof_busy++;
 	/* backtrace() loads libgcc_s and allocates on its first call: do it
 	 * now rather than inside a wrapper. */
@@ -240,6 +263,7 @@ __attribute__((constructor)) static void prof_ctor(void)
 	prof_busy--;
 	atomic_store_explicit(&prof_on, true, memory_order_relaxed);
 	(void)prof_self(); /* the main thread's lifetime starts here */
+	prof_signal_init();
 }
 
 __attribute__((destructor)) static void prof_dtor(void)

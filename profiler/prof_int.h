@@ -13,7 +13,8 @@
  * - a mutex belongs to a site (struct prof_site): the hash of the
  *   backtrace of its pthread_mutex_init, or of its first use for statically
  *   initialised mutexes; statistics are kept per (thread, site);
- * - at exit every thread block is summed and one text dump per process is
+ * - at exit (or _exit, or a fatal signal: prof_signal.c) every thread
+ *   block is summed and one text dump per process is
  *   written into $RCLPROF_OUT, which rcl-prof turns into the report.
  *
  * Memory model: C11 atomics only; nothing relies on x86-TSO.  The TSC is
@@ -279,6 +280,20 @@ void prof_papi_init(void);
 int prof_papi_thread(void);
 uint64_t prof_papi_read(int set);
 void prof_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* prof_log for signal handlers: "rcl-prof: MSG[ARG]" with write(2). */
+void prof_log_safe(const char *msg);
+void prof_log_safe2(const char *msg, const char *arg);
+/* $RCLPROF_OUT, recorded at start-up for the dump writer. */
+void prof_dump_dir(const char *dir);
+/* The dump from a signal handler or _exit (async-signal-safe); @ended
+ * says how the process ends ("signal 11", "_exit 3"). */
+void prof_dump_safe(const char *ended);
+/* Take over the fatal signals and sigaction/signal (prof_signal.c). */
+void prof_signal_init(void);
+void prof_signal_fork_child(void);
+/* Pid of the process the profiler state belongs to (a vfork child
+ * shares it and must not write). */
+extern _Atomic int prof_pid;
 
 /* The thread's cache-miss counter, 0 when not counting. */
 static inline uint64_t prof_misses(const struct prof_thread *th)
