@@ -211,6 +211,8 @@ static void put_site(struct out *o, struct prof_thread *tot, int id)
 	put_u(o, atomic_load_explicit(&s->instances, memory_order_relaxed));
 	put_s(o, " ");
 	put_i(o, nf);
+	put_s(o, " ");
+	put_i(o, ready ? s->type : 0);
 	put_s(o, "\n");
 	for (int i = 0; i < nf; i++) {
 		put_s(o, "frame ");

@@ -124,6 +124,22 @@ void prof_resolve(void)
 	r.create = next_sym("pthread_create", NULL);
 	r.join = next_sym("pthread_join", NULL);
 	r.exit = next_sym("pthread_exit", NULL);
+	r.rw_init = next_sym("pthread_rwlock_init", NULL);
+	r.rw_destroy = next_sym("pthread_rwlock_destroy", NULL);
+	r.rw_rdlock = next_sym("pthread_rwlock_rdlock", NULL);
+	r.rw_tryrdlock = next_sym("pthread_rwlock_tryrdlock", NULL);
+	r.rw_timedrdlock = next_sym("pthread_rwlock_timedrdlock", NULL);
+	r.rw_clockrdlock = next_sym("pthread_rwlock_clockrdlock", NULL);
+	r.rw_wrlock = next_sym("pthread_rwlock_wrlock", NULL);
+	r.rw_trywrlock = next_sym("pthread_rwlock_trywrlock", NULL);
+	r.rw_timedwrlock = next_sym("pthread_rwlock_timedwrlock", NULL);
+	r.rw_clockwrlock = next_sym("pthread_rwlock_clockwrlock", NULL);
+	r.rw_unlock = next_sym("pthread_rwlock_unlock", NULL);
+	r.spin_init = next_sym("pthread_spin_init", NULL);
+	r.spin_destroy = next_sym("pthread_spin_destroy", NULL);
+	r.spin_lock = next_sym("pthread_spin_lock", NULL);
+	r.spin_trylock = next_sym("pthread_spin_trylock", NULL);
+	r.spin_unlock = next_sym("pthread_spin_unlock", NULL);
 	prof_real = r;
 	resolving = 0;
 }

@@ -73,6 +73,24 @@ struct prof_real {
 		      void *);
 	int (*join)(pthread_t, void **);
 	void (*exit)(void *) __attribute__((noreturn));
+	int (*rw_init)(pthread_rwlock_t *, const pthread_rwlockattr_t *);
+	int (*rw_destroy)(pthread_rwlock_t *);
+	int (*rw_rdlock)(pthread_rwlock_t *);
+	int (*rw_tryrdlock)(pthread_rwlock_t *);
+	int (*rw_timedrdlock)(pthread_rwlock_t *, const struct timespec *);
+	int (*rw_clockrdlock)(pthread_rwlock_t *, clockid_t,
+			      const struct timespec *);
+	int (*rw_wrlock)(pthread_rwlock_t *);
+	int (*rw_trywrlock)(pthread_rwlock_t *);
+	int (*rw_timedwrlock)(pthread_rwlock_t *, const struct timespec *);
+	int (*rw_clockwrlock)(pthread_rwlock_t *, clockid_t,
+			      const struct timespec *);
+	int (*rw_unlock)(pthread_rwlock_t *);
+	int (*spin_init)(pthread_spinlock_t *, int);
+	int (*spin_destroy)(pthread_spinlock_t *);
+	int (*spin_lock)(pthread_spinlock_t *);
+	int (*spin_trylock)(pthread_spinlock_t *);
+	int (*spin_unlock)(pthread_spinlock_t *);
 };
 extern struct prof_real prof_real;
 /* Fill prof_real (idempotent, callable from any wrapper). */
@@ -88,11 +106,20 @@ int prof_boot_destroy(pthread_mutex_t *m);
 /* ---- sites ------------------------------------------------------------ */
 
 enum prof_kind { PROF_KIND_INIT = 1, PROF_KIND_STATIC, PROF_KIND_FIRST };
+/* What a site's locks are: a reader-writer lock makes two sites, one per
+ * side, so that reads and writes are ranked separately. */
+enum prof_type {
+	PROF_TYPE_MUTEX,
+	PROF_TYPE_RDLOCK, /* pthread_rwlock_t, read side */
+	PROF_TYPE_WRLOCK, /* pthread_rwlock_t, write side */
+	PROF_TYPE_SPIN,
+};
 
 struct prof_site {
 	_Atomic uint64_t key; /* 0 = free slot */
 	_Atomic int ready;    /* fields below are published */
 	int kind;
+	int type; /* enum prof_type */
 	int nframes;
 	const void *obj;	  /* the mutex, for PROF_KIND_STATIC */
 	void *frames[PROF_DEPTH]; /* return addresses, innermost first */
@@ -100,10 +127,13 @@ struct prof_site {
 };
 extern struct prof_site prof_sites[PROF_MAX_SITES];
 
-/* Site id for a pthread_mutex_init called from @caller (return address of
- * the wrapper), or for the first use of an uninitialised-by-us mutex @m. */
-int prof_site_init(const void *caller);
-int prof_site_first_use(const void *m, const void *caller);
+/* Site id for a pthread_*_init of a lock of @type called from @caller
+ * (return address of the wrapper), or for the first use of a lock @m not
+ * initialised through us.  For PROF_TYPE_WRLOCK the read side's site id
+ * goes to *@rsite (the same call site). */
+int prof_site_init(const void *caller, int type, int *rsite);
+int prof_site_first_use(const void *m, const void *caller, int type,
+			int *rsite);
 
 /* ---- mutex table ------------------------------------------------------ */
 
@@ -113,6 +143,7 @@ int prof_site_first_use(const void *m, const void *caller);
 struct prof_lock {
 	_Atomic uintptr_t addr; /* 0 = free slot */
 	_Atomic int site;	/* -1: not known yet (static initialiser) */
+	_Atomic int rsite;	/* an rwlock's read side; set before site */
 	_Atomic unsigned seq;	/* odd while a waiter updates the integral */
 	_Atomic unsigned nwait; /* threads blocked in the real lock */
 	_Atomic uint64_t area;	/* ∫ nwait dt, in cycles, up to t_last */
@@ -129,8 +160,9 @@ struct prof_lock *prof_lock_find(const void *m);
 uint64_t prof_lock_area(struct prof_lock *lk, uint64_t now, unsigned *nwait);
 /* A waiter starts (+1) or stops (-1) blocking on @lk at @now. */
 void prof_lock_wait_edge(struct prof_lock *lk, uint64_t now, int delta);
-/* Site of @lk, resolving a first use when needed. */
-int prof_lock_site(struct prof_lock *lk, const void *m, const void *caller);
+/* Site of @lk, resolving a first use (as a lock of @type) when needed. */
+int prof_lock_site(struct prof_lock *lk, const void *m, const void *caller,
+		   int type);
 
 /* ---- per-thread statistics -------------------------------------------- */
 
@@ -151,6 +183,22 @@ enum prof_call {
 	PC_EXIT,
 	PC_CLOCKLOCK,
 	PC_COND_CLOCKWAIT,
+	PC_RW_INIT,
+	PC_RW_DESTROY,
+	PC_RDLOCK,
+	PC_TRYRDLOCK,
+	PC_TIMEDRDLOCK,
+	PC_CLOCKRDLOCK,
+	PC_WRLOCK,
+	PC_TRYWRLOCK,
+	PC_TIMEDWRLOCK,
+	PC_CLOCKWRLOCK,
+	PC_RW_UNLOCK,
+	PC_SPIN_INIT,
+	PC_SPIN_DESTROY,
+	PC_SPIN_LOCK,
+	PC_SPIN_TRYLOCK,
+	PC_SPIN_UNLOCK,
 	PC_N
 };
 
