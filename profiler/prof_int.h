@@ -151,10 +151,45 @@ struct prof_lock {
 } PROF_ALIGNED;
 static_assert(sizeof(struct prof_lock) == LL_CACHELINE, "one lock per line");
 
-/* Entry of @m, created if needed; NULL when the table is full. */
-struct prof_lock *prof_lock_get(const void *m);
+/* The table (2^PROF_LOCK_BITS entries), NULL until mapped. */
+extern struct prof_lock *_Atomic prof_locks;
+
+/* Home slot of address @a: Fibonacci hashing of the address without its
+ * three always-zero low bits (one multiplication). */
+static inline uint64_t prof_lock_hash(uintptr_t a)
+{
+	return ((uint64_t)(a >> 3) * 0x9e3779b97f4a7c15ULL) >>
+	       (64 - PROF_LOCK_BITS);
+}
+
+/* The slow paths of prof_lock_get()/prof_lock_find(): the whole probe,
+ * the table's creation, the slot's claim. */
+struct prof_lock *prof_lock_lookup(const void *m, bool create);
+
+/* Entry of @m, created if needed; NULL when the table is full.  Inline:
+ * the common case is a hit in the home slot. */
+static inline struct prof_lock *prof_lock_get(const void *m)
+{
+	/* acquire: pairs with the release that publishes the table */
+	struct prof_lock *t =
+		atomic_load_explicit(&prof_locks, memory_order_acquire);
+
+	if (prof_likely(t != NULL)) {
+		struct prof_lock *lk = &t[prof_lock_hash((uintptr_t)m)];
+
+		if (prof_likely(atomic_load_explicit(&lk->addr,
+						     memory_order_relaxed) ==
+				(uintptr_t)m))
+			return lk;
+	}
+	return prof_lock_lookup(m, true);
+}
+
 /* Entry of @m or NULL, never creating one. */
-struct prof_lock *prof_lock_find(const void *m);
+static inline struct prof_lock *prof_lock_find(const void *m)
+{
+	return prof_lock_lookup(m, false);
+}
 /* The waiter integral projected to @now (seqlock read); the number of
  * waiters goes to *@nwait when @nwait is not NULL. */
 uint64_t prof_lock_area(struct prof_lock *lk, uint64_t now, unsigned *nwait);
@@ -216,11 +251,14 @@ struct prof_stat {
 };
 
 struct prof_held {
+	uintptr_t addr; /* the lock's address (the unlock's key) */
 	struct prof_lock *lk;
 	int site;
 	unsigned depth;		/* recursive re-acquisitions */
 	bool sampled;		/* counts in the time sums */
 	bool contended;		/* acquired after waiting */
+	bool lean;		/* untimed, no waiter at t_acq: `seq` valid */
+	unsigned seq;		/* the lock's seqlock at t_acq (lean holds) */
 	uint64_t t_call, t_acq; /* 0 when not read (unsampled hold) */
 	uint64_t area, misses;
 };
@@ -255,9 +293,26 @@ struct prof_thread {
 	struct prof_stat stat[PROF_MAX_SITES];
 };
 
+#define PROF_DEAD ((struct prof_thread *)1)
+/* The calling thread's block: NULL before its first event, PROF_DEAD once
+ * it has finished (or could not get one). */
+extern PROF_TLS struct prof_thread *prof_cur;
+extern PROF_TLS int prof_busy; /* inside the profiler's own code */
+extern _Atomic bool prof_on;   /* profiling enabled */
+struct prof_thread *prof_self_slow(void);
+
 /* The calling thread's block, created on first use; NULL when this call
- * must not be profiled (profiler off, re-entered, thread finished). */
-struct prof_thread *prof_self(void);
+ * must not be profiled (profiler off, re-entered, thread finished).  The
+ * fast path is inline: two TLS loads and a relaxed flag. */
+static inline struct prof_thread *prof_self(void)
+{
+	struct prof_thread *th = prof_cur;
+
+	if (prof_likely(th > PROF_DEAD && !prof_busy &&
+			atomic_load_explicit(&prof_on, memory_order_relaxed)))
+		return th;
+	return prof_self_slow();
+}
 /* Return the thread's state to the pool, adding it into the totals. */
 void prof_thread_exit(void);
 
@@ -282,34 +337,15 @@ static inline bool prof_timing(struct prof_thread *th)
 	return th->timing;
 }
 
-/* Bookkeeping shared by the mutex and condition-variable wrappers.
- * Times are 0 when they were not read (a hold outside the sample); the
- * hold is in the sample when prof_timing() said so for its section. */
-void prof_acquired(struct prof_thread *th, struct prof_lock *lk, int site,
-		   uint64_t t_call, uint64_t t_acq, bool contended);
-/* Index of @lk in th->held, or -1. */
-int prof_held_find(struct prof_thread *th, const struct prof_lock *lk);
+/* The hold bookkeeping (prof_acquired, prof_released) is in prof_wrap.c,
+ * inlined into the wrappers. */
 
-/* Index of the hold of mutex @m in th->held, or -1: the unlock path's
- * lookup, without hashing (the stack is short and its entries point to
- * the lock's table entry, which the unlock reads anyway). */
-static inline int prof_held_find_mutex(struct prof_thread *th, const void *m)
-{
-	for (int i = (int)th->nheld - 1; i >= 0; i--)
-		if (atomic_load_explicit(&th->held[i].lk->addr,
-					 memory_order_relaxed) == (uintptr_t)m)
-			return i;
-	return -1;
-}
-void prof_released(struct prof_thread *th, int idx, uint64_t t_rel,
-		   uint64_t t_done, uint64_t area, uint64_t misses,
-		   uintptr_t caller);
-void prof_hist_add(uint64_t *hist, uint64_t cycles);
+/* Add (@ret, @site) += (@cycles, @count) to a blame table of @size. */
+void prof_blame_add(struct prof_blame *tab, unsigned size, uintptr_t ret,
+		    int site, uint64_t cycles, uint64_t count);
 
 /* ---- process-wide state ----------------------------------------------- */
 
-extern _Atomic bool prof_on;		 /* profiling enabled */
-extern PROF_TLS int prof_busy;		 /* inside the profiler's own code */
 extern pthread_mutex_t prof_reg_lock;	 /* registry; taken with prof_real */
 extern struct prof_thread *prof_threads; /* registry list */
 extern struct prof_thread *prof_total;	 /* exited threads, summed */

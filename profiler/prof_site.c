@@ -23,8 +23,9 @@
 #include <sys/mman.h>
 
 struct prof_site prof_sites[PROF_MAX_SITES];
-static struct prof_lock *locks; /* 2^PROF_LOCK_BITS entries, mmap'd */
-static _Atomic int locks_state; /* 0 none, 1 mapping, 2 ready, 3 failed */
+static struct prof_lock *locks;	      /* 2^PROF_LOCK_BITS entries, mmap'd */
+struct prof_lock *_Atomic prof_locks; /* `locks`, once published */
+static _Atomic int locks_state;	      /* 0 none, 1 mapping, 2 ready, 3 failed */
 
 static uint64_t mix(uint64_t x)
 {
@@ -203,14 +204,17 @@ static struct prof_lock *table(void)
 	locks = p;
 	/* release: publishes `locks`; pairs with the acquire loads above */
 	atomic_store_explicit(&locks_state, 2, memory_order_release);
+	/* release: pairs with the acquire in prof_lock_get() (the inline
+	 * fast path, which does not look at locks_state) */
+	atomic_store_explicit(&prof_locks, locks, memory_order_release);
 	return locks;
 }
 
-static struct prof_lock *lookup(const void *m, bool create)
+struct prof_lock *prof_lock_lookup(const void *m, bool create)
 {
 	struct prof_lock *t = table();
 	uintptr_t a = (uintptr_t)m;
-	uint64_t h = mix(a);
+	uint64_t h = prof_lock_hash(a);
 	const unsigned mask = (1u << PROF_LOCK_BITS) - 1;
 
 	if (!t)
@@ -241,16 +245,6 @@ static struct prof_lock *lookup(const void *m, bool create)
 			return lk;
 	}
 	return NULL;
-}
-
-struct prof_lock *prof_lock_get(const void *m)
-{
-	return lookup(m, true);
-}
-
-struct prof_lock *prof_lock_find(const void *m)
-{
-	return lookup(m, false);
 }
 
 /* site: >= 0 known, -1 unknown, -2 being resolved by another thread.

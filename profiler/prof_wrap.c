@@ -129,6 +129,229 @@ static struct prof_stat *stat_of(struct prof_thread *th, int site)
 	return &th->stat[site];
 }
 
+ALWAYS_INLINE void hist_add(uint64_t *hist, uint64_t cycles)
+{
+	int b = cycles ? 64 - __builtin_clzll(cycles) : 0;
+
+	hist[b < PROF_HBUCKETS ? b : PROF_HBUCKETS - 1]++;
+}
+
+/* Index of @lk in th->held, or -1. */
+ALWAYS_INLINE int held_find(struct prof_thread *th, const struct prof_lock *lk)
+{
+	for (int i = (int)th->nheld - 1; i >= 0; i--)
+		if (th->held[i].lk == lk)
+			return i;
+	return -1;
+}
+
+/* Bookkeeping shared by the lock and condition-variable wrappers.
+ * Times are 0 when they were not read (a hold outside the sample); the
+ * hold is in the sample when prof_timing() said so for its section. */
+ALWAYS_INLINE void prof_acquired(struct prof_thread *th, struct prof_lock *lk,
+				 int site, uint64_t t_call, uint64_t t_acq,
+				 bool contended)
+{
+	struct prof_stat *st = &th->stat[site];
+	int i = held_find(th, lk);
+	uint64_t area;
+	unsigned nwait;
+
+	if (i >= 0) { /* recursive mutex: still the same hold */
+		th->held[i].depth++;
+		return;
+	}
+	if (site >= th->max_site)
+		th->max_site = site + 1;
+	st->acq++;
+	if (contended) {
+		uint64_t w = t_acq - t_call;
+
+		st->contended++;
+		st->wait += w;
+		if (w > st->wait_max)
+			st->wait_max = w;
+		hist_add(st->hist_wait, w);
+	}
+	if (th->nheld == PROF_HELD_MAX) {
+		th->untracked++;
+		return;
+	}
+	area = prof_lock_area(lk, t_acq, &nwait);
+	if (!t_acq && nwait) {
+		/* Outside the sample, but threads wait: the integral must be
+		 * projected to now for this hold's blame, so read the time. */
+		t_call = t_acq = prof_now();
+		area = prof_lock_area(lk, t_acq, NULL);
+	}
+	if (th->nheld == 0) {
+		th->section_c = contended;
+		th->timing |= contended;
+		th->t_outer = th->timing ? t_call : 0;
+	}
+	th->held[th->nheld++] = (struct prof_held){
+		.addr = atomic_load_explicit(&lk->addr, memory_order_relaxed),
+		.lk = lk,
+		.site = site,
+		.sampled = th->timing || contended,
+		.contended = contended,
+		.t_call = t_call,
+		.t_acq = t_acq,
+		.area = area,
+		.misses = prof_misses(th),
+	};
+}
+
+/* The thread's outermost section ends (no lock held any more) at
+ * @t_done (0 when the section was not timed). */
+ALWAYS_INLINE void section_end(struct prof_thread *th, uint64_t t_done)
+{
+	uint64_t u =
+		th->t_outer && t_done > th->t_outer ? t_done - th->t_outer : 0;
+
+	th->cs_union += u;
+	if (th->section_c) {
+		th->sections_c++;
+		th->union_c += u;
+	} else {
+		th->sections++;
+		th->sections_timed += th->t_outer != 0;
+	}
+}
+
+/* Close hold @idx of th->held, released at @t_rel by a call from @caller
+ * and done at @t_done; @area is the waiter integral and @misses the cache
+ * miss counter, both read at @t_rel.  A hold outside the sample only
+ * counts, and gets its blame (its times are read when it has some). */
+ALWAYS_INLINE void prof_released(struct prof_thread *th, int idx,
+				 uint64_t t_rel, uint64_t t_done, uint64_t area,
+				 uint64_t misses, uintptr_t caller)
+{
+	struct prof_held h = th->held[idx];
+	struct prof_stat *st = &th->stat[h.site];
+	uint64_t hold = t_rel > h.t_acq ? t_rel - h.t_acq : 0;
+	uint64_t blame = area > h.area ? area - h.area : 0;
+
+	for (unsigned i = (unsigned)idx + 1; i < th->nheld; i++)
+		th->held[i - 1] = th->held[i];
+	th->nheld--;
+	if (!h.contended)
+		st->holds++;
+	if (h.sampled && h.t_acq) {
+		uint64_t cs = t_done > h.t_call ? t_done - h.t_call : 0;
+
+		st->hold += hold;
+		if (hold > st->hold_max)
+			st->hold_max = hold;
+		hist_add(st->hist_hold, hold);
+		st->cs += cs;
+		if (!h.contended) {
+			st->timed++;
+			st->hold_u += hold;
+			st->cs_u += cs;
+		}
+	}
+	if (th->papi_set >= 0) {
+		st->cs_misses += misses - h.misses;
+		st->cs_counted++;
+	}
+	if (blame) {
+		st->blame += blame;
+		prof_blame_add(th->blame, PROF_BLAME_SLOTS, caller, h.site,
+			       blame, 1);
+	}
+	if (th->nheld == 0)
+		section_end(th, t_done);
+}
+
+/* ---- the lean path: uncontended holds outside the sample ---------------
+ *
+ * With --sample N most holds are not timed.  Such a hold still counts
+ * (acquisitions, holds, sections) and may still be blamed, but when no
+ * thread waits for the lock while it is held its blame is zero and
+ * nothing else about it is needed.  So an untimed uncontended acquisition
+ * that finds no waiter records only the lock's seqlock word; at the
+ * release, an unchanged word proves that no waiter came (every waiter
+ * start and stop bumps it), and the release skips the integral, the
+ * clock and the general bookkeeping.  Otherwise both ends take the
+ * general path, which reads the clock for the blame. */
+
+/* Push a lean hold of @lk (at @l, site @site); false when the general path
+ * must be taken (a waiter, a recursive hold, a full stack, counters). */
+ALWAYS_INLINE bool lean_acquired(struct prof_thread *th, struct prof_lock *lk,
+				 const void *l, int site)
+{
+	struct prof_held *h;
+	uint64_t area;
+	unsigned s, n;
+
+	if (th->nheld == PROF_HELD_MAX || th->papi_set >= 0 ||
+	    held_find(th, lk) >= 0)
+		return false;
+	/* The seqlock read of prof_lock_area(), without the projection:
+	 * with no waiter the integral does not grow. */
+	/* acquire: pairs with the release ending prof_lock_wait_edge() */
+	s = atomic_load_explicit(&lk->seq, memory_order_acquire);
+	n = atomic_load_explicit(&lk->nwait, memory_order_relaxed);
+	area = atomic_load_explicit(&lk->area, memory_order_relaxed);
+	/* acquire fence: the loads above complete before the re-check
+	 * (pairs with the writer's release fence) */
+	atomic_thread_fence(memory_order_acquire);
+	if ((s & 1) || n ||
+	    atomic_load_explicit(&lk->seq, memory_order_relaxed) != s)
+		return false;
+	stat_of(th, site)->acq++;
+	if (th->nheld == 0) {
+		th->section_c = false;
+		th->t_outer = 0;
+	}
+	h = &th->held[th->nheld++];
+	h->addr = (uintptr_t)l;
+	h->lk = lk;
+	h->site = site;
+	h->depth = 0;
+	h->sampled = false;
+	h->contended = false;
+	h->lean = true;
+	h->seq = s;
+	h->t_call = h->t_acq = 0;
+	h->area = area;
+	h->misses = 0;
+	return true;
+}
+
+/* Whether lean hold @h may be closed by lean_released(): no waiter edge
+ * on its lock since it was acquired. */
+ALWAYS_INLINE bool lean_unchanged(const struct prof_held *h)
+{
+	/* acquire fence: orders this check after the hold's loads of the
+	 * lock's fields at acquisition (pairs with the writers' release
+	 * fence, as in the seqlock read) */
+	atomic_thread_fence(memory_order_acquire);
+	return atomic_load_explicit(&h->lk->seq, memory_order_relaxed) ==
+	       h->seq;
+}
+
+/* Close lean hold @idx after the real unlock succeeded. */
+ALWAYS_INLINE void lean_released(struct prof_thread *th, int idx)
+{
+	th->stat[th->held[idx].site].holds++;
+	for (unsigned i = (unsigned)idx + 1; i < th->nheld; i++)
+		th->held[i - 1] = th->held[i];
+	if (--th->nheld == 0)
+		section_end(th, 0);
+}
+
+/* Index of the hold of the lock at @l in th->held, or -1: the unlock
+ * path's lookup, without hashing (the stack is short). */
+ALWAYS_INLINE int held_find_addr(struct prof_thread *th, const void *l)
+{
+	for (int i = (int)th->nheld - 1; i >= 0; i--)
+		if (th->held[i].addr == (uintptr_t)l)
+			return i;
+	return -1;
+}
+
 /* The site a hold of @lk by a lock of @type is counted in. */
 ALWAYS_INLINE int site_of(struct prof_lock *lk, void *l, const void *caller,
 			  int type)
@@ -247,7 +470,8 @@ ALWAYS_INLINE int lock_common(void *l, int type, const struct how *h,
 	if (prof_likely(got_it(rc))) {
 		/* Uncontended: the try took a few ns against ~20 for a
 		 * TSC read on some VMs, so t_acq = t_call. */
-		prof_acquired(th, lk, site, t_call, t_call, false);
+		if (t_call || !lean_acquired(th, lk, l, site))
+			prof_acquired(th, lk, site, t_call, t_call, false);
 		return rc;
 	}
 	if (rc == EBUSY) /* waits are always timed */
@@ -278,10 +502,12 @@ ALWAYS_INLINE int try_common(void *l, int type, enum prof_call call,
 	site = site_of(lk, l, caller, type); /* before t_call: may unwind */
 	t_call = prof_timing(th) ? prof_now() : 0;
 	rc = real_try(type, l);
-	if (got_it(rc))
-		prof_acquired(th, lk, site, t_call, t_call, false);
-	else if (rc == EBUSY)
+	if (got_it(rc)) {
+		if (t_call || !lean_acquired(th, lk, l, site))
+			prof_acquired(th, lk, site, t_call, t_call, false);
+	} else if (rc == EBUSY) {
 		stat_of(th, site)->try_fail++;
+	}
 	return rc;
 }
 
@@ -300,13 +526,19 @@ ALWAYS_INLINE int unlock_common(void *l, int type, enum prof_call call,
 	if (!th)
 		return real_unlock(type, l);
 	th->calls[call]++;
-	idx = prof_held_find_mutex(th, l);
+	idx = held_find_addr(th, l);
 	if (idx < 0) /* not locked through us, or by another thread */
 		return real_unlock(type, l);
 	lk = th->held[idx].lk;
 	if (th->held[idx].depth) {
 		th->held[idx].depth--;
 		return real_unlock(type, l);
+	}
+	if (th->held[idx].lean && lean_unchanged(&th->held[idx])) {
+		rc = real_unlock(type, l);
+		if (rc == 0)
+			lean_released(th, idx);
+		return rc;
 	}
 	t_rel = th->held[idx].sampled ? prof_now() : 0;
 	area = prof_lock_area(lk, t_rel, &nwait);
@@ -604,7 +836,7 @@ static int cond_common(pthread_cond_t *c, pthread_mutex_t *m,
 	th->calls[h->call]++;
 	th->cond_waits++;
 	lk = prof_lock_find(m);
-	idx = lk ? prof_held_find(th, lk) : -1;
+	idx = lk ? held_find(th, lk) : -1;
 	if (idx >= 0) {
 		saved = th->held[idx];
 		prof_released(th, idx, t0, t0, prof_lock_area(lk, t0, NULL),
@@ -616,7 +848,7 @@ static int cond_common(pthread_cond_t *c, pthread_mutex_t *m,
 		stat_of(th, saved.site)->cond_wait += t1 - t0;
 		(void)prof_timing(th);
 		prof_acquired(th, lk, saved.site, t1, t1, false);
-		idx = prof_held_find(th, lk);
+		idx = held_find(th, lk);
 		if (idx >= 0)
 			th->held[idx].depth = saved.depth;
 	}
