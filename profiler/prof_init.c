@@ -282,11 +282,9 @@ __attribute__((constructor)) static void prof_ctor(void)
 	prof_signal_init();
 }
 
+/* exit() or a return from main: the dump, unless a fatal signal or
+ * _exit in another thread is already writing it (prof_signal.c). */
 __attribute__((destructor)) static void prof_dtor(void)
 {
-	if (!atomic_exchange_explicit(&prof_on, false, memory_order_relaxed))
-		return;
-	prof_busy++;
-	prof_dump();
-	prof_busy--;
+	prof_final_dump(NULL, 0);
 }

@@ -375,6 +375,11 @@ void prof_dump_safe(const char *ended);
 /* Take over the fatal signals and sigaction/signal (prof_signal.c). */
 void prof_signal_init(void);
 void prof_signal_fork_child(void);
+/* The process's dump, written once whoever asks first: the destructor
+ * (@what NULL: the normal writer), _exit or a fatal signal ("_exit",
+ * "signal" and the status or signal number @n: the async-signal-safe
+ * writer).  A second caller waits for the first to finish. */
+void prof_final_dump(const char *what, int n);
 /* Pid of the process the profiler state belongs to (a vfork child
  * shares it and must not write). */
 extern _Atomic int prof_pid;

@@ -156,8 +156,9 @@ static const char *ended(const char *what, int n)
 
 /* Write the dump once for the process; a second thread ending the
  * process at the same time waits (up to 5 s) for the first to finish, so
- * the process does not die under the writer. */
-static void final_dump(const char *what, int n)
+ * the process does not die under the writer.  @what NULL: exit(), the
+ * normal writer (it may symbolise with dladdr). */
+void prof_final_dump(const char *what, int n)
 {
 	static PROF_TLS bool writing;
 	int zero = 0;
@@ -170,13 +171,16 @@ static void final_dump(const char *what, int n)
 	if (atomic_compare_exchange_strong_explicit(&dump_state, &zero, 1,
 						    memory_order_acq_rel,
 						    memory_order_acquire)) {
-		/* relaxed: prof_on only says whether the destructor (or
-		 * nobody, profiling off) already took the dump */
+		/* relaxed: prof_on only says whether profiling is on (it is
+		 * off without RCLPROF_OUT) */
 		if (atomic_exchange_explicit(&prof_on, false,
 					     memory_order_relaxed)) {
 			writing = true;
 			prof_busy++;
-			prof_dump_safe(ended(what, n));
+			if (what)
+				prof_dump_safe(ended(what, n));
+			else
+				prof_dump();
 			prof_busy--;
 			writing = false;
 		}
@@ -221,7 +225,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		return;
 	}
 	/* The program's disposition is the default: it dies of @sig. */
-	final_dump("signal", sig);
+	prof_final_dump("signal", sig);
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	sigemptyset(&dfl.sa_mask);
@@ -358,7 +362,7 @@ static __attribute__((noreturn)) void end(const char *what, int status)
 {
 	exit_fn f = atomic_load_explicit(&real_exit, memory_order_relaxed);
 
-	final_dump(what, status);
+	prof_final_dump(what, status);
 	if (f)
 		f(status);
 	for (;;)
