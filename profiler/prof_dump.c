@@ -8,17 +8,22 @@
  *
  * The TSC frequency is measured over the whole run against
  * CLOCK_MONOTONIC; runs shorter than 20 ms are padded with a short sleep.
+ *
+ * The writer is async-signal-safe (prof_dump_safe(), for fatal signals and
+ * _exit): numbers are formatted by hand into a static buffer and written
+ * with write(2); only the normal exit path symbolises addresses with
+ * dladdr, which takes the loader's lock.  In signal context the addresses
+ * are written raw, with a copy of /proc/self/maps for rcl-prof.
  */
 #define _GNU_SOURCE
 #include "prof_int.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <stdio.h> /* rename(2), async-signal-safe */
 #include <string.h>
 #include <unistd.h>
 
@@ -42,8 +47,11 @@ __attribute__((constructor(101))) static void dump_ctor(void)
 	prof_dump_reset();
 }
 
+/* Output buffer.  Formatting is done here by hand (no stdio, no
+ * allocation) so that the same writer can run in a signal handler. */
 struct out {
 	int fd, err;
+	bool raw; /* addresses as raw values + the process's maps */
 	size_t n;
 	char buf[1 << 16];
 };
@@ -55,6 +63,8 @@ static void flush(struct out *o)
 	while (off < o->n) {
 		ssize_t w = write(o->fd, o->buf + off, o->n - off);
 
+		if (w < 0 && errno == EINTR)
+			continue;
 		if (w <= 0) {
 			o->err = 1;
 			break;
@@ -64,75 +74,175 @@ static void flush(struct out *o)
 	o->n = 0;
 }
 
-__attribute__((format(printf, 2, 3))) static void put(struct out *o,
-						      const char *fmt, ...)
+static void put_mem(struct out *o, const char *p, size_t len)
 {
-	va_list ap;
-	int n;
+	while (len) {
+		size_t room = sizeof(o->buf) - o->n,
+		       k = len < room ? len : room;
 
-	if (sizeof(o->buf) - o->n < 1024)
-		flush(o);
-	va_start(ap, fmt);
-	n = vsnprintf(o->buf + o->n, sizeof(o->buf) - o->n, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		o->n += (size_t)n < sizeof(o->buf) - o->n
-				? (size_t)n
-				: sizeof(o->buf) - o->n - 1;
+		memcpy(o->buf + o->n, p, k);
+		o->n += k;
+		p += k;
+		len -= k;
+		if (o->n == sizeof(o->buf))
+			flush(o);
+	}
 }
 
-/* "OFFSET SYMBOL PATH" for a code or data address. */
+static void put_s(struct out *o, const char *s)
+{
+	put_mem(o, s, strlen(s));
+}
+
+static void put_u(struct out *o, uint64_t v)
+{
+	char d[24];
+	int i = (int)sizeof(d);
+
+	do {
+		d[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	put_mem(o, d + i, sizeof(d) - (size_t)i);
+}
+
+static void put_i(struct out *o, int64_t v)
+{
+	if (v < 0) {
+		put_s(o, "-");
+		put_u(o, (uint64_t)0 - (uint64_t)v);
+	} else {
+		put_u(o, (uint64_t)v);
+	}
+}
+
+static void put_x(struct out *o, uint64_t v)
+{
+	char d[24];
+	int i = (int)sizeof(d);
+
+	do {
+		d[--i] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	d[--i] = 'x';
+	d[--i] = '0';
+	put_mem(o, d + i, sizeof(d) - (size_t)i);
+}
+
+/* " %lu" for each of @n values. */
+static void put_us(struct out *o, const uint64_t *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		put_s(o, " ");
+		put_u(o, v[i]);
+	}
+}
+
+/* "OFFSET SYMBOL PATH" for a code or data address.  In raw mode (signal
+ * context: dladdr takes the loader's lock) "ADDRESS - @": rcl-prof
+ * translates it with the "map" lines written by put_maps(). */
 static void put_addr(struct out *o, const void *a)
 {
 	Dl_info info;
 	struct link_map *lm = NULL;
 
-	if (!dladdr1(a, &info, (void **)&lm, RTLD_DL_LINKMAP) ||
+	if (o->raw || !dladdr1(a, &info, (void **)&lm, RTLD_DL_LINKMAP) ||
 	    !info.dli_fname || !lm) {
-		put(o, "%#lx - ?\n", (unsigned long)(uintptr_t)a);
+		put_x(o, (uintptr_t)a);
+		put_s(o, o->raw ? " - @\n" : " - ?\n");
 		return;
 	}
-	put(o, "%#lx %s %s\n", (unsigned long)((uintptr_t)a - lm->l_addr),
-	    info.dli_sname ? info.dli_sname : "-",
-	    info.dli_fname[0] ? info.dli_fname : "/proc/self/exe");
+	put_x(o, (uintptr_t)a - lm->l_addr);
+	put_s(o, " ");
+	put_s(o, info.dli_sname ? info.dli_sname : "-");
+	put_s(o, " ");
+	put_s(o, info.dli_fname[0] ? info.dli_fname : "/proc/self/exe");
+	put_s(o, "\n");
+}
+
+/* /proc/self/maps, each line prefixed with "map " (raw mode only). */
+static void put_maps(struct out *o)
+{
+	static char in[4096];
+	bool bol = true;
+	ssize_t n;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	while ((n = read(fd, in, sizeof(in))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (ssize_t i = 0; i < n; i++) {
+			if (bol)
+				put_s(o, "map ");
+			put_mem(o, &in[i], 1);
+			bol = in[i] == '\n';
+		}
+	}
+	if (!bol)
+		put_s(o, "\n");
+	close(fd);
 }
 
 static void put_site(struct out *o, struct prof_thread *tot, int id)
 {
 	const struct prof_site *s = &prof_sites[id];
 	const struct prof_stat *st = &tot->stat[id];
+	/* acquire: pairs with the release in site_slot() */
 	bool ready = atomic_load_explicit(&s->ready, memory_order_acquire);
 	int nf = ready ? s->nframes : 0;
+	const uint64_t v[] = {st->acq,	      st->contended, st->try_fail,
+			      st->timed_out,  st->hold,	     st->wait,
+			      st->cs,	      st->cond_wait, st->hold_max,
+			      st->wait_max,   st->blame,     st->cs_misses,
+			      st->cs_counted, st->holds,     st->timed,
+			      st->hold_u,     st->cs_u};
 
-	/* acquire above: pairs with the release in site_slot() */
-	put(o, "site %d %d %lu %d\n", id, ready ? s->kind : 0,
-	    (unsigned long)atomic_load_explicit(&s->instances,
-						memory_order_relaxed),
-	    nf);
+	put_s(o, "site ");
+	put_i(o, id);
+	put_s(o, " ");
+	put_i(o, ready ? s->kind : 0);
+	put_s(o, " ");
+	put_u(o, atomic_load_explicit(&s->instances, memory_order_relaxed));
+	put_s(o, " ");
+	put_i(o, nf);
+	put_s(o, " ");
+	put_i(o, ready ? s->type : 0);
+	put_s(o, "\n");
 	for (int i = 0; i < nf; i++) {
-		put(o, "frame %d %d ", id, i);
+		put_s(o, "frame ");
+		put_i(o, id);
+		put_s(o, " ");
+		put_i(o, i);
+		put_s(o, " ");
 		put_addr(o, s->frames[i]);
 	}
 	if (ready && s->kind == PROF_KIND_STATIC) {
-		put(o, "obj %d ", id);
+		put_s(o, "obj ");
+		put_i(o, id);
+		put_s(o, " ");
 		put_addr(o, s->obj);
 	}
-	put(o, "stat %d %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu %lu",
-	    id, st->acq, st->contended, st->try_fail, st->timed_out, st->hold,
-	    st->wait, st->cs, st->cond_wait, st->hold_max, st->wait_max,
-	    st->blame, st->cs_misses, st->cs_counted);
-	put(o, " %lu %lu %lu %lu\n", st->holds, st->timed, st->hold_u,
-	    st->cs_u);
-	put(o, "hhold %d", id);
-	for (int i = 0; i < PROF_HBUCKETS; i++)
-		put(o, " %lu", st->hist_hold[i]);
-	put(o, "\nhwait %d", id);
-	for (int i = 0; i < PROF_HBUCKETS; i++)
-		put(o, " %lu", st->hist_wait[i]);
-	put(o, "\n");
+	put_s(o, "stat ");
+	put_i(o, id);
+	put_us(o, v, (int)(sizeof(v) / sizeof(v[0])));
+	put_s(o, "\nhhold ");
+	put_i(o, id);
+	put_us(o, st->hist_hold, PROF_HBUCKETS);
+	put_s(o, "\nhwait ");
+	put_i(o, id);
+	put_us(o, st->hist_wait, PROF_HBUCKETS);
+	put_s(o, "\n");
 }
 
-static double tsc_hz(uint64_t *wall_ns)
+/* TSC ticks per second, measured over the run (integer Hz: enough, and
+ * no floating-point formatting). */
+static uint64_t tsc_hz(uint64_t *wall_ns)
 {
 	struct timespec now;
 	uint64_t t, ns;
@@ -144,55 +254,132 @@ static double tsc_hz(uint64_t *wall_ns)
 	if (ns < 20000000) {
 		struct timespec nap = {0, (long)(20000000 - ns)};
 
-		nanosleep(&nap, NULL);
+		while (nanosleep(&nap, &nap) != 0 && errno == EINTR)
+			;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		t = prof_now();
 		ns = ns_of(&now) - ns_of(&start_ts);
 	}
-	return ns ? (double)(t - start_tsc) * 1e9 / (double)ns : 1e9;
+	if (!ns)
+		return 1000000000u;
+	return (uint64_t)((unsigned __int128)(t - start_tsc) * 1000000000u /
+			  ns);
 }
 
-static void put_header(struct out *o, struct prof_thread *tot, uint64_t now)
+static void put_kv(struct out *o, const char *key, uint64_t v)
 {
-	char exe[PATH_MAX];
+	put_s(o, key);
+	put_s(o, " ");
+	put_u(o, v);
+	put_s(o, "\n");
+}
+
+static void put_header(struct out *o, struct prof_thread *tot, uint64_t now,
+		       const char *ended)
+{
+	static char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	uint64_t wall_ns;
-	double hz = tsc_hz(&wall_ns);
+	uint64_t wall_ns, hz = tsc_hz(&wall_ns);
+	const uint64_t cond[] = {tot->cond_waits, tot->signals,
+				 tot->broadcasts};
+	const uint64_t sec[] = {tot->sections, tot->sections_timed,
+				tot->sections_c, tot->union_c};
 
 	exe[n > 0 ? n : 0] = 0;
-	put(o, "rclprof-dump 1\npid %d\nppid %d\nexe %s\n", (int)getpid(),
-	    (int)getppid(), exe);
-	put(o, "tsc_hz %.0f\nwall_ns %lu\nwall_cycles %lu\n", hz, wall_ns,
-	    now - start_tsc);
-	put(o, "threads %lu\nthread_time %lu\ncs_union %lu\nuntracked %lu\n",
-	    tot->threads, tot->thread_time, tot->cs_union, tot->untracked);
-	put(o, "cond %lu %lu %lu\n", tot->cond_waits, tot->signals,
-	    tot->broadcasts);
-	put(o, "sample %u\nsections %lu %lu %lu %lu\n", prof_sample,
-	    tot->sections, tot->sections_timed, tot->sections_c, tot->union_c);
-	put(o, "calls");
-	for (int i = 0; i < PC_N; i++)
-		put(o, " %lu", tot->calls[i]);
-	put(o, "\nmisses %s\n",
-	    prof_papi_status ? prof_papi_status : "counted");
+	put_s(o, "rclprof-dump 1\n");
+	put_kv(o, "pid", (uint64_t)getpid());
+	put_kv(o, "ppid", (uint64_t)getppid());
+	put_s(o, "exe ");
+	put_s(o, exe);
+	put_s(o, "\n");
+	put_kv(o, "tsc_hz", hz);
+	put_kv(o, "wall_ns", wall_ns);
+	put_kv(o, "wall_cycles", now - start_tsc);
+	put_kv(o, "threads", tot->threads);
+	put_kv(o, "thread_time", tot->thread_time);
+	put_kv(o, "cs_union", tot->cs_union);
+	put_kv(o, "untracked", tot->untracked);
+	put_s(o, "cond");
+	put_us(o, cond, 3);
+	put_s(o, "\n");
+	put_kv(o, "sample", prof_sample);
+	put_s(o, "sections");
+	put_us(o, sec, 4);
+	put_s(o, "\ncalls");
+	put_us(o, tot->calls, PC_N);
+	put_s(o, "\nmisses ");
+	put_s(o, prof_papi_status ? prof_papi_status : "counted");
+	put_s(o, "\nended ");
+	put_s(o, ended);
+	put_s(o, "\n");
 }
 
-static void write_dump(struct prof_thread *tot, uint64_t now)
+/* $RCLPROF_OUT, copied at start-up (getenv is not for signal handlers). */
+static char out_dir[PATH_MAX];
+
+void prof_dump_dir(const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n >= sizeof(out_dir))
+		n = sizeof(out_dir) - 1;
+	memcpy(out_dir, dir, n);
+	out_dir[n] = 0;
+}
+
+/* "DIR/rclprof.PID.dump" (+ ".tmp" when @tmp) into @buf. */
+static bool dump_path(char *buf, size_t size, bool tmp)
+{
+	char pid[24];
+	int i = (int)sizeof(pid);
+	uint64_t v = (uint64_t)getpid();
+	size_t n = 0;
+	const char *parts[5];
+
+	pid[--i] = 0;
+	do {
+		pid[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	parts[0] = out_dir;
+	parts[1] = "/rclprof.";
+	parts[2] = pid + i;
+	parts[3] = ".dump";
+	parts[4] = tmp ? ".tmp" : "";
+	for (int k = 0; k < 5; k++) {
+		size_t l = strlen(parts[k]);
+
+		if (n + l + 1 > size)
+			return false;
+		memcpy(buf + n, parts[k], l);
+		n += l;
+	}
+	buf[n] = 0;
+	return true;
+}
+
+static void write_dump(struct prof_thread *tot, uint64_t now, bool raw,
+		       const char *ended)
 {
 	static struct out o;
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
-	const char *dir = getenv("RCLPROF_OUT");
+	static char path[PATH_MAX + 32], tmp[PATH_MAX + 32];
 
-	snprintf(path, sizeof(path), "%s/rclprof.%d.dump", dir, (int)getpid());
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (!dump_path(path, sizeof(path), false) ||
+	    !dump_path(tmp, sizeof(tmp), true)) {
+		prof_log_safe("dump path too long");
+		return;
+	}
 	o.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	o.err = 0;
 	o.n = 0;
+	o.raw = raw;
 	if (o.fd < 0) {
-		prof_log("cannot write %s: %m", tmp);
+		prof_log_safe2("cannot write ", tmp);
 		return;
 	}
-	put_header(&o, tot, now);
+	put_header(&o, tot, now, ended);
+	if (raw)
+		put_maps(&o);
 	for (int id = 0; id < tot->max_site; id++)
 		if (tot->stat[id].acq || tot->stat[id].try_fail ||
 		    tot->stat[id].timed_out)
@@ -202,31 +389,68 @@ static void write_dump(struct prof_thread *tot, uint64_t now)
 
 		if (!b->ret)
 			continue;
-		put(&o, "blame %d %lu %lu ", b->site, b->cycles, b->count);
+		put_s(&o, "blame ");
+		put_i(&o, b->site);
+		put_s(&o, " ");
+		put_u(&o, b->cycles);
+		put_s(&o, " ");
+		put_u(&o, b->count);
+		put_s(&o, " ");
 		put_addr(&o, (const void *)(b->ret > 1 ? b->ret - 1 : 0));
 	}
-	put(&o, "end\n");
+	put_s(&o, "end\n");
 	flush(&o);
 	if (close(o.fd) != 0 || o.err || rename(tmp, path) != 0) {
-		prof_log("cannot write %s: %m", path);
+		prof_log_safe2("cannot write ", path);
 		unlink(tmp);
 	}
 }
 
-/* Called once, from the library destructor, with profiling already off. */
-void prof_dump(void)
+/* Sum the thread blocks and write the dump.  @safe: called from a signal
+ * handler or _exit, where the registry lock may be held by the interrupted
+ * code: it is tried for a while, then the blocks are read without it. */
+static void dump(bool safe, const char *ended)
 {
 	uint64_t now = prof_now();
+	bool locked = true;
 
-	prof_real.mutex_lock(&prof_reg_lock);
+	if (!safe) {
+		prof_real.mutex_lock(&prof_reg_lock);
+	} else {
+		struct timespec nap = {0, 1000000};
+		int tries = 0;
+
+		while (prof_real.mutex_trylock(&prof_reg_lock) != 0)
+			if (++tries == 50) {
+				locked = false;
+				break;
+			} else {
+				nanosleep(&nap, NULL);
+			}
+	}
 	if (!prof_total) {
-		prof_real.mutex_unlock(&prof_reg_lock);
-		prof_log("no thread was profiled: nothing to write");
+		if (locked)
+			prof_real.mutex_unlock(&prof_reg_lock);
+		prof_log_safe("no thread was profiled: nothing to write");
 		return;
 	}
 	for (struct prof_thread *th = prof_threads; th; th = th->next)
 		if (th->live)
 			prof_sum_into(prof_total, th, now);
-	write_dump(prof_total, now);
-	prof_real.mutex_unlock(&prof_reg_lock);
+	write_dump(prof_total, now, safe, ended);
+	if (locked)
+		prof_real.mutex_unlock(&prof_reg_lock);
+}
+
+/* Called once, from the library destructor, with profiling already off. */
+void prof_dump(void)
+{
+	dump(false, "exit");
+}
+
+/* Called once, from a signal handler or _exit, with profiling already
+ * off; async-signal-safe (docs/PROFILER.md, "How the program ends"). */
+void prof_dump_safe(const char *ended)
+{
+	dump(true, ended);
 }

@@ -57,6 +57,27 @@ void prof_log(const char *fmt, ...)
 		return; /* stderr closed: nowhere to report */
 }
 
+void prof_log_safe2(const char *msg, const char *arg)
+{
+	static const char pfx[] = "rcl-prof: ";
+	char buf[512];
+	size_t n = sizeof(pfx) - 1;
+
+	memcpy(buf, pfx, n);
+	for (const char *p = msg; *p && n < sizeof(buf) - 1; p++)
+		buf[n++] = *p;
+	for (const char *p = arg; p && *p && n < sizeof(buf) - 1; p++)
+		buf[n++] = *p;
+	buf[n++] = '\n';
+	if (write(STDERR_FILENO, buf, n) < 0)
+		return; /* stderr closed: nowhere to report */
+}
+
+void prof_log_safe(const char *msg)
+{
+	prof_log_safe2(msg, NULL);
+}
+
 /* The next definition of @name after us.  dlsym returns the default
  * version, which for pthread_cond_* is GLIBC_2.3.2 (the current condvar
  * ABI, never the 2.2.5 compatibility one).  dlvsym(..., "GLIBC_2.3.2")
@@ -103,6 +124,22 @@ void prof_resolve(void)
 	r.create = next_sym("pthread_create", NULL);
 	r.join = next_sym("pthread_join", NULL);
 	r.exit = next_sym("pthread_exit", NULL);
+	r.rw_init = next_sym("pthread_rwlock_init", NULL);
+	r.rw_destroy = next_sym("pthread_rwlock_destroy", NULL);
+	r.rw_rdlock = next_sym("pthread_rwlock_rdlock", NULL);
+	r.rw_tryrdlock = next_sym("pthread_rwlock_tryrdlock", NULL);
+	r.rw_timedrdlock = next_sym("pthread_rwlock_timedrdlock", NULL);
+	r.rw_clockrdlock = next_sym("pthread_rwlock_clockrdlock", NULL);
+	r.rw_wrlock = next_sym("pthread_rwlock_wrlock", NULL);
+	r.rw_trywrlock = next_sym("pthread_rwlock_trywrlock", NULL);
+	r.rw_timedwrlock = next_sym("pthread_rwlock_timedwrlock", NULL);
+	r.rw_clockwrlock = next_sym("pthread_rwlock_clockwrlock", NULL);
+	r.rw_unlock = next_sym("pthread_rwlock_unlock", NULL);
+	r.spin_init = next_sym("pthread_spin_init", NULL);
+	r.spin_destroy = next_sym("pthread_spin_destroy", NULL);
+	r.spin_lock = next_sym("pthread_spin_lock", NULL);
+	r.spin_trylock = next_sym("pthread_spin_trylock", NULL);
+	r.spin_unlock = next_sym("pthread_spin_unlock", NULL);
 	prof_real = r;
 	resolving = 0;
 }
@@ -215,6 +252,7 @@ static void fork_parent(void)
 static void fork_child(void)
 {
 	prof_fork_child();
+	prof_signal_fork_child();
 	prof_real.mutex_unlock(&prof_reg_lock);
 	prof_busy--;
 }
@@ -230,6 +268,7 @@ __attribute__((constructor)) static void prof_ctor(void)
 		return; /* loaded without rcl-prof: stay transparent */
 	if (sample && atoi(sample) > 0)
 		prof_sample = (uint32_t)atoi(sample);
+	prof_dump_dir(out);
 	prof_busy++;
 	/* backtrace() loads libgcc_s and allocates on its first call: do it
 	 * now rather than inside a wrapper. */
@@ -240,13 +279,12 @@ __attribute__((constructor)) static void prof_ctor(void)
 	prof_busy--;
 	atomic_store_explicit(&prof_on, true, memory_order_relaxed);
 	(void)prof_self(); /* the main thread's lifetime starts here */
+	prof_signal_init();
 }
 
+/* exit() or a return from main: the dump, unless a fatal signal or
+ * _exit in another thread is already writing it (prof_signal.c). */
 __attribute__((destructor)) static void prof_dtor(void)
 {
-	if (!atomic_exchange_explicit(&prof_on, false, memory_order_relaxed))
-		return;
-	prof_busy++;
-	prof_dump();
-	prof_busy--;
+	prof_final_dump(NULL, 0);
 }

@@ -13,7 +13,8 @@
  * - a mutex belongs to a site (struct prof_site): the hash of the
  *   backtrace of its pthread_mutex_init, or of its first use for statically
  *   initialised mutexes; statistics are kept per (thread, site);
- * - at exit every thread block is summed and one text dump per process is
+ * - at exit (or _exit, or a fatal signal: prof_signal.c) every thread
+ *   block is summed and one text dump per process is
  *   written into $RCLPROF_OUT, which rcl-prof turns into the report.
  *
  * Memory model: C11 atomics only; nothing relies on x86-TSO.  The TSC is
@@ -72,6 +73,24 @@ struct prof_real {
 		      void *);
 	int (*join)(pthread_t, void **);
 	void (*exit)(void *) __attribute__((noreturn));
+	int (*rw_init)(pthread_rwlock_t *, const pthread_rwlockattr_t *);
+	int (*rw_destroy)(pthread_rwlock_t *);
+	int (*rw_rdlock)(pthread_rwlock_t *);
+	int (*rw_tryrdlock)(pthread_rwlock_t *);
+	int (*rw_timedrdlock)(pthread_rwlock_t *, const struct timespec *);
+	int (*rw_clockrdlock)(pthread_rwlock_t *, clockid_t,
+			      const struct timespec *);
+	int (*rw_wrlock)(pthread_rwlock_t *);
+	int (*rw_trywrlock)(pthread_rwlock_t *);
+	int (*rw_timedwrlock)(pthread_rwlock_t *, const struct timespec *);
+	int (*rw_clockwrlock)(pthread_rwlock_t *, clockid_t,
+			      const struct timespec *);
+	int (*rw_unlock)(pthread_rwlock_t *);
+	int (*spin_init)(pthread_spinlock_t *, int);
+	int (*spin_destroy)(pthread_spinlock_t *);
+	int (*spin_lock)(pthread_spinlock_t *);
+	int (*spin_trylock)(pthread_spinlock_t *);
+	int (*spin_unlock)(pthread_spinlock_t *);
 };
 extern struct prof_real prof_real;
 /* Fill prof_real (idempotent, callable from any wrapper). */
@@ -87,11 +106,20 @@ int prof_boot_destroy(pthread_mutex_t *m);
 /* ---- sites ------------------------------------------------------------ */
 
 enum prof_kind { PROF_KIND_INIT = 1, PROF_KIND_STATIC, PROF_KIND_FIRST };
+/* What a site's locks are: a reader-writer lock makes two sites, one per
+ * side, so that reads and writes are ranked separately. */
+enum prof_type {
+	PROF_TYPE_MUTEX,
+	PROF_TYPE_RDLOCK, /* pthread_rwlock_t, read side */
+	PROF_TYPE_WRLOCK, /* pthread_rwlock_t, write side */
+	PROF_TYPE_SPIN,
+};
 
 struct prof_site {
 	_Atomic uint64_t key; /* 0 = free slot */
 	_Atomic int ready;    /* fields below are published */
 	int kind;
+	int type; /* enum prof_type */
 	int nframes;
 	const void *obj;	  /* the mutex, for PROF_KIND_STATIC */
 	void *frames[PROF_DEPTH]; /* return addresses, innermost first */
@@ -99,10 +127,13 @@ struct prof_site {
 };
 extern struct prof_site prof_sites[PROF_MAX_SITES];
 
-/* Site id for a pthread_mutex_init called from @caller (return address of
- * the wrapper), or for the first use of an uninitialised-by-us mutex @m. */
-int prof_site_init(const void *caller);
-int prof_site_first_use(const void *m, const void *caller);
+/* Site id for a pthread_*_init of a lock of @type called from @caller
+ * (return address of the wrapper), or for the first use of a lock @m not
+ * initialised through us.  For PROF_TYPE_WRLOCK the read side's site id
+ * goes to *@rsite (the same call site). */
+int prof_site_init(const void *caller, int type, int *rsite);
+int prof_site_first_use(const void *m, const void *caller, int type,
+			int *rsite);
 
 /* ---- mutex table ------------------------------------------------------ */
 
@@ -112,6 +143,7 @@ int prof_site_first_use(const void *m, const void *caller);
 struct prof_lock {
 	_Atomic uintptr_t addr; /* 0 = free slot */
 	_Atomic int site;	/* -1: not known yet (static initialiser) */
+	_Atomic int rsite;	/* an rwlock's read side; set before site */
 	_Atomic unsigned seq;	/* odd while a waiter updates the integral */
 	_Atomic unsigned nwait; /* threads blocked in the real lock */
 	_Atomic uint64_t area;	/* ∫ nwait dt, in cycles, up to t_last */
@@ -119,17 +151,53 @@ struct prof_lock {
 } PROF_ALIGNED;
 static_assert(sizeof(struct prof_lock) == LL_CACHELINE, "one lock per line");
 
-/* Entry of @m, created if needed; NULL when the table is full. */
-struct prof_lock *prof_lock_get(const void *m);
+/* The table (2^PROF_LOCK_BITS entries), NULL until mapped. */
+extern struct prof_lock *_Atomic prof_locks;
+
+/* Home slot of address @a: Fibonacci hashing of the address without its
+ * three always-zero low bits (one multiplication). */
+static inline uint64_t prof_lock_hash(uintptr_t a)
+{
+	return ((uint64_t)(a >> 3) * 0x9e3779b97f4a7c15ULL) >>
+	       (64 - PROF_LOCK_BITS);
+}
+
+/* The slow paths of prof_lock_get()/prof_lock_find(): the whole probe,
+ * the table's creation, the slot's claim. */
+struct prof_lock *prof_lock_lookup(const void *m, bool create);
+
+/* Entry of @m, created if needed; NULL when the table is full.  Inline:
+ * the common case is a hit in the home slot. */
+static inline struct prof_lock *prof_lock_get(const void *m)
+{
+	/* acquire: pairs with the release that publishes the table */
+	struct prof_lock *t =
+		atomic_load_explicit(&prof_locks, memory_order_acquire);
+
+	if (prof_likely(t != NULL)) {
+		struct prof_lock *lk = &t[prof_lock_hash((uintptr_t)m)];
+
+		if (prof_likely(atomic_load_explicit(&lk->addr,
+						     memory_order_relaxed) ==
+				(uintptr_t)m))
+			return lk;
+	}
+	return prof_lock_lookup(m, true);
+}
+
 /* Entry of @m or NULL, never creating one. */
-struct prof_lock *prof_lock_find(const void *m);
+static inline struct prof_lock *prof_lock_find(const void *m)
+{
+	return prof_lock_lookup(m, false);
+}
 /* The waiter integral projected to @now (seqlock read); the number of
  * waiters goes to *@nwait when @nwait is not NULL. */
 uint64_t prof_lock_area(struct prof_lock *lk, uint64_t now, unsigned *nwait);
 /* A waiter starts (+1) or stops (-1) blocking on @lk at @now. */
 void prof_lock_wait_edge(struct prof_lock *lk, uint64_t now, int delta);
-/* Site of @lk, resolving a first use when needed. */
-int prof_lock_site(struct prof_lock *lk, const void *m, const void *caller);
+/* Site of @lk, resolving a first use (as a lock of @type) when needed. */
+int prof_lock_site(struct prof_lock *lk, const void *m, const void *caller,
+		   int type);
 
 /* ---- per-thread statistics -------------------------------------------- */
 
@@ -150,6 +218,22 @@ enum prof_call {
 	PC_EXIT,
 	PC_CLOCKLOCK,
 	PC_COND_CLOCKWAIT,
+	PC_RW_INIT,
+	PC_RW_DESTROY,
+	PC_RDLOCK,
+	PC_TRYRDLOCK,
+	PC_TIMEDRDLOCK,
+	PC_CLOCKRDLOCK,
+	PC_WRLOCK,
+	PC_TRYWRLOCK,
+	PC_TIMEDWRLOCK,
+	PC_CLOCKWRLOCK,
+	PC_RW_UNLOCK,
+	PC_SPIN_INIT,
+	PC_SPIN_DESTROY,
+	PC_SPIN_LOCK,
+	PC_SPIN_TRYLOCK,
+	PC_SPIN_UNLOCK,
 	PC_N
 };
 
@@ -167,11 +251,14 @@ struct prof_stat {
 };
 
 struct prof_held {
+	uintptr_t addr; /* the lock's address (the unlock's key) */
 	struct prof_lock *lk;
 	int site;
 	unsigned depth;		/* recursive re-acquisitions */
 	bool sampled;		/* counts in the time sums */
 	bool contended;		/* acquired after waiting */
+	bool lean;		/* untimed, no waiter at t_acq: `seq` valid */
+	unsigned seq;		/* the lock's seqlock at t_acq (lean holds) */
 	uint64_t t_call, t_acq; /* 0 when not read (unsampled hold) */
 	uint64_t area, misses;
 };
@@ -206,9 +293,26 @@ struct prof_thread {
 	struct prof_stat stat[PROF_MAX_SITES];
 };
 
+#define PROF_DEAD ((struct prof_thread *)1)
+/* The calling thread's block: NULL before its first event, PROF_DEAD once
+ * it has finished (or could not get one). */
+extern PROF_TLS struct prof_thread *prof_cur;
+extern PROF_TLS int prof_busy; /* inside the profiler's own code */
+extern _Atomic bool prof_on;   /* profiling enabled */
+struct prof_thread *prof_self_slow(void);
+
 /* The calling thread's block, created on first use; NULL when this call
- * must not be profiled (profiler off, re-entered, thread finished). */
-struct prof_thread *prof_self(void);
+ * must not be profiled (profiler off, re-entered, thread finished).  The
+ * fast path is inline: two TLS loads and a relaxed flag. */
+static inline struct prof_thread *prof_self(void)
+{
+	struct prof_thread *th = prof_cur;
+
+	if (prof_likely(th > PROF_DEAD && !prof_busy &&
+			atomic_load_explicit(&prof_on, memory_order_relaxed)))
+		return th;
+	return prof_self_slow();
+}
 /* Return the thread's state to the pool, adding it into the totals. */
 void prof_thread_exit(void);
 
@@ -233,34 +337,15 @@ static inline bool prof_timing(struct prof_thread *th)
 	return th->timing;
 }
 
-/* Bookkeeping shared by the mutex and condition-variable wrappers.
- * Times are 0 when they were not read (a hold outside the sample); the
- * hold is in the sample when prof_timing() said so for its section. */
-void prof_acquired(struct prof_thread *th, struct prof_lock *lk, int site,
-		   uint64_t t_call, uint64_t t_acq, bool contended);
-/* Index of @lk in th->held, or -1. */
-int prof_held_find(struct prof_thread *th, const struct prof_lock *lk);
+/* The hold bookkeeping (prof_acquired, prof_released) is in prof_wrap.c,
+ * inlined into the wrappers. */
 
-/* Index of the hold of mutex @m in th->held, or -1: the unlock path's
- * lookup, without hashing (the stack is short and its entries point to
- * the lock's table entry, which the unlock reads anyway). */
-static inline int prof_held_find_mutex(struct prof_thread *th, const void *m)
-{
-	for (int i = (int)th->nheld - 1; i >= 0; i--)
-		if (atomic_load_explicit(&th->held[i].lk->addr,
-					 memory_order_relaxed) == (uintptr_t)m)
-			return i;
-	return -1;
-}
-void prof_released(struct prof_thread *th, int idx, uint64_t t_rel,
-		   uint64_t t_done, uint64_t area, uint64_t misses,
-		   uintptr_t caller);
-void prof_hist_add(uint64_t *hist, uint64_t cycles);
+/* Add (@ret, @site) += (@cycles, @count) to a blame table of @size. */
+void prof_blame_add(struct prof_blame *tab, unsigned size, uintptr_t ret,
+		    int site, uint64_t cycles, uint64_t count);
 
 /* ---- process-wide state ----------------------------------------------- */
 
-extern _Atomic bool prof_on;		 /* profiling enabled */
-extern PROF_TLS int prof_busy;		 /* inside the profiler's own code */
 extern pthread_mutex_t prof_reg_lock;	 /* registry; taken with prof_real */
 extern struct prof_thread *prof_threads; /* registry list */
 extern struct prof_thread *prof_total;	 /* exited threads, summed */
@@ -279,6 +364,25 @@ void prof_papi_init(void);
 int prof_papi_thread(void);
 uint64_t prof_papi_read(int set);
 void prof_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* prof_log for signal handlers: "rcl-prof: MSG[ARG]" with write(2). */
+void prof_log_safe(const char *msg);
+void prof_log_safe2(const char *msg, const char *arg);
+/* $RCLPROF_OUT, recorded at start-up for the dump writer. */
+void prof_dump_dir(const char *dir);
+/* The dump from a signal handler or _exit (async-signal-safe); @ended
+ * says how the process ends ("signal 11", "_exit 3"). */
+void prof_dump_safe(const char *ended);
+/* Take over the fatal signals and sigaction/signal (prof_signal.c). */
+void prof_signal_init(void);
+void prof_signal_fork_child(void);
+/* The process's dump, written once whoever asks first: the destructor
+ * (@what NULL: the normal writer), _exit or a fatal signal ("_exit",
+ * "signal" and the status or signal number @n: the async-signal-safe
+ * writer).  A second caller waits for the first to finish. */
+void prof_final_dump(const char *what, int n);
+/* Pid of the process the profiler state belongs to (a vfork child
+ * shares it and must not write). */
+extern _Atomic int prof_pid;
 
 /* The thread's cache-miss counter, 0 when not counting. */
 static inline uint64_t prof_misses(const struct prof_thread *th)

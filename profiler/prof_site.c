@@ -23,8 +23,9 @@
 #include <sys/mman.h>
 
 struct prof_site prof_sites[PROF_MAX_SITES];
-static struct prof_lock *locks; /* 2^PROF_LOCK_BITS entries, mmap'd */
-static _Atomic int locks_state; /* 0 none, 1 mapping, 2 ready, 3 failed */
+static struct prof_lock *locks;	      /* 2^PROF_LOCK_BITS entries, mmap'd */
+struct prof_lock *_Atomic prof_locks; /* `locks`, once published */
+static _Atomic int locks_state;	      /* 0 none, 1 mapping, 2 ready, 3 failed */
 
 static uint64_t mix(uint64_t x)
 {
@@ -54,8 +55,11 @@ static int depth(void)
 }
 
 /* Claim or find the site slot for @key; fill it on first claim. */
-static int site_slot(uint64_t key, int kind, const void *obj, void **fr, int n)
+static int site_slot(uint64_t key, int kind, int type, const void *obj,
+		     void **fr, int n)
 {
+	if (type != PROF_TYPE_MUTEX) /* mutexes keep their keys (and ids) */
+		key = mix(key ^ (uint64_t)type);
 	for (unsigned i = 0; i < PROF_MAX_SITES; i++) {
 		unsigned idx = (unsigned)(key + i) & (PROF_MAX_SITES - 1);
 		struct prof_site *s = &prof_sites[idx];
@@ -74,6 +78,7 @@ static int site_slot(uint64_t key, int kind, const void *obj, void **fr, int n)
 				k = zero;
 			} else {
 				s->kind = kind;
+				s->type = type;
 				s->obj = obj;
 				s->nframes = n;
 				for (int j = 0; j < n; j++)
@@ -116,7 +121,24 @@ static uint64_t stack_key(const void *caller, void **out, int *n)
 	return h;
 }
 
-int prof_site_init(const void *caller)
+/* Claim the slot(s) of a site; an rwlock gets its write side's id and,
+ * in *@rsite, its read side's. */
+static int claim(uint64_t key, int kind, int type, const void *obj, void **fr,
+		 int n, int *rsite)
+{
+	int id = site_slot(key, kind, type, obj, fr, n);
+
+	atomic_fetch_add_explicit(&prof_sites[id].instances, 1,
+				  memory_order_relaxed);
+	if (type == PROF_TYPE_WRLOCK) {
+		*rsite = site_slot(key, kind, PROF_TYPE_RDLOCK, obj, fr, n);
+		atomic_fetch_add_explicit(&prof_sites[*rsite].instances, 1,
+					  memory_order_relaxed);
+	}
+	return id;
+}
+
+int prof_site_init(const void *caller, int type, int *rsite)
 {
 	void *fr[PROF_DEPTH];
 	int n, id;
@@ -124,14 +146,12 @@ int prof_site_init(const void *caller)
 
 	prof_busy++;
 	key = stack_key(caller, fr, &n);
-	id = site_slot(key, PROF_KIND_INIT, NULL, fr, n);
+	id = claim(key, PROF_KIND_INIT, type, NULL, fr, n, rsite);
 	prof_busy--;
-	atomic_fetch_add_explicit(&prof_sites[id].instances, 1,
-				  memory_order_relaxed);
 	return id;
 }
 
-int prof_site_first_use(const void *m, const void *caller)
+int prof_site_first_use(const void *m, const void *caller, int type, int *rsite)
 {
 	void *fr[PROF_DEPTH];
 	int n, id;
@@ -140,15 +160,15 @@ int prof_site_first_use(const void *m, const void *caller)
 
 	prof_busy++;
 	key = stack_key(caller, fr, &n);
-	/* A mutex inside a loaded object (.data/.bss) is a global or a
+	/* A lock inside a loaded object (.data/.bss) is a global or a
 	 * static: key it by address, the report names it by symbol. */
 	if (dladdr(m, &info) && info.dli_fname)
-		id = site_slot(mix((uintptr_t)m), PROF_KIND_STATIC, m, fr, n);
+		id = claim(mix((uintptr_t)m), PROF_KIND_STATIC, type, m, fr, n,
+			   rsite);
 	else
-		id = site_slot(key ^ 0x5a5a5a5a, PROF_KIND_FIRST, NULL, fr, n);
+		id = claim(key ^ 0x5a5a5a5a, PROF_KIND_FIRST, type, NULL, fr, n,
+			   rsite);
 	prof_busy--;
-	atomic_fetch_add_explicit(&prof_sites[id].instances, 1,
-				  memory_order_relaxed);
 	return id;
 }
 
@@ -184,14 +204,17 @@ static struct prof_lock *table(void)
 	locks = p;
 	/* release: publishes `locks`; pairs with the acquire loads above */
 	atomic_store_explicit(&locks_state, 2, memory_order_release);
+	/* release: pairs with the acquire in prof_lock_get() (the inline
+	 * fast path, which does not look at locks_state) */
+	atomic_store_explicit(&prof_locks, locks, memory_order_release);
 	return locks;
 }
 
-static struct prof_lock *lookup(const void *m, bool create)
+struct prof_lock *prof_lock_lookup(const void *m, bool create)
 {
 	struct prof_lock *t = table();
 	uintptr_t a = (uintptr_t)m;
-	uint64_t h = mix(a);
+	uint64_t h = prof_lock_hash(a);
 	const unsigned mask = (1u << PROF_LOCK_BITS) - 1;
 
 	if (!t)
@@ -212,6 +235,8 @@ static struct prof_lock *lookup(const void *m, bool create)
 		if (atomic_compare_exchange_strong_explicit(
 			    &lk->addr, &k, a, memory_order_relaxed,
 			    memory_order_relaxed)) {
+			atomic_store_explicit(&lk->rsite, PROF_SITE_NONE,
+					      memory_order_relaxed);
 			atomic_store_explicit(&lk->site, -1,
 					      memory_order_relaxed);
 			return lk;
@@ -222,38 +247,34 @@ static struct prof_lock *lookup(const void *m, bool create)
 	return NULL;
 }
 
-struct prof_lock *prof_lock_get(const void *m)
-{
-	return lookup(m, true);
-}
-
-struct prof_lock *prof_lock_find(const void *m)
-{
-	return lookup(m, false);
-}
-
 /* site: >= 0 known, -1 unknown, -2 being resolved by another thread.
  * One thread resolves a first use (and counts the instance); the others
- * wait for it.  Relaxed: the value is only an index; the site's fields
- * are published by its own ready flag. */
-int prof_lock_site(struct prof_lock *lk, const void *m, const void *caller)
+ * wait for it.  The value is only an index (the site's fields are
+ * published by its own ready flag), but an rwlock's read side is stored
+ * before it: release/acquire on `site` publishes `rsite`. */
+int prof_lock_site(struct prof_lock *lk, const void *m, const void *caller,
+		   int type)
 {
-	int s = atomic_load_explicit(&lk->site, memory_order_relaxed);
+	/* acquire: pairs with the release stores of `site` below and in
+	 * the init wrappers (`rsite` of an rwlock) */
+	int s = atomic_load_explicit(&lk->site, memory_order_acquire);
 
 	while (prof_unlikely(s < 0)) {
-		int unknown = -1;
+		int unknown = -1, rs = PROF_SITE_NONE;
 
 		if (s == -1 &&
 		    atomic_compare_exchange_strong_explicit(
 			    &lk->site, &unknown, -2, memory_order_relaxed,
 			    memory_order_relaxed)) {
-			s = prof_site_first_use(m, caller);
-			atomic_store_explicit(&lk->site, s,
+			s = prof_site_first_use(m, caller, type, &rs);
+			atomic_store_explicit(&lk->rsite, rs,
 					      memory_order_relaxed);
+			atomic_store_explicit(&lk->site, s,
+					      memory_order_release);
 			return s;
 		}
 		sched_yield();
-		s = atomic_load_explicit(&lk->site, memory_order_relaxed);
+		s = atomic_load_explicit(&lk->site, memory_order_acquire);
 	}
 	return s;
 }

@@ -2,6 +2,9 @@
 /*
  * Per-thread statistics blocks and the bookkeeping of one hold.
  *
+ * The bookkeeping of one hold (prof_acquired, prof_released) is inlined
+ * into the wrappers, in prof_wrap.c.
+ *
  * Each thread writes only its own block (struct prof_thread, ~1.5 MB of
  * lazily-zeroed anonymous memory, most of it never touched), so the
  * uncontended path does plain stores to thread-private lines.  Blocks are
@@ -19,14 +22,12 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define PROF_DEAD ((struct prof_thread *)1)
-
 pthread_mutex_t prof_reg_lock = PTHREAD_MUTEX_INITIALIZER;
 struct prof_thread *prof_threads;
 struct prof_thread *prof_total;
 struct prof_blame prof_gblame[PROF_GBLAME_SLOTS];
 
-static PROF_TLS struct prof_thread *self;
+PROF_TLS struct prof_thread *prof_cur;
 static pthread_key_t exit_key;
 static _Atomic int key_made; /* 0 no, 1 yes, 2 failed */
 
@@ -91,7 +92,7 @@ static struct prof_thread *thread_new(void)
 	if (!th) {
 		prof_log("out of memory for a thread block: thread not "
 			 "profiled");
-		self = PROF_DEAD;
+		prof_cur = PROF_DEAD;
 	} else {
 		th->papi_set = prof_papi_thread();
 		if (atomic_load_explicit(&key_made, memory_order_relaxed) ==
@@ -100,18 +101,19 @@ static struct prof_thread *thread_new(void)
 			prof_log("pthread_setspecific failed: this thread's "
 				 "counts are kept only if it ends through "
 				 "pthread_exit or a profiled pthread_create");
-		self = th;
+		prof_cur = th;
 	}
 	prof_busy--;
 	return th;
 }
 
-struct prof_thread *prof_self(void)
+/* prof_self()'s slow path: the thread's first event, or not profiled. */
+struct prof_thread *prof_self_slow(void)
 {
-	struct prof_thread *th = self;
+	struct prof_thread *th = prof_cur;
 
-	if (prof_likely(th > PROF_DEAD && !prof_busy &&
-			atomic_load_explicit(&prof_on, memory_order_relaxed)))
+	if (th > PROF_DEAD && !prof_busy &&
+	    atomic_load_explicit(&prof_on, memory_order_relaxed))
 		return th;
 	if (th == PROF_DEAD || prof_busy ||
 	    !atomic_load_explicit(&prof_on, memory_order_relaxed))
@@ -121,13 +123,13 @@ struct prof_thread *prof_self(void)
 
 void prof_thread_exit(void)
 {
-	struct prof_thread *th = self;
+	struct prof_thread *th = prof_cur;
 	uint64_t now = prof_now();
 
 	if (th <= PROF_DEAD)
 		return;
 	prof_busy++;
-	self = PROF_DEAD; /* later destructors' locks go unprofiled */
+	prof_cur = PROF_DEAD; /* later destructors' locks go unprofiled */
 	prof_real.mutex_lock(&prof_reg_lock);
 	if (atomic_load_explicit(&prof_on, memory_order_relaxed)) {
 		prof_sum_into(prof_total, th, now);
@@ -140,8 +142,8 @@ void prof_thread_exit(void)
 
 /* ---- summing ---------------------------------------------------------- */
 
-static void blame_add(struct prof_blame *tab, unsigned size, uintptr_t ret,
-		      int site, uint64_t cycles, uint64_t count)
+void prof_blame_add(struct prof_blame *tab, unsigned size, uintptr_t ret,
+		    int site, uint64_t cycles, uint64_t count)
 {
 	uint64_t h = (ret * 0x9e3779b97f4a7c15ULL) ^ (uint64_t)site;
 
@@ -160,7 +162,7 @@ static void blame_add(struct prof_blame *tab, unsigned size, uintptr_t ret,
 	}
 	/* Table crowded: charge an anonymous release site (ret 1). */
 	if (ret != 1)
-		blame_add(tab, size, 1, site, cycles, count);
+		prof_blame_add(tab, size, 1, site, cycles, count);
 }
 
 static void stat_add(struct prof_stat *d, const struct prof_stat *s)
@@ -200,9 +202,10 @@ void prof_sum_into(struct prof_thread *dst, struct prof_thread *src,
 		dst->max_site = src->max_site;
 	for (int i = 0; i < PROF_BLAME_SLOTS; i++)
 		if (src->blame[i].ret)
-			blame_add(prof_gblame, PROF_GBLAME_SLOTS,
-				  src->blame[i].ret, src->blame[i].site,
-				  src->blame[i].cycles, src->blame[i].count);
+			prof_blame_add(prof_gblame, PROF_GBLAME_SLOTS,
+				       src->blame[i].ret, src->blame[i].site,
+				       src->blame[i].cycles,
+				       src->blame[i].count);
 	if (src->live) {
 		uint64_t life = now > src->t_start ? now - src->t_start : 0;
 
@@ -244,7 +247,7 @@ void prof_zero(struct prof_thread *th)
  * and the counts start again from zero (the parent keeps its own). */
 void prof_fork_child(void)
 {
-	struct prof_thread *me = self;
+	struct prof_thread *me = prof_cur;
 	unsigned nheld = me > PROF_DEAD ? me->nheld : 0;
 	uint64_t t_outer = me > PROF_DEAD ? me->t_outer : 0;
 
@@ -277,130 +280,4 @@ void prof_fork_child(void)
 		me->t_start = prof_now();
 	}
 	prof_dump_reset();
-}
-
-/* ---- one hold --------------------------------------------------------- */
-
-void prof_hist_add(uint64_t *hist, uint64_t cycles)
-{
-	int b = cycles ? 64 - __builtin_clzll(cycles) : 0;
-
-	hist[b < PROF_HBUCKETS ? b : PROF_HBUCKETS - 1]++;
-}
-
-int prof_held_find(struct prof_thread *th, const struct prof_lock *lk)
-{
-	for (int i = (int)th->nheld - 1; i >= 0; i--)
-		if (th->held[i].lk == lk)
-			return i;
-	return -1;
-}
-
-void prof_acquired(struct prof_thread *th, struct prof_lock *lk, int site,
-		   uint64_t t_call, uint64_t t_acq, bool contended)
-{
-	struct prof_stat *st = &th->stat[site];
-	int i = prof_held_find(th, lk);
-	uint64_t area;
-	unsigned nwait;
-
-	if (i >= 0) { /* recursive mutex: still the same hold */
-		th->held[i].depth++;
-		return;
-	}
-	if (site >= th->max_site)
-		th->max_site = site + 1;
-	st->acq++;
-	if (contended) {
-		uint64_t w = t_acq - t_call;
-
-		st->contended++;
-		st->wait += w;
-		if (w > st->wait_max)
-			st->wait_max = w;
-		prof_hist_add(st->hist_wait, w);
-	}
-	if (th->nheld == PROF_HELD_MAX) {
-		th->untracked++;
-		return;
-	}
-	area = prof_lock_area(lk, t_acq, &nwait);
-	if (!t_acq && nwait) {
-		/* Outside the sample, but threads wait: the integral must be
-		 * projected to now for this hold's blame, so read the time. */
-		t_call = t_acq = prof_now();
-		area = prof_lock_area(lk, t_acq, NULL);
-	}
-	if (th->nheld == 0) {
-		th->section_c = contended;
-		th->timing |= contended;
-		th->t_outer = th->timing ? t_call : 0;
-	}
-	th->held[th->nheld++] = (struct prof_held){
-		.lk = lk,
-		.site = site,
-		.sampled = th->timing || contended,
-		.contended = contended,
-		.t_call = t_call,
-		.t_acq = t_acq,
-		.area = area,
-		.misses = prof_misses(th),
-	};
-}
-
-/* Close hold @idx of th->held, released at @t_rel by a call from @caller
- * and done at @t_done; @area is the waiter integral and @misses the cache
- * miss counter, both read at @t_rel.  A hold outside the sample only
- * counts, and gets its blame (its times are read when it has some). */
-void prof_released(struct prof_thread *th, int idx, uint64_t t_rel,
-		   uint64_t t_done, uint64_t area, uint64_t misses,
-		   uintptr_t caller)
-{
-	struct prof_held h = th->held[idx];
-	struct prof_stat *st = &th->stat[h.site];
-	uint64_t hold = t_rel > h.t_acq ? t_rel - h.t_acq : 0;
-	uint64_t blame = area > h.area ? area - h.area : 0;
-
-	for (unsigned i = (unsigned)idx + 1; i < th->nheld; i++)
-		th->held[i - 1] = th->held[i];
-	th->nheld--;
-	if (!h.contended)
-		st->holds++;
-	if (h.sampled && h.t_acq) {
-		uint64_t cs = t_done > h.t_call ? t_done - h.t_call : 0;
-
-		st->hold += hold;
-		if (hold > st->hold_max)
-			st->hold_max = hold;
-		prof_hist_add(st->hist_hold, hold);
-		st->cs += cs;
-		if (!h.contended) {
-			st->timed++;
-			st->hold_u += hold;
-			st->cs_u += cs;
-		}
-	}
-	if (th->papi_set >= 0) {
-		st->cs_misses += misses - h.misses;
-		st->cs_counted++;
-	}
-	if (blame) {
-		st->blame += blame;
-		blame_add(th->blame, PROF_BLAME_SLOTS, caller, h.site, blame,
-			  1);
-	}
-	if (th->nheld == 0) {
-		uint64_t u = th->t_outer && t_done > th->t_outer
-				     ? t_done - th->t_outer
-				     : 0;
-
-		th->cs_union += u;
-		if (th->section_c) {
-			th->sections_c++;
-			th->union_c += u;
-		} else {
-			th->sections++;
-			th->sections_timed += th->t_outer != 0;
-		}
-	}
 }

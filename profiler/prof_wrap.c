@@ -25,6 +25,7 @@
 #include "prof_int.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #define CALLER ((const void *)__builtin_return_address(0))
@@ -45,13 +46,71 @@ struct how {
 	const struct timespec *abstime;
 };
 
-static int real_lock(pthread_mutex_t *m, const struct how *h)
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/* The real calls of each lock type.  Every use passes a constant @type,
+ * so the switches fold away. */
+ALWAYS_INLINE int real_try(int type, void *l)
 {
-	if (h->call == PC_TIMEDLOCK)
-		return prof_real.mutex_timedlock(m, h->abstime);
-	if (h->call == PC_CLOCKLOCK)
-		return prof_real.mutex_clocklock(m, h->clock, h->abstime);
-	return prof_real.mutex_lock(m);
+	switch (type) {
+	case PROF_TYPE_RDLOCK:
+		return prof_real.rw_tryrdlock(l);
+	case PROF_TYPE_WRLOCK:
+		return prof_real.rw_trywrlock(l);
+	case PROF_TYPE_SPIN:
+		return prof_real.spin_trylock(l);
+	default:
+		return prof_real.mutex_trylock(l);
+	}
+}
+
+ALWAYS_INLINE int real_lock(int type, void *l, const struct how *h)
+{
+	switch (h->call) {
+	case PC_TIMEDLOCK:
+		return prof_real.mutex_timedlock(l, h->abstime);
+	case PC_CLOCKLOCK:
+		return prof_real.mutex_clocklock(l, h->clock, h->abstime);
+	case PC_TIMEDRDLOCK:
+		return prof_real.rw_timedrdlock(l, h->abstime);
+	case PC_CLOCKRDLOCK:
+		return prof_real.rw_clockrdlock(l, h->clock, h->abstime);
+	case PC_TIMEDWRLOCK:
+		return prof_real.rw_timedwrlock(l, h->abstime);
+	case PC_CLOCKWRLOCK:
+		return prof_real.rw_clockwrlock(l, h->clock, h->abstime);
+	default:
+		break;
+	}
+	switch (type) {
+	case PROF_TYPE_RDLOCK:
+		return prof_real.rw_rdlock(l);
+	case PROF_TYPE_WRLOCK:
+		return prof_real.rw_wrlock(l);
+	case PROF_TYPE_SPIN:
+		return prof_real.spin_lock(l);
+	default:
+		return prof_real.mutex_lock(l);
+	}
+}
+
+ALWAYS_INLINE int real_unlock(int type, void *l)
+{
+	switch (type) {
+	case PROF_TYPE_RDLOCK:
+	case PROF_TYPE_WRLOCK:
+		return prof_real.rw_unlock(l);
+	case PROF_TYPE_SPIN:
+		return prof_real.spin_unlock(l);
+	default:
+		return prof_real.mutex_unlock(l);
+	}
+}
+
+/* Success of a lock call: EOWNERDEAD (robust mutex) acquires too. */
+ALWAYS_INLINE bool got_it(int rc)
+{
+	return rc == 0 || rc == EOWNERDEAD;
 }
 
 static int real_wait(pthread_cond_t *c, pthread_mutex_t *m, const struct how *h)
@@ -70,64 +129,328 @@ static struct prof_stat *stat_of(struct prof_thread *th, int site)
 	return &th->stat[site];
 }
 
-PROF_API int pthread_mutex_init(pthread_mutex_t *m,
-				const pthread_mutexattr_t *a)
+ALWAYS_INLINE void hist_add(uint64_t *hist, uint64_t cycles)
+{
+	int b = cycles ? 64 - __builtin_clzll(cycles) : 0;
+
+	hist[b < PROF_HBUCKETS ? b : PROF_HBUCKETS - 1]++;
+}
+
+/* Index of @lk in th->held, or -1. */
+ALWAYS_INLINE int held_find(struct prof_thread *th, const struct prof_lock *lk)
+{
+	for (int i = (int)th->nheld - 1; i >= 0; i--)
+		if (th->held[i].lk == lk)
+			return i;
+	return -1;
+}
+
+/* Bookkeeping shared by the lock and condition-variable wrappers.
+ * Times are 0 when they were not read (a hold outside the sample); the
+ * hold is in the sample when prof_timing() said so for its section. */
+ALWAYS_INLINE void prof_acquired(struct prof_thread *th, struct prof_lock *lk,
+				 int site, uint64_t t_call, uint64_t t_acq,
+				 bool contended)
+{
+	struct prof_stat *st = &th->stat[site];
+	int i = held_find(th, lk);
+	uint64_t area;
+	unsigned nwait;
+
+	if (i >= 0) { /* recursive mutex: still the same hold */
+		th->held[i].depth++;
+		return;
+	}
+	if (site >= th->max_site)
+		th->max_site = site + 1;
+	st->acq++;
+	if (contended) {
+		uint64_t w = t_acq - t_call;
+
+		st->contended++;
+		st->wait += w;
+		if (w > st->wait_max)
+			st->wait_max = w;
+		hist_add(st->hist_wait, w);
+	}
+	if (th->nheld == PROF_HELD_MAX) {
+		th->untracked++;
+		return;
+	}
+	area = prof_lock_area(lk, t_acq, &nwait);
+	if (!t_acq && nwait) {
+		/* Outside the sample, but threads wait: the integral must be
+		 * projected to now for this hold's blame, so read the time. */
+		t_call = t_acq = prof_now();
+		area = prof_lock_area(lk, t_acq, NULL);
+	}
+	if (th->nheld == 0) {
+		th->section_c = contended;
+		th->timing |= contended;
+		th->t_outer = th->timing ? t_call : 0;
+	}
+	th->held[th->nheld++] = (struct prof_held){
+		.addr = atomic_load_explicit(&lk->addr, memory_order_relaxed),
+		.lk = lk,
+		.site = site,
+		.sampled = th->timing || contended,
+		.contended = contended,
+		.t_call = t_call,
+		.t_acq = t_acq,
+		.area = area,
+		.misses = prof_misses(th),
+	};
+}
+
+/* The thread's outermost section ends (no lock held any more) at
+ * @t_done (0 when the section was not timed). */
+ALWAYS_INLINE void section_end(struct prof_thread *th, uint64_t t_done)
+{
+	uint64_t u =
+		th->t_outer && t_done > th->t_outer ? t_done - th->t_outer : 0;
+
+	th->cs_union += u;
+	if (th->section_c) {
+		th->sections_c++;
+		th->union_c += u;
+	} else {
+		th->sections++;
+		th->sections_timed += th->t_outer != 0;
+	}
+}
+
+/* Close hold @idx of th->held, released at @t_rel by a call from @caller
+ * and done at @t_done; @area is the waiter integral and @misses the cache
+ * miss counter, both read at @t_rel.  A hold outside the sample only
+ * counts, and gets its blame (its times are read when it has some). */
+ALWAYS_INLINE void prof_released(struct prof_thread *th, int idx,
+				 uint64_t t_rel, uint64_t t_done, uint64_t area,
+				 uint64_t misses, uintptr_t caller)
+{
+	struct prof_held h = th->held[idx];
+	struct prof_stat *st = &th->stat[h.site];
+	uint64_t hold = t_rel > h.t_acq ? t_rel - h.t_acq : 0;
+	uint64_t blame = area > h.area ? area - h.area : 0;
+
+	for (unsigned i = (unsigned)idx + 1; i < th->nheld; i++)
+		th->held[i - 1] = th->held[i];
+	th->nheld--;
+	if (!h.contended)
+		st->holds++;
+	if (h.sampled && h.t_acq) {
+		uint64_t cs = t_done > h.t_call ? t_done - h.t_call : 0;
+
+		st->hold += hold;
+		if (hold > st->hold_max)
+			st->hold_max = hold;
+		hist_add(st->hist_hold, hold);
+		st->cs += cs;
+		if (!h.contended) {
+			st->timed++;
+			st->hold_u += hold;
+			st->cs_u += cs;
+		}
+	}
+	if (th->papi_set >= 0) {
+		st->cs_misses += misses - h.misses;
+		st->cs_counted++;
+	}
+	if (blame) {
+		st->blame += blame;
+		prof_blame_add(th->blame, PROF_BLAME_SLOTS, caller, h.site,
+			       blame, 1);
+	}
+	if (th->nheld == 0)
+		section_end(th, t_done);
+}
+
+/* ---- the lean path: uncontended holds outside the sample ---------------
+ *
+ * With --sample N most holds are not timed.  Such a hold still counts
+ * (acquisitions, holds, sections) and may still be blamed, but when no
+ * thread waits for the lock while it is held its blame is zero and
+ * nothing else about it is needed.  So an untimed uncontended acquisition
+ * that finds no waiter records only the lock's seqlock word; at the
+ * release, an unchanged word proves that no waiter came (every waiter
+ * start and stop bumps it), and the release skips the integral, the
+ * clock and the general bookkeeping.  Otherwise both ends take the
+ * general path, which reads the clock for the blame. */
+
+/* Push a lean hold of @lk (at @l, site @site); false when the general path
+ * must be taken (a waiter, a recursive hold, a full stack, counters). */
+ALWAYS_INLINE bool lean_acquired(struct prof_thread *th, struct prof_lock *lk,
+				 const void *l, int site)
+{
+	struct prof_held *h;
+	uint64_t area;
+	unsigned s, n;
+
+	if (th->nheld == PROF_HELD_MAX || th->papi_set >= 0 ||
+	    held_find(th, lk) >= 0)
+		return false;
+	/* The seqlock read of prof_lock_area(), without the projection:
+	 * with no waiter the integral does not grow. */
+	/* acquire: pairs with the release ending prof_lock_wait_edge() */
+	s = atomic_load_explicit(&lk->seq, memory_order_acquire);
+	n = atomic_load_explicit(&lk->nwait, memory_order_relaxed);
+	area = atomic_load_explicit(&lk->area, memory_order_relaxed);
+	/* acquire fence: the loads above complete before the re-check
+	 * (pairs with the writer's release fence) */
+	atomic_thread_fence(memory_order_acquire);
+	if ((s & 1) || n ||
+	    atomic_load_explicit(&lk->seq, memory_order_relaxed) != s)
+		return false;
+	stat_of(th, site)->acq++;
+	if (th->nheld == 0) {
+		th->section_c = false;
+		th->t_outer = 0;
+	}
+	h = &th->held[th->nheld++];
+	h->addr = (uintptr_t)l;
+	h->lk = lk;
+	h->site = site;
+	h->depth = 0;
+	h->sampled = false;
+	h->contended = false;
+	h->lean = true;
+	h->seq = s;
+	h->t_call = h->t_acq = 0;
+	h->area = area;
+	h->misses = 0;
+	return true;
+}
+
+/* Whether lean hold @h may be closed by lean_released(): no waiter edge
+ * on its lock since it was acquired. */
+ALWAYS_INLINE bool lean_unchanged(const struct prof_held *h)
+{
+	/* acquire fence: orders this check after the hold's loads of the
+	 * lock's fields at acquisition (pairs with the writers' release
+	 * fence, as in the seqlock read) */
+	atomic_thread_fence(memory_order_acquire);
+	return atomic_load_explicit(&h->lk->seq, memory_order_relaxed) ==
+	       h->seq;
+}
+
+/* Close lean hold @idx after the real unlock succeeded. */
+ALWAYS_INLINE void lean_released(struct prof_thread *th, int idx)
+{
+	th->stat[th->held[idx].site].holds++;
+	for (unsigned i = (unsigned)idx + 1; i < th->nheld; i++)
+		th->held[i - 1] = th->held[i];
+	if (--th->nheld == 0)
+		section_end(th, 0);
+}
+
+/* Index of the hold of the lock at @l in th->held, or -1: the unlock
+ * path's lookup, without hashing (the stack is short). */
+ALWAYS_INLINE int held_find_addr(struct prof_thread *th, const void *l)
+{
+	for (int i = (int)th->nheld - 1; i >= 0; i--)
+		if (th->held[i].addr == (uintptr_t)l)
+			return i;
+	return -1;
+}
+
+/* The site a hold of @lk by a lock of @type is counted in. */
+ALWAYS_INLINE int site_of(struct prof_lock *lk, void *l, const void *caller,
+			  int type)
+{
+	int site = prof_lock_site(lk, l, caller,
+				  type == PROF_TYPE_RDLOCK ? PROF_TYPE_WRLOCK
+							   : type);
+
+	/* relaxed: published by the acquire in prof_lock_site() */
+	return type == PROF_TYPE_RDLOCK
+		       ? atomic_load_explicit(&lk->rsite, memory_order_relaxed)
+		       : site;
+}
+
+/* pthread_{mutex,rwlock,spin}_init's bookkeeping after a successful
+ * real call: the lock's site is the caller's. */
+static void init_common(void *l, enum prof_call call, int type,
+			const void *caller)
 {
 	struct prof_thread *th;
 	struct prof_lock *lk;
+	int rs = PROF_SITE_NONE, s;
+
+	if (!(th = prof_self()))
+		return;
+	th->calls[call]++;
+	if (!(lk = prof_lock_get(l)))
+		return;
+	s = prof_site_init(caller, type, &rs);
+	atomic_store_explicit(&lk->rsite, rs, memory_order_relaxed);
+	/* release: publishes rsite; pairs with prof_lock_site()'s acquire */
+	atomic_store_explicit(&lk->site, s, memory_order_release);
+}
+
+static void destroy_common(void *l, enum prof_call call)
+{
+	struct prof_thread *th;
+	struct prof_lock *lk;
+
+	if (!(th = prof_self()))
+		return;
+	th->calls[call]++;
+	if ((lk = prof_lock_find(l)))
+		atomic_store_explicit(&lk->site, -1, memory_order_relaxed);
+}
+
+PROF_API int pthread_mutex_init(pthread_mutex_t *m,
+				const pthread_mutexattr_t *a)
+{
 	int rc;
 
 	if (unresolved())
 		return prof_boot_init(m, a);
 	rc = prof_real.mutex_init(m, a);
-	if (!(th = prof_self()))
-		return rc;
-	th->calls[PC_INIT]++;
-	if (rc == 0 && (lk = prof_lock_get(m)))
-		atomic_store_explicit(&lk->site, prof_site_init(CALLER),
-				      memory_order_relaxed);
+	if (rc == 0)
+		init_common(m, PC_INIT, PROF_TYPE_MUTEX, CALLER);
+	else if (prof_self())
+		prof_self()->calls[PC_INIT]++;
 	return rc;
 }
 
 PROF_API int pthread_mutex_destroy(pthread_mutex_t *m)
 {
-	struct prof_thread *th;
-	struct prof_lock *lk;
 	int rc;
 
 	if (unresolved())
 		return prof_boot_destroy(m);
 	rc = prof_real.mutex_destroy(m);
-	if (!(th = prof_self()))
-		return rc;
-	th->calls[PC_DESTROY]++;
-	if (rc == 0 && (lk = prof_lock_find(m)))
-		atomic_store_explicit(&lk->site, -1, memory_order_relaxed);
+	if (rc == 0)
+		destroy_common(m, PC_DESTROY);
+	else if (prof_self())
+		prof_self()->calls[PC_DESTROY]++;
 	return rc;
 }
 
-/* The real blocking call after a failed trylock. */
+/* The real blocking call after a failed try. */
 static int lock_slow(struct prof_thread *th, struct prof_lock *lk, int site,
-		     pthread_mutex_t *m, uint64_t t_call, const struct how *h)
+		     void *l, uint64_t t_call, int type, const struct how *h)
 {
 	uint64_t t;
 	int rc;
 
 	th->waiting_on = lk;
 	prof_lock_wait_edge(lk, prof_now(), +1);
-	rc = real_lock(m, h);
+	rc = real_lock(type, l, h);
 	t = prof_now();
 	prof_lock_wait_edge(lk, t, -1);
 	th->waiting_on = NULL;
-	if (rc == 0 || rc == EOWNERDEAD)
+	if (got_it(rc))
 		prof_acquired(th, lk, site, t_call, t, true);
 	else if (rc == ETIMEDOUT)
 		stat_of(th, site)->timed_out++;
 	return rc;
 }
 
-static int lock_common(pthread_mutex_t *m, const struct how *h,
-		       const void *caller)
+/* Every blocking lock call of every type: the real try first; success is
+ * the uncontended path, EBUSY a contended acquisition. */
+ALWAYS_INLINE int lock_common(void *l, int type, const struct how *h,
+			      const void *caller)
 {
 	struct prof_thread *th = prof_self();
 	struct prof_lock *lk;
@@ -136,28 +459,103 @@ static int lock_common(pthread_mutex_t *m, const struct how *h,
 
 	if (th)
 		th->calls[h->call]++;
-	if (!th || !(lk = prof_lock_get(m))) {
+	if (!th || !(lk = prof_lock_get(l))) {
 		if (th)
 			th->untracked++;
-		return real_lock(m, h);
+		return real_lock(type, l, h);
 	}
-	site = prof_lock_site(lk, m, caller); /* before t_call: may unwind */
+	site = site_of(lk, l, caller, type); /* before t_call: may unwind */
 	t_call = prof_timing(th) ? prof_now() : 0;
-	rc = prof_real.mutex_trylock(m);
-	if (prof_likely(rc == 0 || rc == EOWNERDEAD)) {
-		/* Uncontended: the trylock took a few ns against ~20 for a
+	rc = real_try(type, l);
+	if (prof_likely(got_it(rc))) {
+		/* Uncontended: the try took a few ns against ~20 for a
 		 * TSC read on some VMs, so t_acq = t_call. */
-		prof_acquired(th, lk, site, t_call, t_call, false);
+		if (t_call || !lean_acquired(th, lk, l, site))
+			prof_acquired(th, lk, site, t_call, t_call, false);
 		return rc;
 	}
 	if (rc == EBUSY) /* waits are always timed */
-		return lock_slow(th, lk, site, m, t_call ? t_call : prof_now(),
-				 h);
-	/* Another error (EINVAL, EAGAIN...): let the real call decide. */
-	rc = real_lock(m, h);
-	if (rc == 0 || rc == EOWNERDEAD)
+		return lock_slow(th, lk, site, l, t_call ? t_call : prof_now(),
+				 type, h);
+	/* Another error (EINVAL, EAGAIN, EDEADLK...): let the real call
+	 * decide. */
+	rc = real_lock(type, l, h);
+	if (got_it(rc))
 		prof_acquired(th, lk, site, t_call, t_call ? prof_now() : 0,
 			      false);
+	return rc;
+}
+
+/* Every try call: a failure is counted, never waited for. */
+ALWAYS_INLINE int try_common(void *l, int type, enum prof_call call,
+			     const void *caller)
+{
+	struct prof_thread *th = prof_self();
+	struct prof_lock *lk;
+	uint64_t t_call;
+	int rc, site;
+
+	if (th)
+		th->calls[call]++;
+	if (!th || !(lk = prof_lock_get(l)))
+		return real_try(type, l);
+	site = site_of(lk, l, caller, type); /* before t_call: may unwind */
+	t_call = prof_timing(th) ? prof_now() : 0;
+	rc = real_try(type, l);
+	if (got_it(rc)) {
+		if (t_call || !lean_acquired(th, lk, l, site))
+			prof_acquired(th, lk, site, t_call, t_call, false);
+	} else if (rc == EBUSY) {
+		stat_of(th, site)->try_fail++;
+	}
+	return rc;
+}
+
+/* Every unlock: the hold is found on the thread's stack of held locks
+ * (which knows an rwlock's side). */
+ALWAYS_INLINE int unlock_common(void *l, int type, enum prof_call call,
+				const void *caller)
+{
+	struct prof_thread *th;
+	struct prof_lock *lk;
+	uint64_t t_rel, area, misses;
+	unsigned nwait;
+	int rc, idx;
+
+	th = prof_self();
+	if (!th)
+		return real_unlock(type, l);
+	th->calls[call]++;
+	idx = held_find_addr(th, l);
+	if (idx < 0) /* not locked through us, or by another thread */
+		return real_unlock(type, l);
+	lk = th->held[idx].lk;
+	if (th->held[idx].depth) {
+		th->held[idx].depth--;
+		return real_unlock(type, l);
+	}
+	if (th->held[idx].lean && lean_unchanged(&th->held[idx])) {
+		rc = real_unlock(type, l);
+		if (rc == 0)
+			lean_released(th, idx);
+		return rc;
+	}
+	t_rel = th->held[idx].sampled ? prof_now() : 0;
+	area = prof_lock_area(lk, t_rel, &nwait);
+	if (!t_rel && (nwait || area != th->held[idx].area)) {
+		/* outside the sample, but it made threads wait: its blame
+		 * needs the integral projected to now */
+		t_rel = prof_now();
+		area = prof_lock_area(lk, t_rel, &nwait);
+	}
+	misses = prof_misses(th);
+	rc = real_unlock(type, l);
+	/* Without waiters the release is a single store: t_done = t_rel
+	 * saves a TSC read; with waiters it may be a futex wake-up. */
+	if (rc == 0)
+		prof_released(th, idx, t_rel,
+			      nwait && t_rel ? prof_now() : t_rel, area, misses,
+			      (uintptr_t)caller);
 	return rc;
 }
 
@@ -167,7 +565,7 @@ PROF_API int pthread_mutex_lock(pthread_mutex_t *m)
 
 	if (unresolved())
 		return prof_boot_lock(m);
-	return lock_common(m, &h, CALLER);
+	return lock_common(m, PROF_TYPE_MUTEX, &h, CALLER);
 }
 
 /* The timed variants are not used by the loader or by dlsym, so by the
@@ -179,7 +577,7 @@ PROF_API int pthread_mutex_timedlock(pthread_mutex_t *m,
 
 	if (unresolved())
 		return prof_boot_lock(m);
-	return lock_common(m, &h, CALLER);
+	return lock_common(m, PROF_TYPE_MUTEX, &h, CALLER);
 }
 
 PROF_API int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
@@ -189,72 +587,236 @@ PROF_API int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 
 	if (unresolved())
 		return prof_boot_lock(m);
-	return lock_common(m, &h, CALLER);
+	return lock_common(m, PROF_TYPE_MUTEX, &h, CALLER);
 }
 
 PROF_API int pthread_mutex_trylock(pthread_mutex_t *m)
 {
-	struct prof_thread *th;
-	struct prof_lock *lk;
-	uint64_t t_call;
-	int rc, site;
-
 	if (unresolved())
 		return prof_boot_trylock(m);
-	th = prof_self();
-	if (th)
-		th->calls[PC_TRYLOCK]++;
-	if (!th || !(lk = prof_lock_get(m)))
-		return prof_real.mutex_trylock(m);
-	site = prof_lock_site(lk, m, CALLER); /* before t_call: may unwind */
-	t_call = prof_timing(th) ? prof_now() : 0;
-	rc = prof_real.mutex_trylock(m);
-	if (rc == 0 || rc == EOWNERDEAD)
-		prof_acquired(th, lk, site, t_call, t_call, false);
-	else if (rc == EBUSY)
-		stat_of(th, site)->try_fail++;
-	return rc;
+	return try_common(m, PROF_TYPE_MUTEX, PC_TRYLOCK, CALLER);
 }
 
 PROF_API int pthread_mutex_unlock(pthread_mutex_t *m)
 {
-	struct prof_thread *th;
-	struct prof_lock *lk;
-	uint64_t t_rel, area, misses;
-	unsigned nwait;
-	int rc, idx;
-
 	if (unresolved())
 		return prof_boot_unlock(m);
-	th = prof_self();
-	if (!th)
-		return prof_real.mutex_unlock(m);
-	th->calls[PC_UNLOCK]++;
-	idx = prof_held_find_mutex(th, m);
-	if (idx < 0) /* not locked through us, or by another thread */
-		return prof_real.mutex_unlock(m);
-	lk = th->held[idx].lk;
-	if (th->held[idx].depth) {
-		th->held[idx].depth--;
-		return prof_real.mutex_unlock(m);
+	return unlock_common(m, PROF_TYPE_MUTEX, PC_UNLOCK, CALLER);
+}
+
+/* ---- reader-writer locks and spin locks -------------------------------
+ *
+ * Profiled like mutexes, an rwlock as two sites (read side, write side)
+ * sharing one waiter integral.  Before prof_real is filled (a lock taken
+ * while dlsym runs) they go to glibc's __pthread_rwlock_* aliases, and
+ * spin locks to boot_spin_*, which follow glibc's representation (an int,
+ * 0 when free). */
+
+extern int __pthread_rwlock_init(pthread_rwlock_t *,
+				 const pthread_rwlockattr_t *);
+extern int __pthread_rwlock_destroy(pthread_rwlock_t *);
+extern int __pthread_rwlock_rdlock(pthread_rwlock_t *);
+extern int __pthread_rwlock_tryrdlock(pthread_rwlock_t *);
+extern int __pthread_rwlock_wrlock(pthread_rwlock_t *);
+extern int __pthread_rwlock_trywrlock(pthread_rwlock_t *);
+extern int __pthread_rwlock_unlock(pthread_rwlock_t *);
+
+/* A timed rwlock call while dlsym runs: tries until the deadline. */
+static int boot_rw_timed(int (*try)(pthread_rwlock_t *), pthread_rwlock_t *l,
+			 clockid_t clock, const struct timespec *abstime)
+{
+	struct timespec now;
+	int rc;
+
+	while ((rc = try(l)) == EBUSY) {
+		if (clock_gettime(clock, &now) != 0)
+			return EINVAL;
+		if (now.tv_sec > abstime->tv_sec ||
+		    (now.tv_sec == abstime->tv_sec &&
+		     now.tv_nsec >= abstime->tv_nsec))
+			return ETIMEDOUT;
+		sched_yield();
 	}
-	t_rel = th->held[idx].sampled ? prof_now() : 0;
-	area = prof_lock_area(lk, t_rel, &nwait);
-	if (!t_rel && (nwait || area != th->held[idx].area)) {
-		/* outside the sample, but it made threads wait: its blame
-		 * needs the integral projected to now */
-		t_rel = prof_now();
-		area = prof_lock_area(lk, t_rel, &nwait);
-	}
-	misses = prof_misses(th);
-	rc = prof_real.mutex_unlock(m);
-	/* Without waiters the release is a single store: t_done = t_rel
-	 * saves a TSC read; with waiters it may be a futex wake-up. */
-	if (rc == 0)
-		prof_released(th, idx, t_rel,
-			      nwait && t_rel ? prof_now() : t_rel, area, misses,
-			      (uintptr_t)CALLER);
 	return rc;
+}
+
+static int boot_spin_trylock(pthread_spinlock_t *l)
+{
+	/* acquire: the section starts after the lock is ours */
+	return __atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE) ? EBUSY : 0;
+}
+
+static int boot_spin_lock(pthread_spinlock_t *l)
+{
+	while (boot_spin_trylock(l))
+		while (__atomic_load_n(l, __ATOMIC_RELAXED))
+			;
+	return 0;
+}
+
+static int boot_spin_unlock(pthread_spinlock_t *l)
+{
+	/* release: pairs with the acquire exchange above (and glibc's) */
+	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
+PROF_API int pthread_rwlock_init(pthread_rwlock_t *l,
+				 const pthread_rwlockattr_t *a)
+{
+	int rc;
+
+	if (unresolved())
+		return __pthread_rwlock_init(l, a);
+	rc = prof_real.rw_init(l, a);
+	if (rc == 0)
+		init_common(l, PC_RW_INIT, PROF_TYPE_WRLOCK, CALLER);
+	return rc;
+}
+
+PROF_API int pthread_rwlock_destroy(pthread_rwlock_t *l)
+{
+	int rc;
+
+	if (unresolved())
+		return __pthread_rwlock_destroy(l);
+	rc = prof_real.rw_destroy(l);
+	if (rc == 0)
+		destroy_common(l, PC_RW_DESTROY);
+	return rc;
+}
+
+PROF_API int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+{
+	struct how h = {PC_RDLOCK, CLOCK_REALTIME, NULL};
+
+	if (unresolved())
+		return __pthread_rwlock_rdlock(l);
+	return lock_common(l, PROF_TYPE_RDLOCK, &h, CALLER);
+}
+
+PROF_API int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
+{
+	if (unresolved())
+		return __pthread_rwlock_tryrdlock(l);
+	return try_common(l, PROF_TYPE_RDLOCK, PC_TRYRDLOCK, CALLER);
+}
+
+PROF_API int pthread_rwlock_timedrdlock(pthread_rwlock_t *l,
+					const struct timespec *abstime)
+{
+	struct how h = {PC_TIMEDRDLOCK, CLOCK_REALTIME, abstime};
+
+	if (unresolved())
+		return boot_rw_timed(__pthread_rwlock_tryrdlock, l,
+				     CLOCK_REALTIME, abstime);
+	return lock_common(l, PROF_TYPE_RDLOCK, &h, CALLER);
+}
+
+PROF_API int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clock,
+					const struct timespec *abstime)
+{
+	struct how h = {PC_CLOCKRDLOCK, clock, abstime};
+
+	if (unresolved())
+		return boot_rw_timed(__pthread_rwlock_tryrdlock, l, clock,
+				     abstime);
+	return lock_common(l, PROF_TYPE_RDLOCK, &h, CALLER);
+}
+
+PROF_API int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+{
+	struct how h = {PC_WRLOCK, CLOCK_REALTIME, NULL};
+
+	if (unresolved())
+		return __pthread_rwlock_wrlock(l);
+	return lock_common(l, PROF_TYPE_WRLOCK, &h, CALLER);
+}
+
+PROF_API int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
+{
+	if (unresolved())
+		return __pthread_rwlock_trywrlock(l);
+	return try_common(l, PROF_TYPE_WRLOCK, PC_TRYWRLOCK, CALLER);
+}
+
+PROF_API int pthread_rwlock_timedwrlock(pthread_rwlock_t *l,
+					const struct timespec *abstime)
+{
+	struct how h = {PC_TIMEDWRLOCK, CLOCK_REALTIME, abstime};
+
+	if (unresolved())
+		return boot_rw_timed(__pthread_rwlock_trywrlock, l,
+				     CLOCK_REALTIME, abstime);
+	return lock_common(l, PROF_TYPE_WRLOCK, &h, CALLER);
+}
+
+PROF_API int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clock,
+					const struct timespec *abstime)
+{
+	struct how h = {PC_CLOCKWRLOCK, clock, abstime};
+
+	if (unresolved())
+		return boot_rw_timed(__pthread_rwlock_trywrlock, l, clock,
+				     abstime);
+	return lock_common(l, PROF_TYPE_WRLOCK, &h, CALLER);
+}
+
+PROF_API int pthread_rwlock_unlock(pthread_rwlock_t *l)
+{
+	if (unresolved())
+		return __pthread_rwlock_unlock(l);
+	/* the side does not matter to the real call: the write side's */
+	return unlock_common(l, PROF_TYPE_WRLOCK, PC_RW_UNLOCK, CALLER);
+}
+
+PROF_API int pthread_spin_init(pthread_spinlock_t *l, int pshared)
+{
+	int rc;
+
+	if (unresolved()) {
+		*l = 0;
+		return 0;
+	}
+	rc = prof_real.spin_init(l, pshared);
+	if (rc == 0)
+		init_common((void *)l, PC_SPIN_INIT, PROF_TYPE_SPIN, CALLER);
+	return rc;
+}
+
+PROF_API int pthread_spin_destroy(pthread_spinlock_t *l)
+{
+	int rc;
+
+	if (unresolved())
+		return 0;
+	rc = prof_real.spin_destroy(l);
+	if (rc == 0)
+		destroy_common((void *)l, PC_SPIN_DESTROY);
+	return rc;
+}
+
+PROF_API int pthread_spin_lock(pthread_spinlock_t *l)
+{
+	struct how h = {PC_SPIN_LOCK, CLOCK_REALTIME, NULL};
+
+	if (unresolved())
+		return boot_spin_lock(l);
+	return lock_common((void *)l, PROF_TYPE_SPIN, &h, CALLER);
+}
+
+PROF_API int pthread_spin_trylock(pthread_spinlock_t *l)
+{
+	if (unresolved())
+		return boot_spin_trylock(l);
+	return try_common((void *)l, PROF_TYPE_SPIN, PC_SPIN_TRYLOCK, CALLER);
+}
+
+PROF_API int pthread_spin_unlock(pthread_spinlock_t *l)
+{
+	if (unresolved())
+		return boot_spin_unlock(l);
+	return unlock_common((void *)l, PROF_TYPE_SPIN, PC_SPIN_UNLOCK, CALLER);
 }
 
 /* ---- condition variables ---------------------------------------------- */
@@ -274,7 +836,7 @@ static int cond_common(pthread_cond_t *c, pthread_mutex_t *m,
 	th->calls[h->call]++;
 	th->cond_waits++;
 	lk = prof_lock_find(m);
-	idx = lk ? prof_held_find(th, lk) : -1;
+	idx = lk ? held_find(th, lk) : -1;
 	if (idx >= 0) {
 		saved = th->held[idx];
 		prof_released(th, idx, t0, t0, prof_lock_area(lk, t0, NULL),
@@ -286,7 +848,7 @@ static int cond_common(pthread_cond_t *c, pthread_mutex_t *m,
 		stat_of(th, saved.site)->cond_wait += t1 - t0;
 		(void)prof_timing(th);
 		prof_acquired(th, lk, saved.site, t1, t1, false);
-		idx = prof_held_find(th, lk);
+		idx = held_find(th, lk);
 		if (idx >= 0)
 			th->held[idx].depth = saved.depth;
 	}

@@ -8,7 +8,9 @@
  */
 #include "rcl_int.h"
 
+#include <sched.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static _Atomic int env_degraded = -1; /* -1 not announced, 1 degraded */
 
@@ -59,6 +61,25 @@ static int parse_cpu(const char **p)
 	return (int)v;
 }
 
+/* Why CPU @c of RCL_SERVERS=@list cannot be used.  ll_cpu_online() is
+ * false both for a CPU that is offline and for one outside the process's
+ * affinity mask (taskset): say which. */
+static void bad_cpu(const char *list, int c)
+{
+	cpu_set_t aff;
+
+	if (c < ll_cpu_count() && c < CPU_SETSIZE &&
+	    c < sysconf(_SC_NPROCESSORS_ONLN) &&
+	    sched_getaffinity(0, sizeof(aff), &aff) == 0 && !CPU_ISSET(c, &aff))
+		ll_log(LL_ERROR,
+		       "RCL_SERVERS='%s': CPU %d is not in this process's "
+		       "CPU affinity mask",
+		       list, c);
+	else
+		ll_log(LL_ERROR, "RCL_SERVERS='%s': CPU %d is not online", list,
+		       c);
+}
+
 /* First CPU of RCL_SERVERS=CPULIST ("1", "2,3", "4-7,9"), after checking
  * the whole list; -1 (logged) if invalid. */
 static int first_server_cpu(const char *list)
@@ -77,10 +98,7 @@ static int first_server_cpu(const char *list)
 		}
 		for (int c = a; c <= b; c++)
 			if (!ll_cpu_online(c)) {
-				ll_log(LL_ERROR,
-				       "RCL_SERVERS='%s': CPU %d is "
-				       "not online",
-				       list, c);
+				bad_cpu(list, c);
 				return -1;
 			}
 		if (first < 0)

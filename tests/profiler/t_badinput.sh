@@ -17,7 +17,7 @@ bad() {
 		[ "$rc" -eq "$want" ] || fail "rcl-prof $*: exit $rc, want $want"
 	fi
 	[ "$(wc -l <"$T/err")" -eq 1 ] || { cat "$T/err"; fail "rcl-prof $*: not one line"; }
-	grep -q "^rcl-prof: .*$pat" "$T/err" || { cat "$T/err"; fail "rcl-prof $*: no '$pat'"; }
+	grep -q -e "^rcl-prof: .*$pat" "$T/err" || { cat "$T/err"; fail "rcl-prof $*: no '$pat'"; }
 	echo "ok: rcl-prof $* -> $rc: $(cat "$T/err")"
 }
 
@@ -41,6 +41,14 @@ printf 'lower=10\nupper 50\n' >"$T/th"
 bad 2 "th:2: expected lower=PCT" --thresholds "$T/th" -- true
 bad 2 "lower (70) <= upper (60)" --lower 70 -- true
 bad 2 "between 1 and 8" --depth 9 -- true
+bad 2 "between 1 and 8" --depth -1 -- true
+bad 2 "--top -1: must be 0" --top -1 -- touch "$T/ran"
+bad 2 "--top: invalid int value: 'x'" --top x -- touch "$T/ran"
+bad 2 "--sample 0: must be at least 1" --sample 0 -- touch "$T/ran"
+bad 2 "--table: invalid choice: 'foo'" --table foo -- touch "$T/ran"
+bad 2 "--lower nan: must be a percentage" --lower nan -- touch "$T/ran"
+bad 2 "--upper 101: must be a percentage" --upper 101 -- touch "$T/ran"
+[ ! -e "$T/ran" ] || fail "the command ran despite a bad option"
 bad nz "nodump: No such file" --from "$T/nodump"
 bad 2 "exclusive" --from "$T" -- true
 

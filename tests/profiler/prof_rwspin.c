@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Ground truth for reader-writer locks, spin locks and the timed lock
+ * calls (t_rwspin.sh).  The program measures, with its own clock reads
+ * inside each critical section, how long it holds each lock and how long
+ * its timed calls wait, and prints these figures as JSON; rcl-prof's hold
+ * and wait times must contain them (and not much more), and its counts
+ * must be exact.
+ *
+ *   g_rw     2 readers x 400 read holds of ~20 us, 1 writer x 40 write
+ *            holds of ~200 us: two rows, read side and write side
+ *   g_spin   pthread_spin_init'd; 2 threads x 2,000 holds of ~2 us
+ *   g_mx     a pthread_mutex_timedlock that waits ~20 ms (contended)
+ *   g_rw2    a pthread_rwlock_timedwrlock that waits ~20 ms for a reader,
+ *            and a pthread_rwlock_clockrdlock that waits ~20 ms for a
+ *            writer
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { READERS = 2, READS = 400, WRITES = 40, SPINNERS = 2, SPINS = 2000 };
+
+static pthread_rwlock_t g_rw = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_rwlock_t g_rw2 = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_mutex_t g_mx = PTHREAD_MUTEX_INITIALIZER;
+static pthread_spinlock_t g_spin;
+/* relaxed: summed by threads, read after they are joined */
+static _Atomic uint64_t read_ns, write_ns, spin_ns;
+static uint64_t timed_mx_ns, timed_wr_ns, clock_rd_ns;
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Busy for about @ns; returns the time measured from entry. */
+static uint64_t busy(uint64_t ns)
+{
+	uint64_t t0 = now_ns(), t;
+
+	while ((t = now_ns()) - t0 < ns)
+		;
+	return t - t0;
+}
+
+static struct timespec deadline(clockid_t clock, int s)
+{
+	struct timespec t;
+
+	clock_gettime(clock, &t);
+	t.tv_sec += s;
+	return t;
+}
+
+static void *reader(void *a)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < READS; i++) {
+		pthread_rwlock_rdlock(&g_rw);
+		sum += busy(20000);
+		pthread_rwlock_unlock(&g_rw);
+	}
+	atomic_fetch_add_explicit(&read_ns, sum, memory_order_relaxed);
+	return a;
+}
+
+static void *writer(void *a)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < WRITES; i++) {
+		pthread_rwlock_wrlock(&g_rw);
+		sum += busy(200000);
+		pthread_rwlock_unlock(&g_rw);
+		usleep(100);
+	}
+	atomic_fetch_add_explicit(&write_ns, sum, memory_order_relaxed);
+	return a;
+}
+
+static void *spinner(void *a)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < SPINS; i++) {
+		pthread_spin_lock(&g_spin);
+		sum += busy(2000);
+		pthread_spin_unlock(&g_spin);
+	}
+	atomic_fetch_add_explicit(&spin_ns, sum, memory_order_relaxed);
+	return a;
+}
+
+static void *timed_mx(void *a)
+{
+	struct timespec d = deadline(CLOCK_REALTIME, 10);
+	uint64_t t0 = now_ns();
+
+	if (pthread_mutex_timedlock(&g_mx, &d) == 0) {
+		timed_mx_ns = now_ns() - t0;
+		pthread_mutex_unlock(&g_mx);
+	}
+	return a;
+}
+
+static void *timed_wr(void *a)
+{
+	struct timespec d = deadline(CLOCK_REALTIME, 10);
+	uint64_t t0 = now_ns();
+
+	if (pthread_rwlock_timedwrlock(&g_rw2, &d) == 0) {
+		timed_wr_ns = now_ns() - t0;
+		pthread_rwlock_unlock(&g_rw2);
+	}
+	return a;
+}
+
+static void *clock_rd(void *a)
+{
+	struct timespec d = deadline(CLOCK_MONOTONIC, 10);
+	uint64_t t0 = now_ns();
+
+	if (pthread_rwlock_clockrdlock(&g_rw2, CLOCK_MONOTONIC, &d) == 0) {
+		clock_rd_ns = now_ns() - t0;
+		pthread_rwlock_unlock(&g_rw2);
+	}
+	return a;
+}
+
+/* Start @fn while holding, through @hold, the lock it waits for; release
+ * after 20 ms. */
+static int wait_on(void *(*fn)(void *), void (*hold)(int))
+{
+	pthread_t t;
+
+	hold(1);
+	if (pthread_create(&t, NULL, fn, NULL))
+		return 1;
+	usleep(20000);
+	hold(0);
+	return pthread_join(t, NULL);
+}
+
+static void hold_mx(int on)
+{
+	if (on)
+		pthread_mutex_lock(&g_mx);
+	else
+		pthread_mutex_unlock(&g_mx);
+}
+
+static void hold_rd(int on)
+{
+	if (on)
+		pthread_rwlock_rdlock(&g_rw2);
+	else
+		pthread_rwlock_unlock(&g_rw2);
+}
+
+static void hold_wr(int on)
+{
+	if (on)
+		pthread_rwlock_wrlock(&g_rw2);
+	else
+		pthread_rwlock_unlock(&g_rw2);
+}
+
+int main(void)
+{
+	pthread_t t[READERS + 1 + SPINNERS];
+	int n = 0;
+
+	if (pthread_spin_init(&g_spin, PTHREAD_PROCESS_PRIVATE))
+		return 1;
+	for (int i = 0; i < READERS; i++)
+		if (pthread_create(&t[n++], NULL, reader, NULL))
+			return 1;
+	if (pthread_create(&t[n++], NULL, writer, NULL))
+		return 1;
+	for (int i = 0; i < SPINNERS; i++)
+		if (pthread_create(&t[n++], NULL, spinner, NULL))
+			return 1;
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	if (wait_on(timed_mx, hold_mx) || wait_on(timed_wr, hold_rd) ||
+	    wait_on(clock_rd, hold_wr))
+		return 1;
+	if (!timed_mx_ns || !timed_wr_ns || !clock_rd_ns)
+		return 2;
+	pthread_spin_destroy(&g_spin);
+	printf("{\"reads\": %d, \"writes\": %d, \"spins\": %d, "
+	       "\"read_ns\": %lu, \"write_ns\": %lu, \"spin_ns\": %lu, "
+	       "\"timed_mx_ns\": %lu, \"timed_wr_ns\": %lu, "
+	       "\"clock_rd_ns\": %lu}\n",
+	       READERS * READS, WRITES, SPINNERS * SPINS,
+	       (unsigned long)read_ns, (unsigned long)write_ns,
+	       (unsigned long)spin_ns, (unsigned long)timed_mx_ns,
+	       (unsigned long)timed_wr_ns, (unsigned long)clock_rd_ns);
+	return 0;
+}
