@@ -144,7 +144,7 @@ static int build_peer(const char *peer, const char *bin)
 		return 0;
 	if (!src) {
 		fprintf(stderr,
-			"rcl-bench compare: cannot find the driver ffwd_rcl.c "
+			"rcl-bench: compare: cannot find the driver ffwd_rcl.c "
 			"in %s\n",
 			RCL_BENCH_PEERS_DIR);
 		return 1;
@@ -170,11 +170,11 @@ static int build_peer(const char *peer, const char *bin)
 			      "-lnuma",
 			      "-lpthread",
 			      NULL};
-	fprintf(stderr, "rcl-bench compare: building the original from %s\n",
+	fprintf(stderr, "rcl-bench: compare: building the original from %s\n",
 		peer);
 	if (run_capture(argv, out, sizeof(out), true) != 0) {
 		fprintf(stderr,
-			"rcl-bench compare: building the original failed "
+			"rcl-bench: compare: building the original failed "
 			"(needs cc, libpapi-dev, libnuma-dev):\n%s",
 			out);
 		unlink(bin);
@@ -218,7 +218,7 @@ static double run_ours(const struct config *c, long iters)
 	snprintf(n, sizeof(n), "%ld", iters);
 	if (run_capture(argv, out, sizeof(out), true) != 0 ||
 	    !strstr(out, "\"ok\": true")) {
-		fprintf(stderr, "rcl-bench compare: our run failed: %s", out);
+		fprintf(stderr, "rcl-bench: compare: our run failed: %s", out);
 		return -1;
 	}
 	return field(out, "\"cycles_per_cs\": ");
@@ -237,7 +237,7 @@ static double run_peer(const char *bin, const struct config *c, long iters)
 	if (run_capture(argv, out, sizeof(out), true) != 0 ||
 	    !strstr(out, "ok=1")) {
 		fprintf(stderr,
-			"rcl-bench compare: the original's run failed: "
+			"rcl-bench: compare: the original's run failed: "
 			"%s",
 			out);
 		return -1;
@@ -321,7 +321,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (!dir) {
 		fprintf(stderr,
-			"rcl-bench compare: needs --peer DIR, a directory with "
+			"rcl-bench: compare: needs --peer DIR, a directory with "
 			"the original RCL library's sources: git clone "
 			"https://github.com/bitslab/ffwd DIR/ffwd (see "
 			"docs/PERFORMANCE.md)\n");
@@ -329,14 +329,14 @@ int cmd_compare(int argc, char **argv)
 	}
 	if ((peer = find_peer(dir)) == NULL) {
 		fprintf(stderr,
-			"rcl-bench compare: no original RCL library in %s "
+			"rcl-bench: compare: no original RCL library in %s "
 			"(looked for ffwd/liblock/rcl.c, liblock/rcl.c and "
 			"rcl.c with liblock.c beside it)\n",
 			dir);
 		return 2;
 	}
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		fprintf(stderr, "rcl-bench compare: needs 2 CPUs or more\n");
+		fprintf(stderr, "rcl-bench: compare: needs 2 CPUs or more\n");
 		free(peer);
 		return 2;
 	}
