@@ -30,7 +30,7 @@ static uint32_t ids_nlive;			/* under ids_mu */
 static _Atomic uint32_t ids_limit;
 static pthread_key_t ids_key;
 static pthread_once_t ids_once = PTHREAD_ONCE_INIT;
-static __thread uint32_t my_id_plus1;
+static __thread uint32_t my_id_plus1 LL_TLS_FAST;
 
 /* Called with ids_mu held: the new one-past-highest live id. */
 static uint32_t highest_plus1(void)

@@ -241,7 +241,7 @@ struct rcl_server {
  * the rest is in slot.c. */
 
 /* The servicing thread running on this thread, or NULL. */
-extern __thread struct rcl_sthread *rcl_self LL_HIDDEN;
+extern __thread struct rcl_sthread *rcl_self LL_HIDDEN LL_TLS_FAST;
 /* This thread's token for lock words and slot claims. */
 uintptr_t rcl_token(void) LL_HIDDEN;
 

@@ -12,10 +12,10 @@
 
 #include <limits.h>
 
-__thread struct rcl_sthread *rcl_self;
+__thread struct rcl_sthread *rcl_self LL_TLS_FAST;
 /* Its address is the thread's token: 8-byte aligned, so the low bits of
  * a lock word are free for flags (rcl_int.h). */
-static __thread uint64_t token_word;
+static __thread uint64_t token_word LL_TLS_FAST;
 
 uintptr_t rcl_token(void)
 {

@@ -248,7 +248,7 @@ struct held {
 	uint32_t n, cap;
 };
 
-static __thread struct held held;
+static __thread struct held held LL_TLS_FAST;
 static pthread_key_t held_key;
 static pthread_once_t held_once = PTHREAD_ONCE_INIT;
 

@@ -132,11 +132,29 @@ static int run_capture(char *const *argv, char *out, size_t size, bool quiet)
 	return WEXITSTATUS(status);
 }
 
-/* Build the original and our driver into @bin (once per peer dir). */
+/* Run the compiler with @argv; a one-line error and its output if it
+ * fails. */
+static int compile(char *const *argv)
+{
+	char out[8192];
+
+	if (run_capture(argv, out, sizeof(out), true) == 0)
+		return 0;
+	fprintf(stderr,
+		"rcl-bench: compare: building the original failed (needs cc, "
+		"libpapi-dev, libnuma-dev):\n%s",
+		out);
+	return 1;
+}
+
+/* Build the original as its Makefile does (liblock.so from rcl.c and
+ * liblock.c, -O3 -fPIC) and our driver against it, into @bin (once per
+ * peer directory). */
 static int build_peer(const char *peer, const char *bin)
 {
 	const char *src = driver_source();
-	char out[8192], inc[PATH_MAX + 2], rcl[PATH_MAX], lib[PATH_MAX];
+	char inc[PATH_MAX + 2], rcl[PATH_MAX], lib[PATH_MAX], so[PATH_MAX + 80],
+		rpath[PATH_MAX + 16];
 	const char *cc = getenv("CC");
 	struct stat st;
 
@@ -144,39 +162,36 @@ static int build_peer(const char *peer, const char *bin)
 		return 0;
 	if (!src) {
 		fprintf(stderr,
-			"rcl-bench compare: cannot find the driver ffwd_rcl.c "
+			"rcl-bench: compare: cannot find the driver ffwd_rcl.c "
 			"in %s\n",
 			RCL_BENCH_PEERS_DIR);
 		return 1;
 	}
+	if (!cc || !*cc)
+		cc = "cc";
 	snprintf(inc, sizeof(inc), "-I%s", peer);
 	snprintf(rcl, sizeof(rcl), "%s/rcl.c", peer);
 	snprintf(lib, sizeof(lib), "%s/liblock.c", peer);
+	snprintf(so, sizeof(so), "%s.so", bin);
+	snprintf(rpath, sizeof(rpath), "-Wl,-rpath,%s", peer);
 	/* -fcommon: the original's header defines a variable (id_manager)
 	 * in every file that includes it, which GCC 10+ refuses by
 	 * default.  No source change is needed. */
-	char *const argv[] = {(char *)(cc && *cc ? cc : "cc"),
-			      "-O3",
-			      "-fcommon",
-			      "-D_GNU_SOURCE",
-			      "-w",
-			      inc,
-			      (char *)src,
-			      rcl,
-			      lib,
-			      "-o",
-			      (char *)bin,
-			      "-lpapi",
-			      "-lnuma",
-			      "-lpthread",
-			      NULL};
-	fprintf(stderr, "rcl-bench compare: building the original from %s\n",
+	char *const lib_argv[] = {(char *)cc, "-O3",    "-fcommon", "-fPIC",
+				  "-shared",  "-g",     "-D_GNU_SOURCE",
+				  "-w",       inc,      rcl,
+				  lib,        "-o",     so,
+				  "-lpapi",   "-lnuma", "-lpthread",
+				  NULL};
+	char *const drv_argv[] = {(char *)cc, "-O3",   "-fcommon", "-D_GNU_SOURCE",
+				  "-w",       inc,     (char *)src, so,
+				  rpath,      "-o",    (char *)bin, "-lpthread",
+				  NULL};
+
+	fprintf(stderr, "rcl-bench: compare: building the original from %s\n",
 		peer);
-	if (run_capture(argv, out, sizeof(out), true) != 0) {
-		fprintf(stderr,
-			"rcl-bench compare: building the original failed "
-			"(needs cc, libpapi-dev, libnuma-dev):\n%s",
-			out);
+	if (compile(lib_argv) != 0 || compile(drv_argv) != 0) {
+		unlink(so);
 		unlink(bin);
 		return 1;
 	}
@@ -218,7 +233,7 @@ static double run_ours(const struct config *c, long iters)
 	snprintf(n, sizeof(n), "%ld", iters);
 	if (run_capture(argv, out, sizeof(out), true) != 0 ||
 	    !strstr(out, "\"ok\": true")) {
-		fprintf(stderr, "rcl-bench compare: our run failed: %s", out);
+		fprintf(stderr, "rcl-bench: compare: our run failed: %s", out);
 		return -1;
 	}
 	return field(out, "\"cycles_per_cs\": ");
@@ -237,7 +252,7 @@ static double run_peer(const char *bin, const struct config *c, long iters)
 	if (run_capture(argv, out, sizeof(out), true) != 0 ||
 	    !strstr(out, "ok=1")) {
 		fprintf(stderr,
-			"rcl-bench compare: the original's run failed: "
+			"rcl-bench: compare: the original's run failed: "
 			"%s",
 			out);
 		return -1;
@@ -321,7 +336,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (!dir) {
 		fprintf(stderr,
-			"rcl-bench compare: needs --peer DIR, a directory with "
+			"rcl-bench: compare: needs --peer DIR, a directory with "
 			"the original RCL library's sources: git clone "
 			"https://github.com/bitslab/ffwd DIR/ffwd (see "
 			"docs/PERFORMANCE.md)\n");
@@ -329,14 +344,14 @@ int cmd_compare(int argc, char **argv)
 	}
 	if ((peer = find_peer(dir)) == NULL) {
 		fprintf(stderr,
-			"rcl-bench compare: no original RCL library in %s "
+			"rcl-bench: compare: no original RCL library in %s "
 			"(looked for ffwd/liblock/rcl.c, liblock/rcl.c and "
 			"rcl.c with liblock.c beside it)\n",
 			dir);
 		return 2;
 	}
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		fprintf(stderr, "rcl-bench compare: needs 2 CPUs or more\n");
+		fprintf(stderr, "rcl-bench: compare: needs 2 CPUs or more\n");
 		free(peer);
 		return 2;
 	}
