@@ -12,15 +12,16 @@
  *   remove   under the writer mutex: seq odd, unlink, seq even.
  *
  * Records come from heap chunks that are never freed (heap, not mmap, so
- * that leak checkers see the locks they point to), and every
+ * that leak checkers see the locks they point to), listed in pti_map_dir
+ * so that a mutex's tag can name a record by index (pti_int.h), and every
  * field a lookup reads (key, next) is atomic, so a lookup that walks into
  * a record being removed and recycled reads stale values, never freed
  * memory; its seq check then fails and it retries.  Writers are rare (a
  * mutex's first use, init, destroy); one writer mutex keeps fork simple:
  * it is held across fork(), so the child's map is never half-updated.
  *
- * 2^16 buckets: 1 MiB of zero pages per table, touched only where keys
- * land; chains stay short up to about a million live mutexes.
+ * Mutex lookups go through the tag, not this map: its mutex table is read
+ * only by writers (a mutex's first use, init, destroy, fork).
  *
  * Memory model: a C11 seqlock without fences (ThreadSanitizer has none):
  * lookups load every link and key with acquire, writers store them with
@@ -35,9 +36,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PTI_BUCKET_BITS 16
-#define PTI_NBUCKETS (1u << PTI_BUCKET_BITS)
-#define PTI_CHUNK (64u * 1024u)
+/* Mutexes: 2^20 buckets (16 MiB of zero pages, touched where keys land),
+ * chains of about two with two million mutexes; they are only walked by
+ * writers (lookups use the tag).  Condvars: 2^16, walked by lookups. */
+#define PTI_MUTEX_BUCKET_BITS 20
+#define PTI_COND_BUCKET_BITS 16
+#define PTI_CHUNK_RECORDS (1u << PTI_CHUNK_BITS)
 /* Re-check seq every this many hops: a walk through recycled records
  * could otherwise loop. */
 #define PTI_HOPS_PER_CHECK 16
@@ -47,16 +51,29 @@ struct pti_bucket {
 	_Atomic(struct pti_obj *) head;
 };
 
-static struct pti_bucket tables[2][PTI_NBUCKETS];
-struct pti_epoch pti_map_epoch;
+static struct pti_bucket mutex_table[1u << PTI_MUTEX_BUCKET_BITS];
+static struct pti_bucket cond_table[1u << PTI_COND_BUCKET_BITS];
+struct pti_obj *_Atomic pti_map_dir[1u << PTI_DIR_BITS];
 static pthread_mutex_t writer = PTHREAD_MUTEX_INITIALIZER;
-static struct pti_obj *free_list; /* under writer */
+/* under writer: */
+static struct pti_obj *free_list;
+static uint32_t chunks_used; /* pti_map_dir[0 .. chunks_used) are set */
+static uint32_t chunk_left;  /* records not yet handed out in the last */
 
 static inline struct pti_bucket *bucket_of(enum pti_table t, uintptr_t key)
 {
-	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
+	/* MurmurHash3's finaliser: a multiplication alone spreads evenly
+	 * spaced keys (an array of objects) over a third of the buckets */
+	uint64_t h = (uint64_t)key;
 
-	return &tables[t][h >> (64 - PTI_BUCKET_BITS)];
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	if (t == PTI_MUTEXES)
+		return &mutex_table[h >> (64 - PTI_MUTEX_BUCKET_BITS)];
+	return &cond_table[h >> (64 - PTI_COND_BUCKET_BITS)];
 }
 
 /* One walk of @b's list; false if the seq moved under us. */
@@ -140,27 +157,54 @@ static struct pti_obj *find_locked(struct pti_bucket *b, uintptr_t key,
 	return o;
 }
 
+/* A record never handed out before, from the last chunk (or a new one). */
+static struct pti_obj *obj_new(void)
+{
+	struct pti_obj *chunk, *o;
+	uint32_t i;
+
+	if (chunk_left == 0) {
+		void *mem;
+
+		if (chunks_used == 1u << PTI_DIR_BITS ||
+		    posix_memalign(&mem, LL_CACHELINE,
+				   PTI_CHUNK_RECORDS * sizeof(*o)) != 0)
+			return NULL;
+		memset(mem, 0, PTI_CHUNK_RECORDS * sizeof(*o));
+		/* release: a lookup that reads this entry through a tag
+		 * we wrote is ordered by the tag already; this one is for
+		 * the relaxed loads of garbage tags, which only need a
+		 * pointer to memory that exists */
+		atomic_store_explicit(&pti_map_dir[chunks_used], mem,
+				      memory_order_release);
+		chunks_used++;
+		chunk_left = PTI_CHUNK_RECORDS;
+	}
+	chunk = atomic_load_explicit(&pti_map_dir[chunks_used - 1],
+				     memory_order_relaxed);
+	i = PTI_CHUNK_RECORDS - chunk_left--;
+	o = &chunk[i];
+	o->index = (chunks_used - 1) << PTI_CHUNK_BITS | i;
+	return o;
+}
+
 static struct pti_obj *obj_alloc(void)
 {
 	struct pti_obj *o;
 
-	if (!free_list) {
-		void *mem;
-		char *chunk;
-
-		if (posix_memalign(&mem, LL_CACHELINE, PTI_CHUNK) != 0)
-			return NULL;
-		chunk = memset(mem, 0, PTI_CHUNK);
-		for (size_t off = 0; off + sizeof(*o) <= PTI_CHUNK;
-		     off += sizeof(*o)) {
-			o = (struct pti_obj *)(chunk + off);
-			atomic_store_explicit(&o->next, free_list,
-					      memory_order_release);
-			free_list = o;
-		}
+	if (free_list) {
+		o = free_list;
+		free_list =
+			atomic_load_explicit(&o->next, memory_order_relaxed);
+	} else if ((o = obj_new()) == NULL) {
+		return NULL;
 	}
-	o = free_list;
-	free_list = atomic_load_explicit(&o->next, memory_order_relaxed);
+	/* A new incarnation: tags naming the old one no longer match.
+	 * relaxed: readers compare it only after a tag's acquire load */
+	atomic_store_explicit(
+		&o->serial,
+		atomic_load_explicit(&o->serial, memory_order_relaxed) + 1,
+		memory_order_relaxed);
 	/* Everything but key/next, which stale lookups may still read. */
 	atomic_store_explicit(
 		&o->gen,
@@ -191,20 +235,8 @@ static void obj_free(struct pti_obj *o)
 	free_list = o;
 }
 
-/* Writers only (or the single thread of a fork child). */
-void pti_map_epoch_bump(void)
-{
-	uint64_t e = atomic_load_explicit(&pti_map_epoch.value,
-					  memory_order_relaxed);
-
-	/* release: pairs with the acquire in pti_mutex_lookup_slow(): a
-	 * cache filled under the new value sees the unlink before it */
-	atomic_store_explicit(&pti_map_epoch.value, e + 1,
-			      memory_order_release);
-}
-
-static void unlink_locked(enum pti_table t, struct pti_bucket *b,
-			  _Atomic(struct pti_obj *) *link, struct pti_obj *o)
+static void unlink_locked(struct pti_bucket *b, _Atomic(struct pti_obj *) *link,
+			  struct pti_obj *o)
 {
 	write_begin(b);
 	/* release: see walk() */
@@ -212,10 +244,6 @@ static void unlink_locked(enum pti_table t, struct pti_bucket *b,
 		link, atomic_load_explicit(&o->next, memory_order_relaxed),
 		memory_order_release);
 	write_end(b);
-	/* From here on, every cache entry naming @o is stale: obj_free()
-	 * may recycle it.  Only mutex records are cached. */
-	if (t == PTI_MUTEXES)
-		pti_map_epoch_bump();
 }
 
 /* Reentrant for its holder: fork handlers registered after ours run with
@@ -270,7 +298,7 @@ static struct pti_obj *add_locked(enum pti_table t, uintptr_t key,
 		return NULL;
 	}
 	if (old) {
-		unlink_locked(t, b, link, old);
+		unlink_locked(b, link, old);
 		if (drop)
 			drop(old);
 		obj_free(old);
@@ -307,7 +335,7 @@ int pti_map_remove(enum pti_table t, uintptr_t key,
 	pti_map_writer_lock();
 	o = find_locked(b, key, &link);
 	if (o && (rc = check ? check(o) : 0) == 0) {
-		unlink_locked(t, b, link, o);
+		unlink_locked(b, link, o);
 		if (drop)
 			drop(o);
 		obj_free(o);
@@ -326,10 +354,19 @@ void pti_map_atfork_release(void)
 	pti_map_writer_unlock();
 }
 
+struct pti_obj *pti_map_get_locked(enum pti_table t, uintptr_t key)
+{
+	return find_locked(bucket_of(t, key), key, NULL);
+}
+
 void pti_map_for_each_locked(enum pti_table t, void (*fn)(struct pti_obj *))
 {
-	for (size_t i = 0; i < PTI_NBUCKETS; i++) {
-		struct pti_obj *o = atomic_load_explicit(&tables[t][i].head,
+	struct pti_bucket *table = t == PTI_MUTEXES ? mutex_table : cond_table;
+	size_t n = t == PTI_MUTEXES ? 1u << PTI_MUTEX_BUCKET_BITS
+				    : 1u << PTI_COND_BUCKET_BITS;
+
+	for (size_t i = 0; i < n; i++) {
+		struct pti_obj *o = atomic_load_explicit(&table[i].head,
 							 memory_order_relaxed);
 
 		for (; o;

@@ -245,7 +245,6 @@ static void atfork_child(void)
 	if (config.replace) {
 		atomic_fetch_add_explicit(&pti_fork_gen, 1,
 					  memory_order_relaxed);
-		pti_map_epoch_bump();
 		pti_map_for_each_locked(PTI_MUTEXES, pti_mutex_after_fork);
 		pti_map_for_each_locked(PTI_CONDS, pti_cond_after_fork);
 	}
