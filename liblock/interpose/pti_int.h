@@ -95,8 +95,14 @@ struct pti_obj {
 	uint32_t index;		  /* place in pti_map_dir, fixed */
 	int kind;		  /* enum pti_kind (mutexes) */
 	bool gated; /* mutex: algorithm without trylock, see pti_mutex.c */
-	bool fast;  /* mutex: normal, not gated: lock_fn/unlock_fn direct */
-	int clock;  /* condvar: clock of absolute deadlines */
+	/* mutex: normal, not gated, not handed over: lock_fn/unlock_fn
+	 * direct.  relaxed: cleared once, by a foreign unlock (pti_lock.c) */
+	_Atomic bool fast;
+	/* mutex: a normal mutex unlocked by a thread that did not lock it:
+	 * from then on a plain futex lock in hword, which any thread may
+	 * unlock, as glibc's (pti_lock.c) */
+	_Atomic bool handed;
+	int clock; /* condvar: clock of absolute deadlines */
 	liblock_lock_t lock;
 	/* mutex: the lock's own entries, read from its ops table once it is
 	 * built (new_lock()), so the fast path skips liblock's dispatch */
@@ -109,8 +115,9 @@ struct pti_obj {
 	_Atomic uintptr_t owner LL_ALIGNED;
 	unsigned int depth;
 	_Atomic uint32_t users;
-	_Atomic uint32_t seq;
-	_Atomic uint32_t waiters;
+	_Atomic uint32_t seq;	  /* condvar */
+	_Atomic uint32_t waiters; /* condvar */
+	_Atomic uint32_t hword;	  /* mutex, once handed: 0, 1 held, 2 waited */
 } LL_ALIGNED;
 
 static_assert(sizeof(struct pti_obj) == 2 * LL_CACHELINE,
@@ -306,6 +313,9 @@ int pti_enter(struct pti_obj *o, enum pti_how how, clockid_t clock,
 /* The liblock lock alone (no holder bookkeeping). */
 int pti_base_lock(struct pti_obj *o) LL_HIDDEN;
 int pti_base_unlock(struct pti_obj *o) LL_HIDDEN;
+/* Normal mutex @o, held by another thread, unlocked by this one (called
+ * from @site): turn it into a handed one, free.  Said once. */
+void pti_hand_over(struct pti_obj *o, const void *site) LL_HIDDEN;
 
 /* ---- shared by the mutex and condvar wrappers ---------------------------- */
 

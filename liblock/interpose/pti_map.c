@@ -212,7 +212,9 @@ static struct pti_obj *obj_alloc(void)
 		memory_order_relaxed);
 	o->kind = PTI_NORMAL;
 	o->gated = false;
-	o->fast = false;
+	atomic_store_explicit(&o->fast, false, memory_order_relaxed);
+	atomic_store_explicit(&o->handed, false, memory_order_relaxed);
+	atomic_store_explicit(&o->hword, 0, memory_order_relaxed);
 	o->clock = CLOCK_REALTIME;
 	o->lock = (liblock_lock_t)LIBLOCK_INITIALIZER;
 	o->lock_fn = NULL;

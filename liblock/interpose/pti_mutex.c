@@ -72,8 +72,12 @@ static int new_lock(struct pti_obj *o)
 	o->lock_fn = ops->lock;
 	o->unlock_fn = ops->unlock;
 	o->impl = ll_lock_impl(&o->lock);
-	o->fast =
-		o->kind == PTI_NORMAL && !o->gated && ops->lock && ops->unlock;
+	atomic_store_explicit(
+		&o->fast,
+		o->kind == PTI_NORMAL && !o->gated && ops->lock &&
+			ops->unlock &&
+			!atomic_load_explicit(&o->handed, memory_order_relaxed),
+		memory_order_relaxed);
 	return 0;
 }
 
@@ -113,8 +117,11 @@ static int check_destroy(struct pti_obj *o)
 	int rc;
 
 	if (atomic_load_explicit(&o->owner, memory_order_relaxed) != 0 ||
-	    atomic_load_explicit(&o->users, memory_order_relaxed) != 0)
+	    atomic_load_explicit(&o->users, memory_order_relaxed) != 0 ||
+	    atomic_load_explicit(&o->hword, memory_order_relaxed) != 0)
 		return EBUSY;
+	if (atomic_load_explicit(&o->handed, memory_order_relaxed))
+		return 0; /* its old lock is held for good: leaked */
 	pti_thread.inside++;
 	rc = liblock_destroy(&o->lock);
 	pti_thread.inside--;
@@ -368,7 +375,9 @@ LL_API_EXPORT int pti_mutex_lock(pthread_mutex_t *m)
 		return pti_real()->mutex_lock(m);
 	pti_count(PTI_W_MUTEX_LOCK);
 	o = pti_mutex_lookup(m);
-	if (ll_unlikely(!o || !o->fast))
+	/* relaxed: see pti_obj.fast */
+	if (ll_unlikely(!o ||
+			!atomic_load_explicit(&o->fast, memory_order_relaxed)))
 		return lock_slow(m, o);
 	pti_thread.inside++;
 	rc = o->lock_fn(o->impl);
@@ -398,20 +407,26 @@ PTI_EXPORT(pti_mutex_trylock, pthread_mutex_trylock, "GLIBC_2.34");
 PTI_EXPORT_OLD(pti_mutex_trylock, pti_mutex_trylock_225, pthread_mutex_trylock,
 	       "GLIBC_2.2.5");
 
-/* The algorithm refused to unlock @o (its holder was @prev). */
-static __attribute__((noinline)) int unlock_refused(struct pti_obj *o, int rc,
-						    uintptr_t prev)
+/* The algorithm refused to unlock @o (its holder was @prev); the unlock
+ * was called from @site. */
+static __attribute__((noinline)) int
+unlock_refused(struct pti_obj *o, int rc, uintptr_t prev, const void *site)
 {
 	if (rc == EPERM && prev == PTI_SELF) {
 		reset_held(o);
+		return 0;
+	}
+	if (rc == EPERM && o->kind == PTI_NORMAL && prev != 0) {
+		/* held by another thread: glibc lets us unlock it */
+		pti_hand_over(o, site);
 		return 0;
 	}
 	atomic_store_explicit(&o->owner, prev, memory_order_relaxed);
 	return rc;
 }
 
-static __attribute__((noinline)) int unlock_slow(pthread_mutex_t *m,
-						 struct pti_obj *o)
+static __attribute__((noinline)) int
+unlock_slow(pthread_mutex_t *m, struct pti_obj *o, const void *site)
 {
 	uintptr_t prev;
 	int rc;
@@ -428,12 +443,13 @@ static __attribute__((noinline)) int unlock_slow(pthread_mutex_t *m,
 	prev = atomic_load_explicit(&o->owner, memory_order_relaxed);
 	atomic_store_explicit(&o->owner, 0, memory_order_relaxed);
 	if ((rc = pti_base_unlock(o)) != 0)
-		return unlock_refused(o, rc, prev);
+		return unlock_refused(o, rc, prev, site);
 	return 0;
 }
 
-/* Normal mutexes: glibc lets any thread unlock; so do we, unless the
- * algorithm refuses (EPERM): then the holder is kept. */
+/* Normal mutexes: glibc lets any thread unlock, so do we: if the
+ * algorithm refuses (EPERM) because another thread holds the lock, the
+ * mutex is handed over (pti_hand_over()). */
 LL_API_EXPORT int pti_mutex_unlock(pthread_mutex_t *m)
 {
 	struct pti_obj *o;
@@ -444,15 +460,17 @@ LL_API_EXPORT int pti_mutex_unlock(pthread_mutex_t *m)
 		return pti_real()->mutex_unlock(m);
 	pti_count(PTI_W_MUTEX_UNLOCK);
 	o = pti_mutex_lookup(m);
-	if (ll_unlikely(!o || !o->fast))
-		return unlock_slow(m, o);
+	/* relaxed: see pti_obj.fast */
+	if (ll_unlikely(!o ||
+			!atomic_load_explicit(&o->fast, memory_order_relaxed)))
+		return unlock_slow(m, o, __builtin_return_address(0));
 	prev = atomic_load_explicit(&o->owner, memory_order_relaxed);
 	atomic_store_explicit(&o->owner, 0, memory_order_relaxed);
 	pti_thread.inside++;
 	rc = o->unlock_fn(o->impl);
 	pti_thread.inside--;
 	if (ll_unlikely(rc != 0))
-		return unlock_refused(o, rc, prev);
+		return unlock_refused(o, rc, prev, __builtin_return_address(0));
 	return 0;
 }
 PTI_EXPORT(pti_mutex_unlock, pthread_mutex_unlock, "GLIBC_2.2.5");
