@@ -82,10 +82,14 @@ enum pti_kind {
 	PTI_POSIX,	/* left to glibc, on the application's memory */
 };
 
-/* One mapped mutex or condvar.  The first line is read by every lookup
- * and written only under the table's writer lock; the second is written
- * by lock holders and waiters.  Records live in chunks that are never
- * freed (pti_map.c), so a stale pointer or tag still reads a record. */
+/* One mapped mutex or condvar: one padding unit (LL_CACHELINE, 128 bytes
+ * on x86), identity first (read by every lookup, written only under the
+ * map's writer lock), then what lock holders and waiters write.  One unit
+ * rather than two (identity and written state on separate lines) halves
+ * the memory per mutex; the cost is that a holder's store of its token
+ * invalidates the line other threads' lookups of the same mutex read.
+ * Records live in chunks that are never freed (pti_map.c), so a stale
+ * pointer or tag still reads a record. */
 struct pti_obj {
 	/* map linkage and identity: written by map writers only */
 	_Atomic uintptr_t key;
@@ -95,7 +99,7 @@ struct pti_obj {
 	uint32_t index;		  /* place in pti_map_dir, fixed */
 	int kind;		  /* enum pti_kind (mutexes) */
 	bool gated; /* mutex: algorithm without trylock, see pti_mutex.c */
-	/* mutex: normal, not gated, not handed over: lock_fn/unlock_fn
+	/* mutex: normal, not gated, not handed over: ops entries called
 	 * direct.  relaxed: cleared once, by a foreign unlock (pti_lock.c) */
 	_Atomic bool fast;
 	/* mutex: a normal mutex unlocked by a thread that did not lock it:
@@ -104,15 +108,13 @@ struct pti_obj {
 	_Atomic bool handed;
 	int clock; /* condvar: clock of absolute deadlines */
 	liblock_lock_t lock;
-	/* mutex: the lock's own entries, read from its ops table once it is
-	 * built (new_lock()), so the fast path skips liblock's dispatch */
-	int (*lock_fn)(void *impl);
-	int (*unlock_fn)(void *impl);
-	void *impl;
+	/* mutex: the lock's ops table, read once it is built (new_lock()),
+	 * so the fast path calls its entries without liblock's dispatch */
+	const struct ll_ops *ops;
 
 	/* mutex: written by the holder (owner, depth) and by lockers (users);
 	 * condvar: written by waiters and wakers */
-	_Atomic uintptr_t owner LL_ALIGNED;
+	_Atomic uintptr_t owner;
 	unsigned int depth;
 	_Atomic uint32_t users;
 	_Atomic uint32_t seq;	  /* condvar */
@@ -120,8 +122,7 @@ struct pti_obj {
 	_Atomic uint32_t hword;	  /* mutex, once handed: 0, 1 held, 2 waited */
 } LL_ALIGNED;
 
-static_assert(sizeof(struct pti_obj) == 2 * LL_CACHELINE,
-	      "identity line + written line");
+static_assert(sizeof(struct pti_obj) == LL_CACHELINE, "one padding unit");
 
 /* ---- configuration (pti_real.c) ---------------------------------------- */
 

@@ -36,10 +36,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Mutexes: 2^20 buckets (16 MiB of zero pages, touched where keys land),
- * chains of about two with two million mutexes; they are only walked by
- * writers (lookups use the tag).  Condvars: 2^16, walked by lookups. */
-#define PTI_MUTEX_BUCKET_BITS 20
+/* Mutexes: a table read and written only under the writer lock (lookups
+ * use the tag), so it simply grows: 2^12 buckets at first, doubled when
+ * it holds more than two records per bucket.  Condvars: 2^16 buckets,
+ * fixed (lock-free lookups walk them). */
+#define PTI_MUTEX_BUCKET_BITS_MIN 12
 #define PTI_COND_BUCKET_BITS 16
 #define PTI_CHUNK_RECORDS (1u << PTI_CHUNK_BITS)
 /* Re-check seq every this many hops: a walk through recycled records
@@ -51,8 +52,11 @@ struct pti_bucket {
 	_Atomic(struct pti_obj *) head;
 };
 
-static struct pti_bucket mutex_table[1u << PTI_MUTEX_BUCKET_BITS];
 static struct pti_bucket cond_table[1u << PTI_COND_BUCKET_BITS];
+/* under writer: */
+static struct pti_bucket *mutex_table; /* NULL until the first record */
+static unsigned int mutex_bits;
+static size_t mutex_records;
 struct pti_obj *_Atomic pti_map_dir[1u << PTI_DIR_BITS];
 static pthread_mutex_t writer = PTHREAD_MUTEX_INITIALIZER;
 /* under writer: */
@@ -60,10 +64,10 @@ static struct pti_obj *free_list;
 static uint32_t chunks_used; /* pti_map_dir[0 .. chunks_used) are set */
 static uint32_t chunk_left;  /* records not yet handed out in the last */
 
-static inline struct pti_bucket *bucket_of(enum pti_table t, uintptr_t key)
+/* MurmurHash3's finaliser: a multiplication alone spreads evenly spaced
+ * keys (an array of objects) over a third of the buckets. */
+static inline uint64_t hash(uintptr_t key)
 {
-	/* MurmurHash3's finaliser: a multiplication alone spreads evenly
-	 * spaced keys (an array of objects) over a third of the buckets */
 	uint64_t h = (uint64_t)key;
 
 	h ^= h >> 33;
@@ -71,8 +75,18 @@ static inline struct pti_bucket *bucket_of(enum pti_table t, uintptr_t key)
 	h ^= h >> 33;
 	h *= 0xc4ceb9fe1a85ec53ull;
 	h ^= h >> 33;
+	return h;
+}
+
+/* @key's bucket; for mutexes, under the writer lock, NULL if the table
+ * does not exist yet. */
+static inline struct pti_bucket *bucket_of(enum pti_table t, uintptr_t key)
+{
+	uint64_t h = hash(key);
+
 	if (t == PTI_MUTEXES)
-		return &mutex_table[h >> (64 - PTI_MUTEX_BUCKET_BITS)];
+		return mutex_table ? &mutex_table[h >> (64 - mutex_bits)]
+				   : NULL;
 	return &cond_table[h >> (64 - PTI_COND_BUCKET_BITS)];
 }
 
@@ -144,9 +158,12 @@ static void write_end(struct pti_bucket *b)
 static struct pti_obj *find_locked(struct pti_bucket *b, uintptr_t key,
 				   _Atomic(struct pti_obj *) **link)
 {
-	_Atomic(struct pti_obj *) *l = &b->head;
+	_Atomic(struct pti_obj *) *l;
 	struct pti_obj *o;
 
+	if (!b)
+		return NULL; /* no mutex table yet */
+	l = &b->head;
 	while ((o = atomic_load_explicit(l, memory_order_relaxed)) != NULL) {
 		if (atomic_load_explicit(&o->key, memory_order_relaxed) == key)
 			break;
@@ -217,9 +234,7 @@ static struct pti_obj *obj_alloc(void)
 	atomic_store_explicit(&o->hword, 0, memory_order_relaxed);
 	o->clock = CLOCK_REALTIME;
 	o->lock = (liblock_lock_t)LIBLOCK_INITIALIZER;
-	o->lock_fn = NULL;
-	o->unlock_fn = NULL;
-	o->impl = NULL;
+	o->ops = NULL;
 	atomic_store_explicit(&o->owner, 0, memory_order_relaxed);
 	o->depth = 0;
 	atomic_store_explicit(&o->users, 0, memory_order_relaxed);
@@ -279,15 +294,64 @@ void pti_map_writer_unlock(void)
 	pti_real()->mutex_unlock(&writer);
 }
 
+/* A mutex table of 2^@bits buckets holding every record of the old one
+ * (none at first).  False if out of memory: the old one stays. */
+static bool mutex_table_resize(unsigned int bits)
+{
+	struct pti_bucket *t = calloc((size_t)1 << bits, sizeof(*t));
+	size_t n = mutex_table ? (size_t)1 << mutex_bits : 0;
+
+	if (!t)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		struct pti_obj *o = atomic_load_explicit(&mutex_table[i].head,
+							 memory_order_relaxed),
+			       *next;
+
+		for (; o; o = next) {
+			uint64_t h = hash(atomic_load_explicit(
+				&o->key, memory_order_relaxed));
+			struct pti_bucket *b = &t[h >> (64 - bits)];
+
+			next = atomic_load_explicit(&o->next,
+						    memory_order_relaxed);
+			/* relaxed: only writers read this table */
+			atomic_store_explicit(
+				&o->next,
+				atomic_load_explicit(&b->head,
+						     memory_order_relaxed),
+				memory_order_relaxed);
+			atomic_store_explicit(&b->head, o,
+					      memory_order_relaxed);
+		}
+	}
+	free(mutex_table);
+	mutex_table = t;
+	mutex_bits = bits;
+	return true;
+}
+
 static struct pti_obj *add_locked(enum pti_table t, uintptr_t key,
 				  pti_make_fn make, void *arg, bool replace,
 				  pti_drop_fn drop, int *err)
 {
-	struct pti_bucket *b = bucket_of(t, key);
+	struct pti_bucket *b;
 	_Atomic(struct pti_obj *) *link;
-	struct pti_obj *old = find_locked(b, key, &link), *o;
+	struct pti_obj *old, *o;
 	int rc;
 
+	if (t == PTI_MUTEXES) {
+		if (!mutex_table &&
+		    !mutex_table_resize(PTI_MUTEX_BUCKET_BITS_MIN)) {
+			*err = ENOMEM;
+			return NULL;
+		}
+		/* Growing is best effort: longer chains otherwise. */
+		if (mutex_records >> mutex_bits >= 2)
+			mutex_table_resize(mutex_bits + 1);
+	}
+	b = bucket_of(t, key);
+	old = find_locked(b, key, &link);
 	if (old && !replace)
 		return old;
 	if ((o = obj_alloc()) == NULL) {
@@ -304,6 +368,8 @@ static struct pti_obj *add_locked(enum pti_table t, uintptr_t key,
 		if (drop)
 			drop(old);
 		obj_free(old);
+	} else if (t == PTI_MUTEXES) {
+		mutex_records++;
 	}
 	/* release: @o may be a recycled record a stale lookup still reads */
 	atomic_store_explicit(&o->key, key, memory_order_release);
@@ -329,18 +395,21 @@ struct pti_obj *pti_map_add(enum pti_table t, uintptr_t key, pti_make_fn make,
 int pti_map_remove(enum pti_table t, uintptr_t key,
 		   int (*check)(struct pti_obj *), pti_drop_fn drop)
 {
-	struct pti_bucket *b = bucket_of(t, key);
+	struct pti_bucket *b;
 	_Atomic(struct pti_obj *) *link;
 	struct pti_obj *o;
 	int rc = ENOENT;
 
 	pti_map_writer_lock();
+	b = bucket_of(t, key);
 	o = find_locked(b, key, &link);
 	if (o && (rc = check ? check(o) : 0) == 0) {
 		unlink_locked(b, link, o);
 		if (drop)
 			drop(o);
 		obj_free(o);
+		if (t == PTI_MUTEXES)
+			mutex_records--;
 	}
 	pti_map_writer_unlock();
 	return rc;
@@ -364,8 +433,9 @@ struct pti_obj *pti_map_get_locked(enum pti_table t, uintptr_t key)
 void pti_map_for_each_locked(enum pti_table t, void (*fn)(struct pti_obj *))
 {
 	struct pti_bucket *table = t == PTI_MUTEXES ? mutex_table : cond_table;
-	size_t n = t == PTI_MUTEXES ? 1u << PTI_MUTEX_BUCKET_BITS
-				    : 1u << PTI_COND_BUCKET_BITS;
+	size_t n = t == PTI_MUTEXES
+			   ? (mutex_table ? (size_t)1 << mutex_bits : 0)
+			   : 1u << PTI_COND_BUCKET_BITS;
 
 	for (size_t i = 0; i < n; i++) {
 		struct pti_obj *o = atomic_load_explicit(&table[i].head,

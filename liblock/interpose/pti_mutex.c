@@ -35,6 +35,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* glibc's __kind bits (nptl/pthreadP.h), read from static initialisers. */
@@ -69,9 +70,7 @@ static int new_lock(struct pti_obj *o)
 	 * The fast path calls the algorithm's entries directly, as
 	 * liblock_lock()/unlock() would after their ready check. */
 	ops = ll_lock_ops(&o->lock);
-	o->lock_fn = ops->lock;
-	o->unlock_fn = ops->unlock;
-	o->impl = ll_lock_impl(&o->lock);
+	o->ops = ops;
 	atomic_store_explicit(
 		&o->fast,
 		o->kind == PTI_NORMAL && !o->gated && ops->lock &&
@@ -93,6 +92,27 @@ static int make_mutex(struct pti_obj *o, void *arg)
 	return rc;
 }
 
+/* Locks that can never be destroyed (held by a thread that will not
+ * unlock them: memory freed while locked, a handed-over mutex), kept
+ * reachable so leak checkers do not report what we leak on purpose.
+ * Under the writer lock. */
+static void **kept;
+static size_t nkept, kept_cap;
+
+static void keep(struct pti_obj *o)
+{
+	if (nkept == kept_cap) {
+		size_t cap = kept_cap ? 2 * kept_cap : 64;
+		void **p = realloc(kept, cap * sizeof(*p));
+
+		if (!p)
+			return; /* merely reported as a leak */
+		kept = p;
+		kept_cap = cap;
+	}
+	kept[nkept++] = ll_lock_impl(&o->lock);
+}
+
 /* A record whose memory was reused (re-initialised, zeroed or
  * overwritten without destroy).  glibc allows it silently, so do we. */
 static void drop_mutex(struct pti_obj *o)
@@ -101,14 +121,20 @@ static void drop_mutex(struct pti_obj *o)
 
 	if (o->kind == PTI_POSIX)
 		return;
+	if (atomic_load_explicit(&o->handed, memory_order_relaxed)) {
+		keep(o);
+		return;
+	}
 	pti_thread.inside++;
 	rc = liblock_destroy(&o->lock);
 	pti_thread.inside--;
-	if (rc != 0)
+	if (rc != 0) {
+		keep(o);
 		ll_log(LL_INFO,
 		       "rcl-run: mutex %p reused while held; "
-		       "its old lock is leaked",
+		       "its old lock is kept, held",
 		       (void *)atomic_load(&o->key));
+	}
 }
 
 /* destroy: refuse (record kept) while held; else free the lock. */
@@ -120,8 +146,10 @@ static int check_destroy(struct pti_obj *o)
 	    atomic_load_explicit(&o->users, memory_order_relaxed) != 0 ||
 	    atomic_load_explicit(&o->hword, memory_order_relaxed) != 0)
 		return EBUSY;
-	if (atomic_load_explicit(&o->handed, memory_order_relaxed))
-		return 0; /* its old lock is held for good: leaked */
+	if (atomic_load_explicit(&o->handed, memory_order_relaxed)) {
+		keep(o); /* its old lock is held for good */
+		return 0;
+	}
 	pti_thread.inside++;
 	rc = liblock_destroy(&o->lock);
 	pti_thread.inside--;
@@ -380,7 +408,7 @@ LL_API_EXPORT int pti_mutex_lock(pthread_mutex_t *m)
 			!atomic_load_explicit(&o->fast, memory_order_relaxed)))
 		return lock_slow(m, o);
 	pti_thread.inside++;
-	rc = o->lock_fn(o->impl);
+	rc = o->ops->lock(ll_lock_impl(&o->lock));
 	pti_thread.inside--;
 	if (ll_likely(rc == 0)) {
 		/* relaxed: see pti_enter() */
@@ -467,7 +495,7 @@ LL_API_EXPORT int pti_mutex_unlock(pthread_mutex_t *m)
 	prev = atomic_load_explicit(&o->owner, memory_order_relaxed);
 	atomic_store_explicit(&o->owner, 0, memory_order_relaxed);
 	pti_thread.inside++;
-	rc = o->unlock_fn(o->impl);
+	rc = o->ops->unlock(ll_lock_impl(&o->lock));
 	pti_thread.inside--;
 	if (ll_unlikely(rc != 0))
 		return unlock_refused(o, rc, prev, __builtin_return_address(0));

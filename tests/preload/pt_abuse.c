@@ -463,14 +463,29 @@ static void *sig_thread(void *arg)
 	return NULL;
 }
 
+/* ThreadSanitizer crashes in glibc's SIGEV_THREAD helper thread, which
+ * it did not see created: that half is left out under it. */
+#if defined(__SANITIZE_THREAD__)
+#define TIMER_THREAD 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TIMER_THREAD 0
+#endif
+#endif
+#ifndef TIMER_THREAD
+#define TIMER_THREAD 1
+#endif
+
 static void signals(void)
 {
 	struct sigevent ev;
 	struct itimerspec its;
-	timer_t tid;
+	timer_t tid = 0;
 	sigset_t set;
 	pthread_t t;
 
+	if (!TIMER_THREAD)
+		goto no_timer;
 	memset(&ev, 0, sizeof(ev));
 	ev.sigev_notify = SIGEV_THREAD;
 	ev.sigev_notify_function = timer_fired;
@@ -480,6 +495,7 @@ static void signals(void)
 	its.it_value.tv_nsec = 10 * 1000 * 1000;
 	if (timer_settime(tid, 0, &its, NULL) != 0)
 		FAIL("timer_settime: %s", strerror(errno));
+no_timer:
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	CHECK(pthread_sigmask(SIG_BLOCK, &set, NULL));
@@ -487,10 +503,11 @@ static void signals(void)
 	CHECK(pthread_kill(t, SIGUSR1));
 	CHECK(pthread_join(t, NULL));
 	CHECK(pthread_mutex_lock(&s_done_m));
-	while (s_done < 2)
+	while (s_done < 1 + TIMER_THREAD)
 		CHECK(pthread_cond_wait(&s_done_c, &s_done_m));
 	CHECK(pthread_mutex_unlock(&s_done_m));
-	timer_delete(tid);
+	if (TIMER_THREAD)
+		timer_delete(tid);
 	printf("signal: %d threads made and used mutexes\n", s_done);
 }
 
@@ -516,6 +533,9 @@ static void many(long n)
 	printf("many %ld: sum %ld\n", n, sum);
 	if (sum != n * (n - 1))
 		FAIL("many: wrong sum");
+	for (long i = 0; i < n; i++)
+		CHECK(pthread_mutex_destroy(&o[i].m));
+	free(o);
 }
 
 int main(int argc, char **argv)
