@@ -281,7 +281,13 @@ void pti_mutex_after_fork(struct pti_obj *o)
 
 	if (o->kind == PTI_POSIX || owner == 0)
 		return; /* glibc's, or re-created at first use */
-	if (owner == PTI_SELF) {
+	if (atomic_load_explicit(&o->handed, memory_order_relaxed)) {
+		/* a futex word: still held by whoever held it; its waiters
+		 * are gone */
+		if (atomic_load_explicit(&o->hword, memory_order_relaxed))
+			atomic_store_explicit(&o->hword, 1,
+					      memory_order_relaxed);
+	} else if (owner == PTI_SELF) {
 		/* Ours: a new lock, taken by us, same depth. */
 		if (new_lock(o) != 0)
 			ll_fatal(

@@ -11,8 +11,11 @@ PT_ABUSE=./preload/pt_abuse
 # another thread (handover mode): its accesses of h_count, made under the
 # handed-over mutex, are not races.  Only those two functions' own
 # accesses are silenced (race_top).
+# The reuse case leaves dozens of locks held for good (memory freed while
+# locked): under rcl-run with posix they are glibc mutexes held by the
+# main thread, past the 64 held locks TSan's deadlock detector can track.
 printf 'race_top:h_unlocker\nrace_top:h_contender\n' >"$TMP/tsan.supp"
-TSAN_OPTIONS="$TSAN_OPTIONS:suppressions=$TMP/tsan.supp"
+TSAN_OPTIONS="$TSAN_OPTIONS:suppressions=$TMP/tsan.supp:detect_deadlocks=0"
 export TSAN_OPTIONS
 lib=./preload/.libs/libptdl.so
 [ -e "$lib" ] || { echo "SKIP: no $lib (not a shared libtool build)"; exit 77; }
