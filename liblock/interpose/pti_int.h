@@ -12,7 +12,7 @@
  * robust, priority-inheritance, priority-protect) say so in their __kind
  * and get no record: glibc runs them on the application's memory.
  *
- * Condition variables are records of their own, keyed the same way, with a
+ * Condition variables are records of their own, keyed by address, with a
  * futex sequence word: wait = note seq, release the lock, sleep while seq
  * is unchanged, take the lock back.  This works with any lock, including
  * the POSIX ones, and has no internal pthread mutex (unlike LiTL).
