@@ -339,22 +339,16 @@ static int kind_of_attr(const pthread_mutexattr_t *attr)
 LL_API_EXPORT int pti_mutex_init(pthread_mutex_t *m,
 				 const pthread_mutexattr_t *attr)
 {
-	int rc;
-
 	if (pti_thread.inside)
 		return pti_real()->mutex_init(m, attr);
 	pti_count(PTI_W_MUTEX_INIT);
-	if (!pti_config()->replace)
-		return pti_real()->mutex_init(m, attr);
-	(void)kind_of_attr(attr); /* says which types stay glibc's */
-	/* The memory is a new mutex: the record of what it held goes (a
-	 * re-init without destroy), and glibc writes its bytes, which
-	 * clear the tag.  The type is read from them at first use. */
-	pti_map_writer_lock();
-	pti_map_remove(PTI_MUTEXES, (uintptr_t)m, NULL, drop_mutex);
-	rc = pti_real()->mutex_init(m, attr);
-	pti_map_writer_unlock();
-	return rc;
+	if (pti_config()->replace)
+		(void)kind_of_attr(attr); /* says which types stay glibc's */
+	/* glibc writes its bytes, which clear the tag: the first use finds
+	 * no record, reads the type from them, and replaces whatever record
+	 * the address kept from an earlier mutex (a re-init without
+	 * destroy), as destroy does for a mutex never used. */
+	return pti_real()->mutex_init(m, attr);
 }
 PTI_EXPORT(pti_mutex_init, pthread_mutex_init, "GLIBC_2.2.5");
 
