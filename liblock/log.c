@@ -25,11 +25,26 @@ static enum ll_level threshold(void)
 		return (enum ll_level)t;
 	t = LL_WARN;
 	env = getenv("LIBLOCK_LOG");
-	if (env)
+	if (env) {
+		bool known = false;
+
 		for (int i = LL_DEBUG; i <= LL_ERROR; i++)
 			if (strcmp(env, level_names[i]) == 0 ||
-			    (i == LL_WARN && strcmp(env, "warn") == 0))
+			    (i == LL_WARN && strcmp(env, "warn") == 0)) {
 				t = i;
+				known = true;
+			}
+		if (!known) {
+			char buf[256];
+			int n = snprintf(buf, sizeof(buf),
+					 "librcl: error: LIBLOCK_LOG=%.100s: "
+					 "not debug, info, warning or error\n",
+					 env);
+
+			if (n > 0 && write(STDERR_FILENO, buf, (size_t)n) < 0)
+				n = 0; /* nowhere to say it */
+		}
+	}
 	atomic_store_explicit(&cached, t, memory_order_relaxed);
 	return (enum ll_level)t;
 }

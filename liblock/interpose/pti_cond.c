@@ -17,7 +17,11 @@
  * Process-shared condvars stay glibc's; waiting on one with a replaced
  * (process-private) mutex is refused with EINVAL, said once.
  *
- * Limitation: the sleep is not a cancellation point.
+ * Cancellation: the wait and the timed waits are cancellation points, as
+ * in glibc.  The sleep runs with asynchronous cancellation enabled (what
+ * glibc's own cancellation points do around their system call), inside a
+ * cleanup handler that takes the mutex back and drops our waiter count,
+ * so the program's cleanup handlers run with the mutex held (POSIX).
  *
  * Memory model: seq_cst on the waiter count and seq (the Dekker pattern
  * between waiter and waker); nothing else is ordered here.
@@ -85,30 +89,68 @@ void pti_cond_after_fork(struct pti_obj *o)
 	atomic_store_explicit(&o->waiters, 0, memory_order_relaxed);
 }
 
+/* A wait in progress, for its cancellation handler. */
+struct wait {
+	struct pti_obj *co, *mo;
+	pthread_mutex_t *m;
+	unsigned int depth;
+};
+
+/* Take the mutex back (restoring its depth) and stop counting as a
+ * waiter.  Returns 0, or glibc's error for its own robust mutexes. */
+static int wait_end(struct wait *w)
+{
+	int rc = 0;
+
+	if (w->mo)
+		pti_mutex_reacquire(w->mo, w->depth);
+	else
+		rc = pti_real()->mutex_lock(w->m);
+	atomic_fetch_sub_explicit(&w->co->waiters, 1, memory_order_release);
+	return rc;
+}
+
+static void wait_cancelled(void *arg)
+{
+	wait_end(arg);
+}
+
+/* Sleep while @co's seq is @s, as a cancellation point. */
+static int sleep_cancellable(struct wait *w, uint32_t s, clockid_t clock,
+			     const struct timespec *abstime)
+{
+	int rc, old;
+
+	pthread_cleanup_push(wait_cancelled, w);
+	/* A cancel already pending acts here, with the mutex released. */
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old);
+	rc = ll_futex_wait(&w->co->seq, s, abstime, clock);
+	pthread_setcanceltype(old, NULL);
+	pthread_cleanup_pop(0);
+	return rc;
+}
+
 /* Wait on our record @co; @m is replaced (@mo) or glibc's (@mo NULL). */
 static int wait_ours(struct pti_obj *co, pthread_mutex_t *m, struct pti_obj *mo,
 		     clockid_t clock, const struct timespec *abstime)
 {
-	unsigned int depth = 0, s;
+	struct wait w = {co, mo, m, 0};
+	unsigned int s;
 	int rc, rc2;
 
 	/* seq_cst: our count is visible to a waker before we read seq;
 	 * pairs with the seq_cst pair in cond_wake() */
 	atomic_fetch_add_explicit(&co->waiters, 1, memory_order_seq_cst);
 	s = atomic_load_explicit(&co->seq, memory_order_seq_cst);
-	rc = mo ? pti_mutex_release(mo, &depth) : pti_real()->mutex_unlock(m);
+	rc = mo ? pti_mutex_release(mo, &w.depth) : pti_real()->mutex_unlock(m);
 	if (rc != 0) {
 		atomic_fetch_sub_explicit(&co->waiters, 1,
 					  memory_order_relaxed);
 		return rc;
 	}
-	rc = ll_futex_wait(&co->seq, s, abstime, clock);
-	if (mo) {
-		pti_mutex_reacquire(mo, depth);
-	} else if ((rc2 = pti_real()->mutex_lock(m)) != 0) {
+	rc = sleep_cancellable(&w, s, clock, abstime);
+	if ((rc2 = wait_end(&w)) != 0)
 		rc = rc2; /* EOWNERDEAD from a robust mutex */
-	}
-	atomic_fetch_sub_explicit(&co->waiters, 1, memory_order_release);
 	return rc;
 }
 

@@ -2,14 +2,17 @@
 /*
  * pti: the pthread interposer behind rcl-run (librclrun.so, LD_PRELOAD).
  *
- * Each pthread_mutex_t the program uses is mapped, by address, to a record
- * holding a liblock lock of the algorithm named by $LIBLOCK_LOCK.  The map
- * never writes the application's mutex or condvar memory: a replaced mutex
- * is never passed to glibc.  Mutexes that must stay POSIX (process-shared,
- * robust, priority-inheritance, priority-protect) get a record that says
- * so, and glibc runs them on the application's memory as usual.
+ * Each pthread_mutex_t the program uses gets, at first use, a record
+ * holding a liblock lock of the algorithm named by $LIBLOCK_LOCK, found
+ * through a tag in the mutex's own memory (see "mutex identity" below) and
+ * kept in an address map for fork and for reclaiming records whose memory
+ * was reused.  pthread_mutex_init() is glibc's: the mutex memory holds
+ * what glibc puts there, plus the tag once used.  A replaced mutex is
+ * never locked by glibc.  Mutexes that must stay POSIX (process-shared,
+ * robust, priority-inheritance, priority-protect) say so in their __kind
+ * and get no record: glibc runs them on the application's memory.
  *
- * Condition variables are records of their own, keyed the same way, with a
+ * Condition variables are records of their own, keyed by address, with a
  * futex sequence word: wait = note seq, release the lock, sleep while seq
  * is unchanged, take the lock back.  This works with any lock, including
  * the POSIX ones, and has no internal pthread mutex (unlike LiTL).
@@ -79,36 +82,47 @@ enum pti_kind {
 	PTI_POSIX,	/* left to glibc, on the application's memory */
 };
 
-/* One mapped mutex or condvar.  The first line is read by every lookup
- * and written only under the table's writer lock; the second is written
- * by lock holders and waiters. */
+/* One mapped mutex or condvar: one padding unit (LL_CACHELINE, 128 bytes
+ * on x86), identity first (read by every lookup, written only under the
+ * map's writer lock), then what lock holders and waiters write.  One unit
+ * rather than two (identity and written state on separate lines) halves
+ * the memory per mutex; the cost is that a holder's store of its token
+ * invalidates the line other threads' lookups of the same mutex read.
+ * Records live in chunks that are never freed (pti_map.c), so a stale
+ * pointer or tag still reads a record. */
 struct pti_obj {
 	/* map linkage and identity: written by map writers only */
 	_Atomic uintptr_t key;
 	_Atomic(struct pti_obj *) next;
 	_Atomic unsigned int gen; /* mutex: fork generation of its lock */
+	_Atomic uint32_t serial;  /* incarnation, bumped at each hand-out */
+	uint32_t index;		  /* place in pti_map_dir, fixed */
 	int kind;		  /* enum pti_kind (mutexes) */
 	bool gated; /* mutex: algorithm without trylock, see pti_mutex.c */
-	bool fast;  /* mutex: normal, not gated: lock_fn/unlock_fn direct */
-	int clock;  /* condvar: clock of absolute deadlines */
+	/* mutex: normal, not gated, not handed over: ops entries called
+	 * direct.  relaxed: cleared once, by a foreign unlock (pti_lock.c) */
+	_Atomic bool fast;
+	/* mutex: a normal mutex unlocked by a thread that did not lock it:
+	 * from then on a plain futex lock in hword, which any thread may
+	 * unlock, as glibc's (pti_lock.c) */
+	_Atomic bool handed;
+	int clock; /* condvar: clock of absolute deadlines */
 	liblock_lock_t lock;
-	/* mutex: the lock's own entries, read from its ops table once it is
-	 * built (new_lock()), so the fast path skips liblock's dispatch */
-	int (*lock_fn)(void *impl);
-	int (*unlock_fn)(void *impl);
-	void *impl;
+	/* mutex: the lock's ops table, read once it is built (new_lock()),
+	 * so the fast path calls its entries without liblock's dispatch */
+	const struct ll_ops *ops;
 
 	/* mutex: written by the holder (owner, depth) and by lockers (users);
 	 * condvar: written by waiters and wakers */
-	_Atomic uintptr_t owner LL_ALIGNED;
+	_Atomic uintptr_t owner;
 	unsigned int depth;
 	_Atomic uint32_t users;
-	_Atomic uint32_t seq;
-	_Atomic uint32_t waiters;
+	_Atomic uint32_t seq;	  /* condvar */
+	_Atomic uint32_t waiters; /* condvar */
+	_Atomic uint32_t hword;	  /* mutex, once handed: 0, 1 held, 2 waited */
 } LL_ALIGNED;
 
-static_assert(sizeof(struct pti_obj) == 2 * LL_CACHELINE,
-	      "identity line + written line");
+static_assert(sizeof(struct pti_obj) == LL_CACHELINE, "one padding unit");
 
 /* ---- configuration (pti_real.c) ---------------------------------------- */
 
@@ -174,66 +188,97 @@ struct pti_obj *pti_map_add(enum pti_table t, uintptr_t key, pti_make_fn make,
 int pti_map_remove(enum pti_table t, uintptr_t key,
 		   int (*check)(struct pti_obj *), pti_drop_fn drop) LL_HIDDEN;
 
-/* Bumped (release) after every mutex record leaves the map (destroy,
- * re-init) and in each fork child: the per-thread caches below drop
- * everything filled under an older value. */
-struct pti_epoch {
-	_Atomic uint64_t value; /* read by every cached lookup */
-} LL_ALIGNED;
-static_assert(sizeof(struct pti_epoch) == LL_CACHELINE,
-	      "a line of its own: map writers' other stores stay off it");
-extern struct pti_epoch pti_map_epoch LL_HIDDEN;
-void pti_map_epoch_bump(void) LL_HIDDEN;
-
-/* ---- per-thread lookup cache (pti_mutex.c) -------------------------------
- * A direct-mapped table per thread, mutex address -> record, in front of
- * the map: a hit is two thread-local loads and one load of the epoch, a
- * line that only record removals write.  An entry is valid while the
- * epoch still has the value its table was filled under, so it can never
- * name a freed or recycled record, nor a lock a fork child must re-create:
- * a program that destroys a mutex and then uses its address again orders
- * the two (the destroy happens before the use), so by coherence the use
- * reads the bumped epoch.  Only records are cached, never their absence. */
-#define PTI_TCACHE_BITS 4
-struct pti_tcache {
-	uint64_t epoch; /* pti_map_epoch when the entries were filled */
-	struct {
-		uintptr_t key;
-		struct pti_obj *obj;
-	} e[1u << PTI_TCACHE_BITS];
-};
+/* Find @key's record under the writer lock (NULL if none). */
+struct pti_obj *pti_map_get_locked(enum pti_table t, uintptr_t key) LL_HIDDEN;
 
 /* Everything the interposer keeps per thread, in one initial-exec block
- * (pti_real.c), so that a wrapper finds all of it with one GOT load. */
+ * (pti_real.c), so that a wrapper finds it with one GOT load. */
 struct pti_thread {
 	/* Non-zero while this thread runs liblock code: liblock's own
 	 * pthread calls (the posix algorithm) must reach glibc, not us. */
 	int inside;
-	struct pti_tcache cache;
 };
 extern __thread struct pti_thread pti_thread LL_HIDDEN
 	__attribute__((tls_model("initial-exec")));
 
-/* The record of mutex @m (POSIX records too), or NULL if @m has none and
- * gets none.  Fills the cache on a miss. */
-struct pti_obj *pti_mutex_lookup_slow(pthread_mutex_t *m) LL_HIDDEN;
-static inline unsigned int pti_tcache_slot(uintptr_t key)
+/* ---- mutex identity: a tag in the application's mutex -------------------
+ * pthread_mutex_init() is glibc's own: the memory holds exactly the bytes
+ * glibc writes (zeros and the type in __kind), so a copy made before first
+ * use is, as under glibc, an unused mutex of the same type.  A mutex gets
+ * its record at first use, and the record's identity is then written into
+ * __list.__next, a word glibc uses only for robust mutexes (never ours):
+ *
+ *   tag = serial << 32 | (index + 1)
+ *
+ * index names the record in pti_map_dir (records are never freed, so any
+ * index in range is safe to read), serial the record's incarnation (bumped
+ * each time it is handed out).  A tag is valid only if that record's key
+ * is this very address and its serial matches: a copy of a used mutex
+ * (another address), memory zeroed or re-initialised (tag 0), stale and
+ * garbage bytes all fail the check and get a new record of the type that
+ * __kind says.  Tags are written only under the map's writer lock. */
+#define PTI_DIR_BITS 20	  /* chunks */
+#define PTI_CHUNK_BITS 10 /* records per chunk */
+extern struct pti_obj *_Atomic pti_map_dir[1u << PTI_DIR_BITS] LL_HIDDEN;
+
+static inline _Atomic uint64_t *pti_tag_word(pthread_mutex_t *m)
 {
-	return (unsigned int)((key * 0x9e3779b97f4a7c15ull) >>
-			      (64 - PTI_TCACHE_BITS));
+	static_assert(sizeof(m->__data.__list.__next) == sizeof(uint64_t),
+		      "a 64-bit tag word");
+	return (_Atomic uint64_t *)(void *)&m->__data.__list.__next;
 }
+
+static inline uint64_t pti_tag_of(const struct pti_obj *o)
+{
+	return (uint64_t)atomic_load_explicit(&o->serial, memory_order_relaxed)
+		       << 32 |
+	       ((uint64_t)o->index + 1);
+}
+
+/* The record @tag names if it is @key's, else NULL. */
+static inline struct pti_obj *pti_tag_record(uint64_t tag, uintptr_t key)
+{
+	uint32_t index = (uint32_t)tag - 1; /* tag 0: out of range */
+	struct pti_obj *chunk, *o;
+
+	if (ll_unlikely(index >> PTI_CHUNK_BITS >= 1u << PTI_DIR_BITS))
+		return NULL;
+	/* relaxed: a tag we wrote was published with release after the
+	 * chunk (see pti_mutex_lookup()); other bytes only need a value */
+	chunk = atomic_load_explicit(&pti_map_dir[index >> PTI_CHUNK_BITS],
+				     memory_order_relaxed);
+	if (ll_unlikely(!chunk))
+		return NULL;
+	o = &chunk[index & ((1u << PTI_CHUNK_BITS) - 1)];
+	if (ll_likely(atomic_load_explicit(&o->key, memory_order_relaxed) ==
+			      key &&
+		      atomic_load_explicit(&o->serial, memory_order_relaxed) ==
+			      (uint32_t)(tag >> 32)))
+		return o;
+	return NULL;
+}
+
+/* The record of mutex @m, or NULL if @m has none and gets none (its
+ * memory says it is a POSIX-only mutex, or nothing is replaced). */
+struct pti_obj *pti_mutex_lookup_slow(pthread_mutex_t *m) LL_HIDDEN;
+/* Bumped in each fork child: a mutex record whose gen differs has a lock
+ * that other threads, now gone, may still be queued in. */
+extern _Atomic unsigned int pti_fork_gen LL_HIDDEN;
 static inline struct pti_obj *pti_mutex_lookup(pthread_mutex_t *m)
 {
-	uintptr_t key = (uintptr_t)m;
-	unsigned int i = pti_tcache_slot(key);
+	/* acquire: pairs with the release in tag_set() (pti_mutex.c): the
+	 * record named is fully built.  Bytes we did not write carry no
+	 * ordering and fail the key/serial check. */
+	uint64_t tag =
+		atomic_load_explicit(pti_tag_word(m), memory_order_acquire);
+	struct pti_obj *o = pti_tag_record(tag, (uintptr_t)m);
 
-	/* relaxed: a removal ordered before this call by the program is seen
-	 * by coherence (above); one racing with it is the program's bug */
-	if (ll_likely(pti_thread.cache.e[i].key == key &&
-		      pti_thread.cache.epoch ==
-			      atomic_load_explicit(&pti_map_epoch.value,
+	/* relaxed: pti_fork_gen changes only in a single-threaded child */
+	if (ll_likely(o != NULL &&
+		      atomic_load_explicit(&o->gen, memory_order_relaxed) ==
+			      atomic_load_explicit(&pti_fork_gen,
 						   memory_order_relaxed)))
-		return pti_thread.cache.e[i].obj;
+		return o;
 	return pti_mutex_lookup_slow(m);
 }
 
@@ -249,9 +294,6 @@ void pti_map_writer_unlock(void) LL_HIDDEN;
 
 /* ---- fork (pti_mutex.c, pti_cond.c) ------------------------------------- */
 
-/* Bumped in each fork child: a mutex record whose gen differs has a lock
- * that other threads, now gone, may still be queued in. */
-extern _Atomic unsigned int pti_fork_gen LL_HIDDEN;
 /* In the child, single-threaded, writer lock held: re-create the locks
  * the forking thread holds (and take them again), note the others as
  * stale; condvars lose their (gone) waiters. */
@@ -272,6 +314,9 @@ int pti_enter(struct pti_obj *o, enum pti_how how, clockid_t clock,
 /* The liblock lock alone (no holder bookkeeping). */
 int pti_base_lock(struct pti_obj *o) LL_HIDDEN;
 int pti_base_unlock(struct pti_obj *o) LL_HIDDEN;
+/* Normal mutex @o, held by another thread, unlocked by this one (called
+ * from @site): turn it into a handed one, free.  Said once. */
+void pti_hand_over(struct pti_obj *o, const void *site) LL_HIDDEN;
 
 /* ---- shared by the mutex and condvar wrappers ---------------------------- */
 

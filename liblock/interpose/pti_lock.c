@@ -17,17 +17,112 @@
  * 1 ms, so they may return up to 1 ms after the deadline and do not queue
  * behind lock() callers.
  *
+ * Handed mutexes.  glibc lets any thread unlock a normal mutex, and
+ * legacy code hands locks over that way; most algorithms refuse (their
+ * lock state names the holder's thread).  The first such unlock turns the
+ * record into a plain futex lock (Drepper's "Futexes are tricky" mutex 2:
+ * 0 free, 1 held, 2 held and waited for), which any thread may unlock, and
+ * says so once with the call site.  The algorithm's lock stays held by the
+ * old holder and is leaked; a thread already queued in it at that moment
+ * stays there (the one case this does not cover).
+ *
  * Needs only C11 acquire/release; no TSO reliance.
  */
 #include "pti_int.h"
+#include "ll_wait.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+
+/* relaxed: handed is set once, under the writer lock, before the mutex
+ * is free again; a thread that does not see it yet uses the old lock,
+ * which is the race described above */
+static inline bool handed(struct pti_obj *o)
+{
+	return atomic_load_explicit(&o->handed, memory_order_relaxed);
+}
+
+static int hand_lock(struct pti_obj *o)
+{
+	uint32_t c = 0;
+
+	/* acquire: pairs with the release exchange in hand_unlock() */
+	if (atomic_compare_exchange_strong_explicit(&o->hword, &c, 1,
+						    memory_order_acquire,
+						    memory_order_relaxed))
+		return 0;
+	if (c != 2)
+		c = atomic_exchange_explicit(&o->hword, 2,
+					     memory_order_acquire);
+	while (c != 0) {
+		ll_futex_wait(&o->hword, 2, NULL, CLOCK_MONOTONIC);
+		c = atomic_exchange_explicit(&o->hword, 2,
+					     memory_order_acquire);
+	}
+	return 0;
+}
+
+static int hand_trylock(struct pti_obj *o)
+{
+	uint32_t c = 0;
+
+	/* acquire: as in hand_lock() */
+	return atomic_compare_exchange_strong_explicit(&o->hword, &c, 1,
+						       memory_order_acquire,
+						       memory_order_relaxed)
+		       ? 0
+		       : EBUSY;
+}
+
+static int hand_unlock(struct pti_obj *o)
+{
+	/* release: the section's writes before the next holder's acquire */
+	if (atomic_exchange_explicit(&o->hword, 0, memory_order_release) == 2)
+		ll_futex_wake(&o->hword, 1);
+	return 0;
+}
+
+void pti_hand_over(struct pti_obj *o, const void *site)
+{
+	static _Atomic bool said;
+	Dl_info info;
+
+	pti_map_writer_lock();
+	if (!handed(o)) {
+		atomic_store_explicit(&o->hword, 0, memory_order_relaxed);
+		atomic_store_explicit(&o->fast, false, memory_order_relaxed);
+		atomic_store_explicit(&o->handed, true, memory_order_relaxed);
+	}
+	pti_map_writer_unlock();
+	if (atomic_exchange_explicit(&said, true, memory_order_relaxed))
+		return;
+	if (dladdr(site, &info) && info.dli_fname)
+		ll_log(LL_WARN,
+		       "rcl-run: mutex %p unlocked by a thread that did not "
+		       "lock it, called from %s (%s+%#lx); it is now a plain "
+		       "futex lock (said once)",
+		       (void *)atomic_load(&o->key), info.dli_fname,
+		       info.dli_sname ? info.dli_sname : "?",
+		       (unsigned long)((const char *)site -
+				       (const char
+						*)(info.dli_sname
+							   ? info.dli_saddr
+							   : info.dli_fbase)));
+	else
+		ll_log(LL_WARN,
+		       "rcl-run: mutex %p unlocked by a thread that did not "
+		       "lock it, called from %p; it is now a plain futex lock "
+		       "(said once)",
+		       (void *)atomic_load(&o->key), site);
+}
 
 int pti_base_lock(struct pti_obj *o)
 {
 	int rc;
 
+	if (ll_unlikely(handed(o)))
+		return hand_lock(o);
 	if (o->gated)
 		atomic_fetch_add_explicit(&o->users, 1, memory_order_relaxed);
 	pti_thread.inside++;
@@ -43,6 +138,8 @@ static int base_trylock(struct pti_obj *o)
 	uint32_t none = 0;
 	int rc;
 
+	if (ll_unlikely(handed(o)))
+		return hand_trylock(o);
 	/* acquire: pairs with the release in base_unlock(), so the last
 	 * holder's unlock is visible and lock() below finds it free */
 	if (o->gated && !atomic_compare_exchange_strong_explicit(
@@ -61,6 +158,8 @@ int pti_base_unlock(struct pti_obj *o)
 {
 	int rc;
 
+	if (ll_unlikely(handed(o)))
+		return hand_unlock(o);
 	pti_thread.inside++;
 	rc = liblock_unlock(&o->lock);
 	pti_thread.inside--;

@@ -12,15 +12,16 @@
  *   remove   under the writer mutex: seq odd, unlink, seq even.
  *
  * Records come from heap chunks that are never freed (heap, not mmap, so
- * that leak checkers see the locks they point to), and every
+ * that leak checkers see the locks they point to), listed in pti_map_dir
+ * so that a mutex's tag can name a record by index (pti_int.h), and every
  * field a lookup reads (key, next) is atomic, so a lookup that walks into
  * a record being removed and recycled reads stale values, never freed
  * memory; its seq check then fails and it retries.  Writers are rare (a
  * mutex's first use, init, destroy); one writer mutex keeps fork simple:
  * it is held across fork(), so the child's map is never half-updated.
  *
- * 2^16 buckets: 1 MiB of zero pages per table, touched only where keys
- * land; chains stay short up to about a million live mutexes.
+ * Mutex lookups go through the tag, not this map: its mutex table is read
+ * only by writers (a mutex's first use, init, destroy, fork).
  *
  * Memory model: a C11 seqlock without fences (ThreadSanitizer has none):
  * lookups load every link and key with acquire, writers store them with
@@ -35,9 +36,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PTI_BUCKET_BITS 16
-#define PTI_NBUCKETS (1u << PTI_BUCKET_BITS)
-#define PTI_CHUNK (64u * 1024u)
+/* Mutexes: a table read and written only under the writer lock (lookups
+ * use the tag), so it simply grows: 2^12 buckets at first, doubled when
+ * it holds more than two records per bucket.  Condvars: 2^16 buckets,
+ * fixed (lock-free lookups walk them). */
+#define PTI_MUTEX_BUCKET_BITS_MIN 12
+#define PTI_COND_BUCKET_BITS 16
+#define PTI_CHUNK_RECORDS (1u << PTI_CHUNK_BITS)
 /* Re-check seq every this many hops: a walk through recycled records
  * could otherwise loop. */
 #define PTI_HOPS_PER_CHECK 16
@@ -47,16 +52,42 @@ struct pti_bucket {
 	_Atomic(struct pti_obj *) head;
 };
 
-static struct pti_bucket tables[2][PTI_NBUCKETS];
-struct pti_epoch pti_map_epoch;
+static struct pti_bucket cond_table[1u << PTI_COND_BUCKET_BITS];
+/* under writer: */
+static struct pti_bucket *mutex_table; /* NULL until the first record */
+static unsigned int mutex_bits;
+static size_t mutex_records;
+struct pti_obj *_Atomic pti_map_dir[1u << PTI_DIR_BITS];
 static pthread_mutex_t writer = PTHREAD_MUTEX_INITIALIZER;
-static struct pti_obj *free_list; /* under writer */
+/* under writer: */
+static struct pti_obj *free_list;
+static uint32_t chunks_used; /* pti_map_dir[0 .. chunks_used) are set */
+static uint32_t chunk_left;  /* records not yet handed out in the last */
 
+/* MurmurHash3's finaliser: a multiplication alone spreads evenly spaced
+ * keys (an array of objects) over a third of the buckets. */
+static inline uint64_t hash(uintptr_t key)
+{
+	uint64_t h = (uint64_t)key;
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
+}
+
+/* @key's bucket; for mutexes, under the writer lock, NULL if the table
+ * does not exist yet. */
 static inline struct pti_bucket *bucket_of(enum pti_table t, uintptr_t key)
 {
-	uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
+	uint64_t h = hash(key);
 
-	return &tables[t][h >> (64 - PTI_BUCKET_BITS)];
+	if (t == PTI_MUTEXES)
+		return mutex_table ? &mutex_table[h >> (64 - mutex_bits)]
+				   : NULL;
+	return &cond_table[h >> (64 - PTI_COND_BUCKET_BITS)];
 }
 
 /* One walk of @b's list; false if the seq moved under us. */
@@ -127,9 +158,12 @@ static void write_end(struct pti_bucket *b)
 static struct pti_obj *find_locked(struct pti_bucket *b, uintptr_t key,
 				   _Atomic(struct pti_obj *) **link)
 {
-	_Atomic(struct pti_obj *) *l = &b->head;
+	_Atomic(struct pti_obj *) *l;
 	struct pti_obj *o;
 
+	if (!b)
+		return NULL; /* no mutex table yet */
+	l = &b->head;
 	while ((o = atomic_load_explicit(l, memory_order_relaxed)) != NULL) {
 		if (atomic_load_explicit(&o->key, memory_order_relaxed) == key)
 			break;
@@ -140,27 +174,54 @@ static struct pti_obj *find_locked(struct pti_bucket *b, uintptr_t key,
 	return o;
 }
 
+/* A record never handed out before, from the last chunk (or a new one). */
+static struct pti_obj *obj_new(void)
+{
+	struct pti_obj *chunk, *o;
+	uint32_t i;
+
+	if (chunk_left == 0) {
+		void *mem;
+
+		if (chunks_used == 1u << PTI_DIR_BITS ||
+		    posix_memalign(&mem, LL_CACHELINE,
+				   PTI_CHUNK_RECORDS * sizeof(*o)) != 0)
+			return NULL;
+		memset(mem, 0, PTI_CHUNK_RECORDS * sizeof(*o));
+		/* release: a lookup that reads this entry through a tag
+		 * we wrote is ordered by the tag already; this one is for
+		 * the relaxed loads of garbage tags, which only need a
+		 * pointer to memory that exists */
+		atomic_store_explicit(&pti_map_dir[chunks_used], mem,
+				      memory_order_release);
+		chunks_used++;
+		chunk_left = PTI_CHUNK_RECORDS;
+	}
+	chunk = atomic_load_explicit(&pti_map_dir[chunks_used - 1],
+				     memory_order_relaxed);
+	i = PTI_CHUNK_RECORDS - chunk_left--;
+	o = &chunk[i];
+	o->index = (chunks_used - 1) << PTI_CHUNK_BITS | i;
+	return o;
+}
+
 static struct pti_obj *obj_alloc(void)
 {
 	struct pti_obj *o;
 
-	if (!free_list) {
-		void *mem;
-		char *chunk;
-
-		if (posix_memalign(&mem, LL_CACHELINE, PTI_CHUNK) != 0)
-			return NULL;
-		chunk = memset(mem, 0, PTI_CHUNK);
-		for (size_t off = 0; off + sizeof(*o) <= PTI_CHUNK;
-		     off += sizeof(*o)) {
-			o = (struct pti_obj *)(chunk + off);
-			atomic_store_explicit(&o->next, free_list,
-					      memory_order_release);
-			free_list = o;
-		}
+	if (free_list) {
+		o = free_list;
+		free_list =
+			atomic_load_explicit(&o->next, memory_order_relaxed);
+	} else if ((o = obj_new()) == NULL) {
+		return NULL;
 	}
-	o = free_list;
-	free_list = atomic_load_explicit(&o->next, memory_order_relaxed);
+	/* A new incarnation: tags naming the old one no longer match.
+	 * relaxed: readers compare it only after a tag's acquire load */
+	atomic_store_explicit(
+		&o->serial,
+		atomic_load_explicit(&o->serial, memory_order_relaxed) + 1,
+		memory_order_relaxed);
 	/* Everything but key/next, which stale lookups may still read. */
 	atomic_store_explicit(
 		&o->gen,
@@ -168,12 +229,12 @@ static struct pti_obj *obj_alloc(void)
 		memory_order_relaxed);
 	o->kind = PTI_NORMAL;
 	o->gated = false;
-	o->fast = false;
+	atomic_store_explicit(&o->fast, false, memory_order_relaxed);
+	atomic_store_explicit(&o->handed, false, memory_order_relaxed);
+	atomic_store_explicit(&o->hword, 0, memory_order_relaxed);
 	o->clock = CLOCK_REALTIME;
 	o->lock = (liblock_lock_t)LIBLOCK_INITIALIZER;
-	o->lock_fn = NULL;
-	o->unlock_fn = NULL;
-	o->impl = NULL;
+	o->ops = NULL;
 	atomic_store_explicit(&o->owner, 0, memory_order_relaxed);
 	o->depth = 0;
 	atomic_store_explicit(&o->users, 0, memory_order_relaxed);
@@ -191,20 +252,8 @@ static void obj_free(struct pti_obj *o)
 	free_list = o;
 }
 
-/* Writers only (or the single thread of a fork child). */
-void pti_map_epoch_bump(void)
-{
-	uint64_t e = atomic_load_explicit(&pti_map_epoch.value,
-					  memory_order_relaxed);
-
-	/* release: pairs with the acquire in pti_mutex_lookup_slow(): a
-	 * cache filled under the new value sees the unlink before it */
-	atomic_store_explicit(&pti_map_epoch.value, e + 1,
-			      memory_order_release);
-}
-
-static void unlink_locked(enum pti_table t, struct pti_bucket *b,
-			  _Atomic(struct pti_obj *) *link, struct pti_obj *o)
+static void unlink_locked(struct pti_bucket *b, _Atomic(struct pti_obj *) *link,
+			  struct pti_obj *o)
 {
 	write_begin(b);
 	/* release: see walk() */
@@ -212,10 +261,6 @@ static void unlink_locked(enum pti_table t, struct pti_bucket *b,
 		link, atomic_load_explicit(&o->next, memory_order_relaxed),
 		memory_order_release);
 	write_end(b);
-	/* From here on, every cache entry naming @o is stale: obj_free()
-	 * may recycle it.  Only mutex records are cached. */
-	if (t == PTI_MUTEXES)
-		pti_map_epoch_bump();
 }
 
 /* Reentrant for its holder: fork handlers registered after ours run with
@@ -249,15 +294,64 @@ void pti_map_writer_unlock(void)
 	pti_real()->mutex_unlock(&writer);
 }
 
+/* A mutex table of 2^@bits buckets holding every record of the old one
+ * (none at first).  False if out of memory: the old one stays. */
+static bool mutex_table_resize(unsigned int bits)
+{
+	struct pti_bucket *t = calloc((size_t)1 << bits, sizeof(*t));
+	size_t n = mutex_table ? (size_t)1 << mutex_bits : 0;
+
+	if (!t)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		struct pti_obj *o = atomic_load_explicit(&mutex_table[i].head,
+							 memory_order_relaxed),
+			       *next;
+
+		for (; o; o = next) {
+			uint64_t h = hash(atomic_load_explicit(
+				&o->key, memory_order_relaxed));
+			struct pti_bucket *b = &t[h >> (64 - bits)];
+
+			next = atomic_load_explicit(&o->next,
+						    memory_order_relaxed);
+			/* relaxed: only writers read this table */
+			atomic_store_explicit(
+				&o->next,
+				atomic_load_explicit(&b->head,
+						     memory_order_relaxed),
+				memory_order_relaxed);
+			atomic_store_explicit(&b->head, o,
+					      memory_order_relaxed);
+		}
+	}
+	free(mutex_table);
+	mutex_table = t;
+	mutex_bits = bits;
+	return true;
+}
+
 static struct pti_obj *add_locked(enum pti_table t, uintptr_t key,
 				  pti_make_fn make, void *arg, bool replace,
 				  pti_drop_fn drop, int *err)
 {
-	struct pti_bucket *b = bucket_of(t, key);
+	struct pti_bucket *b;
 	_Atomic(struct pti_obj *) *link;
-	struct pti_obj *old = find_locked(b, key, &link), *o;
+	struct pti_obj *old, *o;
 	int rc;
 
+	if (t == PTI_MUTEXES) {
+		if (!mutex_table &&
+		    !mutex_table_resize(PTI_MUTEX_BUCKET_BITS_MIN)) {
+			*err = ENOMEM;
+			return NULL;
+		}
+		/* Growing is best effort: longer chains otherwise. */
+		if (mutex_records >> mutex_bits >= 2)
+			mutex_table_resize(mutex_bits + 1);
+	}
+	b = bucket_of(t, key);
+	old = find_locked(b, key, &link);
 	if (old && !replace)
 		return old;
 	if ((o = obj_alloc()) == NULL) {
@@ -270,10 +364,12 @@ static struct pti_obj *add_locked(enum pti_table t, uintptr_t key,
 		return NULL;
 	}
 	if (old) {
-		unlink_locked(t, b, link, old);
+		unlink_locked(b, link, old);
 		if (drop)
 			drop(old);
 		obj_free(old);
+	} else if (t == PTI_MUTEXES) {
+		mutex_records++;
 	}
 	/* release: @o may be a recycled record a stale lookup still reads */
 	atomic_store_explicit(&o->key, key, memory_order_release);
@@ -299,18 +395,21 @@ struct pti_obj *pti_map_add(enum pti_table t, uintptr_t key, pti_make_fn make,
 int pti_map_remove(enum pti_table t, uintptr_t key,
 		   int (*check)(struct pti_obj *), pti_drop_fn drop)
 {
-	struct pti_bucket *b = bucket_of(t, key);
+	struct pti_bucket *b;
 	_Atomic(struct pti_obj *) *link;
 	struct pti_obj *o;
 	int rc = ENOENT;
 
 	pti_map_writer_lock();
+	b = bucket_of(t, key);
 	o = find_locked(b, key, &link);
 	if (o && (rc = check ? check(o) : 0) == 0) {
-		unlink_locked(t, b, link, o);
+		unlink_locked(b, link, o);
 		if (drop)
 			drop(o);
 		obj_free(o);
+		if (t == PTI_MUTEXES)
+			mutex_records--;
 	}
 	pti_map_writer_unlock();
 	return rc;
@@ -326,10 +425,20 @@ void pti_map_atfork_release(void)
 	pti_map_writer_unlock();
 }
 
+struct pti_obj *pti_map_get_locked(enum pti_table t, uintptr_t key)
+{
+	return find_locked(bucket_of(t, key), key, NULL);
+}
+
 void pti_map_for_each_locked(enum pti_table t, void (*fn)(struct pti_obj *))
 {
-	for (size_t i = 0; i < PTI_NBUCKETS; i++) {
-		struct pti_obj *o = atomic_load_explicit(&tables[t][i].head,
+	struct pti_bucket *table = t == PTI_MUTEXES ? mutex_table : cond_table;
+	size_t n = t == PTI_MUTEXES
+			   ? (mutex_table ? (size_t)1 << mutex_bits : 0)
+			   : 1u << PTI_COND_BUCKET_BITS;
+
+	for (size_t i = 0; i < n; i++) {
+		struct pti_obj *o = atomic_load_explicit(&table[i].head,
 							 memory_order_relaxed);
 
 		for (; o;

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pthread_mutex_* wrappers: each mutex is a record in the map holding a
- * liblock lock; the application's pthread_mutex_t is never written.
+ * pthread_mutex_* wrappers: each mutex used is a record holding a liblock
+ * lock, named by a tag in the mutex (pti_int.h, "mutex identity").
+ * pthread_mutex_init() and pthread_mutex_destroy() are glibc's on the
+ * application's memory, so it always holds glibc's bytes (plus the tag
+ * once used): copies made before first use behave as under glibc.
  *
  * Types.  Recursive and error-checking mutexes are honoured for every
  * algorithm by the wrapper itself: the record keeps the owner (a per-thread
@@ -11,10 +14,13 @@
  * kept by a per-process map of user-space locks: they stay POSIX, and we say so
  * once per reason.
  *
- * Statically initialised mutexes are discovered at first use; their type
- * is read (never written) from the initialiser's __kind field.  A mutex
- * whose memory says process-shared but that we never saw initialised (it
- * was set up by another process) is left to glibc without a record.
+ * Every mutex is discovered at first use, its type read from the __kind
+ * field that glibc's init (or a static initialiser) wrote.  A mutex whose
+ * memory says process-shared, robust or priority-aware is left to glibc
+ * without a record.  Memory reused for a new mutex (zeroed, re-initialised
+ * or a copy) carries no valid tag: it gets a new record, and the old
+ * record at that address, if any, is dropped (its lock is leaked if it
+ * was held: a mutex freed while locked).
  *
  * fork.  Queue locks remember their waiters: in a fork child, a lock that
  * had waiters (threads that no longer exist) might never be free again.
@@ -29,6 +35,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* glibc's __kind bits (nptl/pthreadP.h), read from static initialisers. */
@@ -63,11 +70,13 @@ static int new_lock(struct pti_obj *o)
 	 * The fast path calls the algorithm's entries directly, as
 	 * liblock_lock()/unlock() would after their ready check. */
 	ops = ll_lock_ops(&o->lock);
-	o->lock_fn = ops->lock;
-	o->unlock_fn = ops->unlock;
-	o->impl = ll_lock_impl(&o->lock);
-	o->fast =
-		o->kind == PTI_NORMAL && !o->gated && ops->lock && ops->unlock;
+	o->ops = ops;
+	atomic_store_explicit(
+		&o->fast,
+		o->kind == PTI_NORMAL && !o->gated && ops->lock &&
+			ops->unlock &&
+			!atomic_load_explicit(&o->handed, memory_order_relaxed),
+		memory_order_relaxed);
 	return 0;
 }
 
@@ -83,21 +92,49 @@ static int make_mutex(struct pti_obj *o, void *arg)
 	return rc;
 }
 
-/* A record replaced by a re-init (memory reused without destroy). */
+/* Locks that can never be destroyed (held by a thread that will not
+ * unlock them: memory freed while locked, a handed-over mutex), kept
+ * reachable so leak checkers do not report what we leak on purpose.
+ * Under the writer lock. */
+static void **kept;
+static size_t nkept, kept_cap;
+
+static void keep(struct pti_obj *o)
+{
+	if (nkept == kept_cap) {
+		size_t cap = kept_cap ? 2 * kept_cap : 64;
+		void **p = realloc(kept, cap * sizeof(*p));
+
+		if (!p)
+			return; /* merely reported as a leak */
+		kept = p;
+		kept_cap = cap;
+	}
+	kept[nkept++] = ll_lock_impl(&o->lock);
+}
+
+/* A record whose memory was reused (re-initialised, zeroed or
+ * overwritten without destroy).  glibc allows it silently, so do we. */
 static void drop_mutex(struct pti_obj *o)
 {
 	int rc;
 
 	if (o->kind == PTI_POSIX)
 		return;
+	if (atomic_load_explicit(&o->handed, memory_order_relaxed)) {
+		keep(o);
+		return;
+	}
 	pti_thread.inside++;
 	rc = liblock_destroy(&o->lock);
 	pti_thread.inside--;
-	if (rc != 0)
-		ll_log(LL_WARN,
-		       "rcl-run: mutex %p re-initialised while held; "
-		       "its old lock is leaked",
+	if (rc != 0) {
+		keep(o);
+		ll_log(LL_INFO,
+		       "rcl-run: mutex %p reused while held; "
+		       "its old lock is kept, held",
 		       (void *)atomic_load(&o->key));
+	}
 }
 
 /* destroy: refuse (record kept) while held; else free the lock. */
@@ -105,12 +142,14 @@ static int check_destroy(struct pti_obj *o)
 {
 	int rc;
 
-	if (o->kind == PTI_POSIX)
-		return pti_real()->mutex_destroy(
-			(pthread_mutex_t *)atomic_load(&o->key));
 	if (atomic_load_explicit(&o->owner, memory_order_relaxed) != 0 ||
-	    atomic_load_explicit(&o->users, memory_order_relaxed) != 0)
+	    atomic_load_explicit(&o->users, memory_order_relaxed) != 0 ||
+	    atomic_load_explicit(&o->hword, memory_order_relaxed) != 0)
 		return EBUSY;
+	if (atomic_load_explicit(&o->handed, memory_order_relaxed)) {
+		keep(o); /* its old lock is held for good */
+		return 0;
+	}
 	pti_thread.inside++;
 	rc = liblock_destroy(&o->lock);
 	pti_thread.inside--;
@@ -134,31 +173,49 @@ static int kind_of_memory(const pthread_mutex_t *m)
 	}
 }
 
-/* First use of a mutex we never saw initialised. */
-static __attribute__((noinline)) struct pti_obj *discover(pthread_mutex_t *m)
+/* Name record @o in @m's memory.  Writer lock held. */
+static void tag_set(pthread_mutex_t *m, struct pti_obj *o)
 {
-	struct pti_obj *o;
-	int kind, err;
+	/* release: pairs with the acquire in pti_mutex_lookup(): whoever
+	 * reads the tag sees the record built */
+	atomic_store_explicit(pti_tag_word(m), pti_tag_of(o),
+			      memory_order_release);
+}
 
-	if (!pti_config()->replace)
-		return NULL;
-	kind = kind_of_memory(m);
-	if (kind == PTI_POSIX)
-		return NULL;
-	o = pti_map_add(PTI_MUTEXES, (uintptr_t)m, make_mutex, &kind, false,
-			NULL, &err);
-	if (!o) {
-		/* Nobody to return the error to: keep this mutex POSIX. */
-		ll_log(LL_WARN, "rcl-run: mutex %p stays POSIX (error %d)",
-		       (void *)m, err);
-		kind = PTI_POSIX;
+/* @m's record as its tag names it, or NULL. */
+static struct pti_obj *tagged(pthread_mutex_t *m)
+{
+	/* acquire: see pti_mutex_lookup() */
+	return pti_tag_record(
+		atomic_load_explicit(pti_tag_word(m), memory_order_acquire),
+		(uintptr_t)m);
+}
+
+/* First use of @m since its memory became a mutex: a new record, of the
+ * type its memory says, replacing any record left at that address. */
+static __attribute__((noinline)) struct pti_obj *discover(pthread_mutex_t *m,
+							  int kind)
+{
+	static _Atomic bool said_nomem;
+	struct pti_obj *o;
+	int err;
+
+	pti_map_writer_lock();
+	/* Another thread's first use may have won. */
+	if ((o = tagged(m)) == NULL) {
 		o = pti_map_add(PTI_MUTEXES, (uintptr_t)m, make_mutex, &kind,
-				false, NULL, &err);
-		if (!o)
-			ll_fatal("rcl-run: out of memory for mutex %p",
-				 (void *)m);
+				true, drop_mutex, &err);
+		if (o)
+			tag_set(m, o);
 	}
-	return o->kind == PTI_POSIX ? NULL : o;
+	pti_map_writer_unlock();
+	if (!o) {
+		/* Nobody to return the error to; glibc's bytes are there. */
+		pti_say_once(&said_nomem, "left to glibc",
+			     "mutexes that found no memory for a lock");
+		return NULL;
+	}
+	return o;
 }
 
 /* First use in a fork child of a lock nobody held at fork: a new one
@@ -175,7 +232,8 @@ static __attribute__((noinline)) void refresh(struct pti_obj *o)
 				"rcl-run: cannot re-create mutex %p after fork",
 				(void *)atomic_load(&o->key));
 		atomic_store_explicit(&o->users, 0, memory_order_relaxed);
-		/* release: pairs with the acquire in pti_mutex_get() */
+		/* release: pairs with the acquire in
+		 * pti_mutex_lookup_slow() */
 		atomic_store_explicit(&o->gen, gen, memory_order_release);
 	}
 	pti_map_writer_unlock();
@@ -197,44 +255,22 @@ static void reset_held(struct pti_obj *o)
 	pti_map_writer_unlock();
 }
 
-/* The record of @m from the map, created on first use, its lock current
- * (fork); NULL if @m gets none. */
-static struct pti_obj *record_of(pthread_mutex_t *m)
-{
-	struct pti_obj *o = pti_map_find(PTI_MUTEXES, (uintptr_t)m);
-
-	if (ll_unlikely(o == NULL))
-		return discover(m);
-	if (o->kind == PTI_POSIX)
-		return o;
-	/* acquire: pairs with the release in refresh(): the new lock */
-	if (ll_unlikely(
-		    atomic_load_explicit(&o->gen, memory_order_acquire) !=
-		    atomic_load_explicit(&pti_fork_gen, memory_order_relaxed)))
-		refresh(o);
-	return o;
-}
-
 struct pti_obj *pti_mutex_lookup_slow(pthread_mutex_t *m)
 {
-	/* acquire: pairs with the release in pti_map_epoch_bump(): the map
-	 * read below is at least as new as the epoch the entry is filed
-	 * under.  Read before the map, so a removal after the read makes
-	 * the entry stale at once. */
-	uint64_t epoch = atomic_load_explicit(&pti_map_epoch.value,
-					      memory_order_acquire);
-	unsigned int i = pti_tcache_slot((uintptr_t)m);
-	struct pti_obj *o;
+	struct pti_obj *o = tagged(m);
+	int kind;
 
-	if (pti_thread.cache.epoch != epoch) {
-		memset(pti_thread.cache.e, 0, sizeof(pti_thread.cache.e));
-		pti_thread.cache.epoch = epoch;
+	if (ll_likely(o != NULL)) {
+		/* acquire: pairs with the release in refresh(): the new
+		 * lock */
+		if (atomic_load_explicit(&o->gen, memory_order_acquire) !=
+		    atomic_load_explicit(&pti_fork_gen, memory_order_relaxed))
+			refresh(o);
+		return o;
 	}
-	if ((o = record_of(m)) != NULL) {
-		pti_thread.cache.e[i].key = (uintptr_t)m;
-		pti_thread.cache.e[i].obj = o;
-	}
-	return o;
+	if (!pti_config()->replace || (kind = kind_of_memory(m)) == PTI_POSIX)
+		return NULL;
+	return discover(m, kind);
 }
 
 void pti_mutex_after_fork(struct pti_obj *o)
@@ -245,7 +281,13 @@ void pti_mutex_after_fork(struct pti_obj *o)
 
 	if (o->kind == PTI_POSIX || owner == 0)
 		return; /* glibc's, or re-created at first use */
-	if (owner == PTI_SELF) {
+	if (atomic_load_explicit(&o->handed, memory_order_relaxed)) {
+		/* a futex word: still held by whoever held it; its waiters
+		 * are gone */
+		if (atomic_load_explicit(&o->hword, memory_order_relaxed))
+			atomic_store_explicit(&o->hword, 1,
+					      memory_order_relaxed);
+	} else if (owner == PTI_SELF) {
 		/* Ours: a new lock, taken by us, same depth. */
 		if (new_lock(o) != 0)
 			ll_fatal(
@@ -297,20 +339,16 @@ static int kind_of_attr(const pthread_mutexattr_t *attr)
 LL_API_EXPORT int pti_mutex_init(pthread_mutex_t *m,
 				 const pthread_mutexattr_t *attr)
 {
-	int kind, rc, err;
-
 	if (pti_thread.inside)
 		return pti_real()->mutex_init(m, attr);
 	pti_count(PTI_W_MUTEX_INIT);
-	if (!pti_config()->replace)
-		return pti_real()->mutex_init(m, attr);
-	kind = kind_of_attr(attr);
-	if (kind == PTI_POSIX && (rc = pti_real()->mutex_init(m, attr)) != 0)
-		return rc;
-	if (!pti_map_add(PTI_MUTEXES, (uintptr_t)m, make_mutex, &kind, true,
-			 drop_mutex, &err))
-		return err;
-	return 0;
+	if (pti_config()->replace)
+		(void)kind_of_attr(attr); /* says which types stay glibc's */
+	/* glibc writes its bytes, which clear the tag: the first use finds
+	 * no record, reads the type from them, and replaces whatever record
+	 * the address kept from an earlier mutex (a re-init without
+	 * destroy), as destroy does for a mutex never used. */
+	return pti_real()->mutex_init(m, attr);
 }
 PTI_EXPORT(pti_mutex_init, pthread_mutex_init, "GLIBC_2.2.5");
 
@@ -321,13 +359,27 @@ LL_API_EXPORT int pti_mutex_destroy(pthread_mutex_t *m)
 	if (pti_thread.inside)
 		return pti_real()->mutex_destroy(m);
 	pti_count(PTI_W_MUTEX_DESTROY);
-	rc = pti_map_remove(PTI_MUTEXES, (uintptr_t)m, check_destroy, NULL);
-	if (rc != ENOENT)
-		return rc;
-	/* Never used by this process: glibc's if it may be glibc's. */
-	if (!pti_config()->replace || kind_of_memory(m) == PTI_POSIX)
+	if (!pti_config()->replace)
 		return pti_real()->mutex_destroy(m);
-	return 0;
+	pti_map_writer_lock();
+	if (tagged(m)) {
+		/* ours and in use: refused while held (EBUSY) */
+		rc = pti_map_remove(PTI_MUTEXES, (uintptr_t)m, check_destroy,
+				    NULL);
+	} else {
+		/* never used as this mutex: a record left at this address
+		 * belongs to memory since reused */
+		rc = pti_map_remove(PTI_MUTEXES, (uintptr_t)m, NULL,
+				    drop_mutex);
+		rc = rc == ENOENT ? 0 : rc;
+	}
+	if (rc == 0) {
+		/* glibc's bytes again, then glibc's destroy on them */
+		atomic_store_explicit(pti_tag_word(m), 0, memory_order_relaxed);
+		rc = pti_real()->mutex_destroy(m);
+	}
+	pti_map_writer_unlock();
+	return rc;
 }
 PTI_EXPORT(pti_mutex_destroy, pthread_mutex_destroy, "GLIBC_2.2.5");
 
@@ -351,10 +403,12 @@ LL_API_EXPORT int pti_mutex_lock(pthread_mutex_t *m)
 		return pti_real()->mutex_lock(m);
 	pti_count(PTI_W_MUTEX_LOCK);
 	o = pti_mutex_lookup(m);
-	if (ll_unlikely(!o || !o->fast))
+	/* relaxed: see pti_obj.fast */
+	if (ll_unlikely(!o ||
+			!atomic_load_explicit(&o->fast, memory_order_relaxed)))
 		return lock_slow(m, o);
 	pti_thread.inside++;
-	rc = o->lock_fn(o->impl);
+	rc = o->ops->lock(ll_lock_impl(&o->lock));
 	pti_thread.inside--;
 	if (ll_likely(rc == 0)) {
 		/* relaxed: see pti_enter() */
@@ -381,20 +435,26 @@ PTI_EXPORT(pti_mutex_trylock, pthread_mutex_trylock, "GLIBC_2.34");
 PTI_EXPORT_OLD(pti_mutex_trylock, pti_mutex_trylock_225, pthread_mutex_trylock,
 	       "GLIBC_2.2.5");
 
-/* The algorithm refused to unlock @o (its holder was @prev). */
-static __attribute__((noinline)) int unlock_refused(struct pti_obj *o, int rc,
-						    uintptr_t prev)
+/* The algorithm refused to unlock @o (its holder was @prev); the unlock
+ * was called from @site. */
+static __attribute__((noinline)) int
+unlock_refused(struct pti_obj *o, int rc, uintptr_t prev, const void *site)
 {
 	if (rc == EPERM && prev == PTI_SELF) {
 		reset_held(o);
+		return 0;
+	}
+	if (rc == EPERM && o->kind == PTI_NORMAL && prev != 0) {
+		/* held by another thread: glibc lets us unlock it */
+		pti_hand_over(o, site);
 		return 0;
 	}
 	atomic_store_explicit(&o->owner, prev, memory_order_relaxed);
 	return rc;
 }
 
-static __attribute__((noinline)) int unlock_slow(pthread_mutex_t *m,
-						 struct pti_obj *o)
+static __attribute__((noinline)) int
+unlock_slow(pthread_mutex_t *m, struct pti_obj *o, const void *site)
 {
 	uintptr_t prev;
 	int rc;
@@ -411,12 +471,13 @@ static __attribute__((noinline)) int unlock_slow(pthread_mutex_t *m,
 	prev = atomic_load_explicit(&o->owner, memory_order_relaxed);
 	atomic_store_explicit(&o->owner, 0, memory_order_relaxed);
 	if ((rc = pti_base_unlock(o)) != 0)
-		return unlock_refused(o, rc, prev);
+		return unlock_refused(o, rc, prev, site);
 	return 0;
 }
 
-/* Normal mutexes: glibc lets any thread unlock; so do we, unless the
- * algorithm refuses (EPERM): then the holder is kept. */
+/* Normal mutexes: glibc lets any thread unlock, so do we: if the
+ * algorithm refuses (EPERM) because another thread holds the lock, the
+ * mutex is handed over (pti_hand_over()). */
 LL_API_EXPORT int pti_mutex_unlock(pthread_mutex_t *m)
 {
 	struct pti_obj *o;
@@ -427,15 +488,17 @@ LL_API_EXPORT int pti_mutex_unlock(pthread_mutex_t *m)
 		return pti_real()->mutex_unlock(m);
 	pti_count(PTI_W_MUTEX_UNLOCK);
 	o = pti_mutex_lookup(m);
-	if (ll_unlikely(!o || !o->fast))
-		return unlock_slow(m, o);
+	/* relaxed: see pti_obj.fast */
+	if (ll_unlikely(!o ||
+			!atomic_load_explicit(&o->fast, memory_order_relaxed)))
+		return unlock_slow(m, o, __builtin_return_address(0));
 	prev = atomic_load_explicit(&o->owner, memory_order_relaxed);
 	atomic_store_explicit(&o->owner, 0, memory_order_relaxed);
 	pti_thread.inside++;
-	rc = o->unlock_fn(o->impl);
+	rc = o->ops->unlock(ll_lock_impl(&o->lock));
 	pti_thread.inside--;
 	if (ll_unlikely(rc != 0))
-		return unlock_refused(o, rc, prev);
+		return unlock_refused(o, rc, prev, __builtin_return_address(0));
 	return 0;
 }
 PTI_EXPORT(pti_mutex_unlock, pthread_mutex_unlock, "GLIBC_2.2.5");

@@ -134,29 +134,37 @@ static bool lacks_trylock(const char *name)
 	return rc == ENOTSUP;
 }
 
+/* A bad environment value: one line, and the program does not run. */
+static _Noreturn void bad_env(const char *name, const char *value,
+			      const char *why)
+{
+	char buf[512];
+	int n = snprintf(buf, sizeof(buf), "rcl-run: %s=%s: %s\n", name, value,
+			 why);
+
+	if (n > (int)sizeof(buf) - 1)
+		n = (int)sizeof(buf) - 1;
+	if (write(STDERR_FILENO, buf, (size_t)n) < 0)
+		_exit(2); /* nowhere to say it */
+	_exit(2);
+}
+
 static void configure(void)
 {
 	const char *name = getenv("LIBLOCK_LOCK");
 	liblock_algorithm_info_t info;
 
-	if (!name || !*name)
+	if (!name)
 		name = "posix";
-	if (liblock_algorithm_info(name, &info) != 0) {
-		ll_log(LL_ERROR,
-		       "LIBLOCK_LOCK=%s: unknown lock algorithm; "
-		       "every mutex stays POSIX (see rcl-run --list)",
-		       name);
-		return;
-	}
-	if (!(info.caps & LIBLOCK_CAP_LOCK) ||
-	    (info.caps & LIBLOCK_CAP_SERVER)) {
-		ll_log(LL_ERROR,
-		       "LIBLOCK_LOCK=%s: a delegation algorithm needs "
-		       "extracted critical sections (rcl-refactor), not "
-		       "rcl-run; every mutex stays POSIX",
-		       name);
-		return;
-	}
+	if (liblock_algorithm_info(name, &info) != 0)
+		bad_env("LIBLOCK_LOCK", name,
+			"unknown lock algorithm (see rcl-run --list)");
+	/* rcl has a lock word, but under rcl-run every section would be
+	 * a held one and none would run on its server */
+	if (!(info.caps & LIBLOCK_CAP_LOCK) || (info.caps & LIBLOCK_CAP_SERVER))
+		bad_env("LIBLOCK_LOCK", name,
+			"a delegation algorithm needs extracted critical "
+			"sections (rcl-refactor), not rcl-run");
 	pti_thread.inside++;
 	config.gated = lacks_trylock(info.name);
 	pti_thread.inside--;
@@ -246,7 +254,6 @@ static void atfork_child(void)
 	if (config.replace) {
 		atomic_fetch_add_explicit(&pti_fork_gen, 1,
 					  memory_order_relaxed);
-		pti_map_epoch_bump();
 		pti_map_for_each_locked(PTI_MUTEXES, pti_mutex_after_fork);
 		pti_map_for_each_locked(PTI_CONDS, pti_cond_after_fork);
 	}
@@ -255,11 +262,26 @@ static void atfork_child(void)
 
 static __attribute__((constructor)) void pti_start(void)
 {
+	const char *report = getenv("RCL_RUN_REPORT");
 	int rc;
 
 	pti_real();
 	pti_config();
-	pti_counting = getenv("RCL_RUN_REPORT") != NULL;
+	/* also checks $LIBLOCK_LOG, in one line if it is bad (log.c) */
+	ll_log(LL_DEBUG, "rcl-run: algorithm %s",
+	       config.replace ? config.algorithm : "none");
+	if (report) {
+		int fd;
+
+		if (!*report)
+			bad_env("RCL_RUN_REPORT", report, "empty file name");
+		fd = open(report, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+			  0644);
+		if (fd < 0)
+			bad_env("RCL_RUN_REPORT", report, strerror(errno));
+		close(fd);
+		pti_counting = true;
+	}
 	if ((rc = pthread_atfork(atfork_prepare, atfork_release,
 				 atfork_child)) != 0)
 		ll_fatal("rcl-run: pthread_atfork: error %d", rc);

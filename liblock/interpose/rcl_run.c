@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -133,6 +134,26 @@ static int find_preload(char *buf, size_t len)
 	return -1;
 }
 
+/* Can the report be written to @path?  Checked (and the file created)
+ * before the command runs; 0 or -1 after a one-line error. */
+static int check_report(const char *path)
+{
+	int fd;
+
+	if (!*path) {
+		fprintf(stderr, "rcl-run: --report: empty file name\n");
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "rcl-run: --report %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 /* RCL_RUN_REPORT=@path, made absolute: processes may change directory. */
 static int set_report(const char *path)
 {
@@ -205,6 +226,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if ((algo = check_algorithm(algo)) == NULL ||
+	    (report && check_report(report) != 0) ||
 	    find_preload(lib, sizeof(lib)) != 0)
 		return 2;
 	if (setenv("LIBLOCK_LOCK", algo, 1) != 0 || add_preload(lib) != 0 ||
