@@ -177,16 +177,27 @@ static int build_peer(const char *peer, const char *bin)
 	/* -fcommon: the original's header defines a variable (id_manager)
 	 * in every file that includes it, which GCC 10+ refuses by
 	 * default.  No source change is needed. */
-	char *const lib_argv[] = {(char *)cc, "-O3",    "-fcommon", "-fPIC",
-				  "-shared",  "-g",     "-D_GNU_SOURCE",
-				  "-w",       inc,      rcl,
-				  lib,        "-o",     so,
-				  "-lpapi",   "-lnuma", "-lpthread",
+	char *const lib_argv[] = {(char *)cc,
+				  "-O3",
+				  "-fcommon",
+				  "-fPIC",
+				  "-shared",
+				  "-g",
+				  "-D_GNU_SOURCE",
+				  "-w",
+				  inc,
+				  rcl,
+				  lib,
+				  "-o",
+				  so,
+				  "-lpapi",
+				  "-lnuma",
+				  "-lpthread",
 				  NULL};
-	char *const drv_argv[] = {(char *)cc, "-O3",   "-fcommon", "-D_GNU_SOURCE",
-				  "-w",       inc,     (char *)src, so,
-				  rpath,      "-o",    (char *)bin, "-lpthread",
-				  NULL};
+	char *const drv_argv[] = {
+		(char *)cc,  "-O3",	  "-fcommon", "-D_GNU_SOURCE", "-w",
+		inc,	     (char *)src, so,	      rpath,	       "-o",
+		(char *)bin, "-lpthread", NULL};
 
 	fprintf(stderr, "rcl-bench: compare: building the original from %s\n",
 		peer);
@@ -335,11 +346,11 @@ int cmd_compare(int argc, char **argv)
 		return 2;
 	}
 	if (!dir) {
-		fprintf(stderr,
-			"rcl-bench: compare: needs --peer DIR, a directory with "
-			"the original RCL library's sources: git clone "
-			"https://github.com/bitslab/ffwd DIR/ffwd (see "
-			"docs/PERFORMANCE.md)\n");
+		fprintf(stderr, "rcl-bench: compare: needs --peer DIR, a "
+				"directory with "
+				"the original RCL library's sources: git clone "
+				"https://github.com/bitslab/ffwd DIR/ffwd (see "
+				"docs/PERFORMANCE.md)\n");
 		return 2;
 	}
 	if ((peer = find_peer(dir)) == NULL) {
