@@ -5,7 +5,11 @@
  *   spin            busy-wait with the CPU's pause hint, and yield the CPU
  *                   once a wait has lasted LL_SPIN_YIELD_BUDGET polls;
  *   spin-then-park  spin for LL_SPIN_BUDGET polls, then sleep on a futex;
- *   park            sleep on a futex at once.
+ *   park            sleep on a futex at once;
+ *
+ * and, for the parking FIFO locks, the admission gate (ll_gate_*, at the
+ * end): surplus threads park outside the queue, so that a handover goes
+ * to a waiter that is running.
  *
  * A waiter polls a 32-bit word until it leaves a value
  * (ll_wait_while_val); the thread that changes the word does so with

@@ -252,7 +252,8 @@ const struct ll_ops ll_cbomcs_ops = {
 
 const struct ll_ops ll_cbomcs_stp_ops = {
 	.name = "cbomcs_stp",
-	.summary = "cohort lock C-BO-MCS, spin-then-park on the node queue",
+	.summary = "cohort lock C-BO-MCS, spin then park; surplus threads park "
+		   "outside",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_NUMA | LIBLOCK_CAP_PARK,
 	.init = cbomcs_stp_init,
 	.destroy = cbomcs_destroy,

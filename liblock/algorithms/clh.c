@@ -280,7 +280,8 @@ const struct ll_ops ll_clh_ops = {
 
 const struct ll_ops ll_clh_stp_ops = {
 	.name = "clh_stp",
-	.summary = "CLH queue lock, spin then park on a futex (FIFO)",
+	.summary =
+		"CLH queue lock, spin then park; surplus threads park outside",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_OWNER | LIBLOCK_CAP_PARK,
 	.init = clh_init,
 	.destroy = clh_destroy,

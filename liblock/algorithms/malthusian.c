@@ -262,7 +262,8 @@ const struct ll_ops ll_malthusian_ops = {
 
 const struct ll_ops ll_malthusian_stp_ops = {
 	.name = "malthusian_stp",
-	.summary = "Malthusian MCS, spin-then-park: culled waiters sleep",
+	.summary =
+		"Malthusian MCS, spin then park; surplus threads park outside",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_PARK,
 	.init = malth_stp_init,
 	.destroy = malth_destroy,

@@ -251,7 +251,8 @@ const struct ll_ops ll_mcs_ops = {
 
 const struct ll_ops ll_mcs_stp_ops = {
 	.name = "mcs_stp",
-	.summary = "MCS queue lock, spin then park on a futex (FIFO)",
+	.summary =
+		"MCS queue lock, spin then park; surplus threads park outside",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_OWNER | LIBLOCK_CAP_PARK,
 	.init = mcs_init,
 	.destroy = mcs_destroy,

@@ -194,7 +194,7 @@ const struct ll_ops ll_ticket_ops = {
 
 const struct ll_ops ll_ticket_stp_ops = {
 	.name = "ticket_stp",
-	.summary = "ticket lock, spin then park on a futex (FIFO)",
+	.summary = "ticket lock, spin then park; surplus threads park outside",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_OWNER | LIBLOCK_CAP_PARK,
 	.init = ticket_init,
 	.destroy = ticket_destroy,
