@@ -19,6 +19,8 @@
 
 #include "liblock.h"
 
+struct ll_gate;
+
 /* ---- padding ---------------------------------------------------------- */
 
 /* LL_CACHELINE comes from configure (128 on x86: adjacent-line prefetch). */
@@ -66,6 +68,10 @@ struct ll_ops {
 	 * the ll_cond_* steps below).  Returns 0 or ETIMEDOUT. */
 	int (*cond_wait)(void *impl, liblock_cond_t *cond,
 			 const struct timespec *abstime);
+
+	/* The lock's admission gate (ll_wait.h), for tests; NULL if it has
+	 * none (only the parking FIFO locks have one). */
+	struct ll_gate *(*gate)(void *impl);
 };
 
 /* ---- the registry (registry.c) ---------------------------------------
@@ -143,6 +149,12 @@ int ll_cpu_node(int cpu) LL_HIDDEN;
 int ll_current_node(void) LL_HIDDEN;
 /* Is @cpu an online CPU of this machine? */
 bool ll_cpu_online(int cpu) LL_HIDDEN;
+/* The admission gate's cap for a new lock (ll_wait.h): the CPUs the
+ * calling thread may run on, minus one for the holder, at least 1.
+ * Tests may force it with ll_gate_cap_fake(). */
+unsigned int ll_gate_cap(void) LL_HIDDEN;
+/* Tests only: locks built from now on get cap @cap (0: the real one). */
+void ll_gate_cap_fake(unsigned int cap) LL_HIDDEN;
 
 /* ---- allocation (alloc.c) --------------------------------------------- */
 

@@ -5,7 +5,11 @@
  *   spin            busy-wait with the CPU's pause hint, and yield the CPU
  *                   once a wait has lasted LL_SPIN_YIELD_BUDGET polls;
  *   spin-then-park  spin for LL_SPIN_BUDGET polls, then sleep on a futex;
- *   park            sleep on a futex at once.
+ *   park            sleep on a futex at once;
+ *
+ * and, for the parking FIFO locks, the admission gate (ll_gate_*, at the
+ * end): surplus threads park outside the queue, so that a handover goes
+ * to a waiter that is running.
  *
  * A waiter polls a 32-bit word until it leaves a value
  * (ll_wait_while_val); the thread that changes the word does so with
@@ -34,6 +38,7 @@
 #include <linux/futex.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -170,6 +175,189 @@ static inline void ll_wake_store(_Atomic uint32_t *word, uint32_t val,
 	if (atomic_exchange_explicit(word, val, memory_order_release) &
 	    LL_SLEEPER)
 		ll_futex_wake(word, n);
+}
+
+/*
+ * The admission gate: concurrency restriction for the parking FIFO locks
+ * (mcs_stp, clh_stp, ticket_stp, cbomcs_stp, malthusian_stp).
+ *
+ * Why.  A FIFO lock hands over to the next waiter in line.  With more
+ * threads than CPUs, that waiter has usually spun out its budget and
+ * parked, so each section costs a futex wake-up and a scheduler round
+ * trip (12,000-56,000 cycles per section measured on 2 CPUs, against
+ * ~300 for glibc's mutex, which lets a running thread barge).  Spinning
+ * longer does not help (the waiters outnumber the CPUs); waking the
+ * next-but-one early costs the same wake-ups, only earlier.  What helps is
+ * keeping the sleepers out of the queue: Dice's Malthusian locks and
+ * Dice and Kogan's generic concurrency restriction (GCR, EuroSys 2019).
+ *
+ * What.  A thread that finds the lock free takes it at once (the
+ * algorithm's trylock: no waiter is passed, so FIFO order among waiters
+ * holds).  Otherwise it must be *admitted* before it queues: at most
+ * @cap admitted threads wait in the queue at a time, @cap = the CPUs the
+ * process may use, minus one for the holder (at least 1).  A thread that
+ * finds the queue full becomes *passive*: it parks on the gate's @seq at
+ * once, outside the queue, so the queue holds only threads that can be
+ * running, and a handover goes to a waiter that is spinning.  Passive
+ * threads are woken, one at a time, (a) when a holder that came through
+ * the queue leaves it with no admitted waiter (the lock is going idle:
+ * liveness), and (b) every LL_GATE_FAIR admitted acquisitions (long-term
+ * fairness; a woken thread that still finds the queue full parks again,
+ * and after LL_GATE_PATIENCE wake-ups is admitted over the cap).
+ * Steady state with T > CPUs: the running threads circulate through the
+ * lock, the surplus sleeps, and no section pays a wake-up.
+ *
+ * Gate word (64 bits): admitted waiters (bits 0-15), passive threads
+ * (16-31), admitted acquisitions (32-63, wraps).  Transitions, all RMWs:
+ *   admit      waiters+1 (only if waiters < cap, or impatient);
+ *   go passive passive+1 (only if waiters >= cap);
+ *   re-admit   passive-1, waiters+1 in one CAS;
+ *   acquired   waiters-1, acquisitions+1 (the queued thread got the lock).
+ * No lost wake-up: a thread goes passive by an RMW that saw waiters >= 1,
+ * so the decrement of each of those waiters comes later in the word's
+ * modification order and returns a word that counts the passive thread.
+ * That waiter, as holder, re-reads the word before it releases (coherence:
+ * it reads its own decrement or later); if an admitted waiter remains,
+ * that one's decrement comes later still, and so on: the last admitted
+ * holder before the queue drains sees waiters == 0 and passive > 0, and
+ * wakes.  A passive thread reads @seq before it re-checks the word and
+ * sleeps only while @seq is unchanged; a waker re-reads the word before
+ * it bumps @seq.  The gate orders only itself; the lock's own
+ * acquire/release carries the sections' data, so most gate accesses are
+ * relaxed.
+ */
+#define LL_GATE_WAITER 1ull
+#define LL_GATE_PASSIVE (1ull << 16)
+#define LL_GATE_ACQ (1ull << 32)
+#define LL_GATE_WAITERS(w) ((unsigned int)((w)&0xffffu))
+#define LL_GATE_PASSIVES(w) ((unsigned int)(((w) >> 16) & 0xffffu))
+/* Admitted acquisitions between two fairness wake-ups (a power of 2). */
+#define LL_GATE_FAIR 256u
+/* Wake-ups after which a passive thread is admitted over the cap. */
+#define LL_GATE_PATIENCE 4u
+/* The largest cap: the 16-bit fields must not overflow. */
+#define LL_GATE_CAP_MAX 0x3fffu
+
+/* What a holder that came through the queue owes when it leaves. */
+enum {
+	LL_GATE_DUTY_NONE = 0,	/* took a free lock, or nobody is passive */
+	LL_GATE_DUTY_CHECK = 1, /* wake a passive thread if the queue drains */
+	LL_GATE_DUTY_WAKE = 2,	/* wake a passive thread (fairness) */
+};
+
+struct ll_gate {
+	_Atomic uint64_t word; /* see above */
+	_Atomic uint32_t seq;  /* futex word of passive threads */
+	uint32_t cap;	       /* admitted waiters at most */
+};
+
+/* @cap: the CPUs the process may use, minus one (clamped to
+ * [1, LL_GATE_CAP_MAX]). */
+static inline void ll_gate_init(struct ll_gate *g, unsigned int cap)
+{
+	atomic_init(&g->word, 0);
+	atomic_init(&g->seq, 0);
+	g->cap = cap < 1 ? 1 : cap > LL_GATE_CAP_MAX ? LL_GATE_CAP_MAX : cap;
+}
+
+/* The caller found the lock taken and is about to queue: returns once it
+ * is admitted, parking (passive) while the queue is full. */
+static inline void ll_gate_enter(struct ll_gate *g)
+{
+	/* relaxed: the gate word is only ordered by its RMW order (above) */
+	uint64_t w = atomic_load_explicit(&g->word, memory_order_relaxed);
+	unsigned int wakes = 0;
+	bool passive = false;
+	uint32_t s;
+
+	for (;;) {
+		if (LL_GATE_WAITERS(w) < g->cap || wakes >= LL_GATE_PATIENCE) {
+			uint64_t nw = w + LL_GATE_WAITER -
+				      (passive ? LL_GATE_PASSIVE : 0);
+
+			if (atomic_compare_exchange_weak_explicit(
+				    &g->word, &w, nw, memory_order_relaxed,
+				    memory_order_relaxed))
+				return;
+			continue;
+		}
+		/* acquire: orders this read of @seq before the word's
+		 * re-check below, pairing with the waker's release bump,
+		 * which comes after its own read of the word */
+		s = atomic_load_explicit(&g->seq, memory_order_acquire);
+		if (!passive) {
+			/* go passive: counted before we sleep, so the last
+			 * admitted holder sees us (no lost wake-up) */
+			if (!atomic_compare_exchange_weak_explicit(
+				    &g->word, &w, w + LL_GATE_PASSIVE,
+				    memory_order_relaxed, memory_order_relaxed))
+				continue;
+			passive = true;
+		} else {
+			w = atomic_load_explicit(&g->word,
+						 memory_order_relaxed);
+			if (LL_GATE_WAITERS(w) < g->cap)
+				continue;
+		}
+		ll_futex_wait(&g->seq, s, NULL, CLOCK_MONOTONIC);
+		wakes++;
+		w = atomic_load_explicit(&g->word, memory_order_relaxed);
+	}
+}
+
+/* An admitted thread got the lock: returns its LL_GATE_DUTY_*, which the
+ * algorithm keeps with the holder and passes to ll_gate_leave(). */
+static inline unsigned int ll_gate_acquired(struct ll_gate *g)
+{
+	/* relaxed: see above; the RMW returns a word that counts every
+	 * thread that went passive while we were counted as a waiter */
+	uint64_t w = atomic_fetch_add_explicit(&g->word,
+					       LL_GATE_ACQ - LL_GATE_WAITER,
+					       memory_order_relaxed) +
+		     LL_GATE_ACQ - LL_GATE_WAITER;
+
+	if (__builtin_expect(LL_GATE_PASSIVES(w) == 0, 1))
+		return LL_GATE_DUTY_NONE;
+	if ((uint32_t)(w >> 32) % LL_GATE_FAIR == 0)
+		return LL_GATE_DUTY_WAKE;
+	return LL_GATE_DUTY_CHECK;
+}
+
+/* The holder, *before* it releases the lock (afterwards the lock may be
+ * destroyed), with its duty: returns true if it must call ll_gate_wake()
+ * once it has released. */
+static inline bool ll_gate_leave(struct ll_gate *g, unsigned int duty)
+{
+	uint64_t w;
+
+	if (__builtin_expect(duty == LL_GATE_DUTY_NONE, 1))
+		return false;
+	/* relaxed: coherence alone makes this read at least as new as our
+	 * ll_gate_acquired() RMW */
+	w = atomic_load_explicit(&g->word, memory_order_relaxed);
+	if (LL_GATE_PASSIVES(w) == 0 ||
+	    (duty == LL_GATE_DUTY_CHECK && LL_GATE_WAITERS(w) != 0))
+		return false;
+	/* release: our read of the word above comes before the bump; pairs
+	 * with the acquire load of @seq in ll_gate_enter() */
+	atomic_fetch_add_explicit(&g->seq, 1, memory_order_release);
+	return true;
+}
+
+/* After ll_gate_leave() returned true and the lock was released: wake one
+ * passive thread.  Only the address reaches the kernel, so the lock may
+ * have been destroyed meanwhile (see the sleeper bit above). */
+static inline void ll_gate_wake(struct ll_gate *g)
+{
+	ll_futex_wake(&g->seq, 1);
+}
+
+/* An admitted thread that gives up before it got the lock (its queue node
+ * could not be allocated): leave as a holder would. */
+static inline void ll_gate_cancel(struct ll_gate *g)
+{
+	if (ll_gate_leave(g, ll_gate_acquired(g)))
+		ll_gate_wake(g);
 }
 
 #endif /* LL_WAIT_H */

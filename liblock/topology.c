@@ -56,3 +56,26 @@ int ll_current_node(void)
 
 	return cpu < 0 ? 0 : ll_cpu_node(cpu);
 }
+
+static _Atomic unsigned int gate_cap_fake;
+
+void ll_gate_cap_fake(unsigned int cap)
+{
+	atomic_store_explicit(&gate_cap_fake, cap, memory_order_relaxed);
+}
+
+unsigned int ll_gate_cap(void)
+{
+	unsigned int fake =
+		atomic_load_explicit(&gate_cap_fake, memory_order_relaxed);
+	cpu_set_t set;
+	int n;
+
+	if (fake)
+		return fake;
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		n = ll_cpu_count();
+	else
+		n = CPU_COUNT(&set);
+	return n > 2 ? (unsigned int)n - 1 : 1;
+}

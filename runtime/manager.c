@@ -84,7 +84,7 @@ int rcl_pool_add(struct rcl_server *s)
 				      memory_order_relaxed);
 		/* counted before the thread can serve: whoever its sections
 		 * complete for must see the count (rcl_stats) */
-		RCL_STAT_INC(s->reactivated);
+		RCL_COUNT_INC(s->reactivated);
 		/* release: pairs with the acquire wait in leave_pool() */
 		atomic_store_explicit(&t->is_servicing, RCL_SERVICING,
 				      memory_order_release);
@@ -106,10 +106,10 @@ int rcl_pool_add(struct rcl_server *s)
 	t->next_all = atomic_load_explicit(&s->all, memory_order_relaxed);
 	/* counted before the thread can serve (see above); pthread_create
 	 * orders it before everything the thread does */
-	RCL_STAT_INC(s->created);
+	RCL_COUNT_INC(s->created);
 	if ((rc = rcl_thread_start(s, &t->thread, rcl_servicing_main, t,
 				   RCL_PRIO_SERVICING)) != 0) {
-		RCL_STAT_ADD(s->created, (uint64_t)-1);
+		RCL_COUNT_ADD(s->created, (uint64_t)-1);
 		ll_free(t);
 		pool_undo(s);
 		return rc;
@@ -176,7 +176,7 @@ static void elect(struct rcl_server *s)
 			atomic_store_explicit(&t->timestamp, ts,
 					      memory_order_relaxed);
 			demote_others(s, t);
-			RCL_STAT_INC(s->elections);
+			RCL_COUNT_INC(s->elections);
 			return;
 		}
 		/* every thread was elected once: new cycle */
@@ -220,7 +220,7 @@ static void manager_loop(struct rcl_server *s)
 		 */
 		if (atomic_exchange_explicit(&s->mgr_need, 0,
 					     memory_order_acquire)) {
-			RCL_STAT_INC(s->wakeups);
+			RCL_COUNT_INC(s->wakeups);
 			ensure_free_thread(s);
 			continue;
 		}
@@ -230,9 +230,9 @@ static void manager_loop(struct rcl_server *s)
 		if (atomic_load_explicit(&s->idle, memory_order_relaxed) == 1 ||
 		    atomic_load_explicit(&s->mgr_need, memory_order_relaxed))
 			continue;
-		RCL_STAT_INC(s->wakeups);
+		RCL_COUNT_INC(s->wakeups);
 		if (!atomic_load_explicit(&s->is_alive, memory_order_relaxed)) {
-			RCL_STAT_INC(s->alive_misses);
+			RCL_COUNT_INC(s->alive_misses);
 			ensure_free_thread(s);
 			if (s->fifo)
 				elect(s);

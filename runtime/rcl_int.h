@@ -153,12 +153,23 @@ struct rcl_req {
 
 static_assert(sizeof(struct rcl_req) == LL_CACHELINE, "one line per client");
 
-/* A single-writer statistics counter (relaxed load + store). */
+/* A single-writer counter (relaxed load + store).  RCL_COUNT_* always
+ * count: the manager's rare events (threads created and reactivated,
+ * wake-ups, elections), which tests and rcl_stats() rely on.  RCL_STAT_*
+ * are the statistics of the servicing threads' sweep and of the client
+ * (sections, sweeps, parks, refusals): built with --disable-lock-stats
+ * (RCL_LOCK_STATS 0) they compile to nothing and read 0. */
 typedef _Atomic uint64_t rcl_counter_t;
-#define RCL_STAT_ADD(c, n)                                                     \
+#define RCL_COUNT_ADD(c, n)                                                    \
 	atomic_store_explicit(                                                 \
 		&(c), atomic_load_explicit(&(c), memory_order_relaxed) + (n),  \
 		memory_order_relaxed)
+#define RCL_COUNT_INC(c) RCL_COUNT_ADD(c, 1)
+#if RCL_LOCK_STATS
+#define RCL_STAT_ADD(c, n) RCL_COUNT_ADD(c, n)
+#else
+#define RCL_STAT_ADD(c, n) ((void)sizeof(c), (void)sizeof(n))
+#endif
 #define RCL_STAT_INC(c) RCL_STAT_ADD(c, 1)
 #define RCL_STAT_GET(c) atomic_load_explicit(&(c), memory_order_relaxed)
 

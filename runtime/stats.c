@@ -145,6 +145,11 @@ static int print_one(int fd, const rcl_stats_t *o)
 		(unsigned long long)o->try_busy,
 		(unsigned long long)o->deferred);
 
+	if (!RCL_LOCK_STATS && n >= 0 && n < (int)sizeof(buf))
+		n += snprintf(
+			buf + n, sizeof(buf) - (size_t)n,
+			"rcl:   (sections, sweeps, parks and refusals not "
+			"counted: built with --disable-lock-stats)\n");
 	return put(fd, buf, n < (int)sizeof(buf) ? n : (int)sizeof(buf) - 1);
 }
 

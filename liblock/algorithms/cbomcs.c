@@ -42,11 +42,13 @@ struct cbomcs_tnode;
 
 struct cbomcs_lock {
 	_Atomic uint32_t global LL_ALIGNED; /* 0 free, 1 held by a cohort */
+	struct ll_gate gate;		    /* cbomcs_stp only: see ll_wait.h */
 	struct ll_lock_key key;
 	struct zoo_nodes nodes; /* struct cbomcs_local per node */
 	bool park;
 	/* holder-written: the holder's node, so unlock needs no lookup */
 	struct cbomcs_tnode *holder LL_ALIGNED;
+	unsigned int duty; /* cbomcs_stp: LL_GATE_DUTY_* */
 };
 
 static_assert(sizeof(struct cbomcs_lock) == 2 * LL_CACHELINE,
@@ -70,6 +72,7 @@ static int cbomcs_init_common(void **impl, bool park)
 		return ENOMEM;
 	}
 	atomic_init(&l->global, 0);
+	ll_gate_init(&l->gate, ll_gate_cap());
 	ll_lock_key_init(&l->key);
 	l->park = park;
 	*impl = l;
@@ -161,6 +164,7 @@ static int cbomcs_lock(void *impl)
 	}
 	me->held = loc;
 	l->holder = me;
+	l->duty = LL_GATE_DUTY_NONE;
 	return 0;
 }
 
@@ -185,6 +189,7 @@ static int cbomcs_trylock(void *impl)
 	me->passes = 0;
 	me->held = loc;
 	l->holder = me;
+	l->duty = LL_GATE_DUTY_NONE;
 	return 0;
 }
 
@@ -194,16 +199,43 @@ static int cbomcs_unlock(void *impl)
 	struct cbomcs_lock *l = impl;
 	struct cbomcs_tnode *me = l->holder;
 	struct cbomcs_local *loc = me->held;
+	/* before the release: afterwards the lock may be gone */
+	bool wake = l->park && ll_gate_leave(&l->gate, l->duty);
 
 	if (me->passes < COHORT_BATCH && zmcs_has_successor(&loc->q, &me->n)) {
 		/* Cohort handover: the successor inherits the global lock. */
 		zoo_handoff(&zmcs_successor(&me->n)->state,
 			    ZMCS_PASS(me->passes + 1));
-		return 0;
+	} else {
+		global_release(l);
+		zmcs_release(&loc->q, &me->n, ZMCS_GO);
 	}
-	global_release(l);
-	zmcs_release(&loc->q, &me->n, ZMCS_GO);
+	if (ll_unlikely(wake))
+		ll_gate_wake(&l->gate);
 	return 0;
+}
+
+/* A free lock is taken at once; otherwise the thread queues only once
+ * the admission gate lets it (ll_wait.h). */
+static int cbomcs_stp_lock(void *impl)
+{
+	struct cbomcs_lock *l = impl;
+	int rc = cbomcs_trylock(impl);
+
+	if (ll_likely(rc != EBUSY))
+		return rc;
+	ll_gate_enter(&l->gate);
+	if (ll_unlikely((rc = cbomcs_lock(impl)))) {
+		ll_gate_cancel(&l->gate);
+		return rc;
+	}
+	l->duty = ll_gate_acquired(&l->gate);
+	return 0;
+}
+
+static struct ll_gate *cbomcs_gate(void *impl)
+{
+	return &((struct cbomcs_lock *)impl)->gate;
 }
 
 const struct ll_ops ll_cbomcs_ops = {
@@ -220,11 +252,13 @@ const struct ll_ops ll_cbomcs_ops = {
 
 const struct ll_ops ll_cbomcs_stp_ops = {
 	.name = "cbomcs_stp",
-	.summary = "cohort lock C-BO-MCS, spin-then-park on the node queue",
+	.summary = "cohort lock C-BO-MCS, spin then park; surplus threads park "
+		   "outside",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_NUMA | LIBLOCK_CAP_PARK,
 	.init = cbomcs_stp_init,
 	.destroy = cbomcs_destroy,
-	.lock = cbomcs_lock,
+	.lock = cbomcs_stp_lock,
 	.trylock = cbomcs_trylock,
 	.unlock = cbomcs_unlock,
+	.gate = cbomcs_gate,
 };

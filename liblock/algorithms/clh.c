@@ -56,11 +56,13 @@ static_assert(sizeof(struct clh_handle) == LL_CACHELINE, "one line per handle");
 struct clh_lock {
 	/* written by every arriving thread */
 	_Atomic(struct clh_node *) tail LL_ALIGNED;
+	struct ll_gate gate; /* clh_stp only: see ll_wait.h */
 	/* written by the holder */
 	_Atomic uintptr_t owner LL_ALIGNED;  /* holder's token, 0 when free */
 	_Atomic(struct clh_node *) released; /* last node granted */
 	struct clh_handle *holder;	     /* holder's handle */
 	struct clh_node *pred;		     /* holder's predecessor node */
+	unsigned int duty;		     /* clh_stp: LL_GATE_DUTY_* */
 	struct ll_lock_key key;
 } LL_ALIGNED;
 
@@ -94,6 +96,7 @@ static int clh_init(void **impl, const liblock_attr_t *attr)
 	atomic_init(&l->tail, dummy);
 	atomic_init(&l->owner, 0);
 	atomic_init(&l->released, dummy);
+	ll_gate_init(&l->gate, ll_gate_cap());
 	ll_lock_key_init(&l->key);
 	*impl = l;
 	return 0;
@@ -141,6 +144,7 @@ static inline void clh_enter(struct clh_lock *l, struct clh_handle *h,
 	atomic_store_explicit(&l->owner, SELF, memory_order_relaxed);
 	l->holder = h;
 	l->pred = pred;
+	l->duty = LL_GATE_DUTY_NONE;
 }
 
 /* Blocks until granted (FIFO), waiting under @policy.  Returns 0, or
@@ -191,9 +195,12 @@ static inline int clh_unlock_policy(struct clh_lock *l,
 {
 	struct clh_handle *h;
 	struct clh_node *mine;
+	bool wake;
 
 	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != SELF)
 		return EPERM;
+	/* before the release: afterwards the lock may be gone */
+	wake = policy != LL_WAIT_SPIN && ll_gate_leave(&l->gate, l->duty);
 	h = l->holder;
 	mine = h->mine;
 	atomic_store_explicit(&l->owner, 0, memory_order_relaxed);
@@ -205,6 +212,8 @@ static inline int clh_unlock_policy(struct clh_lock *l,
 	atomic_store_explicit(&l->released, mine, memory_order_release);
 	/* release (inside): the section's writes go with the lock */
 	ll_wake_store(&mine->state, CLH_GRANTED, policy, 1);
+	if (ll_unlikely(wake))
+		ll_gate_wake(&l->gate);
 	return 0;
 }
 
@@ -224,9 +233,27 @@ static int clh_unlock(void *impl)
 	return clh_unlock_policy(impl, LL_WAIT_SPIN);
 }
 
+/* A free lock is taken at once; otherwise the thread queues only once
+ * the admission gate lets it (ll_wait.h). */
 static int clh_stp_lock(void *impl)
 {
-	return clh_lock_policy(impl, LL_WAIT_SPIN_THEN_PARK);
+	struct clh_lock *l = impl;
+	int rc = clh_trylock_policy(l, LL_WAIT_SPIN_THEN_PARK);
+
+	if (ll_likely(rc != EBUSY))
+		return rc;
+	ll_gate_enter(&l->gate);
+	if (ll_unlikely((rc = clh_lock_policy(l, LL_WAIT_SPIN_THEN_PARK)))) {
+		ll_gate_cancel(&l->gate);
+		return rc;
+	}
+	l->duty = ll_gate_acquired(&l->gate);
+	return 0;
+}
+
+static struct ll_gate *clh_gate(void *impl)
+{
+	return &((struct clh_lock *)impl)->gate;
 }
 
 static int clh_stp_trylock(void *impl)
@@ -253,11 +280,13 @@ const struct ll_ops ll_clh_ops = {
 
 const struct ll_ops ll_clh_stp_ops = {
 	.name = "clh_stp",
-	.summary = "CLH queue lock, spin then park on a futex (FIFO)",
+	.summary =
+		"CLH queue lock, spin then park; surplus threads park outside",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_OWNER | LIBLOCK_CAP_PARK,
 	.init = clh_init,
 	.destroy = clh_destroy,
 	.lock = clh_stp_lock,
 	.trylock = clh_stp_trylock,
 	.unlock = clh_stp_unlock,
+	.gate = clh_gate,
 };

@@ -38,6 +38,7 @@
 
 struct malth_lock {
 	struct zmcs_lock q LL_ALIGNED;
+	struct ll_gate gate; /* malthusian_stp only: see ll_wait.h */
 	struct ll_lock_key key;
 	bool park;
 	/* owner-private: the passive set, a stack linked through ->next */
@@ -46,6 +47,7 @@ struct malth_lock {
 	struct zmcs_node
 		*holder; /* the holder's node: unlock needs no lookup */
 	uint32_t rng;
+	unsigned int duty; /* malthusian_stp: LL_GATE_DUTY_* */
 };
 
 static_assert(sizeof(struct malth_lock) == 2 * LL_CACHELINE,
@@ -58,6 +60,7 @@ static int malth_init_common(void **impl, bool park)
 	if (!l)
 		return ENOMEM;
 	ll_lock_key_init(&l->key);
+	ll_gate_init(&l->gate, ll_gate_cap());
 	l->park = park;
 	l->rng = 0x9e3779b9u ^ (uint32_t)l->key.id;
 	*impl = l;
@@ -100,6 +103,7 @@ static int malth_lock(void *impl)
 		return ENOMEM;
 	zmcs_acquire(&l->q, me, l->park);
 	l->holder = me;
+	l->duty = LL_GATE_DUTY_NONE;
 	return 0;
 }
 
@@ -114,6 +118,7 @@ static int malth_trylock(void *impl)
 	if (!zmcs_try(&l->q, me))
 		return EBUSY;
 	l->holder = me;
+	l->duty = LL_GATE_DUTY_NONE;
 	return 0;
 }
 
@@ -172,16 +177,15 @@ static bool malth_release_alone(struct malth_lock *l, struct zmcs_node *me)
 }
 
 /* Caller holds the lock (not checked). */
-static int malth_unlock(void *impl)
+static void malth_release(struct malth_lock *l)
 {
-	struct malth_lock *l = impl;
 	struct zmcs_node *me = l->holder;
 	struct zmcs_node *succ, *s2;
 
 	/* acquire: pairs with the successor's release link (zmcs) */
 	if (atomic_load_explicit(&me->next, memory_order_acquire) == NULL &&
 	    malth_release_alone(l, me))
-		return 0;
+		return;
 	succ = zmcs_successor(me);
 	if (l->passive && fairness_due(l)) {
 		/* Graft the passive set in front of the successor. */
@@ -190,7 +194,7 @@ static int malth_unlock(void *impl)
 		succ = l->passive;
 		l->passive = l->passive_tail = NULL;
 		zoo_handoff(&succ->state, ZMCS_GO);
-		return 0;
+		return;
 	}
 	/* acquire: pairs with S2's link store, S2's node is published */
 	s2 = atomic_load_explicit(&succ->next, memory_order_acquire);
@@ -199,7 +203,49 @@ static int malth_unlock(void *impl)
 		succ = s2;
 	}
 	zoo_handoff(&succ->state, ZMCS_GO);
+}
+
+static int malth_unlock(void *impl)
+{
+	malth_release(impl);
 	return 0;
+}
+
+/* malthusian_stp: a free lock is taken at once; otherwise the thread
+ * queues only once the admission gate lets it (ll_wait.h).  The gate is
+ * the culling done before the queue: surplus threads sleep outside it,
+ * so the releaser's own culling (above) only sees spinning waiters. */
+static int malth_stp_lock(void *impl)
+{
+	struct malth_lock *l = impl;
+	int rc = malth_trylock(impl);
+
+	if (ll_likely(rc != EBUSY))
+		return rc;
+	ll_gate_enter(&l->gate);
+	if (ll_unlikely((rc = malth_lock(impl)))) {
+		ll_gate_cancel(&l->gate);
+		return rc;
+	}
+	l->duty = ll_gate_acquired(&l->gate);
+	return 0;
+}
+
+static int malth_stp_unlock(void *impl)
+{
+	struct malth_lock *l = impl;
+	/* before the release: afterwards the lock may be gone */
+	bool wake = ll_gate_leave(&l->gate, l->duty);
+
+	malth_release(l);
+	if (ll_unlikely(wake))
+		ll_gate_wake(&l->gate);
+	return 0;
+}
+
+static struct ll_gate *malth_gate(void *impl)
+{
+	return &((struct malth_lock *)impl)->gate;
 }
 
 const struct ll_ops ll_malthusian_ops = {
@@ -216,11 +262,13 @@ const struct ll_ops ll_malthusian_ops = {
 
 const struct ll_ops ll_malthusian_stp_ops = {
 	.name = "malthusian_stp",
-	.summary = "Malthusian MCS, spin-then-park: culled waiters sleep",
+	.summary =
+		"Malthusian MCS, spin then park; surplus threads park outside",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_PARK,
 	.init = malth_stp_init,
 	.destroy = malth_destroy,
-	.lock = malth_lock,
+	.lock = malth_stp_lock,
 	.trylock = malth_trylock,
-	.unlock = malth_unlock,
+	.unlock = malth_stp_unlock,
+	.gate = malth_gate,
 };

@@ -43,9 +43,11 @@ struct mcs_node {
 struct mcs_lock {
 	/* written by every arriving thread */
 	_Atomic(struct mcs_node *) tail LL_ALIGNED;
+	struct ll_gate gate; /* mcs_stp only: see ll_wait.h */
 	/* written by the holder */
 	_Atomic uintptr_t owner LL_ALIGNED; /* holder's token, 0 when free */
 	struct mcs_node *holder;	    /* holder's node */
+	unsigned int duty;		    /* mcs_stp: LL_GATE_DUTY_* */
 	struct ll_lock_key key;
 } LL_ALIGNED;
 
@@ -67,6 +69,7 @@ static int mcs_init(void **impl, const liblock_attr_t *attr)
 		return ENOMEM;
 	atomic_init(&l->tail, NULL);
 	atomic_init(&l->owner, 0);
+	ll_gate_init(&l->gate, ll_gate_cap());
 	ll_lock_key_init(&l->key);
 	*impl = l;
 	return 0;
@@ -91,6 +94,7 @@ static inline void mcs_set_holder(struct mcs_lock *l, struct mcs_node *me)
 {
 	atomic_store_explicit(&l->owner, SELF, memory_order_relaxed);
 	l->holder = me;
+	l->duty = LL_GATE_DUTY_NONE;
 }
 
 /* Queued behind @pred: link in and wait for the handover.  Out of line,
@@ -164,10 +168,13 @@ static inline int mcs_unlock_policy(struct mcs_lock *l,
 				    enum ll_wait_policy policy)
 {
 	struct mcs_node *me, *succ;
+	bool wake;
 
 	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != SELF)
 		return EPERM;
 	me = l->holder;
+	/* before the release: afterwards the lock may be gone */
+	wake = policy != LL_WAIT_SPIN && ll_gate_leave(&l->gate, l->duty);
 	atomic_store_explicit(&l->owner, 0, memory_order_relaxed);
 	/* acquire: pairs with the successor's release store of ->next */
 	succ = atomic_load_explicit(&me->next, memory_order_acquire);
@@ -179,13 +186,21 @@ static inline int mcs_unlock_policy(struct mcs_lock *l,
 		if (ll_likely(atomic_compare_exchange_strong_explicit(
 			    &l->tail, &expected, NULL, memory_order_release,
 			    memory_order_relaxed)))
-			return 0;
+			goto out;
 		succ = mcs_wait_link(me);
 	}
 	/* release (inside): the section's writes go with the lock.  Last
 	 * access to @succ and to the lock. */
 	ll_wake_store(&succ->locked, MCS_GRANTED, policy, 1);
+out:
+	if (ll_unlikely(wake))
+		ll_gate_wake(&l->gate);
 	return 0;
+}
+
+static struct ll_gate *mcs_gate(void *impl)
+{
+	return &((struct mcs_lock *)impl)->gate;
 }
 
 /* The ops entries: the two policies of the shared code. */
@@ -199,9 +214,23 @@ static int mcs_unlock(void *impl)
 	return mcs_unlock_policy(impl, LL_WAIT_SPIN);
 }
 
+/* A free lock is taken at once; otherwise the thread queues only once
+ * the admission gate lets it (ll_wait.h), so the queue holds no more
+ * waiters than there are CPUs to run them. */
 static int mcs_stp_lock(void *impl)
 {
-	return mcs_lock_policy(impl, LL_WAIT_SPIN_THEN_PARK);
+	struct mcs_lock *l = impl;
+	int rc = mcs_trylock(impl);
+
+	if (ll_likely(rc != EBUSY))
+		return rc;
+	ll_gate_enter(&l->gate);
+	if (ll_unlikely((rc = mcs_lock_policy(l, LL_WAIT_SPIN_THEN_PARK)))) {
+		ll_gate_cancel(&l->gate);
+		return rc;
+	}
+	l->duty = ll_gate_acquired(&l->gate);
+	return 0;
 }
 
 static int mcs_stp_unlock(void *impl)
@@ -222,11 +251,13 @@ const struct ll_ops ll_mcs_ops = {
 
 const struct ll_ops ll_mcs_stp_ops = {
 	.name = "mcs_stp",
-	.summary = "MCS queue lock, spin then park on a futex (FIFO)",
+	.summary =
+		"MCS queue lock, spin then park; surplus threads park outside",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_OWNER | LIBLOCK_CAP_PARK,
 	.init = mcs_init,
 	.destroy = mcs_destroy,
 	.lock = mcs_stp_lock,
 	.trylock = mcs_trylock,
 	.unlock = mcs_stp_unlock,
+	.gate = mcs_gate,
 };

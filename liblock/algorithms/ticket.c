@@ -39,9 +39,11 @@
 struct ticket_lock {
 	/* written by arriving threads */
 	_Atomic uint32_t next LL_ALIGNED;
+	struct ll_gate gate; /* ticket_stp only: see ll_wait.h */
 	/* written by the holder, read by waiters */
 	_Atomic uint32_t serving LL_ALIGNED; /* ticket | LL_SLEEPER */
 	_Atomic uintptr_t owner;	     /* holder's token, 0 when free */
+	unsigned int duty;		     /* ticket_stp: LL_GATE_DUTY_* */
 } LL_ALIGNED;
 
 static_assert(sizeof(struct ticket_lock) == 2 * LL_CACHELINE,
@@ -62,6 +64,7 @@ static int ticket_init(void **impl, const liblock_attr_t *attr)
 	atomic_init(&l->next, 0);
 	atomic_init(&l->serving, 0);
 	atomic_init(&l->owner, 0);
+	ll_gate_init(&l->gate, ll_gate_cap());
 	*impl = l;
 	return 0;
 }
@@ -94,6 +97,7 @@ static inline int ticket_lock_policy(struct ticket_lock *l,
 	while (s != me)
 		s = ll_wait_while_val(&l->serving, s, policy);
 	atomic_store_explicit(&l->owner, SELF, memory_order_relaxed);
+	l->duty = LL_GATE_DUTY_NONE;
 	return 0;
 }
 
@@ -114,6 +118,7 @@ static int ticket_trylock(void *impl)
 		    memory_order_relaxed))
 		return EBUSY;
 	atomic_store_explicit(&l->owner, SELF, memory_order_relaxed);
+	l->duty = LL_GATE_DUTY_NONE;
 	return 0;
 }
 
@@ -122,9 +127,12 @@ static inline int ticket_unlock_policy(struct ticket_lock *l,
 				       enum ll_wait_policy policy)
 {
 	uint32_t s;
+	bool wake;
 
 	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != SELF)
 		return EPERM;
+	/* before the release: afterwards the lock may be gone */
+	wake = policy != LL_WAIT_SPIN && ll_gate_leave(&l->gate, l->duty);
 	atomic_store_explicit(&l->owner, 0, memory_order_relaxed);
 	/* relaxed: only the holder changes the ticket part */
 	s = atomic_load_explicit(&l->serving, memory_order_relaxed) &
@@ -132,6 +140,8 @@ static inline int ticket_unlock_policy(struct ticket_lock *l,
 	/* (n, s) -> (n, s + 2).  release (inside): the section's writes go
 	 * with the lock.  Last access to the lock. */
 	ll_wake_store(&l->serving, s + TICKET_STEP, policy, INT_MAX);
+	if (ll_unlikely(wake))
+		ll_gate_wake(&l->gate);
 	return 0;
 }
 
@@ -146,9 +156,23 @@ static int ticket_unlock(void *impl)
 	return ticket_unlock_policy(impl, LL_WAIT_SPIN);
 }
 
+/* A free lock is taken at once; otherwise the thread takes a ticket only
+ * once the admission gate lets it (ll_wait.h). */
 static int ticket_stp_lock(void *impl)
 {
-	return ticket_lock_policy(impl, LL_WAIT_SPIN_THEN_PARK);
+	struct ticket_lock *l = impl;
+
+	if (ll_likely(ticket_trylock(impl) == 0))
+		return 0;
+	ll_gate_enter(&l->gate);
+	ticket_lock_policy(l, LL_WAIT_SPIN_THEN_PARK);
+	l->duty = ll_gate_acquired(&l->gate);
+	return 0;
+}
+
+static struct ll_gate *ticket_gate(void *impl)
+{
+	return &((struct ticket_lock *)impl)->gate;
 }
 
 static int ticket_stp_unlock(void *impl)
@@ -170,11 +194,12 @@ const struct ll_ops ll_ticket_ops = {
 
 const struct ll_ops ll_ticket_stp_ops = {
 	.name = "ticket_stp",
-	.summary = "ticket lock, spin then park on a futex (FIFO)",
+	.summary = "ticket lock, spin then park; surplus threads park outside",
 	.caps = LIBLOCK_CAP_LOCK | LIBLOCK_CAP_OWNER | LIBLOCK_CAP_PARK,
 	.init = ticket_init,
 	.destroy = ticket_destroy,
 	.lock = ticket_stp_lock,
 	.trylock = ticket_trylock,
 	.unlock = ticket_stp_unlock,
+	.gate = ticket_gate,
 };

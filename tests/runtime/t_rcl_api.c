@@ -195,7 +195,8 @@ START_TEST(trylock_semantics)
 	rt_wait_flag(&c.inside, 10);
 	ck_assert_int_eq(rcl_tryexec(&c.l, count_cs, &c, &ret), EBUSY);
 	ck_assert_int_eq(c.runs, 1);
-	ck_assert_uint_ge(rt_stats(rcl_default_server()).try_busy, 1);
+	RT_COUNTED(
+		ck_assert_uint_ge(rt_stats(rcl_default_server()).try_busy, 1));
 	ck_assert_int_eq(write(c.pipefd[1], "x", 1), 1);
 	rt_join(t, 10);
 	ck_assert_int_eq(rcl_tryexec(&c.l, count_cs, &c, NULL), 0);
@@ -218,16 +219,20 @@ START_TEST(idle_server_parks)
 
 	rt_init_rcl(&l, LIBLOCK_SERVER_DEFAULT);
 	ck_assert_ptr_eq(liblock_exec(&l, noop_cs, &l), &l);
-	/* the idle threshold is 5 ms; allow a loaded machine 5 s */
-	for (int i = 0; i < 500 && rt_stats(cpu).idle_parks == 0; i++)
-		usleep(10000);
-	usleep(20000);
-	a = rt_stats(cpu);
-	ck_assert_uint_ge(a.idle_parks, 1);
-	usleep(200000);
-	b = rt_stats(cpu);
-	ck_assert_uint_le(b.manager_wakeups - a.manager_wakeups, 2);
-	ck_assert_uint_le(b.sweeps - a.sweeps, 2);
+	if (!RCL_LOCK_STATS) /* parks and sweeps are not counted */
+		usleep(200000);
+	else {
+		/* the idle threshold is 5 ms; allow a loaded machine 5 s */
+		for (int i = 0; i < 500 && rt_stats(cpu).idle_parks == 0; i++)
+			usleep(10000);
+		usleep(20000);
+		a = rt_stats(cpu);
+		ck_assert_uint_ge(a.idle_parks, 1);
+		usleep(200000);
+		b = rt_stats(cpu);
+		ck_assert_uint_le(b.manager_wakeups - a.manager_wakeups, 2);
+		ck_assert_uint_le(b.sweeps - a.sweeps, 2);
+	}
 	ck_assert_ptr_eq(liblock_exec(&l, noop_cs, &l), &l);
 	ck_assert_int_eq(liblock_destroy(&l), 0);
 	ck_assert_int_eq(rcl_shutdown(), 0);
@@ -289,8 +294,8 @@ START_TEST(mutual_exclusion_1_to_16)
 					  (uint64_t)counts[k] * m->iters);
 	}
 	ck_assert_int_eq(atomic_load(&m->overlaps), 0);
-	ck_assert_uint_ge(rt_stats(rcl_default_server()).cs,
-			  31u * (uint64_t)m->iters);
+	RT_COUNTED(ck_assert_uint_ge(rt_stats(rcl_default_server()).cs,
+				     31u * (uint64_t)m->iters));
 	ck_assert_int_eq(liblock_destroy(&m->l), 0);
 	ck_assert_int_eq(rcl_shutdown(), 0);
 	free(m);
@@ -401,8 +406,8 @@ START_TEST(multiple_servers_nested)
 	ck_assert(st1.exclusive);
 	if (sysconf(_SC_NPROCESSORS_ONLN) == 2)
 		ck_assert(!st2.exclusive && !st2.fifo);
-	ck_assert_uint_ge(st1.cs, 2u * CLIENTS * m->iters);
-	ck_assert_uint_ge(st2.cs, 3u * CLIENTS * m->iters);
+	RT_COUNTED(ck_assert_uint_ge(st1.cs, 2u * CLIENTS * m->iters));
+	RT_COUNTED(ck_assert_uint_ge(st2.cs, 3u * CLIENTS * m->iters));
 	ck_assert_int_eq(liblock_destroy(&m->a), 0);
 	ck_assert_int_eq(liblock_destroy(&m->b), 0);
 	ck_assert_int_eq(liblock_destroy(&m->c), 0);
