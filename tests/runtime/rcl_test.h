@@ -77,7 +77,7 @@ static inline void rt_wait_flag(atomic_int *flag, int seconds)
 }
 
 /* The servicing threads' counters (cs, cs_inline, sweeps, idle_parks,
- * slow_path, multi_lock_sweeps, try_busy) read 0 in a
+ * slow_path, multi_lock_sweeps, try_busy, deferred) read 0 in a
  * --disable-lock-stats build: assert on them only where they are counted. */
 #define RT_COUNTED(stmt)                                                       \
 	do {                                                                   \
