@@ -357,16 +357,22 @@ static void stop_threads(struct rcl_server *s)
 	}
 	dl = deadline_in(2); /* for all the servicing threads together */
 	for (t = atomic_load_explicit(&s->all, memory_order_relaxed); t;
-	     t = next) {
-		next = t->next_all;
+	     t = t->next_all) {
 		if (pthread_timedjoin_np(t->thread, NULL, &dl) != 0) {
 			stuck = true;
-			/* left to finish its section, then to exit; its
-			 * structure stays allocated (it still uses it) */
+			/* left to finish its section, then to exit */
 			pthread_detach(t->thread);
 			continue;
 		}
 		rcl_stats_fold(&s->retired, &t->st);
+		memset(&t->st, 0, sizeof(t->st)); /* folded once */
+	}
+	/* Freed only once every thread is joined: a running servicing
+	 * thread walks the whole list (rcl_nfree).  A stuck one still
+	 * does, so then every structure stays allocated. */
+	for (t = atomic_load_explicit(&s->all, memory_order_relaxed);
+	     t && !stuck; t = next) {
+		next = t->next_all;
 		ll_free(t);
 	}
 	atomic_store_explicit(&s->all, NULL, memory_order_relaxed);
