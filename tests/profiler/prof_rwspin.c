@@ -186,6 +186,13 @@ int main(void)
 			return 1;
 	if (pthread_create(&t[n++], NULL, writer, NULL))
 		return 1;
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	/* The spinners run alone: with the readers beside them, more
+	 * threads than CPUs, a spin-lock holder preempted between the
+	 * profiler's clock read and ours (in the wrapper) would count a
+	 * time slice the program cannot see. */
+	n = 0;
 	for (int i = 0; i < SPINNERS; i++)
 		if (pthread_create(&t[n++], NULL, spinner, NULL))
 			return 1;
