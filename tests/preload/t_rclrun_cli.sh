@@ -36,6 +36,33 @@ done
 "$RCL_RUN" --lock posix 2>/dev/null && fail "missing command accepted"
 "$RCL_RUN" --bogus 2>/dev/null && fail "unknown option accepted"
 
+# a report file that cannot be written: refused before the command runs
+out=$("$RCL_RUN" --lock posix --report /nonexistent-dir/r -- touch "$TMP/ran" 2>&1) &&
+	fail "--report to a bad path accepted"
+[ "$(echo "$out" | wc -l)" -eq 1 ] || fail "--report bad path: not one line: $out"
+echo "$out" | grep -q "/nonexistent-dir/r" || fail "--report bad path: message lacks the path"
+[ ! -e "$TMP/ran" ] || fail "--report bad path: command ran"
+
+# the interposer's environment, parsed strictly: one line, status 2, the
+# program never runs
+pre=$top_builddir/liblock/interpose/.libs/librclrun.so
+for kv in LIBLOCK_LOCK=no-such-lock LIBLOCK_LOCK= LIBLOCK_LOCK=rcl \
+	RCL_RUN_REPORT=/nonexistent-dir/r RCL_RUN_REPORT=; do
+	rm -f "$TMP/ran"
+	out=$(env "$kv" LD_PRELOAD="$pre" touch "$TMP/ran" 2>&1)
+	rc=$?
+	if echo "$list" | grep -q "^rcl " && [ "$kv" = LIBLOCK_LOCK=rcl ]; then
+		continue
+	fi
+	[ $rc -eq 2 ] || fail "$kv: status $rc, want 2"
+	[ "$(echo "$out" | wc -l)" -eq 1 ] || fail "$kv: not one line: $out"
+	echo "$out" | grep -qF "$kv" || fail "$kv: message lacks the value: $out"
+	[ ! -e "$TMP/ran" ] || fail "$kv: the program ran"
+done
+out=$(LIBLOCK_LOG=loud LD_PRELOAD="$pre" /bin/true 2>&1)
+[ "$(echo "$out" | wc -l)" -eq 1 ] && echo "$out" | grep -q "LIBLOCK_LOG=loud" ||
+	fail "bad LIBLOCK_LOG: not one line naming it: $out"
+
 # exit status is the command's; 127 when it cannot be found
 "$RCL_RUN" --lock spinlock -- sh -c 'exit 7'
 [ $? -eq 7 ] || fail "exit status not passed through"
