@@ -231,9 +231,8 @@ static int rcl_cond_wait(void *impl, liblock_cond_t *cond,
 		return EPERM;
 	/* a delegated section of @l: its request stays claimed while the
 	 * word is released, so no other servicing thread starts it again */
-	if (me &&
-	    atomic_load_explicit(&me->section, memory_order_relaxed) == l &&
-	    me->req)
+	if (me && me->req &&
+	    atomic_load_explicit(&me->req->lock, memory_order_relaxed) == l)
 		rcl_claim_in_progress(s, me->req, tok);
 	seq = ll_cond_enter(cond);
 	if (rcl_word_held_by_me(l))

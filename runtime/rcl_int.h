@@ -192,10 +192,10 @@ struct rcl_sthread {
 	_Atomic uint32_t linked;       /* futex word: 1 once on the all list */
 	struct rcl_sthread *next_all;  /* manager-owned list */
 	struct rcl_sthread *next_prepared;
-	/* the lock whose delegated section runs, for the report of a
-	 * section that never returns (servicing.c) */
-	_Atomic(struct rcl_lock *) section;
-	struct rcl_req *req; /* its request (read by this thread only) */
+	/* the request whose delegated section runs, NULL between them;
+	 * read by this thread only: a condition wait claims it, the report
+	 * of a section that never returns names its lock (servicing.c) */
+	struct rcl_req *req;
 	struct rcl_tstats st;
 } LL_ALIGNED;
 

@@ -93,9 +93,7 @@ static struct rcl_lock *serve(struct rcl_server *s, struct rcl_req *r,
 	*kept = l;
 run:
 	t->req = r;
-	atomic_store_explicit(&t->section, l, memory_order_relaxed);
 	rcl_run(s, r, me);
-	atomic_store_explicit(&t->section, NULL, memory_order_relaxed);
 	t->req = NULL;
 	return l;
 }
@@ -269,11 +267,14 @@ static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 static void section_exit(void *arg)
 {
 	struct rcl_sthread *t = arg;
+	/* the request is not complete, so its slot still names the lock */
+	struct rcl_lock *l = t->req ? atomic_load_explicit(&t->req->lock,
+							   memory_order_relaxed)
+				    : NULL;
 
 	ll_fatal("a critical section of RCL lock %p ended its servicing "
 		 "thread (pthread_exit or cancellation inside a section)",
-		 (void *)atomic_load_explicit(&t->section,
-					      memory_order_relaxed));
+		 (void *)l);
 }
 
 static void exit_key_create(void)
