@@ -95,6 +95,7 @@ int cmd_misses(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_coloc(int argc, char **argv);
 
 /* ---- small helpers ---- */
 /* Parse a non-negative integer option value or exit(2) with a message. */

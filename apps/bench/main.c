@@ -26,6 +26,9 @@ static const char usage[] =
 	"  compare    our rcl lock against the original RCL library (built "
 	"from\n"
 	"             its sources: --peer DIR), interleaved, as ratios\n"
+	"  coloc      frequent-request contention: threads pinned by the "
+	"lock they\n"
+	"             share (co-location) against unpinned, as ratios\n"
 	"\n"
 	"Algorithms are named as listed by --list.  Cycles are TSC cycles.\n";
 
@@ -56,6 +59,7 @@ int main(int argc, char **argv)
 		{"calibrate", cmd_calibrate},
 		{"report", cmd_report},
 		{"compare", cmd_compare},
+		{"coloc", cmd_coloc},
 	};
 
 	int cpus[1];

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -22,20 +23,27 @@
 #include <unistd.h>
 
 #include "liblock.h"
+#include "pti_plan.h"
 
 #define PRELOAD_NAME "librclrun.so"
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: rcl-run --lock ALGO [--report FILE] [--] CMD "
-		"[ARGS...]\n"
+		"Usage: rcl-run --lock ALGO [--report FILE] [--colocate PLAN] "
+		"[--] CMD [ARGS...]\n"
 		"       rcl-run --list\n"
 		"Run CMD with every pthread mutex replaced by the liblock "
 		"algorithm ALGO.\n\n"
 		"  -l, --lock ALGO    lock algorithm (see --list)\n"
 		"  -r, --report FILE  append per-process wrapper call counts "
 		"to FILE at exit\n"
+		"  -c, --colocate PLAN\n"
+		"                     pin the threads PLAN names to its CPUs "
+		"as they are\n"
+		"                     created (lines 'cpu N: THREAD...', "
+		"THREAD a creation\n"
+		"                     index 1, 2, ... or @start_routine)\n"
 		"      --list         list the algorithms usable here, one per "
 		"line\n"
 		"  -h, --help         this help\n\n"
@@ -165,6 +173,41 @@ static int set_report(const char *path)
 	return setenv("RCL_RUN_REPORT", abs, 1);
 }
 
+/* Check the co-location plan in @path and hand it to the interposer in
+ * $RCL_RUN_COLOCATE; 0 or -1 after a one-line error. */
+static int set_colocate(const char *path)
+{
+	static struct pti_plan plan;
+	static char env[PTI_PLAN_ENV];
+	char err[PATH_MAX + 128];
+	cpu_set_t allowed;
+
+	if (pti_plan_read_file(path, &plan, err, sizeof(err)) != 0) {
+		fprintf(stderr, "rcl-run: --colocate %s\n", err);
+		return -1;
+	}
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
+		for (int i = 0; i < plan.n; i++)
+			if (!CPU_ISSET(plan.e[i].cpu, &allowed)) {
+				fprintf(stderr,
+					"rcl-run: --colocate %s: CPU %d is "
+					"not one this process may run on\n",
+					path, plan.e[i].cpu);
+				return -1;
+			}
+	if (pti_plan_format_env(&plan, env, sizeof(env)) != 0) {
+		fprintf(stderr, "rcl-run: --colocate %s: plan too large\n",
+			path);
+		return -1;
+	}
+	if (setenv("RCL_RUN_COLOCATE", env, 1) != 0) {
+		fprintf(stderr, "rcl-run: cannot set the environment: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* LD_PRELOAD=<existing>:@lib, so earlier interposers keep their place. */
 static int add_preload(const char *lib)
 {
@@ -189,21 +232,25 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{"lock", required_argument, NULL, 'l'},
 		{"report", required_argument, NULL, 'r'},
+		{"colocate", required_argument, NULL, 'c'},
 		{"list", no_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *algo = NULL, *report = NULL;
+	const char *algo = NULL, *report = NULL, *colocate = NULL;
 	char lib[PATH_MAX];
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+l:r:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+l:r:c:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			algo = optarg;
 			break;
 		case 'r':
 			report = optarg;
+			break;
+		case 'c':
+			colocate = optarg;
 			break;
 		case 'L':
 			return list();
@@ -227,6 +274,7 @@ int main(int argc, char **argv)
 	}
 	if ((algo = check_algorithm(algo)) == NULL ||
 	    (report && check_report(report) != 0) ||
+	    (colocate && set_colocate(colocate) != 0) ||
 	    find_preload(lib, sizeof(lib)) != 0)
 		return 2;
 	if (setenv("LIBLOCK_LOCK", algo, 1) != 0 || add_preload(lib) != 0 ||

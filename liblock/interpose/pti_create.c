@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pthread_create under rcl-run: applies the co-location plan of
+ * rcl-run --colocate ($RCL_RUN_COLOCATE, pti_plan.h).  A thread the plan
+ * names starts pinned to its CPU, before any of its own code runs; every
+ * other thread, and every thread when there is no plan, is created by
+ * glibc's pthread_create untouched.
+ */
+#include "pti_int.h"
+#include "pti_plan.h"
+
+#include <dlfcn.h>
+#include <sched.h>
+#include <stdlib.h>
+
+typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+			 void *);
+
+enum { PLAN_UNREAD, PLAN_READING, PLAN_NONE, PLAN_SET };
+
+static create_fn real_create;
+static _Atomic int plan_state;
+static struct pti_plan plan;
+/* relaxed: only the numbering of creations matters, not their order
+ * with respect to anything else */
+static _Atomic unsigned long created;
+
+/* Read $RCL_RUN_COLOCATE once; PLAN_NONE or PLAN_SET. */
+static int plan_read(void)
+{
+	int st = atomic_load_explicit(&plan_state, memory_order_acquire);
+	char err[256];
+	const char *env;
+
+	if (ll_likely(st >= PLAN_NONE))
+		return st;
+	st = PLAN_UNREAD;
+	if (!atomic_compare_exchange_strong_explicit(
+		    &plan_state, &st, PLAN_READING, memory_order_acquire,
+		    memory_order_acquire)) {
+		/* acquire: pairs with the release below; another thread
+		 * is parsing, which takes microseconds */
+		while ((st = atomic_load_explicit(&plan_state,
+						  memory_order_acquire)) ==
+		       PLAN_READING)
+			sched_yield();
+		return st;
+	}
+	real_create =
+		(create_fn)dlvsym(RTLD_NEXT, "pthread_create", "GLIBC_2.34");
+	if (!real_create)
+		real_create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+	if (!real_create)
+		ll_fatal("rcl-run: cannot find the real pthread_create");
+	env = getenv("RCL_RUN_COLOCATE");
+	st = PLAN_NONE;
+	if (env && *env) {
+		if (pti_plan_parse_env(env, &plan, err, sizeof(err)) != 0)
+			ll_fatal("rcl-run: %s", err);
+		st = PLAN_SET;
+	}
+	/* release: the plan and real_create before the state */
+	atomic_store_explicit(&plan_state, st, memory_order_release);
+	return st;
+}
+
+struct pinned_start {
+	void *(*fn)(void *);
+	void *arg;
+	int cpu;
+};
+
+static void *start_pinned(void *p)
+{
+	struct pinned_start s = *(struct pinned_start *)p;
+	cpu_set_t set;
+
+	free(p);
+	CPU_ZERO(&set);
+	CPU_SET(s.cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+		static _Atomic bool said;
+
+		pti_say_once(&said,
+			     "a thread of the co-location plan "
+			     "cannot run on its CPU; it runs unpinned",
+			     "--colocate");
+	}
+	return s.fn(s.arg);
+}
+
+LL_API_EXPORT int pti_create(pthread_t *t, const pthread_attr_t *a,
+			     void *(*fn)(void *), void *arg)
+{
+	struct pinned_start *s;
+	unsigned long index;
+	const char *name = NULL;
+	Dl_info info;
+	int cpu;
+
+	/* liblock's own threads are not the program's: not numbered */
+	if (ll_likely(plan_read() == PLAN_NONE) || pti_thread.inside)
+		return real_create(t, a, fn, arg);
+	index = atomic_fetch_add_explicit(&created, 1, memory_order_relaxed) +
+		1;
+	if (dladdr((void *)fn, &info) && info.dli_saddr == (void *)fn)
+		name = info.dli_sname;
+	cpu = pti_plan_cpu(&plan, index, name);
+	if (cpu < 0 || !(s = malloc(sizeof(*s))))
+		return real_create(t, a, fn, arg);
+	*s = (struct pinned_start){fn, arg, cpu};
+	int rc = real_create(t, a, start_pinned, s);
+
+	if (rc != 0)
+		free(s);
+	return rc;
+}
+
+PTI_EXPORT(pti_create, pthread_create, "GLIBC_2.34");
+PTI_EXPORT_OLD(pti_create, pti_create_225, pthread_create, "GLIBC_2.2.5");
