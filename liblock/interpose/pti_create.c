@@ -46,10 +46,11 @@ static int plan_read(void)
 			sched_yield();
 		return st;
 	}
-	real_create =
-		(create_fn)dlvsym(RTLD_NEXT, "pthread_create", "GLIBC_2.34");
-	if (!real_create)
-		real_create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+	/* the default version: glibc's current one, or the unversioned
+	 * interceptor of a sanitizer runtime loaded between us and glibc
+	 * (dlvsym would skip it, and the sanitizer would not know the
+	 * thread) */
+	real_create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
 	if (!real_create)
 		ll_fatal("rcl-run: cannot find the real pthread_create");
 	env = getenv("RCL_RUN_COLOCATE");
