@@ -136,6 +136,26 @@ ALWAYS_INLINE void hist_add(uint64_t *hist, uint64_t cycles)
 	hist[b < PROF_HBUCKETS ? b : PROF_HBUCKETS - 1]++;
 }
 
+/* Trace mode: record interval [@t0, @t1) of @kind on lock site @site. */
+static void trace_ev(struct prof_thread *th, int kind, int site, uint64_t t0,
+		     uint64_t t1)
+{
+	struct prof_trace *tr = th->trace;
+	unsigned n;
+
+	if (!tr)
+		return;
+	n = atomic_load_explicit(&tr->nev, memory_order_relaxed);
+	if (n == PROF_TEVENTS) {
+		tr->dropped++;
+		return;
+	}
+	tr->ev[n] = (struct prof_ev){t0, t1, site, kind};
+	/* release: publishes the event to the dump writer, which may run
+	 * while this thread lives; pairs with its acquire load of nev */
+	atomic_store_explicit(&tr->nev, n + 1, memory_order_release);
+}
+
 /* Index of @lk in th->held, or -1. */
 ALWAYS_INLINE int held_find(struct prof_thread *th, const struct prof_lock *lk)
 {
@@ -150,11 +170,11 @@ ALWAYS_INLINE int held_find(struct prof_thread *th, const struct prof_lock *lk)
  * hold is in the sample when prof_timing() said so for its section. */
 ALWAYS_INLINE void prof_acquired(struct prof_thread *th, struct prof_lock *lk,
 				 int site, uint64_t t_call, uint64_t t_acq,
-				 bool contended)
+				 bool contended, int stack)
 {
 	struct prof_stat *st = &th->stat[site];
 	int i = held_find(th, lk);
-	uint64_t area;
+	uint64_t area, serial;
 	unsigned nwait;
 
 	if (i >= 0) { /* recursive mutex: still the same hold */
@@ -177,12 +197,12 @@ ALWAYS_INLINE void prof_acquired(struct prof_thread *th, struct prof_lock *lk,
 		th->untracked++;
 		return;
 	}
-	area = prof_lock_area(lk, t_acq, &nwait);
+	area = prof_lock_area(lk, t_acq, &nwait, &serial);
 	if (!t_acq && nwait) {
 		/* Outside the sample, but threads wait: the integral must be
 		 * projected to now for this hold's blame, so read the time. */
 		t_call = t_acq = prof_now();
-		area = prof_lock_area(lk, t_acq, NULL);
+		area = prof_lock_area(lk, t_acq, NULL, &serial);
 	}
 	if (th->nheld == 0) {
 		th->section_c = contended;
@@ -199,6 +219,8 @@ ALWAYS_INLINE void prof_acquired(struct prof_thread *th, struct prof_lock *lk,
 		.t_acq = t_acq,
 		.area = area,
 		.misses = prof_misses(th),
+		.serial = serial,
+		.stack = stack,
 	};
 }
 
@@ -225,7 +247,8 @@ ALWAYS_INLINE void section_end(struct prof_thread *th, uint64_t t_done)
  * counts, and gets its blame (its times are read when it has some). */
 ALWAYS_INLINE void prof_released(struct prof_thread *th, int idx,
 				 uint64_t t_rel, uint64_t t_done, uint64_t area,
-				 uint64_t misses, uintptr_t caller)
+				 uint64_t serial, uint64_t misses,
+				 uintptr_t caller)
 {
 	struct prof_held h = th->held[idx];
 	struct prof_stat *st = &th->stat[h.site];
@@ -250,7 +273,16 @@ ALWAYS_INLINE void prof_released(struct prof_thread *th, int idx,
 			st->hold_u += hold;
 			st->cs_u += cs;
 		}
+		if (prof_unlikely(prof_trace_on)) {
+			trace_ev(th, PROF_EV_HOLD, h.site, h.t_acq, t_rel);
+			if (h.stack >= 0) {
+				th->tstack[h.stack].hold += hold;
+				th->tstack[h.stack].nholds++;
+			}
+		}
 	}
+	if (serial > h.serial)
+		st->serial += serial - h.serial;
 	if (th->papi_set >= 0) {
 		st->cs_misses += misses - h.misses;
 		st->cs_counted++;
@@ -282,7 +314,7 @@ ALWAYS_INLINE bool lean_acquired(struct prof_thread *th, struct prof_lock *lk,
 				 const void *l, int site)
 {
 	struct prof_held *h;
-	uint64_t area;
+	uint64_t area, serial;
 	unsigned s, n;
 
 	if (th->nheld == PROF_HELD_MAX || th->papi_set >= 0 ||
@@ -294,6 +326,7 @@ ALWAYS_INLINE bool lean_acquired(struct prof_thread *th, struct prof_lock *lk,
 	s = atomic_load_explicit(&lk->seq, memory_order_acquire);
 	n = atomic_load_explicit(&lk->nwait, memory_order_relaxed);
 	area = atomic_load_explicit(&lk->area, memory_order_relaxed);
+	serial = atomic_load_explicit(&lk->serial, memory_order_relaxed);
 	/* acquire fence: the loads above complete before the re-check
 	 * (pairs with the writer's release fence) */
 	atomic_thread_fence(memory_order_acquire);
@@ -317,6 +350,8 @@ ALWAYS_INLINE bool lean_acquired(struct prof_thread *th, struct prof_lock *lk,
 	h->t_call = h->t_acq = 0;
 	h->area = area;
 	h->misses = 0;
+	h->serial = serial;
+	h->stack = -1;
 	return true;
 }
 
@@ -429,19 +464,29 @@ PROF_API int pthread_mutex_destroy(pthread_mutex_t *m)
 
 /* The real blocking call after a failed try. */
 static int lock_slow(struct prof_thread *th, struct prof_lock *lk, int site,
-		     void *l, uint64_t t_call, int type, const struct how *h)
+		     void *l, uint64_t t_call, int type, const struct how *h,
+		     int stack)
 {
 	uint64_t t;
 	int rc;
 
 	th->waiting_on = lk;
+	prof_block(+1);
 	prof_lock_wait_edge(lk, prof_now(), +1);
 	rc = real_lock(type, l, h);
 	t = prof_now();
+	prof_block(-1);
 	prof_lock_wait_edge(lk, t, -1);
 	th->waiting_on = NULL;
+	if (prof_unlikely(prof_trace_on)) {
+		trace_ev(th, PROF_EV_WAIT, site, t_call, t);
+		if (stack >= 0) {
+			th->tstack[stack].wait += t - t_call;
+			th->tstack[stack].nwaits++;
+		}
+	}
 	if (got_it(rc))
-		prof_acquired(th, lk, site, t_call, t, true);
+		prof_acquired(th, lk, site, t_call, t, true, stack);
 	else if (rc == ETIMEDOUT)
 		stat_of(th, site)->timed_out++;
 	return rc;
@@ -455,7 +500,8 @@ ALWAYS_INLINE int lock_common(void *l, int type, const struct how *h,
 	struct prof_thread *th = prof_self();
 	struct prof_lock *lk;
 	uint64_t t_call;
-	int rc, site;
+	int rc, site, stack = -1;
+	bool timing;
 
 	if (th)
 		th->calls[h->call]++;
@@ -465,24 +511,32 @@ ALWAYS_INLINE int lock_common(void *l, int type, const struct how *h,
 		return real_lock(type, l, h);
 	}
 	site = site_of(lk, l, caller, type); /* before t_call: may unwind */
-	t_call = prof_timing(th) ? prof_now() : 0;
+	timing = prof_timing(th);
+	/* the stack of a timed hold, read before t_call (it unwinds) */
+	if (prof_unlikely(prof_trace_on) && timing)
+		stack = prof_trace_stack(th, site, caller);
+	t_call = timing ? prof_now() : 0;
 	rc = real_try(type, l);
 	if (prof_likely(got_it(rc))) {
 		/* Uncontended: the try took a few ns against ~20 for a
 		 * TSC read on some VMs, so t_acq = t_call. */
 		if (t_call || !lean_acquired(th, lk, l, site))
-			prof_acquired(th, lk, site, t_call, t_call, false);
+			prof_acquired(th, lk, site, t_call, t_call, false,
+				      stack);
 		return rc;
 	}
-	if (rc == EBUSY) /* waits are always timed */
+	if (rc == EBUSY) { /* waits are always timed, their stacks read */
+		if (prof_unlikely(prof_trace_on) && stack < 0)
+			stack = prof_trace_stack(th, site, caller);
 		return lock_slow(th, lk, site, l, t_call ? t_call : prof_now(),
-				 type, h);
+				 type, h, stack);
+	}
 	/* Another error (EINVAL, EAGAIN, EDEADLK...): let the real call
 	 * decide. */
 	rc = real_lock(type, l, h);
 	if (got_it(rc))
 		prof_acquired(th, lk, site, t_call, t_call ? prof_now() : 0,
-			      false);
+			      false, stack);
 	return rc;
 }
 
@@ -493,18 +547,23 @@ ALWAYS_INLINE int try_common(void *l, int type, enum prof_call call,
 	struct prof_thread *th = prof_self();
 	struct prof_lock *lk;
 	uint64_t t_call;
-	int rc, site;
+	int rc, site, stack = -1;
+	bool timing;
 
 	if (th)
 		th->calls[call]++;
 	if (!th || !(lk = prof_lock_get(l)))
 		return real_try(type, l);
 	site = site_of(lk, l, caller, type); /* before t_call: may unwind */
-	t_call = prof_timing(th) ? prof_now() : 0;
+	timing = prof_timing(th);
+	if (prof_unlikely(prof_trace_on) && timing)
+		stack = prof_trace_stack(th, site, caller);
+	t_call = timing ? prof_now() : 0;
 	rc = real_try(type, l);
 	if (got_it(rc)) {
 		if (t_call || !lean_acquired(th, lk, l, site))
-			prof_acquired(th, lk, site, t_call, t_call, false);
+			prof_acquired(th, lk, site, t_call, t_call, false,
+				      stack);
 	} else if (rc == EBUSY) {
 		stat_of(th, site)->try_fail++;
 	}
@@ -518,7 +577,7 @@ ALWAYS_INLINE int unlock_common(void *l, int type, enum prof_call call,
 {
 	struct prof_thread *th;
 	struct prof_lock *lk;
-	uint64_t t_rel, area, misses;
+	uint64_t t_rel, area, misses, serial;
 	unsigned nwait;
 	int rc, idx;
 
@@ -541,12 +600,12 @@ ALWAYS_INLINE int unlock_common(void *l, int type, enum prof_call call,
 		return rc;
 	}
 	t_rel = th->held[idx].sampled ? prof_now() : 0;
-	area = prof_lock_area(lk, t_rel, &nwait);
+	area = prof_lock_area(lk, t_rel, &nwait, &serial);
 	if (!t_rel && (nwait || area != th->held[idx].area)) {
 		/* outside the sample, but it made threads wait: its blame
 		 * needs the integral projected to now */
 		t_rel = prof_now();
-		area = prof_lock_area(lk, t_rel, &nwait);
+		area = prof_lock_area(lk, t_rel, &nwait, &serial);
 	}
 	misses = prof_misses(th);
 	rc = real_unlock(type, l);
@@ -554,8 +613,8 @@ ALWAYS_INLINE int unlock_common(void *l, int type, enum prof_call call,
 	 * saves a TSC read; with waiters it may be a futex wake-up. */
 	if (rc == 0)
 		prof_released(th, idx, t_rel,
-			      nwait && t_rel ? prof_now() : t_rel, area, misses,
-			      (uintptr_t)caller);
+			      nwait && t_rel ? prof_now() : t_rel, area, serial,
+			      misses, (uintptr_t)caller);
 	return rc;
 }
 
@@ -838,16 +897,23 @@ static int cond_common(pthread_cond_t *c, pthread_mutex_t *m,
 	lk = prof_lock_find(m);
 	idx = lk ? held_find(th, lk) : -1;
 	if (idx >= 0) {
+		uint64_t area, serial;
+
 		saved = th->held[idx];
-		prof_released(th, idx, t0, t0, prof_lock_area(lk, t0, NULL),
-			      prof_misses(th), (uintptr_t)caller);
+		area = prof_lock_area(lk, t0, NULL, &serial);
+		prof_released(th, idx, t0, t0, area, serial, prof_misses(th),
+			      (uintptr_t)caller);
 	}
+	prof_block(+1);
 	rc = real_wait(c, m, h);
+	prof_block(-1);
 	t1 = prof_now();
+	if (prof_unlikely(prof_trace_on))
+		trace_ev(th, PROF_EV_COND, idx >= 0 ? saved.site : -1, t0, t1);
 	if (idx >= 0) {
 		stat_of(th, saved.site)->cond_wait += t1 - t0;
 		(void)prof_timing(th);
-		prof_acquired(th, lk, saved.site, t1, t1, false);
+		prof_acquired(th, lk, saved.site, t1, t1, false, saved.stack);
 		idx = held_find(th, lk);
 		if (idx >= 0)
 			th->held[idx].depth = saved.depth;
@@ -960,10 +1026,18 @@ PROF_API int pthread_join(pthread_t t, void **ret)
 
 	if (!prof_real.join)
 		prof_resolve();
+	th = prof_self();
+	if (th)
+		prof_block(+1);
 	rc = prof_real.join(t, ret);
-	if ((th = prof_self())) {
+	if (th) {
+		uint64_t t1 = prof_now();
+
+		prof_block(-1);
 		th->calls[PC_JOIN]++;
-		th->t_join += prof_now() - t0;
+		th->t_join += t1 - t0;
+		if (prof_unlikely(prof_trace_on))
+			trace_ev(th, PROF_EV_JOIN, -1, t0, t1);
 	}
 	return rc;
 }
