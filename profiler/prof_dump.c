@@ -369,6 +369,40 @@ static uint64_t rel(uint64_t t)
 	return t > start_tsc ? t - start_tsc : 0;
 }
 
+/* Each site's serialising time into @tot (the locks' integrals at @now
+ * and those of retired locks), and the read side of each rwlock's write
+ * side into @rpair. */
+static void sum_serial(struct prof_thread *tot, uint64_t now, int *rpair)
+{
+	/* acquire: pairs with the release that publishes the table */
+	struct prof_lock *t =
+		atomic_load_explicit(&prof_locks, memory_order_acquire);
+
+	for (int i = 0; i < PROF_MAX_SITES; i++) {
+		tot->stat[i].serial = atomic_load_explicit(
+			&prof_site_serial[i], memory_order_relaxed);
+		rpair[i] = atomic_load_explicit(&prof_site_rpair[i],
+						memory_order_relaxed);
+	}
+	if (!t ||
+	    !atomic_load_explicit(&prof_serial_used, memory_order_relaxed))
+		return;
+	for (size_t i = 0; i < (size_t)1 << PROF_LOCK_BITS; i++) {
+		struct prof_lock *lk = &t[i];
+		int site, rsite;
+
+		if (!atomic_load_explicit(&lk->addr, memory_order_relaxed))
+			continue;
+		site = atomic_load_explicit(&lk->site, memory_order_relaxed);
+		rsite = atomic_load_explicit(&lk->rsite, memory_order_relaxed);
+		if (site < 0 || site >= PROF_MAX_SITES)
+			continue;
+		tot->stat[site].serial += prof_lock_serial(lk, now);
+		if (rsite != site && rsite > 0 && rsite < PROF_MAX_SITES)
+			rpair[site] = rsite + 1;
+	}
+}
+
 /* Trace mode: one thread life's timeline (@now ends a live one). */
 static void put_trace(struct out *o, const struct prof_trace *tr, uint64_t now)
 {
@@ -441,6 +475,7 @@ static void write_dump(struct prof_thread *tot, uint64_t now, bool raw,
 {
 	static struct out o;
 	static char path[PATH_MAX + 32], tmp[PATH_MAX + 32];
+	static int rpair[PROF_MAX_SITES];
 
 	if (!dump_path(path, sizeof(path), false) ||
 	    !dump_path(tmp, sizeof(tmp), true)) {
@@ -458,10 +493,19 @@ static void write_dump(struct prof_thread *tot, uint64_t now, bool raw,
 	put_header(&o, tot, now, ended);
 	if (raw)
 		put_maps(&o);
+	sum_serial(tot, now, rpair);
 	for (int id = 0; id < tot->max_site; id++)
 		if (tot->stat[id].acq || tot->stat[id].try_fail ||
 		    tot->stat[id].timed_out)
 			put_site(&o, tot, id);
+	for (int id = 0; id < tot->max_site; id++)
+		if (rpair[id]) {
+			put_s(&o, "rwpair ");
+			put_i(&o, id);
+			put_s(&o, " ");
+			put_i(&o, rpair[id] - 1);
+			put_s(&o, "\n");
+		}
 	for (int i = 0; i < PROF_GBLAME_SLOTS; i++) {
 		const struct prof_blame *b = &prof_gblame[i];
 

@@ -200,10 +200,13 @@ static inline struct prof_lock *prof_lock_find(const void *m)
 	return prof_lock_lookup(m, false);
 }
 /* The waiter integral projected to @now (seqlock read); the number of
- * waiters goes to *@nwait and the serialising integral to *@serial when
- * they are not NULL. */
-uint64_t prof_lock_area(struct prof_lock *lk, uint64_t now, unsigned *nwait,
-			uint64_t *serial);
+ * waiters goes to *@nwait when @nwait is not NULL. */
+uint64_t prof_lock_area(struct prof_lock *lk, uint64_t now, unsigned *nwait);
+/* The serialising integral projected to @now (seqlock read). */
+uint64_t prof_lock_serial(struct prof_lock *lk, uint64_t now);
+/* Before @lk's site changes (destroy, re-init): its serialising time so
+ * far goes to its site's total (prof_site_serial) and restarts from 0. */
+void prof_lock_retire(struct prof_lock *lk);
 /* A waiter starts (+1) or stops (-1) blocking on @lk at @now. */
 void prof_lock_wait_edge(struct prof_lock *lk, uint64_t now, int delta);
 /* Site of @lk, resolving a first use (as a lock of @type) when needed. */
@@ -257,7 +260,7 @@ struct prof_stat {
 	 * ones are counted (holds), and the sampled ones (timed) also add
 	 * their times to hold_u/cs_u, which rcl-prof scales by holds/timed. */
 	uint64_t holds, timed, hold_u, cs_u;
-	uint64_t serial; /* hold cycles while the program serialised */
+	uint64_t serial; /* only in the dump's totals: prof_site_serial */
 	uint64_t hist_hold[PROF_HBUCKETS];
 	uint64_t hist_wait[PROF_HBUCKETS];
 };
@@ -273,8 +276,7 @@ struct prof_held {
 	unsigned seq;		/* the lock's seqlock at t_acq (lean holds) */
 	uint64_t t_call, t_acq; /* 0 when not read (unsampled hold) */
 	uint64_t area, misses;
-	uint64_t serial; /* the lock's serialising integral at t_acq */
-	int stack;	 /* th->tstack entry (trace mode), or -1 */
+	int stack; /* th->tstack entry (trace mode), or -1 */
 };
 
 struct prof_blame {
@@ -336,6 +338,16 @@ void prof_tstack_merge(struct prof_tstack *dst, unsigned size,
  * at its waiter edges (prof_lock_wait_edge). */
 extern _Atomic int prof_nlive, prof_nblocked;
 extern int prof_ncpu, prof_serial_max;
+/* Serialising time of the locks whose site changed, per site (a lock's
+ * integral belongs to the lock, not to its holds: holders read nothing
+ * for it).  An rwlock's goes to its write side's site; rcl-prof splits
+ * it between the two sides by their blame (prof_site_rpair: the read
+ * side's site + 1 of a write side, 0 for other sites). */
+extern _Atomic uint64_t prof_site_serial[PROF_MAX_SITES];
+extern _Atomic int prof_site_rpair[PROF_MAX_SITES];
+/* Some lock has accrued serialising time (the dump and the fork child
+ * then walk the lock table). */
+extern _Atomic bool prof_serial_used;
 
 static inline bool prof_serialising(void)
 {

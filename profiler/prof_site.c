@@ -280,11 +280,10 @@ int prof_lock_site(struct prof_lock *lk, const void *m, const void *caller,
 }
 
 /* Seqlock read of (area, nwait, t_last), projected to @now. */
-uint64_t prof_lock_area(struct prof_lock *lk, uint64_t now, unsigned *nwait,
-			uint64_t *serial)
+uint64_t prof_lock_area(struct prof_lock *lk, uint64_t now, unsigned *nwait)
 {
-	unsigned s1, s2, n, on;
-	uint64_t area, last, ser;
+	unsigned s1, s2, n;
+	uint64_t area, last;
 
 	do {
 		/* acquire: pairs with the release that ends an update in
@@ -293,28 +292,65 @@ uint64_t prof_lock_area(struct prof_lock *lk, uint64_t now, unsigned *nwait,
 		area = atomic_load_explicit(&lk->area, memory_order_relaxed);
 		n = atomic_load_explicit(&lk->nwait, memory_order_relaxed);
 		last = atomic_load_explicit(&lk->t_last, memory_order_relaxed);
-		ser = atomic_load_explicit(&lk->serial, memory_order_relaxed);
-		on = atomic_load_explicit(&lk->serial_on, memory_order_relaxed);
 		/* acquire fence: the field loads above complete before the
 		 * re-check of seq (pairs with the writer's release fence) */
 		atomic_thread_fence(memory_order_acquire);
 		s2 = atomic_load_explicit(&lk->seq, memory_order_relaxed);
 	} while ((s1 & 1) || s1 != s2);
-	if (n && now > last) {
+	if (n && now > last)
 		area += (uint64_t)n * (now - last);
-		if (on)
-			ser += now - last;
-	}
 	if (nwait)
 		*nwait = n;
-	if (serial)
-		*serial = ser;
 	return area;
+}
+
+uint64_t prof_lock_serial(struct prof_lock *lk, uint64_t now)
+{
+	unsigned s1, s2, n, on;
+	uint64_t ser, last;
+	int tries = 0;
+
+	do {
+		/* acquire: as in prof_lock_area() */
+		s1 = atomic_load_explicit(&lk->seq, memory_order_acquire);
+		ser = atomic_load_explicit(&lk->serial, memory_order_relaxed);
+		n = atomic_load_explicit(&lk->nwait, memory_order_relaxed);
+		on = atomic_load_explicit(&lk->serial_on, memory_order_relaxed);
+		last = atomic_load_explicit(&lk->t_last, memory_order_relaxed);
+		/* acquire fence: as in prof_lock_area() */
+		atomic_thread_fence(memory_order_acquire);
+		s2 = atomic_load_explicit(&lk->seq, memory_order_relaxed);
+		/* bounded: the dump may run in a signal handler that
+		 * interrupted a writer (then the last values are taken) */
+	} while (((s1 & 1) || s1 != s2) && ++tries < 1000);
+	if (n && on && now > last)
+		ser += now - last;
+	return ser;
+}
+
+void prof_lock_retire(struct prof_lock *lk)
+{
+	int site = atomic_load_explicit(&lk->site, memory_order_relaxed);
+	int rsite = atomic_load_explicit(&lk->rsite, memory_order_relaxed);
+	uint64_t ser;
+
+	if (!atomic_load_explicit(&prof_serial_used, memory_order_relaxed) ||
+	    site < 0 || site >= PROF_MAX_SITES)
+		return;
+	ser = prof_lock_serial(lk, prof_now());
+	/* relaxed: a sum read once at the dump; a lock being destroyed or
+	 * re-initialised has no waiter (or the program is wrong) */
+	atomic_store_explicit(&lk->serial, 0, memory_order_relaxed);
+	atomic_fetch_add_explicit(&prof_site_serial[site], ser,
+				  memory_order_relaxed);
+	if (rsite != site && rsite > 0 && rsite < PROF_MAX_SITES)
+		atomic_store_explicit(&prof_site_rpair[site], rsite + 1,
+				      memory_order_relaxed);
 }
 
 void prof_lock_wait_edge(struct prof_lock *lk, uint64_t now, int delta)
 {
-	unsigned s, n;
+	unsigned s, n, on;
 	uint64_t last;
 
 	for (;;) {
@@ -339,13 +375,15 @@ void prof_lock_wait_edge(struct prof_lock *lk, uint64_t now, int delta)
 			atomic_load_explicit(&lk->area, memory_order_relaxed) +
 				(uint64_t)n * (now - last),
 			memory_order_relaxed);
-		if (atomic_load_explicit(&lk->serial_on, memory_order_relaxed))
+		if (atomic_load_explicit(&lk->serial_on,
+					 memory_order_relaxed)) {
 			atomic_store_explicit(
 				&lk->serial,
 				atomic_load_explicit(&lk->serial,
 						     memory_order_relaxed) +
 					(now - last),
 				memory_order_relaxed);
+		}
 	}
 	if (now > last || n == 0)
 		atomic_store_explicit(&lk->t_last, now, memory_order_relaxed);
@@ -355,8 +393,11 @@ void prof_lock_wait_edge(struct prof_lock *lk, uint64_t now, int delta)
 				      memory_order_relaxed);
 	/* the predicate until the next edge (the caller has counted itself
 	 * blocked or running again before this call) */
-	atomic_store_explicit(&lk->serial_on, prof_serialising(),
-			      memory_order_relaxed);
+	on = prof_serialising();
+	if (on) /* relaxed: read by the dump and the fork child only */
+		atomic_store_explicit(&prof_serial_used, true,
+				      memory_order_relaxed);
+	atomic_store_explicit(&lk->serial_on, on, memory_order_relaxed);
 	/* release: publishes the update; pairs with the acquire in
 	 * prof_lock_area() and in the CAS above */
 	atomic_store_explicit(&lk->seq, s + 2, memory_order_release);
@@ -365,6 +406,9 @@ void prof_lock_wait_edge(struct prof_lock *lk, uint64_t now, int delta)
 /* ---- stacks (trace mode) ---------------------------------------------- */
 
 bool prof_trace_on;
+_Atomic uint64_t prof_site_serial[PROF_MAX_SITES];
+_Atomic int prof_site_rpair[PROF_MAX_SITES];
+_Atomic bool prof_serial_used;
 struct prof_tstack prof_gstacks[PROF_GSTACKS];
 struct prof_trace *prof_traces;
 

@@ -315,6 +315,25 @@ void prof_fork_child(void)
 		prof_zero(prof_total);
 	memset(prof_gblame, 0, sizeof(prof_gblame));
 	memset(prof_gstacks, 0, sizeof(prof_gstacks));
+	/* the locks' serialising time so far is the parent's */
+	if (atomic_load_explicit(&prof_serial_used, memory_order_relaxed)) {
+		struct prof_lock *t =
+			atomic_load_explicit(&prof_locks, memory_order_relaxed);
+
+		for (size_t i = 0; t && i < (size_t)1 << PROF_LOCK_BITS; i++)
+			if (atomic_load_explicit(&t[i].addr,
+						 memory_order_relaxed))
+				atomic_store_explicit(&t[i].serial, 0,
+						      memory_order_relaxed);
+		for (int i = 0; i < PROF_MAX_SITES; i++) {
+			atomic_store_explicit(&prof_site_serial[i], 0,
+					      memory_order_relaxed);
+			atomic_store_explicit(&prof_site_rpair[i], 0,
+					      memory_order_relaxed);
+		}
+		atomic_store_explicit(&prof_serial_used, false,
+				      memory_order_relaxed);
+	}
 	/* the parent's timelines stay with the parent (the buffers leak in
 	 * the child, as the parent's other blocks do) */
 	prof_traces = NULL;

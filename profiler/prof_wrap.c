@@ -174,7 +174,7 @@ ALWAYS_INLINE void prof_acquired(struct prof_thread *th, struct prof_lock *lk,
 {
 	struct prof_stat *st = &th->stat[site];
 	int i = held_find(th, lk);
-	uint64_t area, serial;
+	uint64_t area;
 	unsigned nwait;
 
 	if (i >= 0) { /* recursive mutex: still the same hold */
@@ -197,12 +197,12 @@ ALWAYS_INLINE void prof_acquired(struct prof_thread *th, struct prof_lock *lk,
 		th->untracked++;
 		return;
 	}
-	area = prof_lock_area(lk, t_acq, &nwait, &serial);
+	area = prof_lock_area(lk, t_acq, &nwait);
 	if (!t_acq && nwait) {
 		/* Outside the sample, but threads wait: the integral must be
 		 * projected to now for this hold's blame, so read the time. */
 		t_call = t_acq = prof_now();
-		area = prof_lock_area(lk, t_acq, NULL, &serial);
+		area = prof_lock_area(lk, t_acq, NULL);
 	}
 	if (th->nheld == 0) {
 		th->section_c = contended;
@@ -219,7 +219,6 @@ ALWAYS_INLINE void prof_acquired(struct prof_thread *th, struct prof_lock *lk,
 		.t_acq = t_acq,
 		.area = area,
 		.misses = prof_misses(th),
-		.serial = serial,
 		.stack = stack,
 	};
 }
@@ -247,8 +246,7 @@ ALWAYS_INLINE void section_end(struct prof_thread *th, uint64_t t_done)
  * counts, and gets its blame (its times are read when it has some). */
 ALWAYS_INLINE void prof_released(struct prof_thread *th, int idx,
 				 uint64_t t_rel, uint64_t t_done, uint64_t area,
-				 uint64_t serial, uint64_t misses,
-				 uintptr_t caller)
+				 uint64_t misses, uintptr_t caller, bool trace)
 {
 	struct prof_held h = th->held[idx];
 	struct prof_stat *st = &th->stat[h.site];
@@ -273,7 +271,7 @@ ALWAYS_INLINE void prof_released(struct prof_thread *th, int idx,
 			st->hold_u += hold;
 			st->cs_u += cs;
 		}
-		if (prof_unlikely(prof_trace_on)) {
+		if (trace) {
 			trace_ev(th, PROF_EV_HOLD, h.site, h.t_acq, t_rel);
 			if (h.stack >= 0) {
 				th->tstack[h.stack].hold += hold;
@@ -281,8 +279,6 @@ ALWAYS_INLINE void prof_released(struct prof_thread *th, int idx,
 			}
 		}
 	}
-	if (serial > h.serial)
-		st->serial += serial - h.serial;
 	if (th->papi_set >= 0) {
 		st->cs_misses += misses - h.misses;
 		st->cs_counted++;
@@ -314,7 +310,7 @@ ALWAYS_INLINE bool lean_acquired(struct prof_thread *th, struct prof_lock *lk,
 				 const void *l, int site)
 {
 	struct prof_held *h;
-	uint64_t area, serial;
+	uint64_t area;
 	unsigned s, n;
 
 	if (th->nheld == PROF_HELD_MAX || th->papi_set >= 0 ||
@@ -326,7 +322,6 @@ ALWAYS_INLINE bool lean_acquired(struct prof_thread *th, struct prof_lock *lk,
 	s = atomic_load_explicit(&lk->seq, memory_order_acquire);
 	n = atomic_load_explicit(&lk->nwait, memory_order_relaxed);
 	area = atomic_load_explicit(&lk->area, memory_order_relaxed);
-	serial = atomic_load_explicit(&lk->serial, memory_order_relaxed);
 	/* acquire fence: the loads above complete before the re-check
 	 * (pairs with the writer's release fence) */
 	atomic_thread_fence(memory_order_acquire);
@@ -350,7 +345,6 @@ ALWAYS_INLINE bool lean_acquired(struct prof_thread *th, struct prof_lock *lk,
 	h->t_call = h->t_acq = 0;
 	h->area = area;
 	h->misses = 0;
-	h->serial = serial;
 	h->stack = -1;
 	return true;
 }
@@ -416,6 +410,7 @@ static void init_common(void *l, enum prof_call call, int type,
 	if (!(lk = prof_lock_get(l)))
 		return;
 	s = prof_site_init(caller, type, &rs);
+	prof_lock_retire(lk); /* re-initialised without a destroy */
 	atomic_store_explicit(&lk->rsite, rs, memory_order_relaxed);
 	/* release: publishes rsite; pairs with prof_lock_site()'s acquire */
 	atomic_store_explicit(&lk->site, s, memory_order_release);
@@ -429,8 +424,10 @@ static void destroy_common(void *l, enum prof_call call)
 	if (!(th = prof_self()))
 		return;
 	th->calls[call]++;
-	if ((lk = prof_lock_find(l)))
+	if ((lk = prof_lock_find(l))) {
+		prof_lock_retire(lk);
 		atomic_store_explicit(&lk->site, -1, memory_order_relaxed);
+	}
 }
 
 PROF_API int pthread_mutex_init(pthread_mutex_t *m,
@@ -494,8 +491,8 @@ static int lock_slow(struct prof_thread *th, struct prof_lock *lk, int site,
 
 /* Every blocking lock call of every type: the real try first; success is
  * the uncontended path, EBUSY a contended acquisition. */
-ALWAYS_INLINE int lock_common(void *l, int type, const struct how *h,
-			      const void *caller)
+ALWAYS_INLINE int lock_body(void *l, int type, const struct how *h,
+			    const void *caller, bool trace)
 {
 	struct prof_thread *th = prof_self();
 	struct prof_lock *lk;
@@ -513,7 +510,7 @@ ALWAYS_INLINE int lock_common(void *l, int type, const struct how *h,
 	site = site_of(lk, l, caller, type); /* before t_call: may unwind */
 	timing = prof_timing(th);
 	/* the stack of a timed hold, read before t_call (it unwinds) */
-	if (prof_unlikely(prof_trace_on) && timing)
+	if (trace && timing)
 		stack = prof_trace_stack(th, site, caller);
 	t_call = timing ? prof_now() : 0;
 	rc = real_try(type, l);
@@ -526,7 +523,7 @@ ALWAYS_INLINE int lock_common(void *l, int type, const struct how *h,
 		return rc;
 	}
 	if (rc == EBUSY) { /* waits are always timed, their stacks read */
-		if (prof_unlikely(prof_trace_on) && stack < 0)
+		if (trace && stack < 0)
 			stack = prof_trace_stack(th, site, caller);
 		return lock_slow(th, lk, site, l, t_call ? t_call : prof_now(),
 				 type, h, stack);
@@ -541,8 +538,8 @@ ALWAYS_INLINE int lock_common(void *l, int type, const struct how *h,
 }
 
 /* Every try call: a failure is counted, never waited for. */
-ALWAYS_INLINE int try_common(void *l, int type, enum prof_call call,
-			     const void *caller)
+ALWAYS_INLINE int try_body(void *l, int type, enum prof_call call,
+			   const void *caller, bool trace)
 {
 	struct prof_thread *th = prof_self();
 	struct prof_lock *lk;
@@ -556,7 +553,7 @@ ALWAYS_INLINE int try_common(void *l, int type, enum prof_call call,
 		return real_try(type, l);
 	site = site_of(lk, l, caller, type); /* before t_call: may unwind */
 	timing = prof_timing(th);
-	if (prof_unlikely(prof_trace_on) && timing)
+	if (trace && timing)
 		stack = prof_trace_stack(th, site, caller);
 	t_call = timing ? prof_now() : 0;
 	rc = real_try(type, l);
@@ -572,12 +569,12 @@ ALWAYS_INLINE int try_common(void *l, int type, enum prof_call call,
 
 /* Every unlock: the hold is found on the thread's stack of held locks
  * (which knows an rwlock's side). */
-ALWAYS_INLINE int unlock_common(void *l, int type, enum prof_call call,
-				const void *caller)
+ALWAYS_INLINE int unlock_body(void *l, int type, enum prof_call call,
+			      const void *caller, bool trace)
 {
 	struct prof_thread *th;
 	struct prof_lock *lk;
-	uint64_t t_rel, area, misses, serial;
+	uint64_t t_rel, area, misses;
 	unsigned nwait;
 	int rc, idx;
 
@@ -600,12 +597,12 @@ ALWAYS_INLINE int unlock_common(void *l, int type, enum prof_call call,
 		return rc;
 	}
 	t_rel = th->held[idx].sampled ? prof_now() : 0;
-	area = prof_lock_area(lk, t_rel, &nwait, &serial);
+	area = prof_lock_area(lk, t_rel, &nwait);
 	if (!t_rel && (nwait || area != th->held[idx].area)) {
 		/* outside the sample, but it made threads wait: its blame
 		 * needs the integral projected to now */
 		t_rel = prof_now();
-		area = prof_lock_area(lk, t_rel, &nwait, &serial);
+		area = prof_lock_area(lk, t_rel, &nwait);
 	}
 	misses = prof_misses(th);
 	rc = real_unlock(type, l);
@@ -613,9 +610,36 @@ ALWAYS_INLINE int unlock_common(void *l, int type, enum prof_call call,
 	 * saves a TSC read; with waiters it may be a futex wake-up. */
 	if (rc == 0)
 		prof_released(th, idx, t_rel,
-			      nwait && t_rel ? prof_now() : t_rel, area, serial,
-			      misses, (uintptr_t)caller);
+			      nwait && t_rel ? prof_now() : t_rel, area, misses,
+			      (uintptr_t)caller, trace);
 	return rc;
+}
+
+/* The default mode's wrappers are compiled without the trace mode's
+ * branches (the constant @trace folds them away): one test of the flag
+ * per call selects the copy. */
+ALWAYS_INLINE int lock_common(void *l, int type, const struct how *h,
+			      const void *caller)
+{
+	if (prof_unlikely(prof_trace_on))
+		return lock_body(l, type, h, caller, true);
+	return lock_body(l, type, h, caller, false);
+}
+
+ALWAYS_INLINE int try_common(void *l, int type, enum prof_call call,
+			     const void *caller)
+{
+	if (prof_unlikely(prof_trace_on))
+		return try_body(l, type, call, caller, true);
+	return try_body(l, type, call, caller, false);
+}
+
+ALWAYS_INLINE int unlock_common(void *l, int type, enum prof_call call,
+				const void *caller)
+{
+	if (prof_unlikely(prof_trace_on))
+		return unlock_body(l, type, call, caller, true);
+	return unlock_body(l, type, call, caller, false);
 }
 
 PROF_API int pthread_mutex_lock(pthread_mutex_t *m)
@@ -897,12 +921,10 @@ static int cond_common(pthread_cond_t *c, pthread_mutex_t *m,
 	lk = prof_lock_find(m);
 	idx = lk ? held_find(th, lk) : -1;
 	if (idx >= 0) {
-		uint64_t area, serial;
-
 		saved = th->held[idx];
-		area = prof_lock_area(lk, t0, NULL, &serial);
-		prof_released(th, idx, t0, t0, area, serial, prof_misses(th),
-			      (uintptr_t)caller);
+		prof_released(th, idx, t0, t0, prof_lock_area(lk, t0, NULL),
+			      prof_misses(th), (uintptr_t)caller,
+			      prof_trace_on);
 	}
 	prof_block(+1);
 	rc = real_wait(c, m, h);
