@@ -201,7 +201,7 @@ static void put_site(struct out *o, struct prof_thread *tot, int id)
 			      st->cs,	      st->cond_wait, st->hold_max,
 			      st->wait_max,   st->blame,     st->cs_misses,
 			      st->cs_counted, st->holds,     st->timed,
-			      st->hold_u,     st->cs_u};
+			      st->hold_u,     st->cs_u,	     st->serial};
 
 	put_s(o, "site ");
 	put_i(o, id);
@@ -303,6 +303,11 @@ static void put_header(struct out *o, struct prof_thread *tot, uint64_t now,
 	put_us(o, cond, 3);
 	put_s(o, "\n");
 	put_kv(o, "sample", prof_sample);
+	put_s(o, "ncpu ");
+	put_i(o, prof_ncpu);
+	put_s(o, " ");
+	put_i(o, prof_serial_max);
+	put_s(o, "\n");
 	put_s(o, "sections");
 	put_us(o, sec, 4);
 	put_s(o, "\ncalls");
@@ -358,11 +363,119 @@ static bool dump_path(char *buf, size_t size, bool tmp)
 	return true;
 }
 
+/* Cycles from the process start to @t (0 before it). */
+static uint64_t rel(uint64_t t)
+{
+	return t > start_tsc ? t - start_tsc : 0;
+}
+
+/* Each site's serialising time into @tot (the locks' integrals at @now
+ * and those of retired locks), and the read side of each rwlock's write
+ * side into @rpair. */
+static void sum_serial(struct prof_thread *tot, uint64_t now, int *rpair)
+{
+	/* acquire: pairs with the release that publishes the table */
+	struct prof_lock *t =
+		atomic_load_explicit(&prof_locks, memory_order_acquire);
+
+	for (int i = 0; i < PROF_MAX_SITES; i++) {
+		tot->stat[i].serial = atomic_load_explicit(
+			&prof_site_serial[i], memory_order_relaxed);
+		rpair[i] = atomic_load_explicit(&prof_site_rpair[i],
+						memory_order_relaxed);
+	}
+	if (!t ||
+	    !atomic_load_explicit(&prof_serial_used, memory_order_relaxed))
+		return;
+	for (size_t i = 0; i < (size_t)1 << PROF_LOCK_BITS; i++) {
+		struct prof_lock *lk = &t[i];
+		int site, rsite;
+
+		if (!atomic_load_explicit(&lk->addr, memory_order_relaxed))
+			continue;
+		site = atomic_load_explicit(&lk->site, memory_order_relaxed);
+		rsite = atomic_load_explicit(&lk->rsite, memory_order_relaxed);
+		if (site < 0 || site >= PROF_MAX_SITES)
+			continue;
+		tot->stat[site].serial += prof_lock_serial(lk, now);
+		if (rsite != site && rsite > 0 && rsite < PROF_MAX_SITES)
+			rpair[site] = rsite + 1;
+	}
+}
+
+/* Trace mode: one thread life's timeline (@now ends a live one). */
+static void put_trace(struct out *o, const struct prof_trace *tr, uint64_t now)
+{
+	/* acquire: pairs with the release in trace_ev() */
+	unsigned n = atomic_load_explicit(&tr->nev, memory_order_acquire);
+
+	put_s(o, "tthread ");
+	put_u(o, tr->id);
+	put_s(o, " ");
+	put_u(o, rel(tr->t_start));
+	put_s(o, " ");
+	put_u(o, rel(tr->t_end ? tr->t_end : now));
+	put_s(o, " ");
+	put_u(o, n);
+	put_s(o, " ");
+	put_u(o, tr->dropped);
+	put_s(o, "\n");
+	for (unsigned i = 0; i < n; i++) {
+		const struct prof_ev *e = &tr->ev[i];
+
+		put_s(o, "ev ");
+		put_i(o, e->kind);
+		put_s(o, " ");
+		put_i(o, e->site);
+		put_s(o, " ");
+		put_u(o, rel(e->t0));
+		put_s(o, " ");
+		put_u(o, rel(e->t1));
+		put_s(o, "\n");
+	}
+}
+
+/* Trace mode: the stacks and every thread life's timeline. */
+static void put_traces(struct out *o, uint64_t now)
+{
+	for (int i = 0; i < PROF_GSTACKS; i++) {
+		const struct prof_tstack *e = &prof_gstacks[i];
+
+		if (!e->key)
+			continue;
+		put_s(o, "stack ");
+		put_i(o, e->site);
+		put_s(o, " ");
+		put_i(o, e->nframes);
+		put_s(o, " ");
+		put_u(o, e->wait);
+		put_s(o, " ");
+		put_u(o, e->nwaits);
+		put_s(o, " ");
+		put_u(o, e->hold);
+		put_s(o, " ");
+		put_u(o, e->nholds);
+		put_s(o, "\n");
+		for (int f = 0; f < e->nframes; f++) {
+			put_s(o, "sframe ");
+			put_i(o, f);
+			put_s(o, " ");
+			put_addr(o, e->frames[f]);
+		}
+	}
+	for (const struct prof_trace *tr = prof_traces; tr; tr = tr->next)
+		put_trace(o, tr, now);
+	for (struct prof_thread *th = prof_threads; th; th = th->next)
+		if (th->live && th->trace)
+			put_trace(o, th->trace, now);
+}
+
 static void write_dump(struct prof_thread *tot, uint64_t now, bool raw,
 		       const char *ended)
 {
 	static struct out o;
 	static char path[PATH_MAX + 32], tmp[PATH_MAX + 32];
+	static int rpair[PROF_MAX_SITES];
 
 	if (!dump_path(path, sizeof(path), false) ||
 	    !dump_path(tmp, sizeof(tmp), true)) {
@@ -380,10 +493,19 @@ static void write_dump(struct prof_thread *tot, uint64_t now, bool raw,
 	put_header(&o, tot, now, ended);
 	if (raw)
 		put_maps(&o);
+	sum_serial(tot, now, rpair);
 	for (int id = 0; id < tot->max_site; id++)
 		if (tot->stat[id].acq || tot->stat[id].try_fail ||
 		    tot->stat[id].timed_out)
 			put_site(&o, tot, id);
+	for (int id = 0; id < tot->max_site; id++)
+		if (rpair[id]) {
+			put_s(&o, "rwpair ");
+			put_i(&o, id);
+			put_s(&o, " ");
+			put_i(&o, rpair[id] - 1);
+			put_s(&o, "\n");
+		}
 	for (int i = 0; i < PROF_GBLAME_SLOTS; i++) {
 		const struct prof_blame *b = &prof_gblame[i];
 
@@ -398,6 +520,8 @@ static void write_dump(struct prof_thread *tot, uint64_t now, bool raw,
 		put_s(&o, " ");
 		put_addr(&o, (const void *)(b->ret > 1 ? b->ret - 1 : 0));
 	}
+	if (prof_trace_on)
+		put_traces(&o, now);
 	put_s(&o, "end\n");
 	flush(&o);
 	if (close(o.fd) != 0 || o.err || rename(tmp, path) != 0) {

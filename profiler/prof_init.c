@@ -17,6 +17,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <sched.h>
 #include <execinfo.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -262,12 +263,21 @@ __attribute__((constructor)) static void prof_ctor(void)
 	void *frames[4];
 	const char *out = getenv("RCLPROF_OUT");
 	const char *sample = getenv("RCLPROF_SAMPLE");
+	const char *trace = getenv("RCLPROF_TRACE");
+	cpu_set_t cpus;
 
 	prof_resolve();
 	if (!out || !*out)
 		return; /* loaded without rcl-prof: stay transparent */
 	if (sample && atoi(sample) > 0)
 		prof_sample = (uint32_t)atoi(sample);
+	prof_trace_on = trace && strcmp(trace, "1") == 0;
+	/* the CPUs the program may use; it serialises when at most half of
+	 * them can be busy (prof_serialising) */
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0 &&
+	    CPU_COUNT(&cpus) > 0)
+		prof_ncpu = CPU_COUNT(&cpus);
+	prof_serial_max = prof_ncpu / 2 > 1 ? prof_ncpu / 2 : 1;
 	prof_dump_dir(out);
 	prof_busy++;
 	/* backtrace() loads libgcc_s and allocates on its first call: do it

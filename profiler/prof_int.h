@@ -47,6 +47,10 @@ enum {
 	PROF_BLAME_SLOTS = 256,	  /* per-thread (site, release caller) pairs */
 	PROF_GBLAME_SLOTS = 4096, /* the same, summed over the process */
 	PROF_DEPTH = 8,		  /* frames kept per site */
+	PROF_TDEPTH = 24,	  /* frames kept per stack (trace mode) */
+	PROF_TSTACKS = 1024,	  /* per-thread (site, stack) table */
+	PROF_GSTACKS = 16384,	  /* the same, summed over the process */
+	PROF_TEVENTS = 16384,	  /* timeline events kept per thread */
 };
 /* Site 0 collects what could not be identified (table full, early use). */
 #define PROF_SITE_NONE 0
@@ -148,6 +152,11 @@ struct prof_lock {
 	_Atomic unsigned nwait; /* threads blocked in the real lock */
 	_Atomic uint64_t area;	/* ∫ nwait dt, in cycles, up to t_last */
 	_Atomic uint64_t t_last;
+	/* ∫ [nwait > 0 and the program serialises] dt, in cycles, up to
+	 * t_last; whether it grows from t_last on (prof_serialising() at
+	 * the last edge) */
+	_Atomic uint64_t serial;
+	_Atomic unsigned serial_on;
 } PROF_ALIGNED;
 static_assert(sizeof(struct prof_lock) == LL_CACHELINE, "one lock per line");
 
@@ -193,6 +202,11 @@ static inline struct prof_lock *prof_lock_find(const void *m)
 /* The waiter integral projected to @now (seqlock read); the number of
  * waiters goes to *@nwait when @nwait is not NULL. */
 uint64_t prof_lock_area(struct prof_lock *lk, uint64_t now, unsigned *nwait);
+/* The serialising integral projected to @now (seqlock read). */
+uint64_t prof_lock_serial(struct prof_lock *lk, uint64_t now);
+/* Before @lk's site changes (destroy, re-init): its serialising time so
+ * far goes to its site's total (prof_site_serial) and restarts from 0. */
+void prof_lock_retire(struct prof_lock *lk);
 /* A waiter starts (+1) or stops (-1) blocking on @lk at @now. */
 void prof_lock_wait_edge(struct prof_lock *lk, uint64_t now, int delta);
 /* Site of @lk, resolving a first use (as a lock of @type) when needed. */
@@ -246,6 +260,7 @@ struct prof_stat {
 	 * ones are counted (holds), and the sampled ones (timed) also add
 	 * their times to hold_u/cs_u, which rcl-prof scales by holds/timed. */
 	uint64_t holds, timed, hold_u, cs_u;
+	uint64_t serial; /* only in the dump's totals: prof_site_serial */
 	uint64_t hist_hold[PROF_HBUCKETS];
 	uint64_t hist_wait[PROF_HBUCKETS];
 };
@@ -261,6 +276,7 @@ struct prof_held {
 	unsigned seq;		/* the lock's seqlock at t_acq (lean holds) */
 	uint64_t t_call, t_acq; /* 0 when not read (unsampled hold) */
 	uint64_t area, misses;
+	int stack; /* th->tstack entry (trace mode), or -1 */
 };
 
 struct prof_blame {
@@ -268,6 +284,88 @@ struct prof_blame {
 	int site;
 	uint64_t cycles, count;
 };
+
+/* ---- trace mode ($RCLPROF_TRACE: rcl-prof --folded / --plot) ----------
+ *
+ * Stacks: every contended acquisition and every timed hold captures its
+ * call stack (backtrace(3)); wait and hold cycles are summed per (site,
+ * stack) in the thread's table, merged into the process's at exit.
+ * Timeline: the thread's first PROF_TEVENTS intervals (waits, timed
+ * holds, condition waits, joins), in a buffer of its own. */
+struct prof_thread;
+
+enum prof_ev_kind { PROF_EV_WAIT, PROF_EV_HOLD, PROF_EV_COND, PROF_EV_JOIN };
+
+struct prof_tstack {
+	uint64_t key; /* 0 = free slot */
+	int site, nframes;
+	void *frames[PROF_TDEPTH]; /* innermost first */
+	uint64_t wait, nwaits, hold, nholds;
+};
+
+struct prof_ev {
+	uint64_t t0, t1; /* TSC */
+	int32_t site, kind;
+};
+
+/* One thread life's timeline; kept until the dump. */
+struct prof_trace {
+	struct prof_trace *next;
+	unsigned id;
+	uint64_t t_start, t_end; /* t_end 0 while the thread lives */
+	uint64_t dropped;	 /* events past the buffer */
+	_Atomic unsigned nev;	 /* published events */
+	struct prof_ev ev[PROF_TEVENTS];
+};
+
+extern bool prof_trace_on; /* set once by the constructor */
+extern struct prof_tstack prof_gstacks[PROF_GSTACKS];
+extern struct prof_trace *prof_traces; /* ended lives, under prof_reg_lock */
+
+/* Index of the calling thread's entry for (@site, its call stack from
+ * @caller outwards), created if needed; -1 when the table is full. */
+int prof_trace_stack(struct prof_thread *th, int site, const void *caller);
+/* Add the stacks of @src to @dst (a table of @size entries). */
+void prof_tstack_merge(struct prof_tstack *dst, unsigned size,
+		       const struct prof_tstack *src);
+
+/* ---- serialising time ---------------------------------------------------
+ *
+ * The program serialises while at most prof_serial_max of its live
+ * threads can run (the others are blocked on a lock, a condition variable
+ * or a join): at least half of the CPUs it may use sit idle.  The counts
+ * are updated on the blocking paths only; each lock samples the predicate
+ * at its waiter edges (prof_lock_wait_edge). */
+extern _Atomic int prof_nlive, prof_nblocked;
+extern int prof_ncpu, prof_serial_max;
+/* Serialising time of the locks whose site changed, per site (a lock's
+ * integral belongs to the lock, not to its holds: holders read nothing
+ * for it).  An rwlock's goes to its write side's site; rcl-prof splits
+ * it between the two sides by their blame (prof_site_rpair: the read
+ * side's site + 1 of a write side, 0 for other sites). */
+extern _Atomic uint64_t prof_site_serial[PROF_MAX_SITES];
+extern _Atomic int prof_site_rpair[PROF_MAX_SITES];
+/* Some lock has accrued serialising time (the dump and the fork child
+ * then walk the lock table). */
+extern _Atomic bool prof_serial_used;
+
+static inline bool prof_serialising(void)
+{
+	/* relaxed: a statistical snapshot; no data is published through
+	 * these counters */
+	int live = atomic_load_explicit(&prof_nlive, memory_order_relaxed);
+	int blocked =
+		atomic_load_explicit(&prof_nblocked, memory_order_relaxed);
+
+	return live - blocked <= prof_serial_max;
+}
+
+/* The calling thread blocks (+1) or runs again (-1). */
+static inline void prof_block(int delta)
+{
+	/* relaxed: a count only (see prof_serialising) */
+	atomic_fetch_add_explicit(&prof_nblocked, delta, memory_order_relaxed);
+}
 
 struct prof_thread {
 	struct prof_thread *next; /* registry list, under prof_reg_lock */
@@ -289,6 +387,9 @@ struct prof_thread {
 	int max_site; /* highest site id touched, plus one */
 	int papi_set; /* PAPI event set, -1 if none */
 	struct prof_held held[PROF_HELD_MAX];
+	struct prof_trace *trace; /* trace mode: this life's timeline */
+	bool tstack_used;	  /* tstack has entries */
+	struct prof_tstack tstack[PROF_TSTACKS];
 	struct prof_blame blame[PROF_BLAME_SLOTS];
 	struct prof_stat stat[PROF_MAX_SITES];
 };

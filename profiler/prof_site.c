@@ -304,9 +304,53 @@ uint64_t prof_lock_area(struct prof_lock *lk, uint64_t now, unsigned *nwait)
 	return area;
 }
 
+uint64_t prof_lock_serial(struct prof_lock *lk, uint64_t now)
+{
+	unsigned s1, s2, n, on;
+	uint64_t ser, last;
+	int tries = 0;
+
+	do {
+		/* acquire: as in prof_lock_area() */
+		s1 = atomic_load_explicit(&lk->seq, memory_order_acquire);
+		ser = atomic_load_explicit(&lk->serial, memory_order_relaxed);
+		n = atomic_load_explicit(&lk->nwait, memory_order_relaxed);
+		on = atomic_load_explicit(&lk->serial_on, memory_order_relaxed);
+		last = atomic_load_explicit(&lk->t_last, memory_order_relaxed);
+		/* acquire fence: as in prof_lock_area() */
+		atomic_thread_fence(memory_order_acquire);
+		s2 = atomic_load_explicit(&lk->seq, memory_order_relaxed);
+		/* bounded: the dump may run in a signal handler that
+		 * interrupted a writer (then the last values are taken) */
+	} while (((s1 & 1) || s1 != s2) && ++tries < 1000);
+	if (n && on && now > last)
+		ser += now - last;
+	return ser;
+}
+
+void prof_lock_retire(struct prof_lock *lk)
+{
+	int site = atomic_load_explicit(&lk->site, memory_order_relaxed);
+	int rsite = atomic_load_explicit(&lk->rsite, memory_order_relaxed);
+	uint64_t ser;
+
+	if (!atomic_load_explicit(&prof_serial_used, memory_order_relaxed) ||
+	    site < 0 || site >= PROF_MAX_SITES)
+		return;
+	ser = prof_lock_serial(lk, prof_now());
+	/* relaxed: a sum read once at the dump; a lock being destroyed or
+	 * re-initialised has no waiter (or the program is wrong) */
+	atomic_store_explicit(&lk->serial, 0, memory_order_relaxed);
+	atomic_fetch_add_explicit(&prof_site_serial[site], ser,
+				  memory_order_relaxed);
+	if (rsite != site && rsite > 0 && rsite < PROF_MAX_SITES)
+		atomic_store_explicit(&prof_site_rpair[site], rsite + 1,
+				      memory_order_relaxed);
+}
+
 void prof_lock_wait_edge(struct prof_lock *lk, uint64_t now, int delta)
 {
-	unsigned s, n;
+	unsigned s, n, on;
 	uint64_t last;
 
 	for (;;) {
@@ -325,19 +369,115 @@ void prof_lock_wait_edge(struct prof_lock *lk, uint64_t now, int delta)
 	atomic_thread_fence(memory_order_release);
 	n = atomic_load_explicit(&lk->nwait, memory_order_relaxed);
 	last = atomic_load_explicit(&lk->t_last, memory_order_relaxed);
-	if (n && now > last)
+	if (n && now > last) {
 		atomic_store_explicit(
 			&lk->area,
 			atomic_load_explicit(&lk->area, memory_order_relaxed) +
 				(uint64_t)n * (now - last),
 			memory_order_relaxed);
+		if (atomic_load_explicit(&lk->serial_on,
+					 memory_order_relaxed)) {
+			atomic_store_explicit(
+				&lk->serial,
+				atomic_load_explicit(&lk->serial,
+						     memory_order_relaxed) +
+					(now - last),
+				memory_order_relaxed);
+		}
+	}
 	if (now > last || n == 0)
 		atomic_store_explicit(&lk->t_last, now, memory_order_relaxed);
 	/* a fork child's fix-up may already have removed this waiter */
 	if (delta > 0 || n > 0)
 		atomic_store_explicit(&lk->nwait, (unsigned)((int)n + delta),
 				      memory_order_relaxed);
+	/* the predicate until the next edge (the caller has counted itself
+	 * blocked or running again before this call) */
+	on = prof_serialising();
+	if (on) /* relaxed: read by the dump and the fork child only */
+		atomic_store_explicit(&prof_serial_used, true,
+				      memory_order_relaxed);
+	atomic_store_explicit(&lk->serial_on, on, memory_order_relaxed);
 	/* release: publishes the update; pairs with the acquire in
 	 * prof_lock_area() and in the CAS above */
 	atomic_store_explicit(&lk->seq, s + 2, memory_order_release);
+}
+
+/* ---- stacks (trace mode) ---------------------------------------------- */
+
+bool prof_trace_on;
+_Atomic uint64_t prof_site_serial[PROF_MAX_SITES];
+_Atomic int prof_site_rpair[PROF_MAX_SITES];
+_Atomic bool prof_serial_used;
+struct prof_tstack prof_gstacks[PROF_GSTACKS];
+struct prof_trace *prof_traces;
+
+/* Entry for @key in @tab (@size entries, a power of two), claimed for
+ * (@site, @fr[0..@n)) if free; -1 when its probe run is full. */
+static int tstack_slot(struct prof_tstack *tab, unsigned size, uint64_t key,
+		       int site, void *const *fr, int n)
+{
+	for (unsigned i = 0; i < 64; i++) {
+		unsigned idx = (unsigned)(key + i) & (size - 1);
+		struct prof_tstack *e = &tab[idx];
+
+		if (e->key == 0) {
+			e->key = key;
+			e->site = site;
+			e->nframes = n;
+			for (int j = 0; j < n; j++)
+				e->frames[j] = fr[j];
+			return (int)idx;
+		}
+		if (e->key == key)
+			return (int)idx;
+	}
+	return -1;
+}
+
+int prof_trace_stack(struct prof_thread *th, int site, const void *caller)
+{
+	void *fr[PROF_TDEPTH + 4];
+	int got, start = -1, n, idx;
+	uint64_t h = mix(0x51ed270b27e5ad1fULL ^ (uint64_t)site);
+
+	prof_busy++; /* backtrace may take the loader's lock or allocate */
+	got = backtrace(fr, PROF_TDEPTH + 4);
+	prof_busy--;
+	for (int i = 0; i < got; i++)
+		if (fr[i] == caller) {
+			start = i;
+			break;
+		}
+	if (start < 0) { /* no unwind info: the caller alone */
+		fr[0] = (void *)caller;
+		start = 0;
+		got = 1;
+	}
+	n = got - start < PROF_TDEPTH ? got - start : PROF_TDEPTH;
+	for (int i = 0; i < n; i++)
+		h = mix(h ^ (uintptr_t)fr[start + i]);
+	idx = tstack_slot(th->tstack, PROF_TSTACKS, h, site, fr + start, n);
+	if (idx < 0) /* table crowded: the site's entry without a stack */
+		idx = tstack_slot(th->tstack, PROF_TSTACKS,
+				  mix(0xdeadULL ^ (uint64_t)site), site, fr, 0);
+	th->tstack_used = true;
+	return idx;
+}
+
+void prof_tstack_merge(struct prof_tstack *dst, unsigned size,
+		       const struct prof_tstack *src)
+{
+	int i = tstack_slot(dst, size, src->key, src->site, src->frames,
+			    src->nframes);
+
+	if (i < 0)
+		i = tstack_slot(dst, size, mix(0xdeadULL ^ (uint64_t)src->site),
+				src->site, src->frames, 0);
+	if (i < 0)
+		return;
+	dst[i].wait += src->wait;
+	dst[i].nwaits += src->nwaits;
+	dst[i].hold += src->hold;
+	dst[i].nholds += src->nholds;
 }

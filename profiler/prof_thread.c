@@ -27,6 +27,10 @@ struct prof_thread *prof_threads;
 struct prof_thread *prof_total;
 struct prof_blame prof_gblame[PROF_GBLAME_SLOTS];
 
+_Atomic int prof_nlive, prof_nblocked;
+int prof_ncpu = 1, prof_serial_max = 1;
+static unsigned trace_ids; /* thread lives traced, under prof_reg_lock */
+
 PROF_TLS struct prof_thread *prof_cur;
 static pthread_key_t exit_key;
 static _Atomic int key_made; /* 0 no, 1 yes, 2 failed */
@@ -62,6 +66,22 @@ static struct prof_thread *block_get(void)
 	return th;
 }
 
+/* Trace mode: a timeline buffer for a new thread life (caller holds
+ * prof_reg_lock); NULL if it cannot be mapped (the life is not drawn). */
+static struct prof_trace *trace_new(uint64_t now)
+{
+	struct prof_trace *tr;
+	void *p = mmap(NULL, sizeof(*tr), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	tr = p;
+	tr->id = trace_ids++;
+	tr->t_start = now;
+	return tr;
+}
+
 static struct prof_thread *thread_new(void)
 {
 	struct prof_thread *th;
@@ -87,6 +107,9 @@ static struct prof_thread *thread_new(void)
 		th->t_start = prof_now();
 		th->papi_set = -1;
 		th->rng = (th->t_start ^ (uintptr_t)th) | 1;
+		th->trace = prof_trace_on ? trace_new(th->t_start) : NULL;
+		/* relaxed: a count (prof_serialising) */
+		atomic_fetch_add_explicit(&prof_nlive, 1, memory_order_relaxed);
 	}
 	prof_real.mutex_unlock(&prof_reg_lock);
 	if (!th) {
@@ -133,8 +156,16 @@ void prof_thread_exit(void)
 	prof_real.mutex_lock(&prof_reg_lock);
 	if (atomic_load_explicit(&prof_on, memory_order_relaxed)) {
 		prof_sum_into(prof_total, th, now);
+		if (th->trace) { /* kept for the dump */
+			th->trace->t_end = now;
+			th->trace->next = prof_traces;
+			prof_traces = th->trace;
+			th->trace = NULL;
+		}
 		prof_zero(th);
 		th->live = false;
+		/* relaxed: a count (prof_serialising) */
+		atomic_fetch_sub_explicit(&prof_nlive, 1, memory_order_relaxed);
 	}
 	prof_real.mutex_unlock(&prof_reg_lock);
 	prof_busy--;
@@ -182,6 +213,7 @@ static void stat_add(struct prof_stat *d, const struct prof_stat *s)
 	d->timed += s->timed;
 	d->hold_u += s->hold_u;
 	d->cs_u += s->cs_u;
+	d->serial += s->serial;
 	if (s->hold_max > d->hold_max)
 		d->hold_max = s->hold_max;
 	if (s->wait_max > d->wait_max)
@@ -198,6 +230,11 @@ void prof_sum_into(struct prof_thread *dst, struct prof_thread *src,
 {
 	for (int i = 0; i < src->max_site; i++)
 		stat_add(&dst->stat[i], &src->stat[i]);
+	if (src->tstack_used)
+		for (int i = 0; i < PROF_TSTACKS; i++)
+			if (src->tstack[i].key)
+				prof_tstack_merge(prof_gstacks, PROF_GSTACKS,
+						  &src->tstack[i]);
 	if (src->max_site > dst->max_site)
 		dst->max_site = src->max_site;
 	for (int i = 0; i < PROF_BLAME_SLOTS; i++)
@@ -240,6 +277,10 @@ void prof_zero(struct prof_thread *th)
 	th->sections_c = th->union_c = 0;
 	th->nheld = 0;
 	th->waiting_on = NULL;
+	if (th->tstack_used) {
+		memset(th->tstack, 0, sizeof(th->tstack));
+		th->tstack_used = false;
+	}
 }
 
 /* The child of fork() has only the forking thread: the other blocks are
@@ -273,11 +314,44 @@ void prof_fork_child(void)
 	if (prof_total)
 		prof_zero(prof_total);
 	memset(prof_gblame, 0, sizeof(prof_gblame));
+	memset(prof_gstacks, 0, sizeof(prof_gstacks));
+	/* the locks' serialising time so far is the parent's */
+	if (atomic_load_explicit(&prof_serial_used, memory_order_relaxed)) {
+		struct prof_lock *t =
+			atomic_load_explicit(&prof_locks, memory_order_relaxed);
+
+		for (size_t i = 0; t && i < (size_t)1 << PROF_LOCK_BITS; i++)
+			if (atomic_load_explicit(&t[i].addr,
+						 memory_order_relaxed))
+				atomic_store_explicit(&t[i].serial, 0,
+						      memory_order_relaxed);
+		for (int i = 0; i < PROF_MAX_SITES; i++) {
+			atomic_store_explicit(&prof_site_serial[i], 0,
+					      memory_order_relaxed);
+			atomic_store_explicit(&prof_site_rpair[i], 0,
+					      memory_order_relaxed);
+		}
+		atomic_store_explicit(&prof_serial_used, false,
+				      memory_order_relaxed);
+	}
+	/* the parent's timelines stay with the parent (the buffers leak in
+	 * the child, as the parent's other blocks do) */
+	prof_traces = NULL;
+	/* relaxed: the child has one thread */
+	atomic_store_explicit(&prof_nlive, me > PROF_DEAD,
+			      memory_order_relaxed);
+	atomic_store_explicit(&prof_nblocked, 0, memory_order_relaxed);
 	if (me > PROF_DEAD) {
 		prof_zero(me);
 		me->nheld = nheld; /* the locks it holds stay held */
 		me->t_outer = t_outer;
 		me->t_start = prof_now();
+		if (me->trace) {
+			atomic_store_explicit(&me->trace->nev, 0,
+					      memory_order_relaxed);
+			me->trace->dropped = 0;
+			me->trace->t_start = me->t_start;
+		}
 	}
 	prof_dump_reset();
 }

@@ -136,6 +136,26 @@ ALWAYS_INLINE void hist_add(uint64_t *hist, uint64_t cycles)
 	hist[b < PROF_HBUCKETS ? b : PROF_HBUCKETS - 1]++;
 }
 
+/* Trace mode: record interval [@t0, @t1) of @kind on lock site @site. */
+static void trace_ev(struct prof_thread *th, int kind, int site, uint64_t t0,
+		     uint64_t t1)
+{
+	struct prof_trace *tr = th->trace;
+	unsigned n;
+
+	if (!tr)
+		return;
+	n = atomic_load_explicit(&tr->nev, memory_order_relaxed);
+	if (n == PROF_TEVENTS) {
+		tr->dropped++;
+		return;
+	}
+	tr->ev[n] = (struct prof_ev){t0, t1, site, kind};
+	/* release: publishes the event to the dump writer, which may run
+	 * while this thread lives; pairs with its acquire load of nev */
+	atomic_store_explicit(&tr->nev, n + 1, memory_order_release);
+}
+
 /* Index of @lk in th->held, or -1. */
 ALWAYS_INLINE int held_find(struct prof_thread *th, const struct prof_lock *lk)
 {
@@ -150,7 +170,7 @@ ALWAYS_INLINE int held_find(struct prof_thread *th, const struct prof_lock *lk)
  * hold is in the sample when prof_timing() said so for its section. */
 ALWAYS_INLINE void prof_acquired(struct prof_thread *th, struct prof_lock *lk,
 				 int site, uint64_t t_call, uint64_t t_acq,
-				 bool contended)
+				 bool contended, int stack)
 {
 	struct prof_stat *st = &th->stat[site];
 	int i = held_find(th, lk);
@@ -199,6 +219,7 @@ ALWAYS_INLINE void prof_acquired(struct prof_thread *th, struct prof_lock *lk,
 		.t_acq = t_acq,
 		.area = area,
 		.misses = prof_misses(th),
+		.stack = stack,
 	};
 }
 
@@ -225,7 +246,7 @@ ALWAYS_INLINE void section_end(struct prof_thread *th, uint64_t t_done)
  * counts, and gets its blame (its times are read when it has some). */
 ALWAYS_INLINE void prof_released(struct prof_thread *th, int idx,
 				 uint64_t t_rel, uint64_t t_done, uint64_t area,
-				 uint64_t misses, uintptr_t caller)
+				 uint64_t misses, uintptr_t caller, bool trace)
 {
 	struct prof_held h = th->held[idx];
 	struct prof_stat *st = &th->stat[h.site];
@@ -249,6 +270,13 @@ ALWAYS_INLINE void prof_released(struct prof_thread *th, int idx,
 			st->timed++;
 			st->hold_u += hold;
 			st->cs_u += cs;
+		}
+		if (trace) {
+			trace_ev(th, PROF_EV_HOLD, h.site, h.t_acq, t_rel);
+			if (h.stack >= 0) {
+				th->tstack[h.stack].hold += hold;
+				th->tstack[h.stack].nholds++;
+			}
 		}
 	}
 	if (th->papi_set >= 0) {
@@ -317,6 +345,7 @@ ALWAYS_INLINE bool lean_acquired(struct prof_thread *th, struct prof_lock *lk,
 	h->t_call = h->t_acq = 0;
 	h->area = area;
 	h->misses = 0;
+	h->stack = -1;
 	return true;
 }
 
@@ -381,6 +410,7 @@ static void init_common(void *l, enum prof_call call, int type,
 	if (!(lk = prof_lock_get(l)))
 		return;
 	s = prof_site_init(caller, type, &rs);
+	prof_lock_retire(lk); /* re-initialised without a destroy */
 	atomic_store_explicit(&lk->rsite, rs, memory_order_relaxed);
 	/* release: publishes rsite; pairs with prof_lock_site()'s acquire */
 	atomic_store_explicit(&lk->site, s, memory_order_release);
@@ -394,8 +424,10 @@ static void destroy_common(void *l, enum prof_call call)
 	if (!(th = prof_self()))
 		return;
 	th->calls[call]++;
-	if ((lk = prof_lock_find(l)))
+	if ((lk = prof_lock_find(l))) {
+		prof_lock_retire(lk);
 		atomic_store_explicit(&lk->site, -1, memory_order_relaxed);
+	}
 }
 
 PROF_API int pthread_mutex_init(pthread_mutex_t *m,
@@ -429,19 +461,29 @@ PROF_API int pthread_mutex_destroy(pthread_mutex_t *m)
 
 /* The real blocking call after a failed try. */
 static int lock_slow(struct prof_thread *th, struct prof_lock *lk, int site,
-		     void *l, uint64_t t_call, int type, const struct how *h)
+		     void *l, uint64_t t_call, int type, const struct how *h,
+		     int stack)
 {
 	uint64_t t;
 	int rc;
 
 	th->waiting_on = lk;
+	prof_block(+1);
 	prof_lock_wait_edge(lk, prof_now(), +1);
 	rc = real_lock(type, l, h);
 	t = prof_now();
+	prof_block(-1);
 	prof_lock_wait_edge(lk, t, -1);
 	th->waiting_on = NULL;
+	if (prof_unlikely(prof_trace_on)) {
+		trace_ev(th, PROF_EV_WAIT, site, t_call, t);
+		if (stack >= 0) {
+			th->tstack[stack].wait += t - t_call;
+			th->tstack[stack].nwaits++;
+		}
+	}
 	if (got_it(rc))
-		prof_acquired(th, lk, site, t_call, t, true);
+		prof_acquired(th, lk, site, t_call, t, true, stack);
 	else if (rc == ETIMEDOUT)
 		stat_of(th, site)->timed_out++;
 	return rc;
@@ -449,13 +491,14 @@ static int lock_slow(struct prof_thread *th, struct prof_lock *lk, int site,
 
 /* Every blocking lock call of every type: the real try first; success is
  * the uncontended path, EBUSY a contended acquisition. */
-ALWAYS_INLINE int lock_common(void *l, int type, const struct how *h,
-			      const void *caller)
+ALWAYS_INLINE int lock_body(void *l, int type, const struct how *h,
+			    const void *caller, bool trace)
 {
 	struct prof_thread *th = prof_self();
 	struct prof_lock *lk;
 	uint64_t t_call;
-	int rc, site;
+	int rc, site, stack = -1;
+	bool timing;
 
 	if (th)
 		th->calls[h->call]++;
@@ -465,46 +508,59 @@ ALWAYS_INLINE int lock_common(void *l, int type, const struct how *h,
 		return real_lock(type, l, h);
 	}
 	site = site_of(lk, l, caller, type); /* before t_call: may unwind */
-	t_call = prof_timing(th) ? prof_now() : 0;
+	timing = prof_timing(th);
+	/* the stack of a timed hold, read before t_call (it unwinds) */
+	if (trace && timing)
+		stack = prof_trace_stack(th, site, caller);
+	t_call = timing ? prof_now() : 0;
 	rc = real_try(type, l);
 	if (prof_likely(got_it(rc))) {
 		/* Uncontended: the try took a few ns against ~20 for a
 		 * TSC read on some VMs, so t_acq = t_call. */
 		if (t_call || !lean_acquired(th, lk, l, site))
-			prof_acquired(th, lk, site, t_call, t_call, false);
+			prof_acquired(th, lk, site, t_call, t_call, false,
+				      stack);
 		return rc;
 	}
-	if (rc == EBUSY) /* waits are always timed */
+	if (rc == EBUSY) { /* waits are always timed, their stacks read */
+		if (trace && stack < 0)
+			stack = prof_trace_stack(th, site, caller);
 		return lock_slow(th, lk, site, l, t_call ? t_call : prof_now(),
-				 type, h);
+				 type, h, stack);
+	}
 	/* Another error (EINVAL, EAGAIN, EDEADLK...): let the real call
 	 * decide. */
 	rc = real_lock(type, l, h);
 	if (got_it(rc))
 		prof_acquired(th, lk, site, t_call, t_call ? prof_now() : 0,
-			      false);
+			      false, stack);
 	return rc;
 }
 
 /* Every try call: a failure is counted, never waited for. */
-ALWAYS_INLINE int try_common(void *l, int type, enum prof_call call,
-			     const void *caller)
+ALWAYS_INLINE int try_body(void *l, int type, enum prof_call call,
+			   const void *caller, bool trace)
 {
 	struct prof_thread *th = prof_self();
 	struct prof_lock *lk;
 	uint64_t t_call;
-	int rc, site;
+	int rc, site, stack = -1;
+	bool timing;
 
 	if (th)
 		th->calls[call]++;
 	if (!th || !(lk = prof_lock_get(l)))
 		return real_try(type, l);
 	site = site_of(lk, l, caller, type); /* before t_call: may unwind */
-	t_call = prof_timing(th) ? prof_now() : 0;
+	timing = prof_timing(th);
+	if (trace && timing)
+		stack = prof_trace_stack(th, site, caller);
+	t_call = timing ? prof_now() : 0;
 	rc = real_try(type, l);
 	if (got_it(rc)) {
 		if (t_call || !lean_acquired(th, lk, l, site))
-			prof_acquired(th, lk, site, t_call, t_call, false);
+			prof_acquired(th, lk, site, t_call, t_call, false,
+				      stack);
 	} else if (rc == EBUSY) {
 		stat_of(th, site)->try_fail++;
 	}
@@ -513,8 +569,8 @@ ALWAYS_INLINE int try_common(void *l, int type, enum prof_call call,
 
 /* Every unlock: the hold is found on the thread's stack of held locks
  * (which knows an rwlock's side). */
-ALWAYS_INLINE int unlock_common(void *l, int type, enum prof_call call,
-				const void *caller)
+ALWAYS_INLINE int unlock_body(void *l, int type, enum prof_call call,
+			      const void *caller, bool trace)
 {
 	struct prof_thread *th;
 	struct prof_lock *lk;
@@ -555,8 +611,35 @@ ALWAYS_INLINE int unlock_common(void *l, int type, enum prof_call call,
 	if (rc == 0)
 		prof_released(th, idx, t_rel,
 			      nwait && t_rel ? prof_now() : t_rel, area, misses,
-			      (uintptr_t)caller);
+			      (uintptr_t)caller, trace);
 	return rc;
+}
+
+/* The default mode's wrappers are compiled without the trace mode's
+ * branches (the constant @trace folds them away): one test of the flag
+ * per call selects the copy. */
+ALWAYS_INLINE int lock_common(void *l, int type, const struct how *h,
+			      const void *caller)
+{
+	if (prof_unlikely(prof_trace_on))
+		return lock_body(l, type, h, caller, true);
+	return lock_body(l, type, h, caller, false);
+}
+
+ALWAYS_INLINE int try_common(void *l, int type, enum prof_call call,
+			     const void *caller)
+{
+	if (prof_unlikely(prof_trace_on))
+		return try_body(l, type, call, caller, true);
+	return try_body(l, type, call, caller, false);
+}
+
+ALWAYS_INLINE int unlock_common(void *l, int type, enum prof_call call,
+				const void *caller)
+{
+	if (prof_unlikely(prof_trace_on))
+		return unlock_body(l, type, call, caller, true);
+	return unlock_body(l, type, call, caller, false);
 }
 
 PROF_API int pthread_mutex_lock(pthread_mutex_t *m)
@@ -840,14 +923,19 @@ static int cond_common(pthread_cond_t *c, pthread_mutex_t *m,
 	if (idx >= 0) {
 		saved = th->held[idx];
 		prof_released(th, idx, t0, t0, prof_lock_area(lk, t0, NULL),
-			      prof_misses(th), (uintptr_t)caller);
+			      prof_misses(th), (uintptr_t)caller,
+			      prof_trace_on);
 	}
+	prof_block(+1);
 	rc = real_wait(c, m, h);
+	prof_block(-1);
 	t1 = prof_now();
+	if (prof_unlikely(prof_trace_on))
+		trace_ev(th, PROF_EV_COND, idx >= 0 ? saved.site : -1, t0, t1);
 	if (idx >= 0) {
 		stat_of(th, saved.site)->cond_wait += t1 - t0;
 		(void)prof_timing(th);
-		prof_acquired(th, lk, saved.site, t1, t1, false);
+		prof_acquired(th, lk, saved.site, t1, t1, false, saved.stack);
 		idx = held_find(th, lk);
 		if (idx >= 0)
 			th->held[idx].depth = saved.depth;
@@ -960,10 +1048,18 @@ PROF_API int pthread_join(pthread_t t, void **ret)
 
 	if (!prof_real.join)
 		prof_resolve();
+	th = prof_self();
+	if (th)
+		prof_block(+1);
 	rc = prof_real.join(t, ret);
-	if ((th = prof_self())) {
+	if (th) {
+		uint64_t t1 = prof_now();
+
+		prof_block(-1);
 		th->calls[PC_JOIN]++;
-		th->t_join += prof_now() - t0;
+		th->t_join += t1 - t0;
+		if (prof_unlikely(prof_trace_on))
+			trace_ev(th, PROF_EV_JOIN, -1, t0, t1);
 	}
 	return rc;
 }
