@@ -91,9 +91,11 @@ class Program:
         return self.keys[k]
 
     # -- loading -----------------------------------------------------------
-    def load(self, paths, root):
+    def load(self, paths, root, forced=()):
+        """The files named, the forced includes of their build (-include
+        config.h) and the project headers they include."""
         seen = set()
-        todo = [(p, False) for p in paths]
+        todo = [(p, False) for p in paths] + [(p, True) for p in forced]
         while todo:
             p, hdr = todo.pop(0)
             rp = os.path.realpath(p)
@@ -170,6 +172,36 @@ class Program:
                                  f.src.text):
                 self.typedefs.add(m.group(1))
             self.typedefs |= _struct_typedefs(f.src.toks)
+
+    def outside_visibility(self):
+        """With -p (the whole program): a global lock that is not static
+        and that a translation unit not rewritten uses, defines or
+        declares (in its own text, or in a header this run does not
+        rewrite) stays POSIX: the two halves would disagree on its type."""
+        fe = getattr(self, "frontend", None)
+        if fe is None or self.opts.commands is None:
+            return
+        worked = {os.path.realpath(f.path) for f in self.files
+                  if not f.is_header}
+        headers = {os.path.realpath(f.path) for f in self.files}
+        for (kind, name), key in self.keys.items():
+            if kind != "mutex":
+                continue
+            glob = "." not in name
+            if glob:
+                _, static = fe.declared_in(name)
+                if static:
+                    continue
+                look = name
+            else:
+                look = "." + name.split(".", 1)[1]
+            files = fe.outside(look, worked, headers)
+            if files:
+                key.refuse("not static, and seen by %s, which %s not being "
+                           "rewritten (name %s too, or make the lock "
+                           "static)" % (", ".join(files), "is" if len(files)
+                                        == 1 else "are",
+                                        "it" if len(files) == 1 else "them"))
 
     # -- naming locks ------------------------------------------------------
     def lock_keys(self, expr, f, k, kind="mutex"):

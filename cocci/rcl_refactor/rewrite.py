@@ -168,10 +168,9 @@ def _analyse(prog, sec, selection):
             if t.kind == "id" and t.text in VARARGS:
                 raise analyse.Refused("%s() in the section (the variadic "
                                       "arguments are the caller's)" % t.text)
-            if t.kind == "id" and t.text in prog.thread_locals and \
-                    not any(n == t.text and kk == k for n, kk in occ):
-                raise analyse.Refused("thread-local variable '%s' in the "
-                                      "section" % t.text)
+        hazards = _hazards(prog, f, sec.shape)
+        if hazards:
+            raise analyse.Refused(hazards[0])
         sec.shape["hidden"] = _macro_locals(prog, fi, sec.shape, occ)
         sec.vars = analyse.variables(fi, sec.shape, occ)
         # Inputs read only as macro arguments (memcached's dtrace probes,
@@ -184,6 +183,24 @@ def _analyse(prog, sec, selection):
         sec.shape["is_local_occ"] = lambda name, k: (name, k) in occset
     except analyse.Refused as e:
         sec.reason = str(e)
+
+
+def _hazards(prog, f, shape):
+    """What the front end sees the section (or a function of the program
+    it calls) do that cannot run on another thread."""
+    fe = getattr(prog, "frontend", None)
+    if fe is None:
+        return []
+    src, toks = f.src, f.src.toks
+
+    def pos(k):  # libclang's line and (1-based) column of token @k
+        off = toks[k].start
+        line = src.line_of(off)
+        return line, off - src.offset(line, 0) + 1
+    if shape["t1"] <= shape["t0"]:
+        return []
+    return fe.hazards(f.path, pos(shape["t0"]),
+                      pos(min(shape["t1"], len(toks) - 1)))
 
 
 def _macro_locals(prog, fi, shape, occ):
