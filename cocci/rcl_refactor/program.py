@@ -124,12 +124,14 @@ class Program:
         macros = {}
         env = cond.Env(self.opts.define, self.opts.undef)
         given = []
+        imposed = {}
         for path in self.opts.macro_file:
             with open(path, encoding="latin-1") as fh:
                 text = fh.read()
-            cond.scan(text, env, macros)
+            cond.scan(text, env, imposed)
             given += [(m.group(1), m.group(2)) for m in _OBJECT_DEFINE.
                       finditer(text)]
+        macros.update(imposed)
         for f in self.files:
             cond.scan(f.src.text, env, macros, f.dead_defines)
             # autoconf's config.h says what it leaves undefined.
@@ -137,6 +139,9 @@ class Program:
                                  r"\*/", f.src.text, re.M):
                 if env.defined(m.group(1)) is None:
                     env.undef.add(m.group(1))
+        # The --macro-file definitions win over the files' own, as
+        # rcl-refactor(1) says (the user knows better than the #if).
+        macros.update(imposed)
         find.add_macros(fns, macros)
         self.api = find.pthread_api(macros)
         self.ppenv = env
