@@ -563,6 +563,8 @@ class Program:
                                "%s)" % (c.callee, g.name, c.loc, via))
                     break
             for t in g.thread_uses:
+                if t.what == "errno":
+                    continue  # carried: see errno_reached()
                 out.append("thread-dependent data in a function called from "
                            "the section: %s in %s() at %s (through %s; the "
                            "server thread has its own)" % (
@@ -598,6 +600,23 @@ class Program:
                 files.add(loc.path)
                 static = static or st == "static"
         return files, static
+
+    def errno_reached(self, path, start, end):
+        """Whether the section (from @start to @end, (line, col), in
+        @path) or a function of the program it calls uses errno."""
+        rp = os.path.realpath(path)
+        u = self.unit_of(rp)
+        fn = u.function_at(rp, start[0]) if u else None
+        if fn is None:
+            return False
+
+        def inside(loc):
+            return loc.path == rp and start <= loc.pos() < end
+        if any(t.what == "errno" and inside(t.loc) for t in fn.thread_uses):
+            return True
+        calls = [c for c in fn.calls if inside(c.loc)]
+        return any(t.what == "errno" for g, _ in self.reach(calls).values()
+                   for t in g.thread_uses)
 
     def thread_locals(self):
         """Names of the thread-local variables of the program."""

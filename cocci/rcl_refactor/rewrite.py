@@ -159,6 +159,9 @@ def _analyse(prog, sec, selection):
             if k is not None and sec.shape["t0"] <= k < sec.shape["t1"] \
                     and not any(a <= k < b for a, b in
                                 sec.shape["conts"] + dead):
+                if what == "errno" and getattr(prog, "frontend", None):
+                    sec.shape["errno"] = True  # carried (extract.py)
+                    continue
                 raise analyse.Refused(analyse.UNSAFE_WHY.get(
                     what, "%s in the section" % what))
         for k in range(sec.shape["t0"], sec.shape["t1"]):
@@ -168,9 +171,11 @@ def _analyse(prog, sec, selection):
             if t.kind == "id" and t.text in VARARGS:
                 raise analyse.Refused("%s() in the section (the variadic "
                                       "arguments are the caller's)" % t.text)
-        hazards = _hazards(prog, f, sec.shape)
+        hazards, errno = _hazards(prog, f, sec.shape)
         if hazards:
             raise analyse.Refused(hazards[0])
+        if errno:
+            sec.shape["errno"] = True
         sec.shape["hidden"] = _macro_locals(prog, fi, sec.shape, occ)
         sec.vars = analyse.variables(fi, sec.shape, occ)
         # Inputs read only as macro arguments (memcached's dtrace probes,
@@ -187,10 +192,11 @@ def _analyse(prog, sec, selection):
 
 def _hazards(prog, f, shape):
     """What the front end sees the section (or a function of the program
-    it calls) do that cannot run on another thread."""
+    it calls) do that cannot run on another thread, and whether errno is
+    used there (then it travels with the section)."""
     fe = getattr(prog, "frontend", None)
     if fe is None:
-        return []
+        return [], False
     src, toks = f.src, f.src.toks
 
     def pos(k):  # libclang's line and (1-based) column of token @k
@@ -198,9 +204,9 @@ def _hazards(prog, f, shape):
         line = src.line_of(off)
         return line, off - src.offset(line, 0) + 1
     if shape["t1"] <= shape["t0"]:
-        return []
-    return fe.hazards(f.path, pos(shape["t0"]),
-                      pos(min(shape["t1"], len(toks) - 1)))
+        return [], False
+    a, b = pos(shape["t0"]), pos(min(shape["t1"], len(toks) - 1))
+    return fe.hazards(f.path, a, b), fe.errno_reached(f.path, a, b)
 
 
 def _macro_locals(prog, fi, shape, occ):
