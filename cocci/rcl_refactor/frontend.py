@@ -132,11 +132,24 @@ class Unit:
     # Mutexes: "name" of a global, ".name" of a structure field.
     mutex_decls: dict = field(default_factory=dict)  # name -> [(Loc, storage)]
     mutex_uses: set = field(default_factory=set)     # named in code, defined
+    # (Loc of the member name, field, structure tag) of every x.f / x->f
+    # naming a mutex or condition field: the structure as the compiler
+    # knows it, through macros and function results.
+    member_refs: list = field(default_factory=list)
 
     def macros_at(self, path, line):
         """Macros expanded on @line of @path."""
         return [m.name for m in self.macros
                 if m.loc.path == path and m.loc.line == line]
+
+    def member_owner(self, path, line, fieldname):
+        """Tag of the structure whose field @fieldname is named on @line
+        of @path, when all such uses there agree; else None."""
+        tags = {t for loc, f, t in self.member_refs
+                if loc.path == path and loc.line == line and f == fieldname}
+        if len(tags) != 1 or "()" in tags:
+            return None  # several, or reached through a call
+        return tags.pop()
 
     def function_at(self, path, line):
         for fn in self.functions.values():
@@ -387,6 +400,25 @@ def _is_mutex_type(t):
         t.spelling.endswith("pthread_mutex_t")
 
 
+def _is_sync_type(t):
+    t = t.get_canonical()
+    while t.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY):
+        t = t.element_type.get_canonical()
+    return t.spelling.endswith(("pthread_mutex_t", "pthread_cond_t"))
+
+
+def _record_name(rec):
+    """The name rcl-refactor gives a structure: its tag, else the name of
+    the typedef of the anonymous structure; None when it has neither."""
+    if rec is None or rec.kind not in (ci.CursorKind.STRUCT_DECL,
+                                       ci.CursorKind.UNION_DECL):
+        return None
+    name = rec.spelling
+    if name and "(" not in name and " " not in name:
+        return name
+    return None
+
+
 class _Walker:
     def __init__(self, unit):
         self.unit = unit
@@ -480,6 +512,18 @@ class _Walker:
                 self._var(ch, False)
             if k in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR):
                 ref = ch.referenced
+                if ref is not None and ref.kind == K.FIELD_DECL and \
+                        k == K.MEMBER_REF_EXPR and \
+                        _is_sync_type(ref.type):
+                    tag = _record_name(ref.semantic_parent)
+                    cl = _loc(ch)
+                    # A call in the object expression (even behind a
+                    # macro) makes the owner unusable: see member_owner.
+                    if any(x.kind == K.CALL_EXPR for x in ch.walk_preorder()):
+                        tag = "()"
+                    if tag and cl:
+                        self.unit.member_refs.append((cl, ref.spelling,
+                                                      tag))
                 if ref is not None and _is_mutex_type(ref.type):
                     if ref.kind == K.FIELD_DECL:
                         self.unit.mutex_uses.add("." + ref.spelling)
@@ -508,6 +552,14 @@ class Program:
             if u.path == rp:
                 return u
         return None
+
+    def member_owner(self, path, line, fieldname):
+        """Unit.member_owner() over every unit that reads @path."""
+        rp = os.path.realpath(path)
+        tags = {u.member_owner(rp, line, fieldname) for u in self.units
+                if rp in u.files}
+        tags.discard(None)
+        return tags.pop() if len(tags) == 1 else None
 
     def callees(self, fn):
         return [self.defs[c.key] for c in fn.calls if c.key in self.defs]

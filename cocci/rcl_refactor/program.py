@@ -221,6 +221,14 @@ class Program:
                                         lambda n: self._var_type(f, k, n))
         if field is None:
             return names, None
+        # The compiler knows the structure behind a macro.  Not behind a
+        # call: the expression would be evaluated once instead of at the
+        # lock and at the unlock (tests/cocci/golden/fields_unsure_refuse).
+        fe = getattr(self, "frontend", None)
+        tag = fe.member_owner(f.path, f.line(k), field) \
+            if fe and not re.search(r"[\w)]\s*\(", expr) else None
+        if tag and tag + "." + field in names:
+            return [tag + "." + field], None
         return names, "cannot tell which structure's field '%s' at %s:%d" % (
             field, f.display, f.line(k))
 
