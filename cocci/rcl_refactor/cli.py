@@ -318,8 +318,10 @@ def compile_check(cc, opts, path, tmpdir, extra):
             if a in ("-I", "-iquote", "-isystem", "-include"):
                 val = c.flags[i + 1]
                 rel = os.path.relpath(val, opts.root)
-                if tmpdir and not rel.startswith(".."):
-                    flags += [a, os.path.join(tmpdir, rel)]
+                alt = os.path.join(tmpdir, rel) if tmpdir else None
+                if alt and not rel.startswith("..") and \
+                        os.path.exists(alt):
+                    flags += [a, alt]
                     if a == "-include":
                         i += 2
                         continue

@@ -118,6 +118,15 @@ else
 	echo "bear or make missing: the bear run is skipped"
 fi
 
+# In place (config.h, forced on every unit, is not rewritten: the compile
+# check must find it where it is).
+"$RCLR" -p . --locks all --in-place >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "jobq -p --in-place: rcl-refactor failed"; }
+grep -q "liblock_exec(&q_lock" queue.c || fail "jobq --in-place: queue.c"
+cc_rcl "$TMP/jobq.ip" main.c -include config.h queue.c stats.c util.c ||
+	fail "jobq --in-place: the result does not build"
+same_output jobq-in-place "$TMP/jobq.want" "$TMP/jobq.ip"
+
 # ---- hazards ----
 cp -R "$WP/hazards" "$TMP/hz" && chmod -R u+w "$TMP/hz"
 cd "$TMP/hz" || exit 1

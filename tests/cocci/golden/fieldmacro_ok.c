@@ -16,6 +16,12 @@ struct ledger {
 static struct ledger the_ledger;
 #define LEDGER (&the_ledger)
 
+void setup(struct account *a)
+{
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_mutex_init(&LEDGER->lock, NULL);
+}
+
 long deposit(struct account *a, long n)
 {
 	long b;
