@@ -318,13 +318,29 @@ def parse(index, cmd, text=None):
         if "-include" not in args or f not in args:
             args += ["-include", f]
     unsaved = [(cmd.file, text)] if text is not None else None
+    opts = ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
     try:
         tu = index.parse(cmd.file, args=args, unsaved_files=unsaved,
-                         options=ci.TranslationUnit.
-                         PARSE_DETAILED_PROCESSING_RECORD)
-    except ci.TranslationUnitLoadError as e:
-        raise FrontEndError("%s: libclang cannot parse it (%s)" % (
-            _display(cmd.file), e))
+                         options=opts)
+    except ci.TranslationUnitLoadError:
+        # A flag of another compiler clang refuses: keep those that say
+        # what the code means (paths, macros, forced includes, language).
+        keep, i = [], 0
+        while i < len(args):
+            a = args[i]
+            if a in _PATH_FLAGS:
+                keep += args[i:i + 2]
+                i += 2
+                continue
+            if a.startswith(("-I", "-D", "-U", "-std=", "-pthread")):
+                keep.append(a)
+            i += 1
+        try:
+            tu = index.parse(cmd.file, args=keep, unsaved_files=unsaved,
+                             options=opts)
+        except ci.TranslationUnitLoadError as e:
+            raise FrontEndError("%s: libclang cannot parse it (%s)" % (
+                _display(cmd.file), e))
     unit = Unit(cmd.file, cmd)
     for d in tu.diagnostics:
         if d.severity >= ci.Diagnostic.Error:
@@ -419,6 +435,18 @@ def _record_name(rec):
     return None
 
 
+def _in_system_header(cur):
+    loc = cur.location
+    try:
+        fn = ci.conf.lib.clang_Location_isInSystemHeader
+        fn.argtypes = [ci.SourceLocation]
+        fn.restype = ci.c_int
+        return bool(fn(loc))
+    except AttributeError:
+        return loc.file is not None and \
+            loc.file.name.startswith(("/usr/include/", "/usr/lib/"))
+
+
 class _Walker:
     def __init__(self, unit):
         self.unit = unit
@@ -470,6 +498,8 @@ class _Walker:
         loc, end = _loc(cur), _end(cur)
         if loc is None or end is None:
             return
+        if _in_system_header(cur):
+            return  # the C library's inline functions are not followed
         key = _fn_key(cur)
         fn = Function(cur.spelling, key, loc, end,
                       cur.storage_class == ci.StorageClass.STATIC,
