@@ -218,6 +218,11 @@ badp "no such directory" -p "$TMP/nowhere" -o out
 badp "no compile_commands.json there" -p empty -o out
 badp "not valid JSON" -p badjson -o out
 badp "not in jobq/compile_commands.json" -p jobq -o out hz/ops.c
+# A Python without libclang's bindings: one line saying what to install.
+mkdir -p noclang/clang
+echo 'raise ImportError("no clang here")' >noclang/clang/__init__.py
+PYTHONPATH="$TMP/noclang" badp "clang.cindex) are missing from this Python" \
+	-o out hz/ops.c
 "$RCLR" -o out >"$TMP/log" 2>&1
 [ $? -eq 2 ] && tail -n 1 "$TMP/log" | grep -q "error: no FILE.c given" ||
 	{ cat "$TMP/log"; fail "no file and no -p: want a usage error"; }
