@@ -35,7 +35,8 @@ NORETURN_NAMES = frozenset((
     "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk", "pthread_exit",
     "exit", "_exit", "_Exit", "quick_exit", "thrd_exit"))
 PROCESS_ENDS = frozenset(("abort", "__assert_fail", "__assert_perror_fail",
-                          "__assert", "__builtin_trap", "__builtin_unreachable"))
+                          "__assert", "__builtin_trap",
+                          "__builtin_unreachable"))
 # Calls whose result depends on the calling thread.
 THREAD_CALLS = {
     "__errno_location": "errno",
@@ -395,9 +396,6 @@ def _is_noreturn(cur):
                    for t in toks):
                 return True
     return False
-
-
-_STORAGE = None
 
 
 def _storage(cur):
