@@ -9,7 +9,7 @@ PACKAGES="
   libnuma-dev numactl
   libpapi-dev papi-tools
   libdw-dev
-  coccinelle python3
+  coccinelle python3 python3-clang-16 libclang-16-dev bear
   clang-format
   gnuplot-nox
   libevent-dev

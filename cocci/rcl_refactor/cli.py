@@ -10,7 +10,8 @@ import subprocess
 import sys
 import tempfile
 
-from . import config, cparse, find, lift, program, report, rewrite
+from . import config, cparse, find, frontend, lift, program, report, \
+    rewrite
 
 EPILOG = """\
 Exit status: 0 when every section found was transformed, 1 when some were
@@ -27,7 +28,13 @@ def parse_args(argv):
         description="Extract the critical sections of pthread mutexes into "
                     "functions that liblock_exec() runs (Remote Core Locking "
                     "and every liblock algorithm), and write rcl-config.h.")
-    p.add_argument("files", nargs="+", metavar="FILE.c")
+    p.add_argument("files", nargs="*", metavar="FILE.c",
+                   help="the files to rewrite (with -p and none named: every "
+                   "translation unit of the build that uses a selected lock)")
+    p.add_argument("-p", dest="build_dir", metavar="BUILD_DIR",
+                   help="read the build's flags from BUILD_DIR/"
+                   "compile_commands.json (bear -- make, or CMake), as "
+                   "clang-tidy does; the whole program is analysed")
     p.add_argument("--locks", default="all", metavar="all|PROFILE.json|"
                    "NAME,...", help="locks to transform: all of them, those "
                    "an rcl-prof profile marks for RCL, or these names (a "
@@ -56,6 +63,10 @@ def parse_args(argv):
     p.add_argument("-q", "--quiet", action="store_true",
                    help="print refusals only, not the summary")
     opts = p.parse_args(argv)
+    if not opts.files and not opts.build_dir:
+        p.error("no FILE.c given (name the files, or use -p BUILD_DIR)")
+    opts.commands = None
+    opts.forced = []
     opts.spatch = os.environ.get("SPATCH", "spatch")
     opts.spatch_timeout = 120
     here = os.path.dirname(os.path.abspath(__file__))
@@ -87,6 +98,7 @@ def main(argv=None):
     try:
         check_usage(opts)
         sel = config.Selection(opts.locks)
+        fe = front_end(opts, sel)
     except Stop as e:
         print("rcl-refactor: %s" % e, file=sys.stderr)
         return e.code
@@ -97,6 +109,7 @@ def main(argv=None):
                                for f in opts.files])
     opts.root = root
     prog = program.Program(opts, rep)
+    prog.frontend = fe
     cc = compiler(opts)
     try:
         entries = analyse_program(prog, opts, sel, root, cc)
@@ -125,6 +138,8 @@ def main(argv=None):
 
 def check_usage(opts):
     for f in opts.files + opts.macro_file:
+        if os.path.isdir(f):
+            raise Stop(2, "%s: is a directory" % f)
         if not os.path.isfile(f):
             raise Stop(2, "%s: no such file" % f)
         if not os.access(f, os.R_OK):
@@ -136,22 +151,70 @@ def check_usage(opts):
         raise Stop(2, "spatch not found (install coccinelle)")
 
 
+def front_end(opts, sel):
+    """Parse the translation units with libclang (frontend.Program); with
+    -p, the whole build's, and choose the files when none is named."""
+    try:
+        index = frontend.load()
+        if opts.build_dir:
+            cmds = frontend.load_compdb(opts.build_dir)
+            if not cmds:
+                raise Stop(2, "-p %s: compile_commands.json lists no C "
+                           "source" % opts.build_dir)
+            for f in opts.files:
+                if frontend.command_for(cmds, f) is None:
+                    raise Stop(2, "%s: not in %s" % (f, os.path.join(
+                        opts.build_dir, "compile_commands.json")))
+        else:
+            cmds = [frontend.single_command(f, opts.include, opts.define,
+                                            opts.undef, opts.macro_file)
+                    for f in opts.files]
+        frontend.set_display_root(os.path.commonpath(
+            [os.path.dirname(c.file) for c in cmds]))
+        units = [frontend.parse(index, c) for c in cmds]
+    except frontend.FrontEndError as e:
+        raise Stop(2, str(e))
+    fe = frontend.Program(units)
+    if not opts.build_dir:
+        return fe
+    opts.commands = cmds
+    if not opts.files:
+        # Every unit that uses (or defines) a selected lock.
+        opts.files = [os.path.relpath(u.path) for u in units
+                      if any(sel.selected(n) for n in u.mutex_uses)]
+        if not opts.files:
+            raise Stop(1, "-p %s: no translation unit uses a selected "
+                       "lock" % opts.build_dir)
+    # The hand-written stages (Coccinelle's -I, the #if evaluation, the
+    # headers followed) see the flags of the units rewritten.
+    for f in opts.files:
+        c = frontend.command_for(cmds, f)
+        for i, a in enumerate(c.flags):
+            if a == "-I" and c.flags[i + 1] not in opts.include and \
+                    os.path.isdir(c.flags[i + 1]):
+                opts.include.append(c.flags[i + 1])
+            elif a.startswith("-D") and len(a) > 2 and \
+                    a[2:] not in opts.define:
+                opts.define.append(a[2:])
+            elif a.startswith("-U") and len(a) > 2 and \
+                    a[2:] not in opts.undef:
+                opts.undef.append(a[2:])
+        for h in c.forced:
+            if os.path.isfile(h) and h not in opts.forced:
+                opts.forced.append(h)
+    return fe
+
+
 def analyse_program(prog, opts, sel, root, cc):
     """Load, check the inputs compile, run Coccinelle, decide, edit.
     Returns the rcl-config.h entries."""
     try:
-        prog.load(opts.files, root)
+        prog.load(opts.files, root, opts.forced)
         prog.lock_functions()
     except UnicodeError as e:
         raise Stop(1, str(e))
     except ValueError as e:
         raise Stop(2, str(e))
-    prog.thread_locals = set()
-    for f in prog.files:
-        for m in re.finditer(r"\b(?:__thread|_Thread_local|thread_local)\b"
-                             r"[^;=(]*?\b([A-Za-z_]\w*)\s*(?:=|;|\[)",
-                             f.src.text):
-            prog.thread_locals.add(m.group(1))
     # Inputs must compile first: a transformation of code that does not
     # build cannot be checked.
     for f in prog.files:
@@ -171,6 +234,7 @@ def analyse_program(prog, opts, sel, root, cc):
         if f.facts is not None:
             f.lifts = lift.lift_file(f, prog.fns, prog.typedefs)
     prog.inventory()
+    prog.outside_visibility()
     rewrite.discover(prog)
     rewrite.analyse_all(prog, sel)
     rewrite.decide(prog)
@@ -244,6 +308,30 @@ def compile_check(cc, opts, path, tmpdir, extra):
     if tmpdir:
         cmd += ["-I", tmpdir]
     cmd += ["-I", os.path.dirname(os.path.abspath(extra or path))]
+    c = frontend.command_for(opts.commands, extra or path) \
+        if opts.commands else None
+    if c is not None:
+        # The build's own flags, its -I directories' rewritten copies first.
+        flags, i = [], 0
+        while i < len(c.flags):
+            a = c.flags[i]
+            if a in ("-I", "-iquote", "-isystem", "-include"):
+                val = c.flags[i + 1]
+                rel = os.path.relpath(val, opts.root)
+                alt = os.path.join(tmpdir, rel) if tmpdir else None
+                if alt and not rel.startswith("..") and \
+                        os.path.exists(alt):
+                    flags += [a, alt]
+                    if a == "-include":
+                        i += 2
+                        continue
+                flags += [a, val]
+                i += 2
+                continue
+            if not a.startswith("-Werror") and not a.startswith("-O"):
+                flags.append(a)
+            i += 1
+        cmd += flags
     for d in opts.include:
         # -I DIR of the project: its rewritten copy first.
         rel = os.path.relpath(os.path.abspath(d), opts.root)

@@ -22,6 +22,12 @@ Layout of the generated code (one per section):
 A single variable travels without a union: as the context pointer itself
 when it is an input that fits in a word, else by pointer.  Locals whose address
 is taken, arrays and static locals always travel by pointer.
+
+errno is thread-local: when the section (or a function of the program it
+calls) uses it, the caller's value travels in (in.rcl_errno, set before
+the section runs) and the section's value comes back (out.rcl_errno,
+restored in the caller after liblock_exec()), so the section sees and
+leaves errno as if it had run on the caller's thread.
 """
 import re
 
@@ -86,14 +92,16 @@ class _Plan:
     """How the section's locals travel: @vars are (Decl, byptr, in, out);
     temps are locals only the section uses (declared in the function)."""
 
-    def __init__(self, vars_, exit_vars, hidden):
+    def __init__(self, vars_, exit_vars, hidden, errno=False):
+        self.errno = errno
         self.temps = [v[0] for v in vars_ if not v[2] and not v[3]]
         self.vars = [v for v in vars_ if v[2] or v[3]]
         # Declared inside the section, read after an early exit: written
         # to rcl_ctx->out at that exit only.
         self.exit_outs = list({d.name: d for ds in exit_vars
                                for d in ds}.values())
-        self.single = len(self.vars) == 1 and not self.exit_outs
+        self.single = len(self.vars) == 1 and not self.exit_outs and \
+            not errno
         self.word = None
         if self.single:
             d, byptr, is_in, is_out = self.vars[0]
@@ -109,7 +117,8 @@ class _Plan:
         self.outs = [v for v in self.vars if v[3]]
         self.hoisted = [d for d, _, _, _ in self.vars
                         if getattr(d, "hoist", None) is not None]
-        self.union = not self.single and bool(self.vars or self.exit_outs)
+        self.union = not self.single and bool(self.vars or self.exit_outs or
+                                              errno)
 
 
 def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
@@ -119,7 +128,8 @@ def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
     blk = sec["block"]
     lock_s, unlock_s = blk.subs[sec["i"]], blk.subs[sec["j"]]
     ind = line_indent(text, toks[lock_s.t0].start)
-    plan = _Plan(vars_, sec["exit_vars"], sec.get("hidden", ()))
+    plan = _Plan(vars_, sec["exit_vars"], sec.get("hidden", ()),
+                 sec.get("errno", False))
     body = _body(fi, sec, plan, small_edits, ind)
     before = _function(fi, sec, plan, names, body, lockname)
     repl = _call(fi, sec, plan, names, small_edits, exec_text, ind)
@@ -188,17 +198,21 @@ def _function(fi, sec, plan, names, body, lockname):
     where = "%s:%d" % (src.rel, src.line_of(toks[lock_s.t0].start))
     g = ["/* rcl-refactor: critical section of %s in %s() at %s */" %
          (lockname, fi.name, where)]
+    if plan.errno and "<errno.h>" not in src.text:
+        g.append("#include <errno.h>")
     if plan.union:
         g.append("union %s {" % un)
         outs = plan.outs + [(d, False, False, True) for d in plan.exit_outs]
         for part, vs in (("in", plan.ins), ("out", outs)):
-            if not vs:
+            if not vs and not plan.errno:
                 continue
             g.append("\tstruct {")
             for d, bp, _, _ in vs:
                 g.append("\t\t%s;" % d.text("(*%s)" % d.name
                                               if bp and part == "in"
                                               else d.name))
+            if plan.errno:
+                g.append("\t\tint rcl_errno; /* the caller's errno */")
             g.append("\t} %s;" % part)
         g += ["};", ""]
     g += ["static void *%s(void *rcl_arg)" % fn, "{"]
@@ -217,6 +231,8 @@ def _function(fi, sec, plan, names, body, lockname):
         g.append("rcl_done:")
     g += ["\trcl_ctx->out.%s = %s;" % (d.name, d.name)
           for d, _, _, _ in plan.outs]
+    if plan.errno:
+        g.append("\trcl_ctx->out.rcl_errno = errno;")
     g.append("\treturn %s;" % ("(void *)rcl_exit" if has_exit else "NULL"))
     g += ["}", ""]
     return "\n".join(g)
@@ -243,6 +259,8 @@ def _prologue(plan, un):
             g.append("\t%s = rcl_ctx->in.%s;" % (d.text(nm), d.name))
         else:
             g.append("\t%s = { 0 };" % d.text(nm))
+    if plan.errno:
+        g.append("\terrno = rcl_ctx->in.rcl_errno;")
     return g
 
 
@@ -269,8 +287,12 @@ def _call(fi, sec, plan, names, small_edits, exec_text, ind):
     if plan.union:
         c += ["rcl_ctx.in.%s = %s%s;" % (d.name, "&" if bp else "", d.name)
               for d, bp, _, _ in plan.ins]
+    if plan.errno:
+        c.append("rcl_ctx.in.rcl_errno = errno;")
     call = exec_text(fn, ctx)
     c.append(("rcl_exit = (uintptr_t)%s;" if has_exit else "%s;") % call)
+    if plan.errno:
+        c.append("errno = rcl_ctx.out.rcl_errno;")
     c += ["%s = rcl_ctx.out.%s;" % (d.name, d.name)
           for d, _, _, _ in plan.outs]
     c += ["(void)%s; /* read by assert() only */" % d.name

@@ -91,9 +91,11 @@ class Program:
         return self.keys[k]
 
     # -- loading -----------------------------------------------------------
-    def load(self, paths, root):
+    def load(self, paths, root, forced=()):
+        """The files named, the forced includes of their build (-include
+        config.h) and the project headers they include."""
         seen = set()
-        todo = [(p, False) for p in paths]
+        todo = [(p, False) for p in paths] + [(p, True) for p in forced]
         while todo:
             p, hdr = todo.pop(0)
             rp = os.path.realpath(p)
@@ -122,12 +124,14 @@ class Program:
         macros = {}
         env = cond.Env(self.opts.define, self.opts.undef)
         given = []
+        imposed = {}
         for path in self.opts.macro_file:
             with open(path, encoding="latin-1") as fh:
                 text = fh.read()
-            cond.scan(text, env, macros)
+            cond.scan(text, env, imposed)
             given += [(m.group(1), m.group(2)) for m in _OBJECT_DEFINE.
                       finditer(text)]
+        macros.update(imposed)
         for f in self.files:
             cond.scan(f.src.text, env, macros, f.dead_defines)
             # autoconf's config.h says what it leaves undefined.
@@ -135,6 +139,9 @@ class Program:
                                  r"\*/", f.src.text, re.M):
                 if env.defined(m.group(1)) is None:
                     env.undef.add(m.group(1))
+        # The --macro-file definitions win over the files' own, as
+        # rcl-refactor(1) says (the user knows better than the #if).
+        macros.update(imposed)
         find.add_macros(fns, macros)
         self.api = find.pthread_api(macros)
         self.ppenv = env
@@ -171,6 +178,36 @@ class Program:
                 self.typedefs.add(m.group(1))
             self.typedefs |= _struct_typedefs(f.src.toks)
 
+    def outside_visibility(self):
+        """With -p (the whole program): a global lock that is not static
+        and that a translation unit not rewritten uses, defines or
+        declares (in its own text, or in a header this run does not
+        rewrite) stays POSIX: the two halves would disagree on its type."""
+        fe = getattr(self, "frontend", None)
+        if fe is None or self.opts.commands is None:
+            return
+        worked = {os.path.realpath(f.path) for f in self.files
+                  if not f.is_header}
+        headers = {os.path.realpath(f.path) for f in self.files}
+        for (kind, name), key in self.keys.items():
+            if kind != "mutex":
+                continue
+            glob = "." not in name
+            if glob:
+                _, static = fe.declared_in(name)
+                if static:
+                    continue
+                look = name
+            else:
+                look = "." + name.split(".", 1)[1]
+            files = fe.outside(look, worked, headers)
+            if files:
+                key.refuse("not static, and seen by %s, which %s not being "
+                           "rewritten (name %s too, or make the lock "
+                           "static)" % (", ".join(files), "is" if len(files)
+                                        == 1 else "are",
+                                        "it" if len(files) == 1 else "them"))
+
     # -- naming locks ------------------------------------------------------
     def lock_keys(self, expr, f, k, kind="mutex"):
         """(names, why) of the keys lock expression @expr (text, used at
@@ -184,6 +221,14 @@ class Program:
                                         lambda n: self._var_type(f, k, n))
         if field is None:
             return names, None
+        # The compiler knows the structure behind a macro.  Not behind a
+        # call: the expression would be evaluated once instead of at the
+        # lock and at the unlock (tests/cocci/golden/fields_unsure_refuse).
+        fe = getattr(self, "frontend", None)
+        tag = fe.member_owner(f.path, f.line(k), field) \
+            if fe and not re.search(r"[\w)]\s*\(", expr) else None
+        if tag and tag + "." + field in names:
+            return [tag + "." + field], None
         return names, "cannot tell which structure's field '%s' at %s:%d" % (
             field, f.display, f.line(k))
 

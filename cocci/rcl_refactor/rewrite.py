@@ -159,6 +159,9 @@ def _analyse(prog, sec, selection):
             if k is not None and sec.shape["t0"] <= k < sec.shape["t1"] \
                     and not any(a <= k < b for a, b in
                                 sec.shape["conts"] + dead):
+                if what == "errno" and getattr(prog, "frontend", None):
+                    sec.shape["errno"] = True  # carried (extract.py)
+                    continue
                 raise analyse.Refused(analyse.UNSAFE_WHY.get(
                     what, "%s in the section" % what))
         for k in range(sec.shape["t0"], sec.shape["t1"]):
@@ -168,10 +171,11 @@ def _analyse(prog, sec, selection):
             if t.kind == "id" and t.text in VARARGS:
                 raise analyse.Refused("%s() in the section (the variadic "
                                       "arguments are the caller's)" % t.text)
-            if t.kind == "id" and t.text in prog.thread_locals and \
-                    not any(n == t.text and kk == k for n, kk in occ):
-                raise analyse.Refused("thread-local variable '%s' in the "
-                                      "section" % t.text)
+        hazards, errno = _hazards(prog, f, sec.shape)
+        if hazards:
+            raise analyse.Refused(hazards[0])
+        if errno:
+            sec.shape["errno"] = True
         sec.shape["hidden"] = _macro_locals(prog, fi, sec.shape, occ)
         sec.vars = analyse.variables(fi, sec.shape, occ)
         # Inputs read only as macro arguments (memcached's dtrace probes,
@@ -184,6 +188,25 @@ def _analyse(prog, sec, selection):
         sec.shape["is_local_occ"] = lambda name, k: (name, k) in occset
     except analyse.Refused as e:
         sec.reason = str(e)
+
+
+def _hazards(prog, f, shape):
+    """What the front end sees the section (or a function of the program
+    it calls) do that cannot run on another thread, and whether errno is
+    used there (then it travels with the section)."""
+    fe = getattr(prog, "frontend", None)
+    if fe is None:
+        return [], False
+    src, toks = f.src, f.src.toks
+
+    def pos(k):  # libclang's line and (1-based) column of token @k
+        off = toks[k].start
+        line = src.line_of(off)
+        return line, off - src.offset(line, 0) + 1
+    if shape["t1"] <= shape["t0"]:
+        return [], False
+    a, b = pos(shape["t0"]), pos(min(shape["t1"], len(toks) - 1))
+    return fe.hazards(f.path, a, b), fe.errno_reached(f.path, a, b)
 
 
 def _macro_locals(prog, fi, shape, occ):

@@ -42,7 +42,7 @@ cmp -s syntax.c syntax.orig || fail "syntax.c was modified"
 # Only refused sections: exit 1, one line per section, file untouched.
 cp "$GOLDEN/shapes_refuse.c" refuse.c
 cp refuse.c refuse.orig
-expect 1 "refuse.c:48: not transformed: trylock section" \
+expect 1 "refuse.c:47: not transformed: trylock section" \
 	"$RCLR" --in-place refuse.c
 cmp -s refuse.c refuse.orig || fail "refuse.c was modified"
 [ -e rcl-config.h ] && fail "rcl-config.h written with nothing converted"

@@ -15,7 +15,6 @@ static pthread_mutex_t m_tls = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t m_alloca = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t m_into = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t m_held = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t m_errno = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t m_goto = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t m_rec;
 static __thread int tls_counter;
@@ -102,16 +101,6 @@ int held(int x)
 		return shared;
 	pthread_mutex_unlock(&m_held);
 	return 0;
-}
-
-int err(void)
-{
-	int e;
-
-	pthread_mutex_lock(&m_errno);
-	e = errno;
-	pthread_mutex_unlock(&m_errno);
-	return e;
 }
 
 void computed(void *where)

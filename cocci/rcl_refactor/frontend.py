@@ -1,0 +1,704 @@
+# SPDX-License-Identifier: MIT
+"""The C front end: libclang (Debian's python3-clang-16) parses each
+translation unit with the program's real flags -- those of the build's
+compile_commands.json (rcl-refactor -p BUILD_DIR), else -I/-D/-U and the
+--macro-file definitions -- and gives typed facts about it:
+
+  - every variable's declaration: type, storage class, thread-local;
+  - every function definition: the calls it makes (callee, no-return or
+    not), its uses of thread-dependent data (thread-local variables,
+    errno, pthread_self, thread-specific data), the locals whose address
+    it takes;
+  - macro expansions at a location;
+  - the program's call graph across the translation units given, and the
+    hazards a section reaches through it (hazards()).
+
+Nothing here edits text; the other stages ask, by file and line."""
+import json
+import os
+import shlex
+from dataclasses import dataclass, field
+
+try:
+    import clang.cindex as ci
+except ImportError:  # reported by load() with what to install
+    ci = None
+
+LIBCLANG_CANDIDATES = ("/usr/lib/llvm-16/lib/libclang-16.so.1",
+                       "/usr/lib/x86_64-linux-gnu/libclang-16.so.1",
+                       "/usr/lib/llvm-16/lib/libclang.so")
+
+# Calls that never return to the section: the server thread would leave
+# the section (or end) and the client would wait for ever.  abort() and
+# assert()'s failure end the process from any thread alike: not hazards.
+NORETURN_NAMES = frozenset((
+    "longjmp", "_longjmp", "siglongjmp", "__longjmp_chk", "pthread_exit",
+    "exit", "_exit", "_Exit", "quick_exit", "thrd_exit"))
+PROCESS_ENDS = frozenset(("abort", "__assert_fail", "__assert_perror_fail",
+                          "__assert", "__builtin_trap",
+                          "__builtin_unreachable"))
+# Calls whose result depends on the calling thread.
+THREAD_CALLS = {
+    "__errno_location": "errno",
+    "pthread_self": "pthread_self()",
+    "pthread_getspecific": "thread-specific data (pthread_getspecific)",
+    "pthread_setspecific": "thread-specific data (pthread_setspecific)",
+    "gettid": "gettid()",
+    "thrd_current": "thrd_current()",
+}
+
+
+class FrontEndError(Exception):
+    """A one-line error about the front end or the compile database."""
+
+
+@dataclass(frozen=True)
+class Loc:
+    path: str   # real path of the file
+    line: int
+    col: int
+
+    def __str__(self):
+        return "%s:%d" % (_display(self.path), self.line)
+
+    def pos(self):
+        return (self.line, self.col)
+
+
+@dataclass
+class VarDecl:
+    name: str
+    type: str
+    storage: str          # "static", "extern", "register", "auto", "none"
+    thread_local: bool
+    file_scope: bool
+    loc: Loc
+
+
+@dataclass
+class Call:
+    callee: str
+    key: str              # call-graph key of the callee (see _fn_key)
+    loc: Loc
+    noreturn: bool
+
+
+@dataclass
+class ThreadUse:
+    what: str             # "thread-local variable 'x'", "errno", ...
+    loc: Loc
+
+
+@dataclass
+class Function:
+    name: str
+    key: str
+    loc: Loc
+    end: Loc
+    is_static: bool
+    noreturn: bool
+    calls: list = field(default_factory=list)        # [Call]
+    thread_uses: list = field(default_factory=list)  # [ThreadUse]
+    addr_taken: set = field(default_factory=set)     # local names
+
+    def contains(self, path, line):
+        return path == self.loc.path and \
+            self.loc.line <= line <= self.end.line
+
+
+@dataclass
+class MacroUse:
+    name: str
+    loc: Loc
+
+
+@dataclass
+class Command:
+    """One entry of compile_commands.json, as the front end uses it."""
+    file: str             # real path of the source
+    directory: str
+    flags: list           # preprocessor and language flags, paths absolute
+    forced: list          # -include FILE (absolute when found)
+
+
+@dataclass
+class Unit:
+    path: str
+    command: Command
+    decls: list = field(default_factory=list)      # [VarDecl]
+    functions: dict = field(default_factory=dict)  # key -> Function
+    macros: list = field(default_factory=list)     # [MacroUse]
+    files: set = field(default_factory=set)        # every file it reads
+    errors: list = field(default_factory=list)     # "file:line: msg"
+    # Mutexes: "name" of a global, ".name" of a structure field.
+    mutex_decls: dict = field(default_factory=dict)  # name -> [(Loc, storage)]
+    mutex_uses: set = field(default_factory=set)     # named in code, defined
+    # (Loc of the member name, field, structure tag) of every x.f / x->f
+    # naming a mutex or condition field: the structure as the compiler
+    # knows it, through macros and function results.
+    member_refs: list = field(default_factory=list)
+
+    def macros_at(self, path, line):
+        """Macros expanded on @line of @path."""
+        return [m.name for m in self.macros
+                if m.loc.path == path and m.loc.line == line]
+
+    def member_owner(self, path, line, fieldname):
+        """Tag of the structure whose field @fieldname is named on @line
+        of @path, when all such uses there agree; else None."""
+        tags = {t for loc, f, t in self.member_refs
+                if loc.path == path and loc.line == line and f == fieldname}
+        if len(tags) != 1 or "()" in tags:
+            return None  # several, or reached through a call
+        return tags.pop()
+
+    def function_at(self, path, line):
+        for fn in self.functions.values():
+            if fn.contains(path, line):
+                return fn
+        return None
+
+
+_ROOT = [None]
+
+
+def _display(path):
+    root = _ROOT[0]
+    if root:
+        rel = os.path.relpath(path, root)
+        if not rel.startswith(".."):
+            return rel
+    return path
+
+
+def set_display_root(root):
+    _ROOT[0] = os.path.realpath(root)
+
+
+def load():
+    """The libclang bindings, loaded; FrontEndError says what to install."""
+    if ci is None:
+        raise FrontEndError("libclang's Python bindings (clang.cindex) are "
+                            "missing from this Python; install "
+                            "python3-clang-16 or set PYTHON3")
+    try:
+        return ci.Index.create()
+    except Exception as first:  # noqa: BLE001 - the bindings raise plain ones
+        for lib in [os.environ.get("RCL_LIBCLANG", "")] + \
+                list(LIBCLANG_CANDIDATES):
+            if lib and os.path.exists(lib):
+                try:
+                    ci.Config.set_library_file(lib)
+                    return ci.Index.create()
+                except Exception:  # noqa: BLE001
+                    continue
+        raise FrontEndError("cannot load libclang (%s); install libclang-16 "
+                            "or set RCL_LIBCLANG" % first)
+
+
+# -- the compile database ---------------------------------------------------
+_PATH_FLAGS = ("-I", "-isystem", "-iquote", "-idirafter", "-include",
+               "-imacros")
+_DROP_WITH_ARG = ("-o", "-MF", "-MT", "-MQ", "-x", "--serialize-diagnostics")
+_DROP = ("-c", "-S", "-E", "-MD", "-MMD", "-MP", "-M", "-MM", "-pipe")
+
+
+def load_compdb(build_dir):
+    """[Command] of BUILD_DIR/compile_commands.json (C sources only)."""
+    path = os.path.join(build_dir, "compile_commands.json")
+    if not os.path.isdir(build_dir):
+        raise FrontEndError("-p %s: no such directory" % build_dir)
+    try:
+        with open(path) as fh:
+            data = json.load(fh)
+    except OSError:
+        raise FrontEndError("-p %s: no compile_commands.json there (make one "
+                            "with `bear -- make` or CMake's "
+                            "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON)" % build_dir)
+    except ValueError as e:
+        raise FrontEndError("%s: not valid JSON: %s" % (path, e))
+    if not isinstance(data, list):
+        raise FrontEndError("%s: expected a list of commands" % path)
+    out, seen = [], set()
+    for n, ent in enumerate(data):
+        if not isinstance(ent, dict) or "file" not in ent or \
+                "directory" not in ent or not (ent.get("arguments") or
+                                               ent.get("command")):
+            raise FrontEndError("%s: entry #%d lacks file, directory or "
+                                "command/arguments" % (path, n))
+        d = ent["directory"]
+        if not os.path.isabs(d):
+            d = os.path.join(build_dir, d)
+        src = ent["file"] if os.path.isabs(ent["file"]) else \
+            os.path.join(d, ent["file"])
+        if not src.endswith(".c"):
+            continue
+        src = os.path.realpath(src)
+        if src in seen:
+            continue  # built twice (static and shared): one is enough
+        seen.add(src)
+        argv = ent.get("arguments") or shlex.split(ent["command"])
+        flags, forced = _flags(argv[1:], d, src)
+        out.append(Command(src, os.path.realpath(d), flags, forced))
+    return out
+
+
+def _flags(args, directory, src):
+    """The flags of a compiler command line that matter to parsing: the
+    output, dependency and source arguments dropped, paths made absolute
+    (a forced include is searched first in the command's directory)."""
+    flags, forced = [], []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        i += 1
+        if a in _DROP:
+            continue
+        if a in _DROP_WITH_ARG:
+            i += 1
+            continue
+        if any(a.startswith(x) and len(a) > len(x) for x in ("-o", "-MF",
+                                                             "-MT", "-MQ")):
+            continue
+        if not a.startswith("-") and os.path.realpath(
+                os.path.join(directory, a)) == src:
+            continue
+        for pf in _PATH_FLAGS:
+            if a == pf or (a.startswith(pf) and pf in ("-I",)):
+                val = a[len(pf):] if a != pf else (args[i] if i < len(args)
+                                                   else "")
+                if a == pf:
+                    i += 1
+                cand = os.path.join(directory, val)
+                if pf in ("-include", "-imacros"):
+                    if os.path.isfile(cand):
+                        val = os.path.realpath(cand)
+                    if pf == "-include":
+                        forced.append(val)
+                else:
+                    val = os.path.normpath(cand)
+                flags += [pf, val]
+                break
+        else:
+            if a.startswith("-"):
+                flags.append(a)
+    return flags, forced
+
+
+def command_for(cmds, path):
+    rp = os.path.realpath(path)
+    for c in cmds:
+        if c.file == rp:
+            return c
+    return None
+
+
+def single_command(path, includes, defines, undefs, macro_files):
+    """A Command for a file named without -p: -I/-D/-U of the command
+    line, the --macro-file definitions after the file's own (see
+    parse())."""
+    flags = ["-std=gnu11", "-pthread"]
+    for d in includes:
+        flags += ["-I", os.path.abspath(d)]
+    flags += ["-D" + d for d in defines] + ["-U" + u for u in undefs]
+    flags += ["-I", os.path.dirname(os.path.abspath(path))]
+    return Command(os.path.realpath(path),
+                   os.path.dirname(os.path.realpath(path)), flags,
+                   [os.path.abspath(m) for m in macro_files])
+
+
+# -- parsing -----------------------------------------------------------------
+def parse(index, cmd, text=None):
+    """Unit of @cmd (its file's @text when given: the lifted one)."""
+    args = list(cmd.flags)
+    if "-pthread" not in args:
+        args.append("-pthread")
+    # libclang reads -include FILE as the driver does; a file it cannot
+    # find is reported as an error of the unit below.
+    for f in cmd.forced:
+        if "-include" not in args or f not in args:
+            args += ["-include", f]
+    unsaved = [(cmd.file, text)] if text is not None else None
+    opts = ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
+    try:
+        tu = index.parse(cmd.file, args=args, unsaved_files=unsaved,
+                         options=opts)
+    except ci.TranslationUnitLoadError:
+        # A flag of another compiler clang refuses: keep those that say
+        # what the code means (paths, macros, forced includes, language).
+        keep, i = [], 0
+        while i < len(args):
+            a = args[i]
+            if a in _PATH_FLAGS:
+                keep += args[i:i + 2]
+                i += 2
+                continue
+            if a.startswith(("-I", "-D", "-U", "-std=", "-pthread")):
+                keep.append(a)
+            i += 1
+        try:
+            tu = index.parse(cmd.file, args=keep, unsaved_files=unsaved,
+                             options=opts)
+        except ci.TranslationUnitLoadError as e:
+            raise FrontEndError("%s: libclang cannot parse it (%s)" % (
+                _display(cmd.file), e))
+    unit = Unit(cmd.file, cmd)
+    for d in tu.diagnostics:
+        if d.severity >= ci.Diagnostic.Error:
+            loc = d.location
+            where = "%s:%d" % (_display(os.path.realpath(loc.file.name)),
+                               loc.line) if loc.file else _display(cmd.file)
+            unit.errors.append("%s: %s" % (where, d.spelling))
+    for inc in tu.get_includes():
+        unit.files.add(os.path.realpath(inc.include.name))
+    unit.files.add(cmd.file)
+    _Walker(unit).run(tu.cursor)
+    return unit
+
+
+def _loc(cur):
+    loc = cur.location
+    if loc.file is None:
+        return None
+    return Loc(os.path.realpath(loc.file.name), loc.line, loc.column)
+
+
+def _end(cur):
+    e = cur.extent.end
+    if e.file is None:
+        return None
+    return Loc(os.path.realpath(e.file.name), e.line, e.column)
+
+
+def _fn_key(cur):
+    """Call-graph key: the name for external functions (one program-wide
+    definition), file and name for static ones."""
+    if cur.storage_class == ci.StorageClass.STATIC:
+        loc = _loc(cur)
+        return "%s:%s" % (loc.path if loc else "?", cur.spelling)
+    return cur.spelling
+
+
+def _is_noreturn(cur):
+    if cur is None:
+        return False
+    if cur.spelling in NORETURN_NAMES:
+        return True
+    if cur.spelling in PROCESS_ENDS:
+        return False
+    if "noreturn" in cur.type.spelling:
+        return True
+    for ch in cur.get_children():
+        if ch.kind == ci.CursorKind.UNEXPOSED_ATTR or \
+                ch.kind.is_attribute():
+            toks = [t.spelling for t in ch.get_tokens()][:3]
+            if any(t in ("_Noreturn", "noreturn", "__noreturn__")
+                   for t in toks):
+                return True
+    return False
+
+
+def _storage(cur):
+    sc = cur.storage_class
+    return {ci.StorageClass.STATIC: "static",
+            ci.StorageClass.EXTERN: "extern",
+            ci.StorageClass.REGISTER: "register",
+            ci.StorageClass.AUTO: "auto"}.get(sc, "none")
+
+
+def _is_mutex_type(t):
+    t = t.get_canonical()
+    while t.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY):
+        t = t.element_type.get_canonical()
+    return t.spelling in ("pthread_mutex_t", "union pthread_mutex_t") or \
+        t.spelling.endswith("pthread_mutex_t")
+
+
+def _is_sync_type(t):
+    t = t.get_canonical()
+    while t.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY):
+        t = t.element_type.get_canonical()
+    return t.spelling.endswith(("pthread_mutex_t", "pthread_cond_t"))
+
+
+def _record_name(rec):
+    """The name rcl-refactor gives a structure: its tag, else the name of
+    the typedef of the anonymous structure; None when it has neither."""
+    if rec is None or rec.kind not in (ci.CursorKind.STRUCT_DECL,
+                                       ci.CursorKind.UNION_DECL):
+        return None
+    name = rec.spelling
+    if name and "(" not in name and " " not in name:
+        return name
+    return None
+
+
+def _in_system_header(cur):
+    loc = cur.location
+    try:
+        fn = ci.conf.lib.clang_Location_isInSystemHeader
+        fn.argtypes = [ci.SourceLocation]
+        fn.restype = ci.c_int
+        return bool(fn(loc))
+    except AttributeError:
+        return loc.file is not None and \
+            loc.file.name.startswith(("/usr/include/", "/usr/lib/"))
+
+
+class _Walker:
+    def __init__(self, unit):
+        self.unit = unit
+        self.noreturn_keys = set()
+
+    def run(self, root):
+        K = ci.CursorKind
+        for cur in root.get_children():
+            if cur.kind == K.MACRO_INSTANTIATION:
+                loc = _loc(cur)
+                if loc:
+                    self.unit.macros.append(MacroUse(cur.spelling, loc))
+            elif cur.kind == K.FUNCTION_DECL:
+                if _is_noreturn(cur):
+                    self.noreturn_keys.add(_fn_key(cur))
+        for cur in root.get_children():
+            if cur.kind == K.VAR_DECL:
+                self._var(cur, True)
+            elif cur.kind == K.FUNCTION_DECL and cur.is_definition():
+                self._function(cur)
+            elif cur.kind in (K.STRUCT_DECL, K.UNION_DECL, K.TYPEDEF_DECL):
+                self._fields(cur)
+
+    def _var(self, cur, file_scope):
+        loc = _loc(cur)
+        if loc is None:
+            return
+        tls = cur.tls_kind != ci.TLSKind.NONE
+        self.unit.decls.append(VarDecl(cur.spelling, cur.type.spelling,
+                                       _storage(cur), tls, file_scope, loc))
+        if file_scope and _is_mutex_type(cur.type):
+            st = _storage(cur)
+            self.unit.mutex_decls.setdefault(cur.spelling, []).append(
+                (loc, st))
+            if st != "extern" and loc.path == self.unit.path:
+                self.unit.mutex_uses.add(cur.spelling)  # its definition
+
+    def _fields(self, cur):
+        for ch in cur.walk_preorder():
+            if ch.kind == ci.CursorKind.FIELD_DECL and \
+                    _is_mutex_type(ch.type):
+                loc = _loc(ch)
+                if loc:
+                    self.unit.mutex_decls.setdefault(
+                        "." + ch.spelling, []).append((loc, "field"))
+
+    def _function(self, cur):
+        K = ci.CursorKind
+        loc, end = _loc(cur), _end(cur)
+        if loc is None or end is None:
+            return
+        if _in_system_header(cur):
+            return  # the C library's inline functions are not followed
+        key = _fn_key(cur)
+        fn = Function(cur.spelling, key, loc, end,
+                      cur.storage_class == ci.StorageClass.STATIC,
+                      key in self.noreturn_keys or _is_noreturn(cur))
+        for ch in cur.walk_preorder():
+            k = ch.kind
+            if k == K.CALL_EXPR:
+                ref = ch.referenced
+                cl = _loc(ch)
+                if cl is None:
+                    continue
+                if ref is None or ref.kind != K.FUNCTION_DECL:
+                    continue  # through a pointer: not followed
+                ck = _fn_key(ref)
+                fn.calls.append(Call(ref.spelling, ck, cl,
+                                     ck in self.noreturn_keys or
+                                     _is_noreturn(ref)))
+                if ref.spelling in THREAD_CALLS:
+                    fn.thread_uses.append(ThreadUse(
+                        THREAD_CALLS[ref.spelling], cl))
+            elif k == K.DECL_REF_EXPR:
+                ref = ch.referenced
+                if ref is not None and ref.kind == K.VAR_DECL and \
+                        ref.tls_kind != ci.TLSKind.NONE:
+                    cl = _loc(ch)
+                    if cl:
+                        fn.thread_uses.append(ThreadUse(
+                            "thread-local variable '%s'" % ref.spelling, cl))
+            elif k == K.UNARY_OPERATOR:
+                toks = list(ch.get_tokens())
+                if toks and toks[0].spelling == "&":
+                    kids = list(ch.get_children())
+                    if kids and kids[0].kind == K.DECL_REF_EXPR and \
+                            kids[0].referenced is not None and \
+                            kids[0].referenced.kind in (K.VAR_DECL,
+                                                        K.PARM_DECL) and \
+                            kids[0].referenced.semantic_parent == cur:
+                        fn.addr_taken.add(kids[0].spelling)
+            elif k == K.VAR_DECL:
+                self._var(ch, False)
+            if k in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR):
+                ref = ch.referenced
+                if ref is not None and ref.kind == K.FIELD_DECL and \
+                        k == K.MEMBER_REF_EXPR and \
+                        _is_sync_type(ref.type):
+                    tag = _record_name(ref.semantic_parent)
+                    cl = _loc(ch)
+                    # A call in the object expression (even behind a
+                    # macro) makes the owner unusable: see member_owner.
+                    if any(x.kind == K.CALL_EXPR for x in ch.walk_preorder()):
+                        tag = "()"
+                    if tag and cl:
+                        self.unit.member_refs.append((cl, ref.spelling,
+                                                      tag))
+                if ref is not None and _is_mutex_type(ref.type):
+                    if ref.kind == K.FIELD_DECL:
+                        self.unit.mutex_uses.add("." + ref.spelling)
+                    elif ref.kind == K.VAR_DECL and \
+                            ref.semantic_parent is not None and \
+                            ref.semantic_parent.kind == \
+                            K.TRANSLATION_UNIT:
+                        self.unit.mutex_uses.add(ref.spelling)
+        self.unit.functions[key] = fn
+
+
+# -- the whole program -------------------------------------------------------
+class Program:
+    """The units parsed, their call graph, and what a section reaches."""
+
+    def __init__(self, units):
+        self.units = list(units)
+        self.defs = {}
+        for u in self.units:
+            for key, fn in u.functions.items():
+                self.defs.setdefault(key, fn)
+
+    def unit_of(self, path):
+        rp = os.path.realpath(path)
+        for u in self.units:
+            if u.path == rp:
+                return u
+        return None
+
+    def member_owner(self, path, line, fieldname):
+        """Unit.member_owner() over every unit that reads @path."""
+        rp = os.path.realpath(path)
+        tags = {u.member_owner(rp, line, fieldname) for u in self.units
+                if rp in u.files}
+        tags.discard(None)
+        return tags.pop() if len(tags) == 1 else None
+
+    def callees(self, fn):
+        return [self.defs[c.key] for c in fn.calls if c.key in self.defs]
+
+    def reach(self, calls):
+        """{key: (Function, [names of the call chain])} of every function
+        of the program reached from @calls, transitively."""
+        out = {}
+        todo = [(c.key, [c.callee]) for c in calls]
+        while todo:
+            key, chain = todo.pop(0)
+            if key in out or key not in self.defs:
+                continue
+            fn = self.defs[key]
+            out[key] = (fn, chain)
+            for c in fn.calls:
+                todo.append((c.key, chain + [c.callee]))
+        return out
+
+    def hazards(self, path, start, end):
+        """Reasons a section of @path from (line, col) @start to @end may
+        not run on another thread: no-return calls and thread-dependent
+        data, in it or in any function of the program it calls."""
+        rp = os.path.realpath(path)
+        u = self.unit_of(rp)
+        if u is None:
+            return []
+        fn = u.function_at(rp, start[0])
+        if fn is None:
+            return []
+
+        def inside(loc):
+            return loc.path == rp and start <= loc.pos() < end
+        calls = [c for c in fn.calls if inside(c.loc)]
+        out = []
+        for c in calls:
+            if c.noreturn:
+                out.append("no-return call %s() in the section (at %s; it "
+                           "would leave the section on the server thread)"
+                           % (c.callee, c.loc))
+        for t in fn.thread_uses:
+            if inside(t.loc) and t.what.startswith("thread-local"):
+                # errno, pthread_self, ... in the section itself are the
+                # Coccinelle pass's refusals (unsafe.cocci).
+                out.append("%s in the section (at %s; the server thread "
+                           "has its own)" % (t.what, t.loc))
+        for key, (g, chain) in sorted(self.reach(calls).items()):
+            via = " -> ".join(n + "()" for n in chain)
+            for c in g.calls:
+                if c.noreturn:
+                    out.append("no-return call in a function called from "
+                               "the section: %s() in %s() at %s (through "
+                               "%s)" % (c.callee, g.name, c.loc, via))
+                    break
+            for t in g.thread_uses:
+                if t.what == "errno":
+                    continue  # carried: see errno_reached()
+                out.append("thread-dependent data in a function called from "
+                           "the section: %s in %s() at %s (through %s; the "
+                           "server thread has its own)" % (
+                               t.what, g.name, t.loc, via))
+                break
+        return out
+
+    def outside(self, name, worked, headers):
+        """Files of units not in @worked (real paths) that see the lock
+        @name ("m" or ".field") in a way a rewrite of @worked would not
+        follow: they use or define it, or declare it in their own text or
+        in a header not among @headers."""
+        out = []
+        for u in self.units:
+            if u.path in worked:
+                continue
+            if name in u.mutex_uses:
+                out.append(_display(u.path))
+                continue
+            for loc, st in u.mutex_decls.get(name, []):
+                if st != "static" and not name.startswith(".") and \
+                        (loc.path == u.path or loc.path not in headers):
+                    out.append(_display(u.path))
+                    break
+        return out
+
+    def declared_in(self, name):
+        """Files that declare the global lock @name, and whether one of
+        the declarations is static."""
+        files, static = set(), False
+        for u in self.units:
+            for loc, st in u.mutex_decls.get(name, []):
+                files.add(loc.path)
+                static = static or st == "static"
+        return files, static
+
+    def errno_reached(self, path, start, end):
+        """Whether the section (from @start to @end, (line, col), in
+        @path) or a function of the program it calls uses errno."""
+        rp = os.path.realpath(path)
+        u = self.unit_of(rp)
+        fn = u.function_at(rp, start[0]) if u else None
+        if fn is None:
+            return False
+
+        def inside(loc):
+            return loc.path == rp and start <= loc.pos() < end
+        if any(t.what == "errno" and inside(t.loc) for t in fn.thread_uses):
+            return True
+        calls = [c for c in fn.calls if inside(c.loc)]
+        return any(t.what == "errno" for g, _ in self.reach(calls).values()
+                   for t in g.thread_uses)
+
+    def thread_locals(self):
+        """Names of the thread-local variables of the program."""
+        return {d.name for u in self.units for d in u.decls
+                if d.thread_local}

@@ -1,0 +1,229 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Whole programs through libclang (rcl-refactor -p BUILD_DIR):
+#  - jobq (wholeprog/jobq): four units built with `-include config.h`
+#    (the sources never include it: they do not compile without the
+#    build's flags).  With -p and no file named, the units that use a
+#    lock are rewritten, the others left alone; the result, built with
+#    -Wall -Werror, prints what the original prints under each algorithm.
+#    compile_commands.json is written by hand here (both the "arguments"
+#    and the "command" forms), and by `bear -- make` when bear is there.
+#  - naming only some units: the non-static stats_lock, used by main.c,
+#    is refused naming main.c; the static queue lock is still converted.
+#  - hazards (wholeprog/hazards): sections that call, directly or through
+#    functions of other units, no-return functions (exit, longjmp,
+#    pthread_exit, a function declared noreturn) or that use thread-local
+#    data (a __thread or _Thread_local variable) are refused with
+#    file:line; errno set by a function the section calls travels back
+#    to the caller; the rest is converted and the output unchanged.
+#  - --macro-file definitions win over the file's own.
+#  - bad -p input: one line each, exit 2.
+. "$(dirname "$0")/common.sh"
+WP="$top_srcdir/tests/cocci/wholeprog"
+
+cat >"$TMP/algos.c" <<'EOC'
+#include <liblock.h>
+#include <stdio.h>
+int main(void)
+{
+	const char *const *a;
+
+	for (a = liblock_algorithms(); *a; a++)
+		puts(*a);
+	return 0;
+}
+EOC
+cc_rcl "$TMP/algos" "$TMP/algos.c" || fail "cannot build against librcl"
+avail=$("$TMP/algos") || fail "liblock_algorithms() failed"
+algos=
+for a in posix mcs rcl; do
+	echo "$avail" | grep -qx "$a" && algos="$algos $a"
+done
+[ -n "$algos" ] || fail "none of posix, mcs, rcl is registered"
+
+# same_output NAME WANT PROGRAM: PROGRAM prints WANT under every algorithm.
+same_output() {
+	for a in $algos; do
+		LIBLOCK_LOCK=$a timeout 60 "$3" >"$TMP/$1.got" 2>"$TMP/$1.err" ||
+			{ cat "$TMP/$1.err"; fail "$1 under $a: exit $?"; }
+		cmp -s "$2" "$TMP/$1.got" ||
+			{ diff -u "$2" "$TMP/$1.got"; fail "$1 under $a: output differs"; }
+		echo "ok $1 $a"
+	done
+}
+
+# ---- jobq, compile_commands.json by hand ----
+cp -R "$WP/jobq" "$TMP/jobq" && chmod -R u+w "$TMP/jobq"
+cd "$TMP/jobq" || exit 1
+{
+	echo '['
+	for u in main queue stats; do
+		printf '{"directory": "%s", "file": "%s.c", "arguments": ["cc", "-std=gnu11", "-O2", "-Wall", "-include", "config.h", "-pthread", "-c", "-o", "%s.o", "%s.c"]},\n' \
+			"$TMP/jobq" "$u" "$u" "$u"
+	done
+	printf '{"directory": "%s", "file": "%s/util.c", "command": "cc -std=gnu11 -O2 -include config.h -c -o util.o util.c"}\n' \
+		"$TMP/jobq" "$TMP/jobq"
+	echo ']'
+} >compile_commands.json
+$CC -std=gnu11 -O2 -Wall -Werror -pthread -include config.h main.c queue.c \
+	stats.c util.c -o "$TMP/jobq.orig" || fail "jobq does not build"
+timeout 60 "$TMP/jobq.orig" >"$TMP/jobq.want" || fail "jobq fails"
+# Without the build's flags queue.c does not compile (QUEUE_CAP is in
+# config.h): the file named alone is refused as such.
+"$RCLR" --locks all -o "$TMP/bad" queue.c >"$TMP/log" 2>&1
+[ $? -eq 1 ] || { cat "$TMP/log"; fail "queue.c without -p: want exit 1"; }
+grep -q "queue.c: the input does not compile" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "queue.c without -p: message"; }
+
+"$RCLR" -p . --locks all -o "$TMP/jout" >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "jobq -p: rcl-refactor failed"; }
+grep -q "5 section(s) found, 5 transformed, 0 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "jobq -p: summary"; }
+for u in main queue stats; do
+	grep -q liblock_exec "$TMP/jout/$u.c" || fail "jobq -p: $u.c not rewritten"
+done
+[ ! -e "$TMP/jout/util.c" ] || fail "jobq -p: util.c (no lock) was written"
+grep -q "extern liblock_lock_t stats_lock;" "$TMP/jout/stats.h" ||
+	fail "jobq -p: stats.h's declaration not converted"
+cc_rcl "$TMP/jobq.new" "$TMP/jout/main.c" -include "$TMP/jout/config.h" \
+	"$TMP/jout/queue.c" "$TMP/jout/stats.c" util.c ||
+	fail "jobq -p: the result does not build with -Wall -Werror"
+same_output jobq "$TMP/jobq.want" "$TMP/jobq.new"
+
+# Only stats.c and queue.c named: stats_lock is seen by main.c.
+"$RCLR" -p . --locks all -o "$TMP/jout2" stats.c queue.c >"$TMP/log" 2>&1
+[ $? -eq 1 ] || { cat "$TMP/log"; fail "jobq subset: want exit 1"; }
+grep -qx "stats.c:9: not transformed: lock stats_lock stays POSIX: not static, and seen by main.c, which is not being rewritten (name it too, or make the lock static)" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "jobq subset: the refusal"; }
+grep -q "liblock_exec(&q_lock" "$TMP/jout2/queue.c" ||
+	fail "jobq subset: the static queue lock was not converted"
+grep -q "pthread_mutex_lock(&stats_lock)" "$TMP/jout2/stats.c" ||
+	fail "jobq subset: stats.c was changed"
+
+# The same with bear's compile_commands.json.
+if command -v bear >/dev/null 2>&1 && command -v make >/dev/null 2>&1; then
+	rm -f compile_commands.json
+	bear -- make -s CC="$CC" >"$TMP/log" 2>&1 ||
+		{ cat "$TMP/log"; fail "bear -- make"; }
+	[ -s compile_commands.json ] || fail "bear wrote no compile_commands.json"
+	make -s clean >/dev/null
+	"$RCLR" -p . --locks all -o "$TMP/jout3" >"$TMP/log" 2>&1 ||
+		{ cat "$TMP/log"; fail "jobq -p (bear): rcl-refactor failed"; }
+	grep -q "5 section(s) found, 5 transformed, 0 refused" "$TMP/log" ||
+		{ cat "$TMP/log"; fail "jobq -p (bear): summary"; }
+	cmp -s "$TMP/jout/queue.c" "$TMP/jout3/queue.c" ||
+		fail "jobq -p (bear): a different queue.c"
+	echo "ok jobq bear"
+else
+	echo "bear or make missing: the bear run is skipped"
+fi
+
+# In place (config.h, forced on every unit, is not rewritten: the compile
+# check must find it where it is).
+"$RCLR" -p . --locks all --in-place >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "jobq -p --in-place: rcl-refactor failed"; }
+grep -q "liblock_exec(&q_lock" queue.c || fail "jobq --in-place: queue.c"
+cc_rcl "$TMP/jobq.ip" main.c -include config.h queue.c stats.c util.c ||
+	fail "jobq --in-place: the result does not build"
+same_output jobq-in-place "$TMP/jobq.want" "$TMP/jobq.ip"
+
+# ---- hazards ----
+cp -R "$WP/hazards" "$TMP/hz" && chmod -R u+w "$TMP/hz"
+cd "$TMP/hz" || exit 1
+$CC -std=gnu11 -O2 -Wall -Werror -pthread main.c ops.c util.c \
+	-o "$TMP/hz.orig" || fail "hazards does not build"
+timeout 60 "$TMP/hz.orig" >"$TMP/hz.want" || fail "hazards fails"
+"$RCLR" --locks all -o "$TMP/hout" ops.c util.c main.c >"$TMP/log" 2>&1
+[ $? -eq 1 ] || { cat "$TMP/log"; fail "hazards: want exit 1 (refusals)"; }
+cat >"$TMP/hz.reasons" <<'EOR'
+ops.c:31: not transformed: thread-dependent data in a function called from the section: thread-local variable 'nnotes' in note() at util.c:18 (through note(); the server thread has its own)
+ops.c:43: not transformed: no-return call in a function called from the section: exit() in bail() at util.c:29 (through bail())
+ops.c:56: not transformed: no-return call fatal() in the section (at ops.c:58; it would leave the section on the server thread)
+ops.c:69: not transformed: no-return call pthread_exit() in the section (at ops.c:71; it would leave the section on the server thread)
+ops.c:82: not transformed: thread-local variable 'req_id' in the section (at ops.c:83; the server thread has its own)
+ops.c:105: not transformed: no-return call in a function called from the section: longjmp() in unwind() at util.c:52 (through step() -> unwind())
+EOR
+grep "not transformed" "$TMP/log" >"$TMP/hz.refused"
+diff -u "$TMP/hz.reasons" "$TMP/hz.refused" || fail "hazards: the refusals"
+grep -q "8 section(s) found, 2 transformed, 6 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "hazards: summary"; }
+grep -q "liblock_exec(&ok_lock" "$TMP/hout/ops.c" ||
+	fail "hazards: the section of ok_lock (scale() is harmless) not converted"
+# parse_num() sets errno: it travels with the section instead.
+grep -q "errno = rcl_ctx.out.rcl_errno;" "$TMP/hout/ops.c" ||
+	fail "hazards: errno set by parse_num() is not carried back"
+cc_rcl "$TMP/hz.new" "$TMP/hout/ops.c" "$TMP/hout/main.c" \
+	"$TMP/hout/util.c" || fail "hazards: the result does not build"
+same_output hz "$TMP/hz.want" "$TMP/hz.new"
+# The same facts through -p (the helpers' unit is found in the build).
+{
+	echo '['
+	for u in main ops; do
+		printf '{"directory": "%s", "file": "%s.c", "command": "cc -std=gnu11 -O2 -c %s.c"},\n' "$TMP/hz" "$u" "$u"
+	done
+	printf '{"directory": "%s", "file": "util.c", "command": "cc -std=gnu11 -O2 -c util.c"}\n' "$TMP/hz"
+	echo ']'
+} >compile_commands.json
+"$RCLR" -p . --locks all -o "$TMP/hout2" ops.c >"$TMP/log" 2>&1
+[ $? -eq 1 ] || { cat "$TMP/log"; fail "hazards -p: want exit 1"; }
+grep "not transformed" "$TMP/log" >"$TMP/hz.refused"
+diff -u "$TMP/hz.reasons" "$TMP/hz.refused" || fail "hazards -p: the refusals"
+
+# ---- --macro-file wins over the file's definition ----
+mkdir -p "$TMP/mf" && cd "$TMP/mf" || exit 1
+cat >m.c <<'EOC'
+#include <pthread.h>
+#include <stdlib.h>
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+#ifdef SINGLE_THREADED
+#define LOCK(m) ((void)0)
+#define UNLOCK(m) ((void)0)
+#else
+#define LOCK(m) do { if (pthread_mutex_lock(&(m))) abort(); } while (0)
+#define UNLOCK(m) do { if (pthread_mutex_unlock(&(m))) abort(); } while (0)
+#endif
+static long n;
+long bump(void)
+{
+	long v;
+
+	LOCK(mu);
+	v = ++n;
+	UNLOCK(mu);
+	return v;
+}
+EOC
+printf '#define LOCK(m) pthread_mutex_lock(&(m))\n#define UNLOCK(m) pthread_mutex_unlock(&(m))\n' >hints.h
+"$RCLR" --locks mu --macro-file hints.h -o out m.c >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "--macro-file: rcl-refactor failed"; }
+grep -q "1 section(s) found, 1 transformed" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "--macro-file: its LOCK did not win"; }
+grep -q "liblock_exec(&mu" out/m.c || fail "--macro-file: mu not converted"
+
+# ---- bad -p input ----
+badp() { # WANT-MESSAGE ARGS...
+	want=$1
+	shift
+	"$RCLR" "$@" >"$TMP/log" 2>&1
+	rc=$?
+	[ $rc -eq 2 ] || { cat "$TMP/log"; fail "$*: exit $rc, want 2"; }
+	[ "$(wc -l <"$TMP/log")" -eq 1 ] || { cat "$TMP/log"; fail "$*: not one line"; }
+	grep -q "$want" "$TMP/log" || { cat "$TMP/log"; fail "$*: message"; }
+	echo "ok bad: $*"
+}
+cd "$TMP" || exit 1
+mkdir -p empty badjson
+echo '{"not": "a list"' >badjson/compile_commands.json
+badp "no such directory" -p "$TMP/nowhere" -o out
+badp "no compile_commands.json there" -p empty -o out
+badp "not valid JSON" -p badjson -o out
+badp "not in jobq/compile_commands.json" -p jobq -o out hz/ops.c
+# A Python without libclang's bindings: one line saying what to install.
+mkdir -p noclang/clang
+echo 'raise ImportError("no clang here")' >noclang/clang/__init__.py
+PYTHONPATH="$TMP/noclang" badp "clang.cindex) are missing from this Python" \
+	-o out hz/ops.c
+"$RCLR" -o out >"$TMP/log" 2>&1
+[ $? -eq 2 ] && tail -n 1 "$TMP/log" | grep -q "error: no FILE.c given" ||
+	{ cat "$TMP/log"; fail "no file and no -p: want a usage error"; }
+echo "PASS"
