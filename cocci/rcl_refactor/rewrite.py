@@ -61,12 +61,28 @@ def discover(prog):
                 prog.key(sec.key).sections.append(sec)
             else:
                 prog.report.refuse(sec.file, line, sec.reason)
+                _refuse_named(prog, f, k, stmt, line)
         seen = {src.tok_at(src.offset(l, c)) for l, c in starts}
         for key in list(prog.keys.values()):
             for cf, k in key.calls["lock"]:
                 if cf is f and k not in seen:
                     _unparsed(prog, f, k, key)
         _trylocks(prog, f)
+
+
+def _refuse_named(prog, f, k, stmt, line):
+    """A lock call whose lock cannot be named (`lock(c ? &a : &b)`): the
+    mutexes named in its statement stay POSIX (converted, they would be
+    passed to pthread)."""
+    toks = f.src.toks
+    end = stmt.t1 if stmt is not None else k + 1
+    if toks[k + 1].text == "(" and stmt is None:
+        end = find.cparse.match(toks, k + 1)
+    for t in toks[k:end]:
+        key = prog.keys.get(("mutex", t.text)) if t.kind == "id" else None
+        if key is not None:
+            key.refuse("named in a lock call the tool does not understand "
+                       "at %s:%d" % (f.display, line))
 
 
 def _trylocks(prog, f):
@@ -497,6 +513,7 @@ def sections(prog, helpers):
             counters[(f.path, fi.name)] = n
             names = ("rcl_cs_%s_%d" % (fi.name, n),
                      "rcl_ctx_%s_%d" % (fi.name, n))
+            sec.gen = names[0]
             lf = sec.lf
             lock_s = sec.shape["block"].subs[sec.shape["i"]]
             call = analyse.call_of(f.src.toks, lock_s)
