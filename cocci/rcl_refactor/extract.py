@@ -149,8 +149,11 @@ def _body(fi, sec, plan, small_edits, ind):
         exit_edits.append((toks[u.t0].start, toks[cont[-1].t1 - 1].end,
                            "%srcl_exit = %d;\n%sgoto rcl_done;" % (
                                saves, n, at)))
+    done = set()
     for d in plan.hoisted:
-        exit_edits.append(_hoist_edit(fi, d, plan, small_edits))
+        if d.stmt not in done:
+            done.add(d.stmt)
+            exit_edits.append(_hoist_edit(fi, d, plan, small_edits))
     edits = [e for e in small_edits + occ_edits
              if not any(x[0] <= e[0] < x[1] for x in exit_edits)]
     edits += exit_edits
@@ -162,22 +165,33 @@ def _body(fi, sec, plan, small_edits, ind):
 
 
 def _hoist_edit(fi, d, plan, small_edits):
-    """`T x = init;` inside the section becomes `x = init;` (x is then
-    declared by the caller and by the extracted function)."""
+    """`T x = init, y = init2;` inside the section becomes `x = init;` for
+    each declarator x the caller now declares (and reached by pointer,
+    `(*x) = init;`), and `T y = init2;` for the others."""
     toks, text = fi.src.toks, fi.src.text
     st = d.hoist
-    a, b = d.range
-    eq = a
-    while eq < b and toks[eq].text != "=":
-        eq += 1
-    new = ""
-    if eq < b:
-        init = render(text, toks[eq + 1].start, toks[b - 1].end, small_edits)
+    hoisted = {h.name for h in plan.hoisted if h.stmt == d.stmt}
+    parts = []
+    for o in fi.decls:
+        if o.stmt != d.stmt or not hasattr(o, "range"):
+            continue
+        a, b = o.range
+        eq = a
+        while eq < b and toks[eq].text != "=":
+            eq += 1
+        init = render(text, toks[eq + 1].start, toks[b - 1].end,
+                      small_edits) if eq < b else None
+        if o.name not in hoisted:
+            parts.append("%s %s%s;" % (o.spec, o.declarator,
+                                       " = " + init if init else ""))
+            continue
+        if init is None:
+            continue
         if init.lstrip().startswith("{"):
-            init = "(%s)%s" % (d.text("").strip(), init)
-        new = "%s = %s;" % ("(*%s)" % d.name if d.name in plan.byptr
-                            else d.name, init)
-    return (toks[st.t0].start, toks[st.t1 - 1].end, new)
+            init = "(%s)%s" % (o.text("").strip(), init)
+        parts.append("%s = %s;" % ("(*%s)" % o.name if o.name in plan.byptr
+                                   else o.name, init))
+    return (toks[st.t0].start, toks[st.t1 - 1].end, " ".join(parts))
 
 
 def _function(fi, sec, plan, names, body, lockname):

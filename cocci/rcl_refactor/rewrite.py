@@ -4,7 +4,7 @@ sections, rewrite declarations, initialisers and condition calls, and
 produce the new text of every file."""
 import re
 
-from . import analyse, cond, extract, find, lift
+from . import analyse, cond, extract, find, lift, safety
 
 
 NOT_SELECTED = "not selected by --locks"
@@ -57,6 +57,13 @@ def discover(prog):
             elif lonely:
                 sec.reason = ("unlock in another function (no unlock of %s "
                               "follows in %s())" % (expr, fi.name))
+                se = safety.lonely_unlock(fi, k, prog.fns,
+                                          lambda u: True)
+                if se:
+                    sec.reason = ("side effect in the lock expression '%s' "
+                                  "of the unlock at line %d (the transformed "
+                                  "code would evaluate it once)" % (se[1],
+                                                                    se[0]))
             if sec.key:
                 prog.key(sec.key).sections.append(sec)
             else:
@@ -157,6 +164,8 @@ def _analyse(prog, sec, selection):
     try:
         sec.shape = analyse.shape(fi, sec.stmt, prog.fns, is_sel, prog.api,
                                   prog.ppenv)
+        safety.check(fi, sec.shape, analyse.call_of(fi.src.toks,
+                                                    sec.stmt)[1])
         dead = sec.shape["dead"]
         occ = f.occ.get(fi.name, [])
         occ = [(n, k) for n, k in occ if fi.bo < k < fi.bc and
@@ -189,6 +198,9 @@ def _analyse(prog, sec, selection):
                 raise analyse.Refused("thread-local variable '%s' in the "
                                       "section" % t.text)
         sec.shape["hidden"] = _macro_locals(prog, fi, sec.shape, occ)
+        sec.shape["macro_args"] = safety.macro_arg_tokens(prog, fi,
+                                                          sec.shape)
+        sec.shape["escape"] = safety.escaping(fi, sec.shape, occ)
         sec.vars = analyse.variables(fi, sec.shape, occ)
         # Inputs read only as macro arguments (memcached's dtrace probes,
         # empty without dtrace) would be unused in the extracted function.
@@ -537,6 +549,8 @@ def sections(prog, helpers):
                 if not is_in and not is_out and not d.is_param:
                     f.dead = getattr(f, "dead", {})
                     f.dead.setdefault((fi.ni, d.stmt), []).append(d)
+            if safety.names_function(prog, fi, sec.shape):
+                before = safety.keep_function_name(before, fi.name)
             start = def_start(f, fi)
             f.before.setdefault(start, []).append(
                 _same_conditions(f, start, sec.tok, before) + "\n")
