@@ -517,6 +517,9 @@ def variables(fi, sec, occ):
         tops.add(s.t0)
         if s.kind == "for":
             tops.add(s.t0 + 2)
+    lock_s = sec["block"].subs[sec["i"]]
+    in_loop = any(a.kind in ("for", "while", "do") for a in
+                  ancestors(lock_s))
     out = []
     hoisted = _hoist(fi, sec, occ, in_region)
     out.extend(hoisted)
@@ -541,6 +544,13 @@ def variables(fi, sec, occ):
         is_in = byptr or not assigned_first or (
             (d.init or d.is_param) and not outside)
         is_out = not byptr and written and outside
+        if is_in and not byptr and not d.init and not d.is_param and \
+                not in_loop and not any(n == name and fi.bo < k < lock_t0
+                                        for n, k in occ):
+            # Never set before the section (`int ret; lock; ... ret = 0;
+            # ... out: unlock; return ret;`): its value on entry is
+            # indeterminate; copying it in would read it.
+            is_in = False
         if name in sec.get("hidden", ()):
             # Named inside a macro body: we cannot see its reads or writes
             # there.  It goes in unless the section first assigns it, and

@@ -10,7 +10,8 @@ import subprocess
 import sys
 import tempfile
 
-from . import ccheck, config, cparse, find, lift, program, report, rewrite
+from . import (ccheck, config, cparse, find, lift, program, report,
+               rewrite, safety)
 
 EPILOG = """\
 Exit status: 0 when every section found was transformed, 1 when some were
@@ -197,6 +198,7 @@ def analyse_program(prog, opts, sel, root, cc):
             f.lifts = lift.lift_file(f, prog.fns, prog.typedefs)
     prog.inventory()
     rewrite.discover(prog)
+    safety.unseen_lock_calls(prog)
     rewrite.analyse_all(prog, sel)
     _apply_forced(prog)
     rewrite.decide(prog)

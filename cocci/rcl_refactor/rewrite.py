@@ -51,7 +51,7 @@ def discover(prog):
             sec.stmt, sec.lf = stmt, lf
             prog.report.found += 1
             if sec.key is None:
-                sec.reason = ("lock call is not a statement of its own"
+                sec.reason = (safety.not_statement_reason(toks, k)
                               if not call else why or
                               "cannot name the lock '%s'" % (expr or "?"))
             elif lonely:

@@ -245,3 +245,112 @@ def keep_function_name(text, name):
     pop = "".join('#pragma pop_macro("%s")\n' % n for n in FUNC_NAMES)
     return "/* rcl-refactor: __func__ and assert() name %s() */\n%s%s%s" % (
         name, push, text if text.endswith("\n") else text + "\n", pop)
+
+
+def not_statement_reason(toks, k):
+    """Why the lock call at token @k is not a statement of its own."""
+    j = k - 1
+    while toks[j].text == "(" or (toks[j].text == ")" and
+                                  toks[j - 1].text == "void"):
+        j -= 1 if toks[j].text == "(" else 3
+    if toks[j].text in ("=", "return", "==", "!=", "&&", "||", "!", "?",
+                        ":", ",", "if", "while") or \
+            toks[j].text in _ASSIGN:
+        return ("the lock call's result is used (the transformed code has "
+                "no result to give: test it in a wrapper, or drop the "
+                "test)")
+    return "lock call is not a statement of its own"
+
+
+def unseen_lock_calls(prog):
+    """Lock calls the sections do not account for, each refused with a
+    reason (never "0 sections found" when there are lock calls): calls in
+    K&R function definitions, which neither Coccinelle nor the driver
+    read, and calls of macros whose expansion locks but is more than the
+    lock call (`(void)(pthread_mutex_lock(m) && (abort(), 0))`).  The
+    mutexes they name stay POSIX."""
+    locks = {n for n, lf in prog.fns.items() if lf.role in ("lock",
+                                                           "trylock")}
+    for f in prog.files:
+        toks = f.src.toks
+        bodies = [(bo, bc) for _, _, bo, bc in f.funcs]
+        for k, t in enumerate(toks):
+            if t.kind != "id" or k + 1 >= len(toks) or \
+                    toks[k + 1].text != "(" or toks[k - 1].kind == "id" and \
+                    toks[k - 1].text not in ("return", "else", "do"):
+                continue
+            inside = any(bo < k < bc for bo, bc in bodies)
+            if t.text in locks and not inside and not f.is_header:
+                fn = _knr_function(toks, k)
+                if fn is None:
+                    continue
+                why = ("in the K&R function definition %s() (old-style "
+                       "parameter declarations are not read: give it a "
+                       "prototype-style definition)" % fn)
+            elif inside and t.text not in prog.fns and \
+                    t.text in prog.macros and _locks(prog, t.text, locks):
+                why = ("lock macro %s() is not understood (its expansion "
+                       "is more than a lock call): give a plain definition "
+                       "with --macro-file, or wrap it in a function and use "
+                       "--lock-fn" % t.text)
+            else:
+                continue
+            line = f.line(k)
+            prog.report.found += 1
+            prog.report.refuse(f.display, line, why)
+            close = cparse.match(toks, k + 1)
+            for x in toks[k + 2:close]:
+                key = prog.keys.get(("mutex", x.text)) \
+                    if x.kind == "id" else None
+                if key is not None:
+                    key.refuse("locked at %s:%d by a call the tool does not "
+                               "understand" % (f.display, line))
+
+
+def _locks(prog, name, locks, seen=None):
+    """Whether macro @name expands (through other macros) to a call of a
+    lock function."""
+    seen = seen or set()
+    if name in seen:
+        return False
+    seen.add(name)
+    m = prog.macros.get(name)
+    if not m:
+        return False
+    words = re.findall(r"[A-Za-z_]\w*", m[1])
+    return any(w in locks for w in words) or any(
+        _locks(prog, w, locks, seen) for w in words if w in prog.macros)
+
+
+def _knr_function(toks, k):
+    """The name of the K&R definition whose body holds token @k
+    (`int f(a, b) int a; long b; { ... }`), else None."""
+    depth, j, o = 0, k, None
+    while j >= 0:  # the outermost '{' before @k that is still open
+        t = toks[j]
+        if t.kind == "punct" and t.text == "}":
+            depth += 1
+        elif t.kind == "punct" and t.text == "{":
+            if depth == 0:
+                o = j
+            depth = max(depth - 1, 0)
+        j -= 1
+    if o is None:
+        return None
+    j = o - 1
+    if toks[j].text != ";":
+        return None
+    while j > 0 and toks[j].text != ")":  # the parameter declarations
+        if toks[j].text in ("{", "}", "="):
+            return None
+        j -= 1
+    depth = 0
+    while j > 0:
+        if toks[j].text == ")":
+            depth += 1
+        elif toks[j].text == "(":
+            depth -= 1
+            if depth == 0:
+                break
+        j -= 1
+    return toks[j - 1].text if toks[j - 1].kind == "id" else None

@@ -11,9 +11,11 @@
 # build with -Wall -Werror against librcl and give the original's output
 # and exit status under LIBLOCK_LOCK=rcl, posix and mcs.  Programs listed
 # in awkward/KNOWN-FAILURES are skipped (each line: name and reason).
+# Two programs are checked at a time (t_awkward.sh --one FILE checks one).
 . "$(dirname "$0")/common.sh"
 AWK_DIR="$top_srcdir/tests/cocci/awkward"
-cat >"$TMP/algos.c" <<'EOC'
+if [ -z "${AWK_ALGOS:-}" ]; then
+	cat >"$TMP/algos.c" <<'EOC'
 #include <liblock.h>
 #include <stdio.h>
 int main(void)
@@ -25,78 +27,84 @@ int main(void)
 	return 0;
 }
 EOC
-cc_rcl "$TMP/algos" "$TMP/algos.c" || fail "cannot build against librcl"
-avail=$("$TMP/algos") || fail "liblock_algorithms() failed"
-algos=
-for a in rcl posix mcs; do
-	echo "$avail" | grep -qx "$a" || fail "algorithm $a is not registered"
-	algos="$algos $a"
-done
-status=0
-ntrans=0 nref=0 nknown=0
-bad() {
-	echo "FAIL $name: $*"
-	status=1
-}
-for src in "$AWK_DIR"/*.c; do
+	cc_rcl "$TMP/algos" "$TMP/algos.c" || fail "cannot build against librcl"
+	avail=$("$TMP/algos") || fail "liblock_algorithms() failed"
+	algos=
+	for a in rcl posix mcs; do
+		echo "$avail" | grep -qx "$a" ||
+			fail "algorithm $a is not registered"
+		algos="$algos $a"
+	done
+	AWK_ALGOS=$algos
+	export AWK_ALGOS
+fi
+algos=$AWK_ALGOS
+
+# check_one SRC: prints "ok NAME ..." or "FAIL NAME: ..." lines, and the
+# verdict last: "=transformed", "=refused", "=known" or "=FAIL".
+check_one() {
+	src=$1
 	name=$(basename "$src" .c)
+	failed=
+	bad() {
+		echo "FAIL $name: $*"
+		failed=1
+	}
 	if grep -qs "^$name[ 	]" "$AWK_DIR/KNOWN-FAILURES"; then
 		echo "known failure, skipped: $(grep "^$name[ 	]" \
 			"$AWK_DIR/KNOWN-FAILURES")"
-		nknown=$((nknown + 1))
-		continue
+		echo "=known"
+		return
 	fi
 	expects=$(sed -n 's|^/\* expect: \(.*\) \*/$|\1|p' "$src")
-	[ -n "$expects" ] || { bad "no /* expect: ... */ line"; continue; }
+	[ -n "$expects" ] || { bad "no /* expect: ... */ line"; echo "=FAIL"; return; }
 	$CC -std=gnu11 -O2 -Wall -Werror $SAN_CFLAGS -pthread "$src" \
-		-o "$TMP/$name.orig" || { bad "the original does not build"; continue; }
+		-o "$TMP/$name.orig" ||
+		{ bad "the original does not build"; echo "=FAIL"; return; }
 	timeout 30 "$TMP/$name.orig" >"$TMP/$name.want" 2>"$TMP/$name.err0"
 	want_rc=$?
-	[ "$want_rc" -eq 0 ] || { bad "the original exits $want_rc"; continue; }
-	rm -rf "$TMP/out"
-	"$RCLR" --locks all -o "$TMP/out" "$src" >"$TMP/$name.log" 2>&1
+	[ "$want_rc" -eq 0 ] ||
+		{ bad "the original exits $want_rc"; echo "=FAIL"; return; }
+	out="$TMP/$name.out"
+	rm -rf "$out"
+	"$RCLR" --locks all -o "$out" "$src" >"$TMP/$name.log" 2>&1
 	rrc=$?
-	echo "$expects" | {
-		st=0
-		while read -r what rest; do
-			case $what in
-			transformed)
-				if [ "$rrc" -ne 0 ] ||
-					grep -q "not transformed" "$TMP/$name.log"; then
-					echo "FAIL $name: expected every section transformed (exit $rrc):"
-					sed 's/^/  /' "$TMP/$name.log"
-					st=1
-				fi ;;
-			refused)
-				if ! grep -F "$rest" "$TMP/$name.log" |
-					grep -q "$name\.c:[0-9][0-9]*: not transformed: "; then
-					echo "FAIL $name: expected a refusal naming $name.c:LINE with \"$rest\" (exit $rrc):"
-					sed 's/^/  /' "$TMP/$name.log"
-					st=1
-				elif [ "$rrc" -eq 0 ]; then
-					echo "FAIL $name: refused but exit 0"
-					st=1
-				fi ;;
-			*)
-				echo "FAIL $name: bad expect line: $what $rest"
-				st=1 ;;
-			esac
-		done
-		exit $st
-	} || { status=1; continue; }
-	case $expects in
-	*refused*) nref=$((nref + 1)) ;;
-	*) ntrans=$((ntrans + 1)) ;;
-	esac
-	out="$TMP/out/$name.c"
-	if [ ! -f "$out" ] || cmp -s "$src" "$out"; then
-		echo "ok $name (nothing rewritten)"
-		continue
+	verdict=transformed
+	while read -r what rest; do
+		case $what in
+		transformed)
+			if [ "$rrc" -ne 0 ] ||
+				grep -q "not transformed" "$TMP/$name.log" ||
+				! grep -qs "liblock_exec\|_rcl_exec" "$out/$name.c"; then
+				bad "expected every section transformed (exit $rrc):"
+				sed 's/^/  /' "$TMP/$name.log"
+			fi ;;
+		refused)
+			verdict=refused
+			if ! grep -F -- "$rest" "$TMP/$name.log" |
+				grep -q "$name\.c:[0-9][0-9]*: not transformed: "; then
+				bad "expected a refusal naming $name.c:LINE with \"$rest\" (exit $rrc):"
+				sed 's/^/  /' "$TMP/$name.log"
+			elif [ "$rrc" -eq 0 ]; then
+				bad "refused but exit 0"
+			fi ;;
+		*)
+			bad "bad expect line: $what $rest" ;;
+		esac
+	done <<EOE
+$expects
+EOE
+	[ -z "$failed" ] || { echo "=FAIL"; return; }
+	if [ ! -f "$out/$name.c" ] || cmp -s "$src" "$out/$name.c"; then
+		echo "ok $name: $verdict (nothing rewritten)"
+		echo "=$verdict"
+		return
 	fi
-	if ! cc_rcl "$TMP/$name.new" "$out" 2>"$TMP/$name.cc"; then
+	if ! cc_rcl "$TMP/$name.new" "$out/$name.c" 2>"$TMP/$name.cc"; then
 		bad "the transformed program does not build:"
 		head -20 "$TMP/$name.cc"
-		continue
+		echo "=FAIL"
+		return
 	fi
 	for a in $algos; do
 		LIBLOCK_LOCK=$a timeout 30 "$TMP/$name.new" \
@@ -109,7 +117,21 @@ for src in "$AWK_DIR"/*.c; do
 			head -5 "$TMP/$name.err"
 		fi
 	done
-	echo "ok $name"
-done
-echo "expected transformed: $ntrans, expected refused: $nref, known failures: $nknown"
-exit $status
+	[ -z "$failed" ] || { echo "=FAIL"; return; }
+	echo "ok $name: $verdict, same output and status under$algos"
+	echo "=$verdict"
+}
+
+if [ "${1:-}" = --one ]; then
+	check_one "$2"
+	exit 0
+fi
+ls "$AWK_DIR"/*.c | xargs -P 2 -n 1 sh "$0" --one >"$TMP/all.log" 2>&1
+grep -v '^=' "$TMP/all.log"
+ntrans=$(grep -c '^=transformed' "$TMP/all.log")
+nref=$(grep -c '^=refused' "$TMP/all.log")
+nknown=$(grep -c '^=known' "$TMP/all.log")
+nfail=$(grep -c '^=FAIL' "$TMP/all.log")
+ntot=$(ls "$AWK_DIR"/*.c | wc -l)
+echo "$ntot programs: $ntrans transformed, $nref refused as expected, $nknown known failures, $nfail failed"
+[ "$nfail" -eq 0 ] && [ $((ntrans + nref + nknown)) -eq "$ntot" ]
