@@ -132,7 +132,9 @@ def call_of(toks, stmt):
     if toks[a].kind != "id" or toks[a + 1].text != "(":
         return None
     close = cparse.match(toks, a + 1)
-    if close != b - 2 or toks[b - 1].text != ";":
+    # `name(args)` without ';': a macro that supplies its own (SPLASH-2's
+    # LOCK(l) expands to `pthread_mutex_lock(&(l));`).
+    if not (close == b - 2 and toks[b - 1].text == ";") and close != b - 1:
         return None
     args = [join_tokens([t.text for t in toks[x:y]])
             for x, y in cparse.split_args(toks, a + 1, close)]

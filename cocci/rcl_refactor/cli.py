@@ -311,6 +311,7 @@ def check_outputs(cc, opts, outputs, root, prog):
     diagnostic cannot be blamed on one."""
     rep = prog.report
     forced = {}
+    unblamed = None
     gens = {getattr(s, "gen", None): s for key in prog.keys.values()
             for s in key.sections if getattr(s, "gen", None)}
     macros = {}
@@ -353,19 +354,24 @@ def check_outputs(cc, opts, outputs, root, prog):
                         "(%s: %s)" % ("%s:%d" % (f.display, ul) if ul else
                                       "at '%s'" % d.text[:60], what)))
                 elif b:
+                    sf, sk, _ = b[1].sites[0]
                     forced.setdefault(("lock", b[1].name), (
-                        "its converted initialiser gets a new compiler "
-                        "diagnostic at %s:%d (%s)" % (
-                            f.display, _user_line(f, d.text), what)))
-                else:
-                    rep.error("%s: the transformed file %s; nothing "
-                              "written: %s" % (
-                                  f.display, "does not compile" if not good
-                                  else "has a new diagnostic",
-                                  msg if not good and not d.msg else
-                                  "%s:%d: %s" % (f.display, _user_line(
-                                      f, d.text), what)))
-                    return None
+                        "its converted initialisation at %s:%d gets a new "
+                        "compiler diagnostic (%s)" % (sf.display,
+                                                       sf.line(sk), what)))
+                elif not unblamed:
+                    ul = _user_line(f, d.text)
+                    unblamed = "%s: the transformed file %s; nothing " \
+                        "written: %s" % (
+                            f.display, "does not compile" if not good
+                            else "has a new diagnostic",
+                            "%s:%d: %s" % (f.display, ul, what) if ul else
+                            "%s (at '%s')" % (what, d.text[:60]))
+    # Diagnostics blamed on nothing may follow from those blamed (a
+    # function left unused by a broken call): try again without these.
+    if not forced and unblamed:
+        rep.error(unblamed)
+        return None
     return forced or True
 
 

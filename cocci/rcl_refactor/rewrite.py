@@ -403,9 +403,13 @@ def small_edits(prog, selection):
                                     "liblock_init"))
                     f.edits.append((toks[a].start, toks[b - 1].end, attr))
                 else:  # a macro that supplies the attribute itself
+                    m = prog.macros.get(toks[k].text)
+                    semi = ";" if m and m[1].rstrip().endswith(";") and \
+                        toks[close + 1].text != ";" else ""
                     f.edits.append((toks[k].start, toks[close].end,
-                                    "liblock_init(%s, %s)" % (
-                                        _api_args(prog, toks, k)[0], attr)))
+                                    "liblock_init(%s, %s)%s" % (
+                                        _api_args(prog, toks, k)[0], attr,
+                                        semi)))
     for f in prog.files:
         _call_renames(prog, f)
     return entries
