@@ -277,8 +277,21 @@ def rcl_cflags():
     return []
 
 
+_INPUT_CHECKS = {}  # input path -> compile_check() result
+
+
 def compile_check(cc, opts, path, tmpdir, extra):
-    """Compile @path; (ok, first error, [ccheck.Diag])."""
+    """Compile @path; (ok, first error, [ccheck.Diag]).  An input (no
+    @tmpdir) is compiled once per run."""
+    if tmpdir is None and path in _INPUT_CHECKS:
+        return _INPUT_CHECKS[path]
+    res = _compile_check(cc, opts, path, tmpdir, extra)
+    if tmpdir is None:
+        _INPUT_CHECKS[path] = res
+    return res
+
+
+def _compile_check(cc, opts, path, tmpdir, extra):
     cmd = cc + ["-std=gnu11", "-O2", "-c", "-o", os.devnull, "-Wall",
                 "-pthread"]
     if tmpdir:

@@ -91,7 +91,7 @@ def lonely_unlock(fi, k, fns, lock_role_fn):
         if lf is None or lf.role != "unlock" or toks[j + 1].text != "(":
             continue
         close = cparse.match(toks, j + 1)
-        arg = " ".join(x.text for x in toks[j + 2:close])
+        arg = analyse.join_tokens([x.text for x in toks[j + 2:close]])
         if side_effect(arg) and lock_role_fn(lf):
             return fi.src.line_of(t.start), arg
     return None
