@@ -520,8 +520,10 @@ def variables(fi, sec, occ):
         if s.kind == "for":
             tops.add(s.t0 + 2)
     lock_s = sec["block"].subs[sec["i"]]
+    # In a loop, or after a label (a goto may run the section again).
     in_loop = any(a.kind in ("for", "while", "do") for a in
-                  ancestors(lock_s))
+                  ancestors(lock_s)) or any(
+        s.kind == "label" and s.t0 < lock_t0 for s in fi.body.walk())
     out = []
     hoisted = _hoist(fi, sec, occ, in_region)
     out.extend(hoisted)
@@ -547,8 +549,9 @@ def variables(fi, sec, occ):
             (d.init or d.is_param) and not outside)
         is_out = not byptr and written and outside
         if is_in and not byptr and not d.init and not d.is_param and \
-                not in_loop and not any(n == name and fi.bo < k < lock_t0
-                                        for n, k in occ):
+                not in_loop and name not in sec.get("named_before", ()) \
+                and not any(n == name and fi.bo < k < lock_t0
+                            for n, k in occ):
             # Never set before the section (`int ret; lock; ... ret = 0;
             # ... out: unlock; return ret;`): its value on entry is
             # indeterminate; copying it in would read it.

@@ -201,6 +201,13 @@ def _analyse(prog, sec, selection):
         sec.shape["macro_args"] = safety.macro_arg_tokens(prog, fi,
                                                           sec.shape)
         sec.shape["escape"] = safety.escaping(fi, sec.shape, occ)
+        # Locals that macros used before the section name in their bodies
+        # (they may set them there).
+        lock_t0 = sec.shape["block"].subs[sec.shape["i"]].t0
+        sec.shape["named_before"] = {
+            n for k in range(fi.bo, lock_t0) if toks[k].kind == "id" and
+            toks[k].text in prog.macros
+            for n in _macro_names(prog, {}, toks[k].text)}
         sec.vars = analyse.variables(fi, sec.shape, occ)
         # Inputs read only as macro arguments (memcached's dtrace probes,
         # empty without dtrace) would be unused in the extracted function.
