@@ -86,7 +86,7 @@ class _Plan:
     """How the section's locals travel: @vars are (Decl, byptr, in, out);
     temps are locals only the section uses (declared in the function)."""
 
-    def __init__(self, vars_, exit_vars, hidden):
+    def __init__(self, vars_, exit_vars, hidden, span):
         self.temps = [v[0] for v in vars_ if not v[2] and not v[3]]
         self.vars = [v for v in vars_ if v[2] or v[3]]
         # Declared inside the section, read after an early exit: written
@@ -107,8 +107,11 @@ class _Plan:
         self.byptr = {d.name for d, bp, _, _ in self.vars if bp}
         self.ins = [v for v in self.vars if v[2]]
         self.outs = [v for v in self.vars if v[3]]
+        # Declared in this section (@span: its tokens) and hoisted; a
+        # later section using the same local finds it declared already.
         self.hoisted = [d for d, _, _, _ in self.vars
-                        if getattr(d, "hoist", None) is not None]
+                        if getattr(d, "hoist", None) is not None and
+                        span[0] <= d.hoist.t0 < span[1]]
         self.union = not self.single and bool(self.vars or self.exit_outs)
 
 
@@ -119,7 +122,8 @@ def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
     blk = sec["block"]
     lock_s, unlock_s = blk.subs[sec["i"]], blk.subs[sec["j"]]
     ind = line_indent(text, toks[lock_s.t0].start)
-    plan = _Plan(vars_, sec["exit_vars"], sec.get("hidden", ()))
+    plan = _Plan(vars_, sec["exit_vars"], sec.get("hidden", ()),
+                 (sec["t0"], sec["t1"]))
     body = _body(fi, sec, plan, small_edits, ind)
     before = _function(fi, sec, plan, names, body, lockname)
     repl = _call(fi, sec, plan, names, small_edits, exec_text, ind)
