@@ -60,7 +60,8 @@ check_one() {
 		return
 	fi
 	expects=$(sed -n 's|^/\* expect: \(.*\) \*/$|\1|p' "$src")
-	[ -n "$expects" ] || { bad "no /* expect: ... */ line"; echo "=FAIL"; return; }
+	[ -n "$expects" ] ||
+		{ bad "no /* expect: ... */ line"; echo "=FAIL"; return; }
 	$CC -std=gnu11 -O2 -Wall -Werror $SAN_CFLAGS -pthread "$src" \
 		-o "$TMP/$name.orig" ||
 		{ bad "the original does not build"; echo "=FAIL"; return; }
@@ -131,7 +132,8 @@ run_one() {
 	if [ -n "$failed" ]; then
 		echo "=FAIL"
 	else
-		echo "ok $name: $(cat "$TMP/$name.torun"), same output and status under$algos"
+		echo "ok $name: $(cat "$TMP/$name.torun")," \
+			"same output and status under$algos"
 		echo "=$(cat "$TMP/$name.torun")"
 	fi
 }
@@ -157,5 +159,6 @@ nref=$(grep -c '^=refused' "$TMP/all.log")
 nknown=$(grep -c '^=known' "$TMP/all.log")
 nfail=$(grep -c '^=FAIL' "$TMP/all.log")
 ntot=$(ls "$AWK_DIR"/*.c | wc -l)
-echo "$ntot programs: $ntrans transformed, $nref refused as expected, $nknown known failures, $nfail failed"
+echo "$ntot programs: $ntrans transformed, $nref refused as expected," \
+	"$nknown known failures, $nfail failed"
 [ "$nfail" -eq 0 ] && [ $((ntrans + nref + nknown)) -eq "$ntot" ]
