@@ -132,7 +132,9 @@ def call_of(toks, stmt):
     if toks[a].kind != "id" or toks[a + 1].text != "(":
         return None
     close = cparse.match(toks, a + 1)
-    if close != b - 2 or toks[b - 1].text != ";":
+    # `name(args)` without ';': a macro that supplies its own (SPLASH-2's
+    # LOCK(l) expands to `pthread_mutex_lock(&(l));`).
+    if not (close == b - 2 and toks[b - 1].text == ";") and close != b - 1:
         return None
     args = [join_tokens([t.text for t in toks[x:y]])
             for x, y in cparse.split_args(toks, a + 1, close)]
@@ -159,6 +161,7 @@ class FuncInfo:
         for a, b in cparse.split_args(toks, ni + 1, close):
             for d in parse_decl(toks, a, b, None):
                 d.is_param = True
+                _array_param(d)
                 self.decls.append(d)
         for s in self.body.walk():
             if s.kind == "decl":
@@ -179,6 +182,29 @@ class FuncInfo:
             if s.kind == "expr" and s.t1 - s.t0 > 3 and \
                     toks[s.t0].text == "(" and toks[s.t0 + 1].text == "void":
                 self.stmt_at.setdefault(s.t0 + 3, s)
+
+
+def _array_param(d):
+    """A parameter declared as an array (`char out[16]`, `int m[][4]`) is
+    a pointer (`char *out`, `int (*m)[4]`): its declarator says so, so
+    that it travels and is declared with its real type."""
+    if not d.is_array:
+        return
+    toks = cparse.lex(d.declarator)
+    for i, t in enumerate(toks):
+        if t.kind == "id" and t.text == d.name:
+            break
+    else:
+        return
+    if i + 1 >= len(toks) or toks[i + 1].text != "[":
+        return  # an array of pointers to functions, say: leave it
+    close = cparse.match(toks, i + 1)
+    rest = [x.text for x in toks[close + 1:]]
+    inner = "* " + d.name
+    if rest and rest[0] == "[":
+        inner = "( * %s )" % d.name
+    d.declarator = " ".join([x.text for x in toks[:i]] + [inner] + rest)
+    d.is_array = False
 
 
 def ancestors(s):
@@ -493,6 +519,11 @@ def variables(fi, sec, occ):
         tops.add(s.t0)
         if s.kind == "for":
             tops.add(s.t0 + 2)
+    lock_s = sec["block"].subs[sec["i"]]
+    # In a loop, or after a label (a goto may run the section again).
+    in_loop = any(a.kind in ("for", "while", "do") for a in
+                  ancestors(lock_s)) or any(
+        s.kind == "label" and s.t0 < lock_t0 for s in fi.body.walk())
     out = []
     hoisted = _hoist(fi, sec, occ, in_region)
     out.extend(hoisted)
@@ -508,7 +539,8 @@ def variables(fi, sec, occ):
             _addr_taken(toks, k) for n, k in occ if n == name) or any(
             _addr_taken(toks, k) for k in range(fi.bo, fi.bc)
             if toks[k].text == name)
-        written = any(_writes(toks, k) for k in uses[name])
+        written = any(_writes(toks, k) or k in sec.get("macro_args", ())
+                      for k in uses[name])
         outside = any(n == name and fi.bo < k < fi.bc and not in_region(k)
                       for n, k in occ)
         k0 = uses[name][0]
@@ -516,6 +548,14 @@ def variables(fi, sec, occ):
         is_in = byptr or not assigned_first or (
             (d.init or d.is_param) and not outside)
         is_out = not byptr and written and outside
+        if is_in and not byptr and not d.init and not d.is_param and \
+                not in_loop and name not in sec.get("named_before", ()) \
+                and not any(n == name and fi.bo < k < lock_t0
+                            for n, k in occ):
+            # Never set before the section (`int ret; lock; ... ret = 0;
+            # ... out: unlock; return ret;`): its value on entry is
+            # indeterminate; copying it in would read it.
+            is_in = False
         if name in sec.get("hidden", ()):
             # Named inside a macro body: we cannot see its reads or writes
             # there.  It goes in unless the section first assigns it, and
@@ -550,30 +590,37 @@ def _visible_decl(fi, name, at):
 def _hoist(fi, sec, occ, in_region):
     """Variables declared at the top level of the section and used after
     it (`lock; T x = f(); unlock; use(x);`): the caller declares them, the
-    extracted function assigns them and copies them out."""
+    extracted function assigns them and copies them out.  Arrays and
+    locals whose address is taken, used after the section by name or
+    through an address the section hands out (safety.escaping()), are
+    declared by the caller and reached by pointer: they must outlive the
+    extracted function."""
     toks = fi.src.toks
     blk = sec["block"]
     tops = {s.t0: s for s in blk.subs[sec["i"] + 1:sec["j"]]}
+    esc = sec.get("escape", set())
     out = []
     for d in fi.decls:
         if d.block is not blk or d.stmt[0] not in tops:
             continue
         after = [k for n, k in occ if n == d.name and not in_region(k)
                  and k > d.t0]
-        if not after:
+        if not after and d.name not in esc:
             continue
-        if d.siblings != 1 or d.is_static or d.is_array:
-            raise Refused("'%s' is declared inside the section and used "
-                          "after it, in a declaration the tool cannot split"
-                          % d.name)
-        if any(_addr_taken(toks, k) for n, k in occ if n == d.name):
-            raise Refused("the address of '%s', declared inside the section, "
-                          "is used after it" % d.name)
+        addr = any(_addr_taken(toks, k) for n, k in occ if n == d.name)
+        if d.is_static or (d.is_array and d.init):
+            raise Refused("'%s' is declared inside the section and %s after "
+                          "it, in a declaration the tool cannot split" % (
+                              d.name, "used" if after else
+                              "its address may be used"))
         d.hoist = tops[d.stmt[0]]
         # Read after the section only by assert(): unused under NDEBUG.
-        d.only_asserted = all(in_call_of(toks, k, ("assert",))
-                              for k in after)
-        out.append((d, False, False, True))
+        d.only_asserted = bool(after) and all(
+            in_call_of(toks, k, ("assert",)) for k in after)
+        if d.is_array or addr:
+            out.append((d, True, True, False))
+        else:
+            out.append((d, False, False, True))
     return out
 
 

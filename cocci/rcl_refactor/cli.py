@@ -10,8 +10,8 @@ import subprocess
 import sys
 import tempfile
 
-from . import config, cparse, find, frontend, lift, program, report, \
-    rewrite
+from . import (ccheck, config, cparse, find, frontend, lift, program,
+               report, rewrite, safety)
 
 EPILOG = """\
 Exit status: 0 when every section found was transformed, 1 when some were
@@ -84,6 +84,11 @@ def parse_args(argv):
     return opts
 
 
+# How many times a new compiler diagnostic may drop a section (or a lock)
+# and start again before the run gives up.
+MAX_DROPS = 32
+
+
 class Stop(Exception):
     """A one-line error and the exit status it ends the run with."""
 
@@ -105,32 +110,52 @@ def main(argv=None):
     except ValueError as e:
         print("rcl-refactor: --locks: %s" % e, file=sys.stderr)
         return 2
-    root = os.path.commonpath([os.path.dirname(os.path.abspath(f)) or "."
-                               for f in opts.files])
-    opts.root = root
-    prog = program.Program(opts, rep)
-    prog.frontend = fe
+    root0 = os.path.commonpath([os.path.dirname(os.path.abspath(f)) or "."
+                                for f in opts.files])
     cc = compiler(opts)
-    try:
-        entries = analyse_program(prog, opts, sel, root, cc)
-    except Stop as e:
-        print("rcl-refactor: %s" % e, file=sys.stderr)
-        return e.code
-    except cparse.ParseError as e:
-        print("rcl-refactor: %s:%d: cannot parse: %s" % (
-            getattr(e, "path", "?"), e.line, e.msg), file=sys.stderr)
-        return 1
-    # Write under the common directory of the inputs and of the headers
-    # that changed (a header found through -I ../include, say).
-    root = os.path.commonpath([root] + [
-        os.path.dirname(os.path.abspath(f.path)) for f in prog.files
-        if f.edits or f.big or f.before or f.needs_include])
-    opts.root = root
-    outputs = render_outputs(prog, opts, root, entries)
-    if cc and any(f is not None and f.big for f, _ in outputs.values()):
-        if not check_outputs(cc, opts, outputs, root, rep):
+    forced = {}  # sections (file, line) and locks refused by the check
+    for _ in range(MAX_DROPS + 1):
+        rep = report.Report(opts.quiet)
+        opts.root = root0
+        prog = program.Program(opts, rep)
+        prog.frontend = fe
+        prog.forced = forced
+        try:
+            entries = analyse_program(prog, opts, sel, root0, cc)
+        except Stop as e:
+            print("rcl-refactor: %s" % e, file=sys.stderr)
+            return e.code
+        except cparse.ParseError as e:
+            print("rcl-refactor: %s:%d: cannot parse: %s" % (
+                getattr(e, "path", "?"), e.line, e.msg), file=sys.stderr)
+            return 1
+        # Write under the common directory of the inputs and of the
+        # headers that changed (a header found through -I ../include).
+        root = os.path.commonpath([root0] + [
+            os.path.dirname(os.path.abspath(f.path)) for f in prog.files
+            if f.edits or f.big or f.before or f.needs_include])
+        opts.root = root
+        outputs = render_outputs(prog, opts, root, entries)
+        if not cc or not any(f is not None and text != f.src.text
+                             for f, text in outputs.values()):
+            break
+        verdict = check_outputs(cc, opts, outputs, root, prog)
+        if verdict is True:
+            break
+        if verdict is None:
             rep.print()
             return 1
+        if all(k in forced for k in verdict):
+            rep.error("the compile check blames sections already refused; "
+                      "nothing written")
+            rep.print()
+            return 1
+        forced.update(verdict)
+    else:
+        rep.error("more than %d sections dropped by the compile check; "
+                  "nothing written" % MAX_DROPS)
+        rep.print()
+        return 1
     write_all(outputs)
     rep.print()
     return 1 if rep.refused or rep.errors else 0
@@ -236,13 +261,27 @@ def analyse_program(prog, opts, sel, root, cc):
     prog.inventory()
     prog.outside_visibility()
     rewrite.discover(prog)
+    safety.unseen_lock_calls(prog)
     rewrite.analyse_all(prog, sel)
+    _apply_forced(prog)
     rewrite.decide(prog)
     entries = rewrite.small_edits(prog, sel)
     helpers = rewrite.wrappers(prog)
     rewrite.sections(prog, helpers)
     rewrite.unlift(prog)
     return entries
+
+
+def _apply_forced(prog):
+    """Refuse the sections and locks an earlier compile check blamed."""
+    for (kind, name), key in prog.keys.items():
+        why = prog.forced.get(("lock", name))
+        if kind == "mutex" and why:
+            key.refuse(why)
+        for sec in key.sections if kind == "mutex" else ():
+            why = prog.forced.get(("section", sec.file, sec.line))
+            if why and not sec.reason:
+                sec.reason = why
 
 
 def render_outputs(prog, opts, root, entries):
@@ -301,8 +340,21 @@ def rcl_cflags():
     return []
 
 
+_INPUT_CHECKS = {}  # input path -> compile_check() result
+
+
 def compile_check(cc, opts, path, tmpdir, extra):
-    """Compile @path with -fsyntax-only; (ok, first message, warnings)."""
+    """Compile @path; (ok, first error, [ccheck.Diag]).  An input (no
+    @tmpdir) is compiled once per run."""
+    if tmpdir is None and path in _INPUT_CHECKS:
+        return _INPUT_CHECKS[path]
+    res = _compile_check(cc, opts, path, tmpdir, extra)
+    if tmpdir is None:
+        _INPUT_CHECKS[path] = res
+    return res
+
+
+def _compile_check(cc, opts, path, tmpdir, extra):
     cmd = cc + ["-std=gnu11", "-O2", "-c", "-o", os.devnull, "-Wall",
                 "-pthread"]
     if tmpdir:
@@ -345,17 +397,30 @@ def compile_check(cc, opts, path, tmpdir, extra):
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     lines = r.stderr.splitlines()
     errs = [x for x in lines if " error: " in x or ": error:" in x]
-    warns = [x for x in lines if "warning:" in x]
+    diags = ccheck.parse(r.stderr, tmpdir)
     if r.returncode != 0:
-        return False, (errs or lines or ["compiler failed"])[0], warns
-    return True, None, warns
+        return False, (errs or lines or ["compiler failed"])[0], diags
+    return True, None, diags
 
 
-def check_outputs(cc, opts, outputs, root, rep):
-    """Compile every transformed file from a scratch copy of the outputs;
-    refuse to write anything when one fails or gains warnings."""
-    ok = True
+def check_outputs(cc, opts, outputs, root, prog):
+    """Compile every transformed file from a scratch copy of the outputs,
+    and compare its diagnostics with the input's.  True when there is no
+    new one; else {forced refusal: reason} for the sections (or locks)
+    whose generated code has them, or None (reported) when a new
+    diagnostic cannot be blamed on one."""
+    rep = prog.report
+    forced = {}
+    unblamed = None
+    gens = {getattr(s, "gen", None): s for key in prog.keys.values()
+            for s in key.sections if getattr(s, "gen", None)}
+    macros = {}
+    for (kind, name), key in prog.keys.items():
+        if kind == "mutex" and not key.why:
+            for f, k, _ in key.sites:
+                macros[rewrite.site_macro(key, f, k) + "_ALGO"] = key
     with tempfile.TemporaryDirectory(prefix="rcl-refactor.") as tmp:
+        tmp = os.path.realpath(tmp)
         mapping = {}
         for dest, (f, text) in outputs.items():
             rel = os.path.relpath(os.path.abspath(f.path), root) if f else \
@@ -368,18 +433,54 @@ def check_outputs(cc, opts, outputs, root, rep):
         for dest, (f, text) in outputs.items():
             if f is None or f.is_header:
                 continue
-            good, msg, warns = compile_check(cc, opts, mapping[dest], tmp,
+            good, msg, after = compile_check(cc, opts, mapping[dest], tmp,
                                              f.path)
             _, _, before = compile_check(cc, opts, f.path, None, None)
-            if not good:
-                rep.error("%s: the transformed file does not compile; "
-                          "nothing written: %s" % (f.display, msg))
-                ok = False
-            elif len(warns) > len(before):
-                rep.error("%s: the transformed file has new warnings; "
-                          "nothing written: %s" % (f.display, warns[0]))
-                ok = False
-    return ok
+            new = ccheck.new_diags(before, after)
+            if good and not new:
+                continue
+            if not good and not new:
+                new = [d for d in after if d.kind == "error"][:1]
+            new.sort(key=lambda d: d.kind != "error")  # errors first
+            for d in new:
+                b = ccheck.blame(d, text, gens, macros) if d.path == \
+                    mapping[dest] else None
+                what = "%s: %s" % (d.kind, d.msg)
+                if b and b[0] == "section":
+                    sec = b[1]
+                    ul = _user_line(f, d.text)
+                    forced.setdefault(("section", sec.file, sec.line), (
+                        "its extracted code gets a new compiler diagnostic "
+                        "(%s: %s)" % ("%s:%d" % (f.display, ul) if ul else
+                                      "at '%s'" % d.text[:60], what)))
+                elif b:
+                    sf, sk, _ = b[1].sites[0]
+                    forced.setdefault(("lock", b[1].name), (
+                        "its converted initialisation at %s:%d gets a new "
+                        "compiler diagnostic (%s)" % (sf.display,
+                                                       sf.line(sk), what)))
+                elif not unblamed:
+                    ul = _user_line(f, d.text)
+                    unblamed = "%s: the transformed file %s; nothing " \
+                        "written: %s" % (
+                            f.display, "does not compile" if not good
+                            else "has a new diagnostic",
+                            "%s:%d: %s" % (f.display, ul, what) if ul else
+                            "%s (at '%s')" % (what, d.text[:60]))
+    # Diagnostics blamed on nothing may follow from those blamed (a
+    # function left unused by a broken call): try again without these.
+    if not forced and unblamed:
+        rep.error(unblamed)
+        return None
+    return forced or True
+
+
+def _user_line(f, text):
+    """The line of the input file @f whose text is @text, else 0."""
+    for n, ln in enumerate(f.src.text.split("\n"), 1):
+        if ln.strip() == text:
+            return n
+    return 0
 
 
 def write_all(outputs):

@@ -92,7 +92,7 @@ class _Plan:
     """How the section's locals travel: @vars are (Decl, byptr, in, out);
     temps are locals only the section uses (declared in the function)."""
 
-    def __init__(self, vars_, exit_vars, hidden, errno=False):
+    def __init__(self, vars_, exit_vars, hidden, span, errno=False):
         self.errno = errno
         self.temps = [v[0] for v in vars_ if not v[2] and not v[3]]
         self.vars = [v for v in vars_ if v[2] or v[3]]
@@ -115,8 +115,11 @@ class _Plan:
         self.byptr = {d.name for d, bp, _, _ in self.vars if bp}
         self.ins = [v for v in self.vars if v[2]]
         self.outs = [v for v in self.vars if v[3]]
+        # Declared in this section (@span: its tokens) and hoisted; a
+        # later section using the same local finds it declared already.
         self.hoisted = [d for d, _, _, _ in self.vars
-                        if getattr(d, "hoist", None) is not None]
+                        if getattr(d, "hoist", None) is not None and
+                        span[0] <= d.hoist.t0 < span[1]]
         self.union = not self.single and bool(self.vars or self.exit_outs or
                                               errno)
 
@@ -129,7 +132,7 @@ def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
     lock_s, unlock_s = blk.subs[sec["i"]], blk.subs[sec["j"]]
     ind = line_indent(text, toks[lock_s.t0].start)
     plan = _Plan(vars_, sec["exit_vars"], sec.get("hidden", ()),
-                 sec.get("errno", False))
+                 (sec["t0"], sec["t1"]), sec.get("errno", False))
     body = _body(fi, sec, plan, small_edits, ind)
     before = _function(fi, sec, plan, names, body, lockname)
     repl = _call(fi, sec, plan, names, small_edits, exec_text, ind)
@@ -159,8 +162,11 @@ def _body(fi, sec, plan, small_edits, ind):
         exit_edits.append((toks[u.t0].start, toks[cont[-1].t1 - 1].end,
                            "%srcl_exit = %d;\n%sgoto rcl_done;" % (
                                saves, n, at)))
+    done = set()
     for d in plan.hoisted:
-        exit_edits.append(_hoist_edit(fi, d, plan, small_edits))
+        if d.stmt not in done:
+            done.add(d.stmt)
+            exit_edits.append(_hoist_edit(fi, d, plan, small_edits))
     edits = [e for e in small_edits + occ_edits
              if not any(x[0] <= e[0] < x[1] for x in exit_edits)]
     edits += exit_edits
@@ -172,22 +178,33 @@ def _body(fi, sec, plan, small_edits, ind):
 
 
 def _hoist_edit(fi, d, plan, small_edits):
-    """`T x = init;` inside the section becomes `x = init;` (x is then
-    declared by the caller and by the extracted function)."""
+    """`T x = init, y = init2;` inside the section becomes `x = init;` for
+    each declarator x the caller now declares (and reached by pointer,
+    `(*x) = init;`), and `T y = init2;` for the others."""
     toks, text = fi.src.toks, fi.src.text
     st = d.hoist
-    a, b = d.range
-    eq = a
-    while eq < b and toks[eq].text != "=":
-        eq += 1
-    new = ""
-    if eq < b:
-        init = render(text, toks[eq + 1].start, toks[b - 1].end, small_edits)
+    hoisted = {h.name for h in plan.hoisted if h.stmt == d.stmt}
+    parts = []
+    for o in fi.decls:
+        if o.stmt != d.stmt or not hasattr(o, "range"):
+            continue
+        a, b = o.range
+        eq = a
+        while eq < b and toks[eq].text != "=":
+            eq += 1
+        init = render(text, toks[eq + 1].start, toks[b - 1].end,
+                      small_edits) if eq < b else None
+        if o.name not in hoisted:
+            parts.append("%s %s%s;" % (o.spec, o.declarator,
+                                       " = " + init if init else ""))
+            continue
+        if init is None:
+            continue
         if init.lstrip().startswith("{"):
-            init = "(%s)%s" % (d.text("").strip(), init)
-        new = "%s = %s;" % ("(*%s)" % d.name if d.name in plan.byptr
-                            else d.name, init)
-    return (toks[st.t0].start, toks[st.t1 - 1].end, new)
+            init = "(%s)%s" % (o.text("").strip(), init)
+        parts.append("%s = %s;" % ("(*%s)" % o.name if o.name in plan.byptr
+                                   else o.name, init))
+    return (toks[st.t0].start, toks[st.t1 - 1].end, " ".join(parts))
 
 
 def _function(fi, sec, plan, names, body, lockname):

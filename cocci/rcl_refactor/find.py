@@ -193,6 +193,9 @@ def _strip_parens(s):
 _CALL_BODY = re.compile(
     r"^\s*(?:do\s*\{)?\s*\(?\s*(?:\(void\)\s*)?([A-Za-z_]\w*)\s*\((.*)\)\s*\)?"
     r"\s*;?\s*(?:\}\s*while\s*\(\s*0\s*\))?\s*$", re.S)
+_CALL_BODY_SHORT = re.compile(_CALL_BODY.pattern.replace(r"\((.*)\)",
+                                                         r"\((.*?)\)"),
+                              re.S)
 
 
 def add_macros(fns, macros):
@@ -224,17 +227,19 @@ def _fixpoint(table, macros, resolve):
 def _one_call(body):
     """The match of _CALL_BODY when @body is one call (its '(' closes at
     the end), not `f(a); if (x) g(b)` as in c-blosc's WAIT_INIT."""
-    m = _CALL_BODY.match(body)
-    if not m:
-        return None
-    try:
-        toks = cparse.lex("(" + m.group(2) + ")")
-    except cparse.ParseError:
-        return None
-    try:
-        return m if cparse.match(toks, 0) == len(toks) - 1 else None
-    except cparse.ParseError:
-        return None
+    for rx in (_CALL_BODY, _CALL_BODY_SHORT):
+        # The greedy form first; the short one for `do { f(x); } while
+        # (0)`, where the greedy one swallows up to the 0.
+        m = rx.match(body)
+        if not m:
+            continue
+        try:
+            toks = cparse.lex("(" + m.group(2) + ")")
+            if cparse.match(toks, 0) == len(toks) - 1:
+                return m
+        except cparse.ParseError:
+            pass
+    return None
 
 
 def _macro_fn(fns, name, params, body):

@@ -303,6 +303,8 @@ class Program:
                 continue
             if t.text == "PTHREAD_MUTEX_INITIALIZER":
                 name = _initialized_name(toks, k, self.types)
+                if name is None:
+                    name = self._member_initialized(f, k)
                 if name:
                     self.key(name).sites.append((f, k, "static"))
                 continue
@@ -333,6 +335,78 @@ class Program:
                     "macro %s() at %s:%d changes its arguments (only its "
                     "name could be rewritten)" % (t.text, f.display,
                                                   f.line(k)))
+
+    def _member_initialized(self, f, k):
+        """The key of the mutex field that PTHREAD_MUTEX_INITIALIZER at
+        token @k of @f initialises inside a structure's brace initialiser:
+        `struct stats st = { PTHREAD_MUTEX_INITIALIZER, 0, 0 };`, by
+        position or by designator (`.mu = ...`), in a structure, an array
+        of structures or a nested structure.  When the field cannot be
+        told, every mutex field of the structure stays POSIX."""
+        toks = f.src.toks
+        path = []  # (index at this brace level, designator or None)
+        j, idx, desig = k - 1, 0, None
+        if toks[j].text == "=" and toks[j - 2].text == ".":
+            desig = toks[j - 1].text
+        while j >= 0:
+            t = toks[j].text
+            if t in (")", "]", "}") and toks[j].kind == "punct":
+                j = _match_back(toks, j) - 1
+                continue
+            if t == ",":
+                idx += 1
+            elif t == "{":
+                path.append((idx, desig))
+                if toks[j - 1].text == "=" and toks[j - 3].text == ".":
+                    # .member = { ... }: this level is that member's.
+                    idx, desig = 0, toks[j - 2].text
+                    j -= 4
+                    continue
+                if toks[j - 1].text == "=":
+                    break
+                idx, desig = 0, None
+            elif t in (";",) or toks[j].kind == "pp":
+                return None
+            j -= 1
+        if j < 0 or not path:
+            return None
+        # The declaration: its type and whether the declarator is an array.
+        e = j - 1
+        a = e
+        while a > 0 and toks[a - 1].text not in (";", "}", "{") and \
+                toks[a - 1].kind != "pp":
+            a -= 1
+        decls = analyse.parse_decl(toks, a, e + 1, None)
+        if not decls:
+            return None
+        typ = fields._spec_type(toks[a:e + 1], [d.name for d in decls])
+        tag = self.fields.resolve(typ)
+        if tag is None:
+            return None
+        levels = list(reversed(path))
+        if "[" in decls[-1].declarator:
+            levels = levels[1:]  # the array's element
+        for n, (pos, dsg) in enumerate(levels):
+            mem = list(self.fields.members.get(tag, {}).items())
+            names = [m for m, _ in mem]
+            field = dsg if dsg in names else (
+                names[pos] if dsg is None and pos < len(names) else None)
+            if field is None:
+                break
+            if n == len(levels) - 1:
+                if tag in self.fields.cands.get(("mutex", field), ()):
+                    return "%s.%s" % (tag, field)
+                break
+            sub = dict(mem)[field]
+            tag = self.fields.resolve(sub) if sub else None
+            if tag is None:
+                break
+        self._refuse_all(
+            ["%s.%s" % (tg, fl) for (kind, fl), tags in self.fields.cands.
+             items() if kind == "mutex" for tg in tags if tg == tag],
+            "mutex", "PTHREAD_MUTEX_INITIALIZER at %s:%d initialises a field "
+            "the tool cannot tell" % (f.display, f.line(k)))
+        return None
 
     def _api_call(self, f, k, target, args):
         """Init sites and condition partners from a call of pthread
@@ -478,6 +552,21 @@ def _chosen(fns, name, cands):
         if find._macro_fn(fns, name, params, body):
             return params, body
     return cands[-1]
+
+
+def _match_back(toks, j):
+    """The index of the bracket opening the one closed at @j."""
+    depth = 0
+    while j >= 0:
+        if toks[j].kind == "punct":
+            if toks[j].text in (")", "]", "}"):
+                depth += 1
+            elif toks[j].text in ("(", "[", "{"):
+                depth -= 1
+                if depth == 0:
+                    return j
+        j -= 1
+    return 0
 
 
 def _args(toks, open_i, close):

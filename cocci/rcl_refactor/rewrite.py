@@ -4,7 +4,7 @@ sections, rewrite declarations, initialisers and condition calls, and
 produce the new text of every file."""
 import re
 
-from . import analyse, cond, extract, find, lift
+from . import analyse, cond, extract, find, lift, safety
 
 
 NOT_SELECTED = "not selected by --locks"
@@ -51,22 +51,45 @@ def discover(prog):
             sec.stmt, sec.lf = stmt, lf
             prog.report.found += 1
             if sec.key is None:
-                sec.reason = ("lock call is not a statement of its own"
+                sec.reason = (safety.not_statement_reason(toks, k)
                               if not call else why or
                               "cannot name the lock '%s'" % (expr or "?"))
             elif lonely:
                 sec.reason = ("unlock in another function (no unlock of %s "
                               "follows in %s())" % (expr, fi.name))
+                se = safety.lonely_unlock(fi, k, prog.fns,
+                                          lambda u: True)
+                if se:
+                    sec.reason = ("side effect in the lock expression '%s' "
+                                  "of the unlock at line %d (the transformed "
+                                  "code would evaluate it once)" % (se[1],
+                                                                    se[0]))
             if sec.key:
                 prog.key(sec.key).sections.append(sec)
             else:
                 prog.report.refuse(sec.file, line, sec.reason)
+                _refuse_named(prog, f, k, stmt, line)
         seen = {src.tok_at(src.offset(l, c)) for l, c in starts}
         for key in list(prog.keys.values()):
             for cf, k in key.calls["lock"]:
                 if cf is f and k not in seen:
                     _unparsed(prog, f, k, key)
         _trylocks(prog, f)
+
+
+def _refuse_named(prog, f, k, stmt, line):
+    """A lock call whose lock cannot be named (`lock(c ? &a : &b)`): the
+    mutexes named in its statement stay POSIX (converted, they would be
+    passed to pthread)."""
+    toks = f.src.toks
+    end = stmt.t1 if stmt is not None else k + 1
+    if toks[k + 1].text == "(" and stmt is None:
+        end = find.cparse.match(toks, k + 1)
+    for t in toks[k:end]:
+        key = prog.keys.get(("mutex", t.text)) if t.kind == "id" else None
+        if key is not None:
+            key.refuse("named in a lock call the tool does not understand "
+                       "at %s:%d" % (f.display, line))
 
 
 def _trylocks(prog, f):
@@ -141,6 +164,8 @@ def _analyse(prog, sec, selection):
     try:
         sec.shape = analyse.shape(fi, sec.stmt, prog.fns, is_sel, prog.api,
                                   prog.ppenv)
+        safety.check(fi, sec.shape, analyse.call_of(fi.src.toks,
+                                                    sec.stmt)[1])
         dead = sec.shape["dead"]
         occ = f.occ.get(fi.name, [])
         occ = [(n, k) for n, k in occ if fi.bo < k < fi.bc and
@@ -177,6 +202,16 @@ def _analyse(prog, sec, selection):
         if errno:
             sec.shape["errno"] = True
         sec.shape["hidden"] = _macro_locals(prog, fi, sec.shape, occ)
+        sec.shape["macro_args"] = safety.macro_arg_tokens(prog, fi,
+                                                          sec.shape)
+        sec.shape["escape"] = safety.escaping(fi, sec.shape, occ)
+        # Locals that macros used before the section name in their bodies
+        # (they may set them there).
+        lock_t0 = sec.shape["block"].subs[sec.shape["i"]].t0
+        sec.shape["named_before"] = {
+            n for k in range(fi.bo, lock_t0) if toks[k].kind == "id" and
+            toks[k].text in prog.macros
+            for n in _macro_names(prog, {}, toks[k].text)}
         sec.vars = analyse.variables(fi, sec.shape, occ)
         # Inputs read only as macro arguments (memcached's dtrace probes,
         # empty without dtrace) would be unused in the extracted function.
@@ -398,9 +433,13 @@ def small_edits(prog, selection):
                                     "liblock_init"))
                     f.edits.append((toks[a].start, toks[b - 1].end, attr))
                 else:  # a macro that supplies the attribute itself
+                    m = prog.macros.get(toks[k].text)
+                    semi = ";" if m and m[1].rstrip().endswith(";") and \
+                        toks[close + 1].text != ";" else ""
                     f.edits.append((toks[k].start, toks[close].end,
-                                    "liblock_init(%s, %s)" % (
-                                        _api_args(prog, toks, k)[0], attr)))
+                                    "liblock_init(%s, %s)%s" % (
+                                        _api_args(prog, toks, k)[0], attr,
+                                        semi)))
     for f in prog.files:
         _call_renames(prog, f)
     return entries
@@ -520,6 +559,7 @@ def sections(prog, helpers):
             counters[(f.path, fi.name)] = n
             names = ("rcl_cs_%s_%d" % (fi.name, n),
                      "rcl_ctx_%s_%d" % (fi.name, n))
+            sec.gen = names[0]
             lf = sec.lf
             lock_s = sec.shape["block"].subs[sec.shape["i"]]
             call = analyse.call_of(f.src.toks, lock_s)
@@ -543,6 +583,8 @@ def sections(prog, helpers):
                 if not is_in and not is_out and not d.is_param:
                     f.dead = getattr(f, "dead", {})
                     f.dead.setdefault((fi.ni, d.stmt), []).append(d)
+            if safety.names_function(prog, fi, sec.shape):
+                before = safety.keep_function_name(before, fi.name)
             start = def_start(f, fi)
             f.before.setdefault(start, []).append(
                 _same_conditions(f, start, sec.tok, before) + "\n")

@@ -48,8 +48,8 @@ cmp -s refuse.c refuse.orig || fail "refuse.c was modified"
 [ -e rcl-config.h ] && fail "rcl-config.h written with nothing converted"
 
 # Output that would not compile (a variable-length array cannot travel:
-# its bound is not in scope in the extracted function): reported, nothing
-# written.
+# its bound is not in scope in the extracted function): the section is
+# refused with the compiler's error, nothing is written.
 cat >local_type.c <<'EOC'
 #include <pthread.h>
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
@@ -68,7 +68,8 @@ int f(int n)
 }
 EOC
 cp local_type.c local_type.orig
-expect 1 "does not compile; nothing written" "$RCLR" --in-place local_type.c
+expect 1 "local_type.c:11: not transformed: its extracted code gets a new compiler diagnostic (.*error: .n. undeclared" \
+	"$RCLR" --in-place local_type.c
 cmp -s local_type.c local_type.orig || fail "local_type.c was modified"
 [ -e rcl-config.h ] && fail "rcl-config.h written although nothing compiled"
 ls -a | grep -q '^\.rcl-' && fail "temporary file left behind"

@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: MIT
+"""The compile check: the diagnostics of the input and of the output are
+compared as sets of (text, location), and a new one is blamed on the
+section (or the lock) whose generated code it is in, so that the driver
+can refuse that section alone and transform the others.
+
+A location is the text of the line the diagnostic points at (stripped),
+not its number: lines move when sections are extracted, the code around
+them does not change."""
+import os
+import re
+
+_DIAG = re.compile(r"^(.*?):(\d+):(?:(\d+):)? (warning|error): (.*)$")
+
+
+class Diag:
+    """One warning or error: where (file, line number, line text) and
+    what (its message, without the paths of scratch directories)."""
+
+    def __init__(self, path, line, kind, msg, text):
+        self.path, self.line, self.kind, self.msg = path, line, kind, msg
+        self.text = text
+
+    def key(self):
+        return (os.path.basename(self.path), self.kind, self.msg,
+                self.text)
+
+
+def parse(stderr, scratch=None):
+    """The diagnostics in a compiler's @stderr; paths under @scratch are
+    made relative to it (the same file read from the input)."""
+    out = []
+    cache = {}
+    for ln in stderr.splitlines():
+        m = _DIAG.match(ln)
+        if not m:
+            continue
+        path, line = m.group(1), int(m.group(2))
+        msg = m.group(5)
+        if scratch:
+            msg = msg.replace(scratch + os.sep, "")
+        if path not in cache:
+            try:
+                with open(path, encoding="latin-1") as fh:
+                    cache[path] = fh.read().split("\n")
+            except OSError:
+                cache[path] = []
+        lines = cache[path]
+        text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+        out.append(Diag(path, line, m.group(4), msg, text))
+    return out
+
+
+def new_diags(before, after):
+    """The diagnostics of @after whose (text, location) @before lacks."""
+    old = {d.key() for d in before}
+    return [d for d in after if d.key() not in old]
+
+
+def blame(diag, out_text, sections, site_macros):
+    """(kind, object) the new diagnostic @diag of the transformed file
+    (whose text is @out_text) belongs to: ("section", sec) when it is in
+    the function extracted from a section or in the code that replaced
+    it, ("lock", key) when it is on a converted lock's initialiser, else
+    None.  @sections: {generated function name: Section};
+    @site_macros: {RCL_..._ALGO macro prefix: key}."""
+    lines = out_text.split("\n")
+    i = diag.line - 1
+    if not 0 <= i < len(lines):
+        return None
+    gen = re.compile(r"\b(rcl_cs_\w+)\b")
+    # Inside an extracted function (or its context union): the comment
+    # that opens the generated code is above, before any line that ends
+    # a top-level definition.
+    for j in range(i, -1, -1):
+        if j < i and lines[j].startswith("}") and not lines[j].startswith(
+                "};"):
+            break
+        m = re.match(r"static void \*(rcl_cs_\w+)\(void \*rcl_arg\)",
+                     lines[j])
+        if m and m.group(1) in sections:
+            return ("section", sections[m.group(1)])
+        if lines[j].startswith("/* rcl-refactor: critical section of "):
+            for k in range(j, min(len(lines), i + 64)):
+                m = re.match(r"static void \*(rcl_cs_\w+)\(", lines[k])
+                if m and m.group(1) in sections:
+                    return ("section", sections[m.group(1)])
+            break
+    for name, key in site_macros.items():
+        if name in lines[i]:
+            return ("lock", key)
+    # In the function that calls liblock_exec(): the nearest call above
+    # (or below) in the same function.
+    if not _in_function(lines, i):
+        return None
+    for rng in (range(i, -1, -1), range(i, len(lines))):
+        for j in rng:
+            if j != i and lines[j].startswith("}"):
+                break
+            for m in gen.finditer(lines[j]):
+                if m.group(1) in sections and "(" in lines[j]:
+                    return ("section", sections[m.group(1)])
+    return None
+
+
+def _in_function(lines, i):
+    """Whether line @i is in a function body (written the usual way: the
+    body's closing brace in column 0)."""
+    for j in range(i, -1, -1):
+        ln = lines[j]
+        if j < i and ln.startswith("}"):
+            return False
+        if ln.startswith("{") or re.match(r"[A-Za-z_].*\)\s*\{\s*$", ln):
+            return True
+    return False

@@ -1,0 +1,356 @@
+# SPDX-License-Identifier: MIT
+"""Safety rules of a section that the shape analysis does not cover: what
+would change meaning once the section runs as another function, on
+another thread.  Each rule refuses the section with a reason, or tells
+the extraction what to do so that the meaning is kept:
+
+* alloca-like calls (strdupa, strndupa, __builtin_alloca*): memory on the
+  stack of the thread that runs the section -- refused;
+* side effects in the lock expression of the lock or an unlock
+  (`pthread_mutex_unlock(&locks[i++])`): the transformed code evaluates
+  the expression once -- refused;
+* locals passed to a function-like macro (`FETCH(d)` expanding to
+  `((d) = ...)`): they may be written there, so they are copied back;
+* an object declared at the top level of the section whose address may
+  be used after it (`char buf[32]; ... name = buf;`): its declaration
+  moves to the caller, and the section reaches it by pointer;
+* `__func__`, `__FUNCTION__`, `__PRETTY_FUNCTION__` and assert(): the
+  extracted function keeps the original function's name for them.
+"""
+import re
+
+from . import analyse, cparse
+
+ALLOCA_LIKE = ("alloca", "__builtin_alloca", "__builtin_alloca_with_align",
+               "__builtin_alloca_with_align_and_max", "strdupa", "strndupa",
+               "__strdupa", "__strndupa")
+FUNC_NAMES = ("__func__", "__FUNCTION__", "__PRETTY_FUNCTION__")
+_ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=",
+           ">>=", "++", "--"}
+# Library calls that neither keep nor return a pointer they are given:
+# an object of the section passed to them does not outlive the call.
+_NO_RETAIN = {"strlen", "strnlen", "strcmp", "strncmp", "strcasecmp",
+              "strncasecmp", "memcmp", "snprintf", "sprintf", "vsnprintf",
+              "vsprintf", "printf", "fprintf", "dprintf", "puts", "fputs",
+              "sscanf", "atoi", "atol", "atoll", "strtol", "strtoul",
+              "strtoll", "strtoull", "strtod", "fwrite", "fread", "write",
+              "read", "qsort", "strspn", "strcspn", "memset_explicit",
+              "explicit_bzero", "bzero"}
+# ...or that return it: safe only when the result is not used.
+_RETURN_ARG = {"memcpy", "memmove", "memset", "strcpy", "strncpy",
+               "strcat", "strncat", "stpcpy", "stpncpy", "fgets", "mempcpy"}
+
+
+def _live(sec, k):
+    """Whether token @k is code of the section (not code moved after an
+    early unlock, not a branch the preprocessor drops)."""
+    return sec["t0"] <= k < sec["t1"] and not any(
+        a <= k < b for a, b in sec["conts"] + sec["dead"])
+
+
+def check(fi, sec, lock_args):
+    """Refusals: alloca-like calls, side effects in the lock expression.
+    @lock_args: the lock call's argument texts."""
+    toks = fi.src.toks
+    for k in range(sec["t0"], sec["t1"]):
+        t = toks[k]
+        if t.kind == "id" and t.text in ALLOCA_LIKE and \
+                toks[k + 1].text == "(" and _live(sec, k):
+            raise analyse.Refused(
+                "alloca in the section" if t.text in ("alloca",
+                                                      "__builtin_alloca")
+                else "%s() in the section (stack memory of the thread "
+                "that runs it, like alloca)" % t.text)
+    bad = side_effect(" ".join(lock_args))
+    if bad:
+        raise analyse.Refused("side effect in the lock expression '%s' "
+                              "(the transformed code evaluates it once)"
+                              % ", ".join(lock_args))
+
+
+def side_effect(expr):
+    """The operator making @expr (text) change something, else None."""
+    try:
+        ts = cparse.lex(expr)
+    except cparse.ParseError:
+        return None
+    for t in ts:
+        if t.kind == "punct" and t.text in _ASSIGN:
+            return t.text
+    return None
+
+
+def lonely_unlock(fi, k, fns, lock_role_fn):
+    """For a lock at token @k whose unlock was not found: the line and
+    text of an unlock call after it whose lock expression has a side
+    effect (`pthread_mutex_unlock(&locks[i++])`), else None."""
+    toks = fi.src.toks
+    for j in range(k + 1, fi.bc):
+        t = toks[j]
+        lf = fns.get(t.text) if t.kind == "id" else None
+        if lf is None or lf.role != "unlock" or toks[j + 1].text != "(":
+            continue
+        close = cparse.match(toks, j + 1)
+        arg = analyse.join_tokens([x.text for x in toks[j + 2:close]])
+        if side_effect(arg) and lock_role_fn(lf):
+            return fi.src.line_of(t.start), arg
+    return None
+
+
+def macro_arg_tokens(prog, fi, sec):
+    """Token indices of the section that are arguments of a call of a
+    function-like macro of the program (FETCH(d)): the macro may assign
+    them, as the compiler sees it and Coccinelle does not."""
+    toks = fi.src.toks
+    out = set()
+    for k in range(sec["t0"], sec["t1"]):
+        t = toks[k]
+        if t.kind != "id" or toks[k + 1].text != "(" or \
+                t.text in prog.fns or not _live(sec, k):
+            continue
+        m = prog.macros.get(t.text)
+        if not m or not m[0] or not _writes_param(m):
+            continue
+        out.update(range(k + 2, cparse.match(toks, k + 1)))
+    return out
+
+
+def _writes_param(macro):
+    """Whether the body of function-like @macro (params, body) may write
+    or take the address of one of its parameters."""
+    params, body = macro
+    try:
+        ts = cparse.lex(body.replace("\\\n", " "))
+    except cparse.ParseError:
+        return True
+    for i, t in enumerate(ts):
+        if t.kind != "id" or t.text not in params:
+            continue
+        # Skip the parentheses around the parameter: ((d) = ...).
+        a, b = i - 1, i + 1
+        while a >= 0 and ts[a].text == "(" and b < len(ts) and \
+                ts[b].text == ")":
+            a, b = a - 1, b + 1
+        before = ts[a].text if a >= 0 else ""
+        after = ts[b].text if b < len(ts) else ""
+        if before in ("&", "++", "--") or after in _ASSIGN or \
+                after in ("[", ".", "->"):
+            return True
+    return False
+
+
+def escaping(fi, sec, occ):
+    """Names of the objects declared at the top level of the section
+    (arrays, and locals whose address is taken) whose address may be used
+    after it: the block goes on after the unlock and the section hands
+    their address to something other than the library calls that forget
+    it.  Their declarations move to the caller."""
+    toks = fi.src.toks
+    blk = sec["block"]
+    if sec["j"] == len(blk.subs) - 1:
+        return set()  # the objects' scope ends with the section
+    tops = {s.t0 for s in blk.subs[sec["i"] + 1:sec["j"]]}
+    out = set()
+    for d in fi.decls:
+        if d.block is not blk or d.stmt[0] not in tops:
+            continue
+        uses = [k for n, k in occ if n == d.name and _live(sec, k)]
+        addr = [k for k in uses if analyse._addr_taken(toks, k)]
+        if not d.is_array and not addr:
+            continue
+        if d.is_static:
+            continue  # static storage outlives the section anyway
+        for k in (uses if d.is_array else addr):
+            if not _forgotten(toks, k if d.is_array else k - 1, d.is_array):
+                out.add(d.name)
+                break
+    return out
+
+
+def _forgotten(toks, k, is_array):
+    """Whether the array (or &x) at token @k is used in a way that cannot
+    keep its address: indexed, a member taken, sizeof, or an argument of a
+    library call that forgets it."""
+    nxt = toks[k + 1].text if is_array else ""
+    if is_array and nxt in ("[", "."):
+        return True
+    if toks[k - 1].text == "sizeof" or (
+            toks[k - 1].text == "(" and toks[k - 2].text == "sizeof"):
+        return True
+    # A direct argument: `f(..., buf, ...)`.
+    end = k + 1 if is_array else k + 2
+    if toks[end].text not in (",", ")"):
+        return False
+    depth, j = 0, k - 1
+    while j > 0:
+        t = toks[j].text
+        if t in (")", "]"):
+            depth += 1
+        elif t in ("(", "["):
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and t in (";", "{", "}"):
+            return False
+        j -= 1
+    if toks[j].text != "(" or toks[j - 1].kind != "id":
+        return False
+    fn = toks[j - 1].text
+    if fn in _NO_RETAIN:
+        return True
+    if fn in _RETURN_ARG:
+        p = toks[j - 2].text
+        return p in (";", "{", "}") or (p == ")" and toks[j - 3].text ==
+                                        "void")
+    return False
+
+
+def names_function(prog, fi, sec):
+    """Whether the section names its function (__func__ and its GNU
+    spellings), directly, through assert() or a macro of the program."""
+    toks = fi.src.toks
+    for k in range(sec["t0"], sec["t1"]):
+        t = toks[k]
+        if t.kind != "id" or not _live(sec, k):
+            continue
+        if t.text in FUNC_NAMES or t.text in ("assert", "__ASSERT_FUNCTION"):
+            return True
+        if t.text in prog.macros and _expands_to_name(prog, t.text):
+            return True
+    return False
+
+
+def _expands_to_name(prog, name, seen=None):
+    seen = seen or set()
+    if name in seen:
+        return False
+    seen.add(name)
+    m = prog.macros.get(name)
+    if not m:
+        return False
+    body = m[1]
+    if any(re.search(r"\b%s\b" % n, body) for n in FUNC_NAMES + (
+            "assert",)):
+        return True
+    return any(_expands_to_name(prog, w, seen)
+               for w in re.findall(r"[A-Za-z_]\w*", body)
+               if w in prog.macros)
+
+
+def keep_function_name(text, name):
+    """@text (the generated code of a section of function @name) with the
+    predefined names of the function meaning @name, as they did."""
+    push = "".join('#pragma push_macro("%s")\n#undef %s\n#define %s "%s"\n'
+                   % (n, n, n, name) for n in FUNC_NAMES)
+    pop = "".join('#pragma pop_macro("%s")\n' % n for n in FUNC_NAMES)
+    return "/* rcl-refactor: __func__ and assert() name %s() */\n%s%s%s" % (
+        name, push, text if text.endswith("\n") else text + "\n", pop)
+
+
+def not_statement_reason(toks, k):
+    """Why the lock call at token @k is not a statement of its own."""
+    j = k - 1
+    while toks[j].text == "(" or (toks[j].text == ")" and
+                                  toks[j - 1].text == "void"):
+        j -= 1 if toks[j].text == "(" else 3
+    if toks[j].text in ("=", "return", "==", "!=", "&&", "||", "!", "?",
+                        ":", ",", "if", "while") or \
+            toks[j].text in _ASSIGN:
+        return ("the lock call's result is used (the transformed code has "
+                "no result to give: test it in a wrapper, or drop the "
+                "test)")
+    return "lock call is not a statement of its own"
+
+
+def unseen_lock_calls(prog):
+    """Lock calls the sections do not account for, each refused with a
+    reason (never "0 sections found" when there are lock calls): calls in
+    K&R function definitions, which neither Coccinelle nor the driver
+    read, and calls of macros whose expansion locks but is more than the
+    lock call (`(void)(pthread_mutex_lock(m) && (abort(), 0))`).  The
+    mutexes they name stay POSIX."""
+    locks = {n for n, lf in prog.fns.items() if lf.role in ("lock",
+                                                           "trylock")}
+    for f in prog.files:
+        toks = f.src.toks
+        bodies = [(bo, bc) for _, _, bo, bc in f.funcs]
+        for k, t in enumerate(toks):
+            if t.kind != "id" or k + 1 >= len(toks) or \
+                    toks[k + 1].text != "(" or toks[k - 1].kind == "id" and \
+                    toks[k - 1].text not in ("return", "else", "do"):
+                continue
+            inside = any(bo < k < bc for bo, bc in bodies)
+            if t.text in locks and not inside and not f.is_header:
+                fn = _knr_function(toks, k)
+                if fn is None:
+                    continue
+                why = ("in the K&R function definition %s() (old-style "
+                       "parameter declarations are not read: give it a "
+                       "prototype-style definition)" % fn)
+            elif inside and t.text not in prog.fns and \
+                    t.text in prog.macros and _locks(prog, t.text, locks):
+                why = ("lock macro %s() is not understood (its expansion "
+                       "is more than a lock call): give a plain definition "
+                       "with --macro-file, or wrap it in a function and use "
+                       "--lock-fn" % t.text)
+            else:
+                continue
+            line = f.line(k)
+            prog.report.found += 1
+            prog.report.refuse(f.display, line, why)
+            close = cparse.match(toks, k + 1)
+            for x in toks[k + 2:close]:
+                key = prog.keys.get(("mutex", x.text)) \
+                    if x.kind == "id" else None
+                if key is not None:
+                    key.refuse("locked at %s:%d by a call the tool does not "
+                               "understand" % (f.display, line))
+
+
+def _locks(prog, name, locks, seen=None):
+    """Whether macro @name expands (through other macros) to a call of a
+    lock function."""
+    seen = seen or set()
+    if name in seen:
+        return False
+    seen.add(name)
+    m = prog.macros.get(name)
+    if not m:
+        return False
+    words = re.findall(r"[A-Za-z_]\w*", m[1])
+    return any(w in locks for w in words) or any(
+        _locks(prog, w, locks, seen) for w in words if w in prog.macros)
+
+
+def _knr_function(toks, k):
+    """The name of the K&R definition whose body holds token @k
+    (`int f(a, b) int a; long b; { ... }`), else None."""
+    depth, j, o = 0, k, None
+    while j >= 0:  # the outermost '{' before @k that is still open
+        t = toks[j]
+        if t.kind == "punct" and t.text == "}":
+            depth += 1
+        elif t.kind == "punct" and t.text == "{":
+            if depth == 0:
+                o = j
+            depth = max(depth - 1, 0)
+        j -= 1
+    if o is None:
+        return None
+    j = o - 1
+    if toks[j].text != ";":
+        return None
+    while j > 0 and toks[j].text != ")":  # the parameter declarations
+        if toks[j].text in ("{", "}", "="):
+            return None
+        j -= 1
+    depth = 0
+    while j > 0:
+        if toks[j].text == ")":
+            depth += 1
+        elif toks[j].text == "(":
+            depth -= 1
+            if depth == 0:
+                break
+        j -= 1
+    return toks[j - 1].text if toks[j - 1].kind == "id" else None
