@@ -602,6 +602,10 @@ class Program:
             if key in out or key not in self.defs:
                 continue
             fn = self.defs[key]
+            if fn.name in PROCESS_ENDS:
+                # the program's own assert handler (or abort): the
+                # process ends there, whichever thread calls it
+                continue
             out[key] = (fn, chain)
             for c in fn.calls:
                 todo.append((c.key, chain + [c.callee]))

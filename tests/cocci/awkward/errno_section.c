@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* errno set inside the section and read by the caller after it. */
-/* expect: refused errno */
+/* errno set inside the section and read by the caller after it: the
+   section's errno must come back to the calling thread. */
+/* expect: transformed */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
