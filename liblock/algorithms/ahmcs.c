@@ -150,8 +150,8 @@ static int ahmcs_unlock(void *impl)
 	if (zmcs_has_successor(&loc->q, &me->n)) {
 		ahmcs_vote(me, false);
 		if (me->passes < AHMCS_THRESHOLD) {
-			zoo_handoff(&zmcs_successor(&me->n)->state,
-				    ZMCS_PASS(me->passes + 1));
+			zmcs_handover(zmcs_successor(&me->n),
+				      ZMCS_PASS(me->passes + 1));
 			return 0;
 		}
 	} else {

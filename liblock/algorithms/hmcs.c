@@ -118,8 +118,8 @@ static int hmcs_unlock(void *impl)
 
 	if (me->passes < HMCS_THRESHOLD &&
 	    zmcs_has_successor(&loc->q, &me->n)) {
-		zoo_handoff(&zmcs_successor(&me->n)->state,
-			    ZMCS_PASS(me->passes + 1));
+		zmcs_handover(zmcs_successor(&me->n),
+			      ZMCS_PASS(me->passes + 1));
 		return 0;
 	}
 	zmcs_release(&l->tree.root, &loc->rep, ZMCS_GO);

@@ -12,6 +12,7 @@
  * unlock).
  */
 #include "ll_int.h"
+#include "ll_wait.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -24,10 +25,6 @@ struct posix_lock {
 } LL_ALIGNED;
 
 static_assert(sizeof(struct posix_lock) == LL_CACHELINE, "one line per lock");
-
-/* A per-thread token that is never 0. */
-static __thread char self_token LL_TLS_FAST;
-#define SELF ((uintptr_t)&self_token)
 
 /* Returns 0, ENOMEM, or the error of pthread_mutex_init(). */
 static int posix_init(void **impl, const liblock_attr_t *attr)
@@ -78,7 +75,8 @@ static int posix_lock(void *impl)
 	int rc = pthread_mutex_lock(&l->mutex);
 
 	if (rc == 0)
-		atomic_store_explicit(&l->owner, SELF, memory_order_relaxed);
+		atomic_store_explicit(&l->owner, ll_self(),
+				      memory_order_relaxed);
 	return rc;
 }
 
@@ -89,7 +87,8 @@ static int posix_trylock(void *impl)
 	int rc = pthread_mutex_trylock(&l->mutex);
 
 	if (rc == 0)
-		atomic_store_explicit(&l->owner, SELF, memory_order_relaxed);
+		atomic_store_explicit(&l->owner, ll_self(),
+				      memory_order_relaxed);
 	return rc;
 }
 
@@ -98,7 +97,7 @@ static int posix_unlock(void *impl)
 {
 	struct posix_lock *l = impl;
 
-	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != SELF)
+	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != ll_self())
 		return EPERM;
 	atomic_store_explicit(&l->owner, 0, memory_order_relaxed);
 	return pthread_mutex_unlock(&l->mutex);
