@@ -120,6 +120,49 @@ static inline void zmcs_release(struct zmcs_lock *l, struct zmcs_node *me,
 	zmcs_handover(zmcs_successor(me), v);
 }
 
+/* ---- the cohort skeleton (cbomcs, hmcs, ahmcs) ---------------------------
+ * A per-node MCS queue in front of a parent lock (cbomcs: a global
+ * test-and-set with backoff; hmcs, ahmcs: the root MCS lock).  Inside a
+ * cohort the parent travels with the node lock: a holder that passes the
+ * node lock to a local successor hands it ZMCS_PASS(n), and the successor
+ * owns the parent too; ZMCS_FREE or ZMCS_GO means it takes the parent
+ * itself.  After @batch consecutive local passes the holder releases the
+ * parent, so that the other nodes get their turn.
+ *   lock:    v = zmcs_cohort_acquire(q, me, &passes, park);
+ *            if (!zmcs_cohort_owns_parent(v)) take the parent;
+ *   unlock:  if (!zmcs_cohort_pass(q, me, passes, batch)) {
+ *                    release the parent; zmcs_release(q, me, ZMCS_GO); } */
+
+/* Take node queue @q with @me (@park as in zmcs_acquire()); sets *@passes
+ * to the local passes so far and returns the value received. */
+static inline uint32_t zmcs_cohort_acquire(struct zmcs_lock *q,
+					   struct zmcs_node *me,
+					   uint32_t *passes, bool park)
+{
+	uint32_t v = zmcs_acquire(q, me, park);
+
+	*passes = v >= ZMCS_PASS(0) ? ZMCS_PASSES(v) : 0;
+	return v;
+}
+
+/* Did the parent lock come with the value @v? */
+static inline bool zmcs_cohort_owns_parent(uint32_t v)
+{
+	return v >= ZMCS_PASS(0);
+}
+
+/* If fewer than @batch local passes were made and a successor is queued
+ * on @q behind @me, pass it the node lock with the parent and return
+ * true; else return false (the caller releases the parent, then @q). */
+static inline bool zmcs_cohort_pass(struct zmcs_lock *q, struct zmcs_node *me,
+				    uint32_t passes, uint32_t batch)
+{
+	if (passes >= batch || !zmcs_has_successor(q, me))
+		return false;
+	zmcs_handover(zmcs_successor(me), ZMCS_PASS(passes + 1));
+	return true;
+}
+
 /* Destroy-time check of a per-node MCS level (hmcs, ahmcs, cbomcs):
  * is any node's queue non-empty?  Each node's state must begin with its
  * struct zmcs_lock (checked by a static_assert in each user).  relaxed: a

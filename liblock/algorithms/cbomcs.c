@@ -146,13 +146,9 @@ static int cbomcs_lock(void *impl)
 
 	if (!me || !(loc = zoo_nodes_mine(&l->nodes, &node)))
 		return ENOMEM;
-	v = zmcs_acquire(&loc->q, &me->n, l->park);
-	if (v >= ZMCS_PASS(0)) {
-		me->passes = ZMCS_PASSES(v); /* the global lock came with it */
-	} else {
+	v = zmcs_cohort_acquire(&loc->q, &me->n, &me->passes, l->park);
+	if (!zmcs_cohort_owns_parent(v))
 		global_acquire(l);
-		me->passes = 0;
-	}
 	me->held = loc;
 	l->holder = me;
 	l->duty = LL_GATE_DUTY_NONE;
@@ -193,11 +189,8 @@ static int cbomcs_unlock(void *impl)
 	/* before the release: afterwards the lock may be gone */
 	bool wake = l->park && ll_gate_leave(&l->gate, l->duty);
 
-	if (me->passes < COHORT_BATCH && zmcs_has_successor(&loc->q, &me->n)) {
-		/* Cohort handover: the successor inherits the global lock. */
-		zmcs_handover(zmcs_successor(&me->n),
-			      ZMCS_PASS(me->passes + 1));
-	} else {
+	/* a cohort handover: the successor inherits the global lock */
+	if (!zmcs_cohort_pass(&loc->q, &me->n, me->passes, COHORT_BATCH)) {
 		global_release(l);
 		zmcs_release(&loc->q, &me->n, ZMCS_GO);
 	}
