@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The waiting module: every wait of liblock and of the RCL client is
- * written with these pieces, and nowhere else.
+ * The waiting module: the waits of liblock's algorithms and the RCL
+ * client's wait for its remote call are written with these pieces.
+ * Exceptions, each with its reason at its place: mcstp (time-published
+ * waiting) and mutexee (its paper's spin and sleeper counts) keep their
+ * papers' loops, and the RCL lock word (runtime/word.c) its own
+ * spin-then-park, built from ll_cpu_relax() and ll_futex_*() here.
  *
  *   the poll step   ll_poll(): pause for a budget of polls, then yield the
  *                   CPU on every poll; ll_spin_poll() is the step with the
