@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: MIT
-/// Finds: constructs that change meaning when a section runs on another
-///   thread or leaves its function in ways an extracted function cannot:
-///   setjmp/longjmp, alloca, pthread_self, thread-specific data, errno,
-///   computed gotos (goto *p) and label addresses (&&l).
+/// Finds: calls and names that change meaning when a section runs on
+///   another thread or leaves its function in ways an extracted function
+///   cannot: the setjmp/longjmp family, alloca, pthread_self,
+///   pthread_getspecific/setspecific, gettid (rule @call@), and errno
+///   (rule @err@).  Computed gotos (goto *p) and label addresses (&&l)
+///   are not matched here: the driver finds them in the tokens
+///   (rcl_refactor/analyse.py).
 /// Rewrites: nothing.
-/// Refuses: the driver refuses every section that contains one of these
-///   positions ("not transformed: alloca in the section", ...).
+/// Refuses: the driver (rcl_refactor/rewrite.py) refuses every section that
+///   contains one of these positions ("not transformed: alloca in the
+///   section", ...).
 /// Example: pthread_mutex_lock(&m); p = alloca(n); pthread_mutex_unlock(&m);
 ///   prints  UNSAFE f 12 5 alloca
 // Confidence: High
 // Options: none
-// Test: tests/cocci/golden/refuse_*.c
+// Test: tests/cocci/golden/shapes_refuse.{c,out} (setjmp, pthread_self,
+//   alloca and errno sections)
 
 virtual report
 

@@ -22,9 +22,11 @@
  *    its own stack.  Only the first wait of each function can borrow a
  *    combiner's thread.
  *
- * 3. The wait used by every combining waiter: spin LL_SPIN_BUDGET polls,
- *    then yield on every poll, so that a descheduled combiner gets a CPU
- *    back when threads outnumber CPUs.
+ * 3. Waiting is ll_wait.h's poll step with the budget LL_SPIN_BUDGET
+ *    (ll_poll, ll_spin_until): pause 1024 polls, then yield on every
+ *    poll, so that a descheduled combiner gets a CPU back when threads
+ *    outnumber CPUs.  The budget is longer than the spin locks' (128)
+ *    because a waiter here waits for a whole combining pass.
  *
  * Memory model: C11 only.
  */
@@ -33,8 +35,6 @@
 
 #include "ll_int.h"
 #include "ll_wait.h"
-
-#include <sched.h>
 
 /* ---- per-(lock, thread) slots ----------------------------------------- */
 
@@ -80,29 +80,6 @@ int ll_comb_cond_wait(void *impl, liblock_cond_t *cond,
 		      void (*detach)(void *impl, struct ll_comb_pass *p),
 		      int (*lock)(void *impl),
 		      int (*unlock)(void *impl)) LL_HIDDEN;
-
-/* ---- waiting ---------------------------------------------------------- */
-
-/* One poll of a waiting loop: pause for the first LL_SPIN_BUDGET polls,
- * then yield (a combiner that lost its CPU must get it back). */
-static inline void ll_comb_pause(unsigned int *spins)
-{
-	if (*spins < LL_SPIN_BUDGET) {
-		++*spins;
-		ll_cpu_relax();
-	} else {
-		sched_yield();
-	}
-}
-
-/* Wait until *@flag is 0; acquire pairs with the release that cleared it. */
-static inline void ll_comb_wait_clear(_Atomic uint32_t *flag)
-{
-	unsigned int spins = 0;
-
-	while (atomic_load_explicit(flag, memory_order_acquire) != 0)
-		ll_comb_pause(&spins);
-}
 
 /* MAX_COMBINER_CS: sections one combiner runs per pass, n x h with n = 3
  * (thesis §5.1), h = number of CPUs. */

@@ -19,6 +19,9 @@
 
 enum { LOCK_UNINIT = 0, LOCK_INITIALISING = 1, LOCK_READY = 2 };
 
+/* The per-thread token (ll_wait.h): only its address is used. */
+__thread uint64_t ll_self_word LL_TLS_FAST;
+
 /* The algorithm a lock gets: $LIBLOCK_LOCK wins unless the lock is FIXED;
  * then the requested one; then posix. */
 static const char *choose_algorithm(const char *requested, unsigned int flags)

@@ -102,7 +102,11 @@ LIBLOCK_API int liblock_init(liblock_lock_t *lock, const liblock_attr_t *attr);
 
 /* Destroy @lock.  Returns 0, EBUSY if the lock is held (where the algorithm
  * can tell), or EINVAL if @lock was never initialised.  A lock defined
- * with a static initialiser and never used destroys to 0. */
+ * with a static initialiser and never used destroys to 0.  Unlike a glibc
+ * mutex, an initialised (or used) lock owns memory: freeing the memory of
+ * @lock, or initialising it again, without this call leaks the
+ * algorithm's state.  A lock that stays reachable until exit (a static
+ * one) needs no destroy. */
 LIBLOCK_API int liblock_destroy(liblock_lock_t *lock);
 
 /* Run @fn(@ctx) in mutual exclusion with every other critical section of

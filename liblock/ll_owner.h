@@ -3,7 +3,7 @@
  * The owner word of the test-and-set family (spinlock, ttas, backoff),
  * which differ only in how they wait between attempts.
  *
- * Lock word (owner): 0 free, else the holder's token.
+ * Lock word (owner): 0 free, else the holder's token (ll_self()).
  *   acquire  (0) -> (me) by CAS;
  *   release  (me) -> (0) by store.
  * Recording the owner costs nothing (the CAS writes a word anyway) and lets
@@ -15,6 +15,7 @@
 #define LL_OWNER_H
 
 #include "ll_int.h"
+#include "ll_wait.h"
 
 #include <errno.h>
 
@@ -24,10 +25,6 @@ struct ll_owner_lock {
 
 static_assert(sizeof(struct ll_owner_lock) == LL_CACHELINE,
 	      "one line per lock");
-
-/* A per-thread token that is never 0 (each including file has its own). */
-static __thread char ll_owner_token LL_TLS_FAST;
-#define LL_OWNER_SELF ((uintptr_t)&ll_owner_token)
 
 /* Returns 0 or ENOMEM. */
 static inline int ll_owner_init(void **impl, const liblock_attr_t *attr)
@@ -65,7 +62,7 @@ static inline bool ll_owner_cas(struct ll_owner_lock *l)
 
 	/* acquire: pairs with the release in ll_owner_unlock() */
 	return atomic_compare_exchange_strong_explicit(
-		&l->owner, &expected, LL_OWNER_SELF, memory_order_acquire,
+		&l->owner, &expected, ll_self(), memory_order_acquire,
 		memory_order_relaxed);
 }
 
@@ -74,8 +71,7 @@ static inline int ll_owner_unlock(void *impl)
 {
 	struct ll_owner_lock *l = impl;
 
-	if (atomic_load_explicit(&l->owner, memory_order_relaxed) !=
-	    LL_OWNER_SELF)
+	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != ll_self())
 		return EPERM;
 	/* (me) -> (0).  release: the section's writes before the handover */
 	atomic_store_explicit(&l->owner, 0, memory_order_release);

@@ -1,31 +1,43 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Waiting policies shared by every algorithm.
+ * The waiting module: the waits of liblock's algorithms and the RCL
+ * client's wait for its remote call are written with these pieces.
+ * Exceptions, each with its reason at its place: mcstp (time-published
+ * waiting) and mutexee (its paper's spin and sleeper counts) keep their
+ * papers' loops, and the RCL lock word (runtime/word.c) its own
+ * spin-then-park, built from ll_cpu_relax() and ll_futex_*() here.
  *
- *   spin            busy-wait with the CPU's pause hint, and yield the CPU
- *                   once a wait has lasted LL_SPIN_YIELD_BUDGET polls;
- *   spin-then-park  spin for LL_SPIN_BUDGET polls, then sleep on a futex;
- *   park            sleep on a futex at once;
+ *   the poll step   ll_poll(): pause for a budget of polls, then yield the
+ *                   CPU on every poll; ll_spin_poll() is the step with the
+ *                   default budget (LL_SPIN_YIELD_BUDGET), ll_backoff_step()
+ *                   the exponential-backoff form of it;
+ *   the policies    spin (poll steps), spin-then-park (LL_SPIN_BUDGET
+ *                   pauses, then sleep on a futex), park (sleep at once);
+ *   the handover    a 32-bit word carrying a value plus a sleeper bit:
+ *                   ll_wait_while_val() waits under a policy,
+ *                   ll_wake_store() / ll_handover() change the value and
+ *                   wake a sleeper; ll_spin_until() waits for one value;
+ *   the token       ll_self(): a per-thread word that is never 0, for the
+ *                   owner fields of the locks;
+ *   the gate        for the parking FIFO locks, the admission gate
+ *                   (ll_gate_*, at the end): surplus threads park outside
+ *                   the queue, so that a handover goes to a waiter that is
+ *                   running.
  *
- * and, for the parking FIFO locks, the admission gate (ll_gate_*, at the
- * end): surplus threads park outside the queue, so that a handover goes
- * to a waiter that is running.
- *
- * A waiter polls a 32-bit word until it leaves a value
- * (ll_wait_while_val); the thread that changes the word does so with
- * ll_wake_store(), which wakes a parked waiter.  The futex word must be
- * an _Atomic uint32_t (or unsigned int) so both sides agree on its size.
+ * The futex word must be an _Atomic uint32_t (or unsigned int) so both
+ * sides agree on its size.
  *
  * Why spinning yields.  With more threads than CPUs, a FIFO handover lock
  * (mcs, clh, ticket) passes the lock to a waiter that may be descheduled;
  * every other waiter then burns whole time slices spinning while the lock
  * sits unused, and the queue advances at about one handover per time
- * slice (a convoy).  A waiter that has polled LL_SPIN_YIELD_BUDGET times
- * (about one context switch) calls sched_yield() before each further
- * poll, which hands its CPU to the descheduled next-in-line or holder.
- * On an idle machine the cost is one syscall per poll, and only in waits
- * that were already longer than a context switch.  ll_spin_poll() is the one
- * place that implements this; every spinning loop of liblock calls it.
+ * slice (a convoy).  A waiter that has polled its budget (about one
+ * context switch) calls sched_yield() before each further poll, which
+ * hands its CPU to the descheduled next-in-line or holder.  On an idle
+ * machine the cost is one syscall per poll, and only in waits that were
+ * already longer than a context switch.  ll_poll() is the one place that
+ * implements this; every spinning loop of liblock and the RCL client's
+ * wait call it.
  *
  * Memory model: C11; the futex syscall is a full barrier on
  * Linux, but we do not rely on it: the word is always read with acquire.
@@ -43,6 +55,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "ll_int.h"
 
 /* The busy-wait hint: lets the sibling hyper-thread run and saves power. */
 static inline void ll_cpu_relax(void)
@@ -68,17 +82,71 @@ static inline void ll_cpu_relax(void)
  * yielding at all. */
 #define LL_SPIN_YIELD_BUDGET (LL_SPIN_BUDGET / 8u)
 
-/* One poll of a spinning wait; @polls counts the polls of this wait and
- * starts at 0.  Pauses, or yields the CPU once the wait has lasted
- * LL_SPIN_YIELD_BUDGET polls (see the header comment). */
-static inline void ll_spin_poll(unsigned int *polls)
+/* One poll of a wait that has polled *@polls times: a pause while
+ * *@polls < @budget, else a sched_yield() (see the header comment).
+ * Counts the poll; the count wraps only after 2^32 polls, and then
+ * pauses another @budget polls, which is harmless.  Callers that do
+ * something every n polls (the RCL client) read the count. */
+static inline void ll_poll(unsigned int *polls, unsigned int budget)
 {
-	if (__builtin_expect(*polls < LL_SPIN_YIELD_BUDGET, 1)) {
-		++*polls;
+	if (__builtin_expect((*polls)++ < budget, 1)) {
 		ll_cpu_relax();
 		return;
 	}
 	sched_yield();
+}
+
+/* The poll step of liblock's spinning waits: LL_SPIN_YIELD_BUDGET
+ * pauses, then yields.  @polls starts at 0 for each wait. */
+static inline void ll_spin_poll(unsigned int *polls)
+{
+	ll_poll(polls, LL_SPIN_YIELD_BUDGET);
+}
+
+/* Exponential backoff between two attempts at a lock word: pause *@delay
+ * times and double *@delay up to @max; once the wait has lasted
+ * LL_SPIN_YIELD_BUDGET pauses (counted in *@spent, 0 at the start of the
+ * wait), yield once per attempt instead.  Used where only one thread per
+ * NUMA node competes (cbomcs's global lock); backoff.c randomises its
+ * delays and takes ll_spin_poll() steps. */
+static inline void ll_backoff_step(unsigned int *spent, unsigned int *delay,
+				   unsigned int max)
+{
+	if (*spent >= LL_SPIN_YIELD_BUDGET) {
+		sched_yield();
+		return;
+	}
+	for (unsigned int i = 0; i < *delay; i++)
+		ll_cpu_relax();
+	*spent += *delay;
+	if (*delay < max)
+		*delay *= 2;
+}
+
+/* Spin until *@word == @val, with poll steps of budget @budget.  The load
+ * that sees @val is an acquire, pairing with the release store that
+ * wrote it (ticket-style grants, combining flags). */
+static inline void ll_spin_until(_Atomic uint32_t *word, uint32_t val,
+				 unsigned int budget)
+{
+	unsigned int polls = 0;
+
+	while (atomic_load_explicit(word, memory_order_acquire) != val)
+		ll_poll(&polls, budget);
+}
+
+/* ---- the per-thread token ------------------------------------------------
+ * The address of a thread-local word: never 0, unique among live threads,
+ * 8-byte aligned (the low 3 bits are free for flags, as the RCL lock word
+ * uses them), and it survives fork() in the thread that forked.  Owner
+ * fields of every lock compare it; only the thread itself stores it.
+ * Defined in liblock.c; initial-exec, so reading it is one %fs-relative
+ * address computation. */
+extern __thread uint64_t ll_self_word LL_HIDDEN LL_TLS_FAST;
+
+static inline uintptr_t ll_self(void)
+{
+	return (uintptr_t)&ll_self_word;
 }
 
 enum ll_wait_policy {
@@ -158,6 +226,19 @@ static inline uint32_t ll_wait_while_val(_Atomic uint32_t *word, uint32_t val,
 		ll_futex_wait(word, val | LL_SLEEPER, NULL, CLOCK_MONOTONIC);
 	}
 	return v & ~LL_SLEEPER;
+}
+
+/* Set *@word to @val (bit 0 clear), handing over what the caller wrote
+ * before (release), and wake one sleeper if there is one.  For a waker
+ * that does not know its waiter's policy (the zoo's MCS building block);
+ * touches no memory after the exchange. */
+static inline void ll_handover(_Atomic uint32_t *word, uint32_t val)
+{
+	/* release: pairs with ll_wait_while_val's acquire load; the old
+	 * value tells whether anyone sleeps */
+	if (atomic_exchange_explicit(word, val, memory_order_release) &
+	    LL_SLEEPER)
+		ll_futex_wake(word, 1);
 }
 
 /* Set *@word to @val (bit 0 clear), handing over what the caller wrote

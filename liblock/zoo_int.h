@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Building blocks shared by the "zoo" algorithms (partitioned ticket,
- * Anderson, cohort locks, hierarchical ticket, HMCS, AHMCS, Malthusian):
+ * Anderson, cohort locks, hierarchical ticket, HMCS, AHMCS, Malthusian);
+ * their waits are ll_wait.h's:
  *
- *  - a handover word that carries a value from releaser to waiter and lets
- *    the waiter spin (yielding after a budget, ll_spin_poll) or
- *    spin-then-park on a futex;
  *  - the NUMA node of the calling thread, clamped to the node count the
  *    lock was built for, with a hidden hook that lets tests pretend the
  *    machine has several nodes;
@@ -19,66 +17,6 @@
 
 #include "ll_int.h"
 #include "ll_wait.h"
-
-/* ---- handover word ------------------------------------------------------
- * (state): WAIT -> v by the releaser (any v other than WAIT and PARKED);
- * a spin-then-park waiter moves WAIT -> PARKED before it sleeps, and the
- * releaser, whose exchange then returns PARKED, wakes it.  The releaser
- * touches the word once (the exchange) and then only passes its address
- * to the kernel, so the waiter may free the word as soon as it sees v. */
-#define ZOO_WAIT 0u
-#define ZOO_PARKED UINT32_MAX
-
-/* Wait until *@w holds a value and return it.  @park: spin-then-park,
- * else spin (yielding after LL_SPIN_YIELD_BUDGET polls). */
-static inline uint32_t zoo_await(_Atomic uint32_t *w, bool park)
-{
-	unsigned int polls = 0;
-	uint32_t v;
-
-	for (;;) {
-		/* acquire: pairs with the release exchange in zoo_handoff() */
-		v = atomic_load_explicit(w, memory_order_acquire);
-		if (v != ZOO_WAIT && v != ZOO_PARKED)
-			return v;
-		if (!park) {
-			ll_spin_poll(&polls);
-			continue;
-		}
-		if (++polls < LL_SPIN_BUDGET) {
-			ll_cpu_relax();
-			continue;
-		}
-		/* relaxed: the value itself is re-read with acquire above;
-		 * the CAS and the releaser's exchange are RMWs of one word,
-		 * so exactly one of them sees the other. */
-		v = ZOO_WAIT;
-		if (atomic_compare_exchange_strong_explicit(
-			    w, &v, ZOO_PARKED, memory_order_relaxed,
-			    memory_order_relaxed) ||
-		    v == ZOO_PARKED)
-			ll_futex_wait(w, ZOO_PARKED, NULL, CLOCK_MONOTONIC);
-	}
-}
-
-/* Give @v (not WAIT, not PARKED) to the waiter on @w. */
-static inline void zoo_handoff(_Atomic uint32_t *w, uint32_t v)
-{
-	/* release: the critical section's writes happen before the
-	 * waiter's acquire load in zoo_await() */
-	if (atomic_exchange_explicit(w, v, memory_order_release) == ZOO_PARKED)
-		ll_futex_wake(w, 1);
-}
-
-/* Spin until *@w == @v (ticket-style waits; spin policy only). */
-static inline void zoo_spin_until(_Atomic uint32_t *w, uint32_t v)
-{
-	unsigned int polls = 0;
-
-	/* acquire: pairs with the release store that granted @v */
-	while (atomic_load_explicit(w, memory_order_acquire) != v)
-		ll_spin_poll(&polls);
-}
 
 /* ---- topology ------------------------------------------------------------ */
 

@@ -3,9 +3,9 @@
  * A small MCS queue lock (Mellor-Crummey & Scott, TOCS 1991) used as a
  * building block by the cohort, HMCS, AHMCS and Malthusian locks.  It
  * differs from a plain MCS lock in one way: the releaser hands its
- * successor a 32-bit value (through zoo_handoff), which these locks use to
- * say "you also own the parent lock, and this is the n-th local handover"
- * or "acquire the parent lock yourself".
+ * successor a 32-bit value (ll_wait.h's handover word), which these locks use
+ * to say "you also own the parent lock, and this is the n-th local handover" or
+ * "acquire the parent lock yourself".
  *
  * Lock word (tail): NULL free; else the last node of the queue.
  *   acquire  (t) -> (me) by exchange; if t was NULL we own the lock,
@@ -21,32 +21,34 @@
 
 #include <errno.h>
 
-/* Values a waiter can receive (never ZOO_WAIT or ZOO_PARKED). */
-#define ZMCS_FREE 1u /* no predecessor: we took a free lock */
-#define ZMCS_GO 2u   /* handed over; parent lock not included */
-#define ZMCS_PASS(n)                                                           \
-	(3u + (uint32_t)(n)) /* handed over with the parent,                   \
-				n-th consecutive local pass */
-#define ZMCS_PASSES(v) ((v)-3u)
+/* The handover word (ll_wait.h): ZMCS_WAIT until the predecessor hands
+ * over one of the values below.  Values keep bit 0 clear (the sleeper
+ * bit, LL_SLEEPER), so they count in steps of 2. */
+#define ZMCS_WAIT 0u
+#define ZMCS_FREE 2u /* no predecessor: we took a free lock */
+#define ZMCS_GO 4u   /* handed over; parent lock not included */
+/* handed over with the parent, n-th consecutive local pass */
+#define ZMCS_PASS(n) (6u + 2u * (uint32_t)(n))
+#define ZMCS_PASSES(v) (((v)-6u) / 2u)
 
 struct zmcs_node {
 	_Atomic(struct zmcs_node *) next;
-	_Atomic uint32_t state; /* handover word, see zoo_await() */
+	_Atomic uint32_t state; /* handover word, see ZMCS_WAIT */
 };
 
 struct zmcs_lock {
 	_Atomic(struct zmcs_node *) tail;
 };
 
-/* Enqueue @me and wait for the lock; returns ZMCS_FREE or the value the
- * predecessor handed over. */
+/* Enqueue @me and wait for the lock (@park: spin-then-park, else spin);
+ * returns ZMCS_FREE or the value the predecessor handed over. */
 static inline uint32_t zmcs_acquire(struct zmcs_lock *l, struct zmcs_node *me,
 				    bool park)
 {
 	struct zmcs_node *pred;
 
 	atomic_store_explicit(&me->next, NULL, memory_order_relaxed);
-	atomic_store_explicit(&me->state, ZOO_WAIT, memory_order_relaxed);
+	atomic_store_explicit(&me->state, ZMCS_WAIT, memory_order_relaxed);
 	/* acq_rel: release publishes our reset node to the successor that
 	 * reads it through the tail; acquire pairs with the releaser's CAS
 	 * (tail -> NULL) so its section happens before ours. */
@@ -55,7 +57,9 @@ static inline uint32_t zmcs_acquire(struct zmcs_lock *l, struct zmcs_node *me,
 		return ZMCS_FREE;
 	/* release: pred reads our node (state) after seeing the link */
 	atomic_store_explicit(&pred->next, me, memory_order_release);
-	return zoo_await(&me->state, park);
+	/* acquire (inside): pairs with the release in ll_handover() */
+	return ll_wait_while_val(&me->state, ZMCS_WAIT,
+				 park ? LL_WAIT_SPIN_THEN_PARK : LL_WAIT_SPIN);
 }
 
 /* Take the lock only if it is free.  Returns true on success. */
@@ -64,7 +68,7 @@ static inline bool zmcs_try(struct zmcs_lock *l, struct zmcs_node *me)
 	struct zmcs_node *expected = NULL;
 
 	atomic_store_explicit(&me->next, NULL, memory_order_relaxed);
-	atomic_store_explicit(&me->state, ZOO_WAIT, memory_order_relaxed);
+	atomic_store_explicit(&me->state, ZMCS_WAIT, memory_order_relaxed);
 	/* (NULL) -> (me).  acq_rel: as in zmcs_acquire() */
 	return atomic_compare_exchange_strong_explicit(&l->tail, &expected, me,
 						       memory_order_acq_rel,
@@ -91,6 +95,13 @@ static inline struct zmcs_node *zmcs_successor(struct zmcs_node *me)
 	return next;
 }
 
+/* Give @v (a ZMCS_* value) to the waiting @succ.  The waiter may spin or
+ * park: ll_handover() wakes it if it sleeps, and touches nothing after. */
+static inline void zmcs_handover(struct zmcs_node *succ, uint32_t v)
+{
+	ll_handover(&succ->state, v);
+}
+
 /* Release: (me) -> (NULL) if nobody queued, else give @v to the successor.
  * @me must not be touched by anyone once this returns. */
 static inline void zmcs_release(struct zmcs_lock *l, struct zmcs_node *me,
@@ -106,7 +117,50 @@ static inline void zmcs_release(struct zmcs_lock *l, struct zmcs_node *me,
 			return;
 		/* A successor swapped itself in; wait for its link. */
 	}
-	zoo_handoff(&zmcs_successor(me)->state, v);
+	zmcs_handover(zmcs_successor(me), v);
+}
+
+/* ---- the cohort skeleton (cbomcs, hmcs, ahmcs) ---------------------------
+ * A per-node MCS queue in front of a parent lock (cbomcs: a global
+ * test-and-set with backoff; hmcs, ahmcs: the root MCS lock).  Inside a
+ * cohort the parent travels with the node lock: a holder that passes the
+ * node lock to a local successor hands it ZMCS_PASS(n), and the successor
+ * owns the parent too; ZMCS_FREE or ZMCS_GO means it takes the parent
+ * itself.  After @batch consecutive local passes the holder releases the
+ * parent, so that the other nodes get their turn.
+ *   lock:    v = zmcs_cohort_acquire(q, me, &passes, park);
+ *            if (!zmcs_cohort_owns_parent(v)) take the parent;
+ *   unlock:  if (!zmcs_cohort_pass(q, me, passes, batch)) {
+ *                    release the parent; zmcs_release(q, me, ZMCS_GO); } */
+
+/* Take node queue @q with @me (@park as in zmcs_acquire()); sets *@passes
+ * to the local passes so far and returns the value received. */
+static inline uint32_t zmcs_cohort_acquire(struct zmcs_lock *q,
+					   struct zmcs_node *me,
+					   uint32_t *passes, bool park)
+{
+	uint32_t v = zmcs_acquire(q, me, park);
+
+	*passes = v >= ZMCS_PASS(0) ? ZMCS_PASSES(v) : 0;
+	return v;
+}
+
+/* Did the parent lock come with the value @v? */
+static inline bool zmcs_cohort_owns_parent(uint32_t v)
+{
+	return v >= ZMCS_PASS(0);
+}
+
+/* If fewer than @batch local passes were made and a successor is queued
+ * on @q behind @me, pass it the node lock with the parent and return
+ * true; else return false (the caller releases the parent, then @q). */
+static inline bool zmcs_cohort_pass(struct zmcs_lock *q, struct zmcs_node *me,
+				    uint32_t passes, uint32_t batch)
+{
+	if (passes >= batch || !zmcs_has_successor(q, me))
+		return false;
+	zmcs_handover(zmcs_successor(me), ZMCS_PASS(passes + 1));
+	return true;
 }
 
 /* Destroy-time check of a per-node MCS level (hmcs, ahmcs, cbomcs):

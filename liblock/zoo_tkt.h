@@ -33,7 +33,9 @@ static inline void ztkt_acquire(struct ztkt *t)
 	uint32_t me =
 		atomic_fetch_add_explicit(&t->next, 1, memory_order_relaxed);
 
-	zoo_spin_until(&t->grant, me); /* acquire: pairs with ztkt_release */
+	ll_spin_until(
+		&t->grant, me,
+		LL_SPIN_YIELD_BUDGET); /* acquire: pairs with ztkt_release */
 }
 
 /* (next, grant): (g, g) -> (g+1, g).  True if taken. */
@@ -116,7 +118,7 @@ static inline void zptl_acquire(struct zptl *p)
 	uint32_t t =
 		atomic_fetch_add_explicit(&p->request, 1, memory_order_relaxed);
 
-	zoo_spin_until(&p->slot[t % p->nslots].grant, t);
+	ll_spin_until(&p->slot[t % p->nslots].grant, t, LL_SPIN_YIELD_BUDGET);
 	p->owner_ticket = t;
 }
 

@@ -136,9 +136,12 @@ static void wait_done(struct rcl_server *s, struct rcl_req *r,
 			? 0
 			: RCL_CLIENT_SPIN;
 
-	/* acquire: pairs with the release of fn by whoever ran it */
+	/* acquire: pairs with the release of fn by whoever ran it.  The
+	 * poll step is ll_wait.h's (pause, then yield); its count also
+	 * paces the checks below, in registers: no access but fn's line */
 	while (atomic_load_explicit(&r->fn, memory_order_acquire) != NULL) {
-		if ((++polls & 255) == 0) {
+		ll_poll(&polls, RCL_CLIENT_SPIN);
+		if ((polls & 255) == 0) {
 			/* we may have published before the server said it
 			 * was going to sleep: look again */
 			if (atomic_load_explicit(&s->idle,
@@ -150,10 +153,6 @@ static void wait_done(struct rcl_server *s, struct rcl_req *r,
 			    rcl_run_own(s, r, l))
 				return;
 		}
-		if (polls < RCL_CLIENT_SPIN)
-			ll_cpu_relax();
-		else
-			sched_yield();
 	}
 }
 

@@ -253,8 +253,12 @@ struct rcl_server {
 
 /* The servicing thread running on this thread, or NULL. */
 extern __thread struct rcl_sthread *rcl_self LL_HIDDEN LL_TLS_FAST;
-/* This thread's token for lock words and slot claims. */
-uintptr_t rcl_token(void) LL_HIDDEN;
+/* This thread's token for lock words and slot claims: liblock's per-thread
+ * token (ll_wait.h), 8-byte aligned. */
+static inline uintptr_t rcl_token(void)
+{
+	return ll_self();
+}
 
 /* ---- word.c: the lock word ------------------------------------------------
  */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The slot protocol's out-of-line steps (the inline ones, and the protocol
- * itself, are in rcl_int.h): the thread's identity (servicing thread and
- * token), a client running its own request on a
+ * itself, are in rcl_int.h): the thread's identity (its servicing thread;
+ * its token is liblock's, ll_self()), a client running its own request on a
  * stopped server, and waking a parked server.  Both sides of a request
  * use these: client.c and servicing.c do not call into each other.
  *
@@ -13,14 +13,6 @@
 #include <limits.h>
 
 __thread struct rcl_sthread *rcl_self LL_TLS_FAST;
-/* Its address is the thread's token: 8-byte aligned, so the low bits of
- * a lock word are free for flags (rcl_int.h). */
-static __thread uint64_t token_word LL_TLS_FAST;
-
-uintptr_t rcl_token(void)
-{
-	return (uintptr_t)&token_word;
-}
 
 bool rcl_run_own(struct rcl_server *s, struct rcl_req *r, struct rcl_lock *l)
 {

@@ -106,16 +106,12 @@ static int ahmcs_lock(void *impl)
 	}
 	if (!(loc = zoo_nodes_mine(&l->tree.nodes, &node)))
 		return ENOMEM;
-	v = zmcs_acquire(&loc->q, &me->n, false);
+	v = zmcs_cohort_acquire(&loc->q, &me->n, &me->passes, false);
 	/* Alone at our node is a vote for direct mode, cast at release if
 	 * nobody queued behind us either. */
 	me->alone = v == ZMCS_FREE;
-	if (v >= ZMCS_PASS(0)) {
-		me->passes = ZMCS_PASSES(v);
-	} else {
+	if (!zmcs_cohort_owns_parent(v))
 		zmcs_acquire(&l->tree.root, &loc->rep, false);
-		me->passes = 0;
-	}
 	me->held = loc;
 	l->holder = me;
 	return 0;
@@ -147,16 +143,11 @@ static int ahmcs_unlock(void *impl)
 		zmcs_release(&l->tree.root, &me->direct, ZMCS_GO);
 		return 0;
 	}
-	if (zmcs_has_successor(&loc->q, &me->n)) {
-		ahmcs_vote(me, false);
-		if (me->passes < AHMCS_THRESHOLD) {
-			zoo_handoff(&zmcs_successor(&me->n)->state,
-				    ZMCS_PASS(me->passes + 1));
-			return 0;
-		}
-	} else {
-		ahmcs_vote(me, me->alone); /* nobody before or behind us? */
-	}
+	/* a successor is a vote against direct mode; nobody before or
+	 * behind us, one for it */
+	ahmcs_vote(me, !zmcs_has_successor(&loc->q, &me->n) && me->alone);
+	if (zmcs_cohort_pass(&loc->q, &me->n, me->passes, AHMCS_THRESHOLD))
+		return 0;
 	zmcs_release(&l->tree.root, &loc->rep, ZMCS_GO);
 	zmcs_release(&loc->q, &me->n, ZMCS_GO);
 	return 0;

@@ -99,7 +99,7 @@ static int anderson_lock(void *impl)
 	       l->mask)
 		ll_spin_poll(&polls);
 	/* acquire: pairs with the release of go by ticket t - 1 */
-	zoo_spin_until(&l->slot[t & l->mask].go, 1);
+	ll_spin_until(&l->slot[t & l->mask].go, 1, LL_SPIN_YIELD_BUDGET);
 	l->owner = t;
 	return 0;
 }

@@ -33,8 +33,7 @@ static __thread uint32_t rng_state;
 /* A pseudo-random number (xorshift32), seeded from the thread's token. */
 static inline uint32_t backoff_rand(void)
 {
-	uint32_t x =
-		rng_state ? rng_state : (uint32_t)(LL_OWNER_SELF >> 4) | 1u;
+	uint32_t x = rng_state ? rng_state : (uint32_t)(ll_self() >> 4) | 1u;
 
 	x ^= x << 13;
 	x ^= x >> 17;

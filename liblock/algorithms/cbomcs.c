@@ -116,24 +116,15 @@ static inline bool global_try(struct cbomcs_lock *l)
 		       0;
 }
 
-/* Exponential backoff between attempts; once the wait has lasted
- * LL_SPIN_YIELD_BUDGET pauses, yield between attempts instead (the holder
- * may be descheduled). */
+/* Exponential backoff between attempts (ll_backoff_step: yields between
+ * attempts once the wait has lasted LL_SPIN_YIELD_BUDGET pauses, as the
+ * holder may be descheduled). */
 static void global_acquire(struct cbomcs_lock *l)
 {
-	uint32_t delay = BO_MIN, spent = 0;
+	unsigned int delay = BO_MIN, spent = 0;
 
-	while (!global_try(l)) {
-		if (spent >= LL_SPIN_YIELD_BUDGET) {
-			sched_yield();
-			continue;
-		}
-		for (uint32_t i = 0; i < delay; i++)
-			ll_cpu_relax();
-		spent += delay;
-		if (delay < BO_MAX)
-			delay *= 2;
-	}
+	while (!global_try(l))
+		ll_backoff_step(&spent, &delay, BO_MAX);
 }
 
 static inline void global_release(struct cbomcs_lock *l)
@@ -155,13 +146,9 @@ static int cbomcs_lock(void *impl)
 
 	if (!me || !(loc = zoo_nodes_mine(&l->nodes, &node)))
 		return ENOMEM;
-	v = zmcs_acquire(&loc->q, &me->n, l->park);
-	if (v >= ZMCS_PASS(0)) {
-		me->passes = ZMCS_PASSES(v); /* the global lock came with it */
-	} else {
+	v = zmcs_cohort_acquire(&loc->q, &me->n, &me->passes, l->park);
+	if (!zmcs_cohort_owns_parent(v))
 		global_acquire(l);
-		me->passes = 0;
-	}
 	me->held = loc;
 	l->holder = me;
 	l->duty = LL_GATE_DUTY_NONE;
@@ -202,11 +189,8 @@ static int cbomcs_unlock(void *impl)
 	/* before the release: afterwards the lock may be gone */
 	bool wake = l->park && ll_gate_leave(&l->gate, l->duty);
 
-	if (me->passes < COHORT_BATCH && zmcs_has_successor(&loc->q, &me->n)) {
-		/* Cohort handover: the successor inherits the global lock. */
-		zoo_handoff(&zmcs_successor(&me->n)->state,
-			    ZMCS_PASS(me->passes + 1));
-	} else {
+	/* a cohort handover: the successor inherits the global lock */
+	if (!zmcs_cohort_pass(&loc->q, &me->n, me->passes, COHORT_BATCH)) {
 		global_release(l);
 		zmcs_release(&loc->q, &me->n, ZMCS_GO);
 	}

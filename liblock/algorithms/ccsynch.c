@@ -55,9 +55,6 @@ struct cc_pass {
 	struct cc_node *next; /* node after the one whose section runs */
 };
 
-static __thread char cc_self_token;
-#define SELF ((uintptr_t)&cc_self_token)
-
 /* Marks a lock-mode node: never called. */
 static void *cc_lock_node(void *ctx)
 {
@@ -152,9 +149,9 @@ static int cc_lock(void *impl)
 	struct cc_lock *l = impl;
 	struct cc_node *n = cc_enqueue(l, cc_lock_node, NULL);
 
-	ll_comb_wait_clear(&n->wait);
+	ll_spin_until(&n->wait, 0, LL_SPIN_BUDGET);
 	l->holder = n;
-	atomic_store_explicit(&l->owner, SELF, memory_order_relaxed);
+	atomic_store_explicit(&l->owner, ll_self(), memory_order_relaxed);
 	return 0;
 }
 
@@ -163,7 +160,7 @@ static int cc_unlock(void *impl)
 {
 	struct cc_lock *l = impl;
 
-	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != SELF)
+	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != ll_self())
 		return EPERM;
 	atomic_store_explicit(&l->owner, 0, memory_order_relaxed);
 	/* relaxed: we linked holder->next ourselves in cc_enqueue() */
@@ -217,7 +214,7 @@ static void *cc_exec(void *impl, liblock_fn_t fn, void *ctx)
 	struct cc_lock *l = impl;
 	struct cc_node *cur = cc_enqueue(l, fn, ctx);
 
-	ll_comb_wait_clear(&cur->wait);
+	ll_spin_until(&cur->wait, 0, LL_SPIN_BUDGET);
 	if (cur->completed)
 		return cur->ret;
 	return cc_combine(l, cur);

@@ -70,10 +70,6 @@ static_assert(sizeof(struct clh_node) == LL_CACHELINE, "one line per node");
 static_assert(sizeof(struct clh_lock) == 2 * LL_CACHELINE,
 	      "tail and holder on separate lines");
 
-/* A per-thread token that is never 0. */
-static __thread char self_token;
-#define SELF ((uintptr_t)&self_token)
-
 /* Thread exit (or destroy, for the caller): free the node we own. */
 static void clh_handle_free(void *p)
 {
@@ -141,7 +137,7 @@ static inline void clh_enter(struct clh_lock *l, struct clh_handle *h,
 {
 	/* acquire (inside): pairs with the grant in clh_unlock_policy() */
 	ll_wait_while_val(&pred->state, CLH_WAITING, policy);
-	atomic_store_explicit(&l->owner, SELF, memory_order_relaxed);
+	atomic_store_explicit(&l->owner, ll_self(), memory_order_relaxed);
 	l->holder = h;
 	l->pred = pred;
 	l->duty = LL_GATE_DUTY_NONE;
@@ -197,7 +193,7 @@ static inline int clh_unlock_policy(struct clh_lock *l,
 	struct clh_node *mine;
 	bool wake;
 
-	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != SELF)
+	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != ll_self())
 		return EPERM;
 	/* before the release: afterwards the lock may be gone */
 	wake = policy != LL_WAIT_SPIN && ll_gate_leave(&l->gate, l->duty);

@@ -72,9 +72,6 @@ struct dsm_pass {
 	struct dsm_node *cur; /* node whose section runs */
 };
 
-static __thread char dsm_self_token;
-#define SELF ((uintptr_t)&dsm_self_token)
-
 /* Marks a lock-mode node: never called. */
 static void *dsm_lock_node(void *ctx)
 {
@@ -243,7 +240,7 @@ static void dsm_hand_on(struct dsm_lock *l, struct dsm_node *t)
 		/* a successor swapped itself in: wait for its link */
 		while (!(nx = atomic_load_explicit(&t->next,
 						   memory_order_acquire)))
-			ll_comb_pause(&spins);
+			ll_poll(&spins, LL_SPIN_BUDGET);
 	}
 	/* release: the sections run so far go with the role */
 	atomic_store_explicit(&nx->wait, 0, memory_order_release);
@@ -257,9 +254,9 @@ static int dsm_lock(void *impl)
 	struct dsm_node *n = dsm_prepare(dsm_my_pair(l), dsm_lock_node, NULL);
 
 	if (dsm_enqueue(l, n))
-		ll_comb_wait_clear(&n->wait);
+		ll_spin_until(&n->wait, 0, LL_SPIN_BUDGET);
 	l->holder = n;
-	atomic_store_explicit(&l->owner, SELF, memory_order_relaxed);
+	atomic_store_explicit(&l->owner, ll_self(), memory_order_relaxed);
 	return 0;
 }
 
@@ -281,7 +278,7 @@ static int dsm_trylock(void *impl)
 		return EBUSY;
 	}
 	l->holder = n;
-	atomic_store_explicit(&l->owner, SELF, memory_order_relaxed);
+	atomic_store_explicit(&l->owner, ll_self(), memory_order_relaxed);
 	return 0;
 }
 
@@ -290,7 +287,7 @@ static int dsm_unlock(void *impl)
 {
 	struct dsm_lock *l = impl;
 
-	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != SELF)
+	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != ll_self())
 		return EPERM;
 	atomic_store_explicit(&l->owner, 0, memory_order_relaxed);
 	dsm_hand_on(l, l->holder);
@@ -348,7 +345,7 @@ static void *dsm_exec(void *impl, liblock_fn_t fn, void *ctx)
 	struct dsm_node *n = dsm_prepare(dsm_my_pair(l), fn, ctx);
 
 	if (dsm_enqueue(l, n)) {
-		ll_comb_wait_clear(&n->wait);
+		ll_spin_until(&n->wait, 0, LL_SPIN_BUDGET);
 		if (n->completed)
 			return n->ret;
 	}

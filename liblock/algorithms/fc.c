@@ -57,9 +57,6 @@ struct fc_pass {
 	struct fc_node *cur; /* node whose section is running */
 };
 
-static __thread char fc_self_token;
-#define SELF ((uintptr_t)&fc_self_token)
-
 /* Marks a section a detached combiner is running: never called. */
 static void *fc_taken(void *ctx)
 {
@@ -294,7 +291,7 @@ static void *fc_exec(void *impl, liblock_fn_t fn, void *ctx)
 			spins = 0;
 			continue;
 		}
-		ll_comb_pause(&spins);
+		ll_poll(&spins, LL_SPIN_BUDGET);
 	}
 }
 
@@ -305,8 +302,8 @@ static int fc_lock(void *impl)
 	unsigned int spins = 0;
 
 	while (!fc_try(l))
-		ll_comb_pause(&spins);
-	atomic_store_explicit(&l->owner, SELF, memory_order_relaxed);
+		ll_poll(&spins, LL_SPIN_BUDGET);
+	atomic_store_explicit(&l->owner, ll_self(), memory_order_relaxed);
 	return 0;
 }
 
@@ -317,7 +314,7 @@ static int fc_trylock(void *impl)
 
 	if (!fc_try(l))
 		return EBUSY;
-	atomic_store_explicit(&l->owner, SELF, memory_order_relaxed);
+	atomic_store_explicit(&l->owner, ll_self(), memory_order_relaxed);
 	return 0;
 }
 
@@ -326,7 +323,7 @@ static int fc_unlock(void *impl)
 {
 	struct fc_lock *l = impl;
 
-	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != SELF)
+	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != ll_self())
 		return EPERM;
 	fc_release(l);
 	return 0;

@@ -73,15 +73,11 @@ static int hmcs_lock(void *impl)
 
 	if (!me || !(loc = zoo_nodes_mine(&l->tree.nodes, &node)))
 		return ENOMEM;
-	v = zmcs_acquire(&loc->q, &me->n, false);
-	if (v >= ZMCS_PASS(0)) {
-		me->passes = ZMCS_PASSES(v); /* the root came with it */
-	} else {
-		/* Only the node lock's holder uses rep: no one else can
-		 * be queued with it at the root now. */
+	v = zmcs_cohort_acquire(&loc->q, &me->n, &me->passes, false);
+	/* Only the node lock's holder uses rep: no one else can be queued
+	 * with it at the root now. */
+	if (!zmcs_cohort_owns_parent(v))
 		zmcs_acquire(&l->tree.root, &loc->rep, false);
-		me->passes = 0;
-	}
 	me->held = loc;
 	l->holder = me;
 	return 0;
@@ -116,12 +112,8 @@ static int hmcs_unlock(void *impl)
 	struct hmcs_tnode *me = l->holder;
 	struct hmcs_local *loc = me->held;
 
-	if (me->passes < HMCS_THRESHOLD &&
-	    zmcs_has_successor(&loc->q, &me->n)) {
-		zoo_handoff(&zmcs_successor(&me->n)->state,
-			    ZMCS_PASS(me->passes + 1));
+	if (zmcs_cohort_pass(&loc->q, &me->n, me->passes, HMCS_THRESHOLD))
 		return 0;
-	}
 	zmcs_release(&l->tree.root, &loc->rep, ZMCS_GO);
 	zmcs_release(&loc->q, &me->n, ZMCS_GO);
 	return 0;

@@ -169,7 +169,7 @@ static bool malth_release_alone(struct malth_lock *l, struct zmcs_node *me)
 	if (atomic_compare_exchange_strong_explicit(&l->q.tail, &expected, p,
 						    memory_order_release,
 						    memory_order_relaxed)) {
-		zoo_handoff(&p->state, ZMCS_GO);
+		zmcs_handover(p, ZMCS_GO);
 		return true;
 	}
 	passive_push(l, p);
@@ -193,7 +193,7 @@ static void malth_release(struct malth_lock *l)
 				      memory_order_relaxed);
 		succ = l->passive;
 		l->passive = l->passive_tail = NULL;
-		zoo_handoff(&succ->state, ZMCS_GO);
+		zmcs_handover(succ, ZMCS_GO);
 		return;
 	}
 	/* acquire: pairs with S2's link store, S2's node is published */
@@ -202,7 +202,7 @@ static void malth_release(struct malth_lock *l)
 		passive_push(l, succ); /* surplus: cull it */
 		succ = s2;
 	}
-	zoo_handoff(&succ->state, ZMCS_GO);
+	zmcs_handover(succ, ZMCS_GO);
 }
 
 static int malth_unlock(void *impl)

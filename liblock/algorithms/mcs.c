@@ -55,10 +55,6 @@ static_assert(sizeof(struct mcs_node) == LL_CACHELINE, "one line per node");
 static_assert(sizeof(struct mcs_lock) == 2 * LL_CACHELINE,
 	      "tail and holder on separate lines");
 
-/* A per-thread token that is never 0. */
-static __thread char self_token LL_TLS_FAST;
-#define SELF ((uintptr_t)&self_token)
-
 /* Returns 0 or ENOMEM. */
 static int mcs_init(void **impl, const liblock_attr_t *attr)
 {
@@ -92,7 +88,7 @@ static int mcs_destroy(void *impl)
 
 static inline void mcs_set_holder(struct mcs_lock *l, struct mcs_node *me)
 {
-	atomic_store_explicit(&l->owner, SELF, memory_order_relaxed);
+	atomic_store_explicit(&l->owner, ll_self(), memory_order_relaxed);
 	l->holder = me;
 	l->duty = LL_GATE_DUTY_NONE;
 }
@@ -170,7 +166,7 @@ static inline int mcs_unlock_policy(struct mcs_lock *l,
 	struct mcs_node *me, *succ;
 	bool wake;
 
-	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != SELF)
+	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != ll_self())
 		return EPERM;
 	me = l->holder;
 	/* before the release: afterwards the lock may be gone */

@@ -91,10 +91,6 @@ static_assert(sizeof(struct mcstp_node) == LL_CACHELINE, "one line per node");
 static_assert(sizeof(struct mcstp_lock) == 2 * LL_CACHELINE,
 	      "tail and holder on separate lines");
 
-/* A per-thread token that is never 0. */
-static __thread char self_token;
-#define SELF ((uintptr_t)&self_token)
-
 static inline int64_t mcstp_now(void)
 {
 	struct timespec ts;
@@ -137,7 +133,7 @@ static inline void mcstp_acquired(struct mcstp_lock *l, struct mcstp_node *me)
 {
 	atomic_store_explicit(&l->cs_start_time, mcstp_now(),
 			      memory_order_relaxed);
-	atomic_store_explicit(&l->owner, SELF, memory_order_relaxed);
+	atomic_store_explicit(&l->owner, ll_self(), memory_order_relaxed);
 	l->holder = me;
 }
 
@@ -307,7 +303,7 @@ static int mcstp_unlock(void *impl)
 	struct mcstp_node *curr, *succ, *last = NULL, *expected;
 	unsigned int scanned = 0, polls = 0;
 
-	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != SELF)
+	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != ll_self())
 		return EPERM;
 	curr = l->holder;
 	atomic_store_explicit(&l->owner, 0, memory_order_relaxed);

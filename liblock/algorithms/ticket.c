@@ -49,10 +49,6 @@ struct ticket_lock {
 static_assert(sizeof(struct ticket_lock) == 2 * LL_CACHELINE,
 	      "arrivals and handover on separate lines");
 
-/* A per-thread token that is never 0. */
-static __thread char self_token;
-#define SELF ((uintptr_t)&self_token)
-
 /* Returns 0 or ENOMEM. */
 static int ticket_init(void **impl, const liblock_attr_t *attr)
 {
@@ -96,7 +92,7 @@ static inline int ticket_lock_policy(struct ticket_lock *l,
 	/* acquire (inside) as above */
 	while (s != me)
 		s = ll_wait_while_val(&l->serving, s, policy);
-	atomic_store_explicit(&l->owner, SELF, memory_order_relaxed);
+	atomic_store_explicit(&l->owner, ll_self(), memory_order_relaxed);
 	l->duty = LL_GATE_DUTY_NONE;
 	return 0;
 }
@@ -117,7 +113,7 @@ static int ticket_trylock(void *impl)
 		    &l->next, &n, s + TICKET_STEP, memory_order_relaxed,
 		    memory_order_relaxed))
 		return EBUSY;
-	atomic_store_explicit(&l->owner, SELF, memory_order_relaxed);
+	atomic_store_explicit(&l->owner, ll_self(), memory_order_relaxed);
 	l->duty = LL_GATE_DUTY_NONE;
 	return 0;
 }
@@ -129,7 +125,7 @@ static inline int ticket_unlock_policy(struct ticket_lock *l,
 	uint32_t s;
 	bool wake;
 
-	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != SELF)
+	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != ll_self())
 		return EPERM;
 	/* before the release: afterwards the lock may be gone */
 	wake = policy != LL_WAIT_SPIN && ll_gate_leave(&l->gate, l->duty);
