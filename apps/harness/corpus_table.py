@@ -47,7 +47,7 @@ def _ratio(tp, algo):
 
 
 def _stop(res):
-    """The first failed step and its reason, or 'all steps'."""
+    """The first failed step and its reason, or 'all steps ran'."""
     steps = res.get("steps", {})
     for name in STEP_ORDER + sorted(set(steps) - set(STEP_ORDER)):
         s = steps.get(name)
@@ -86,8 +86,8 @@ def render(recorded):
            "",
            "| app | Debian source | sections (all) | sections (profile) | "
            "locks | top refusals | " + " | ".join(TEST_COLS) +
-           " | rcl/orig | posix/orig | stops at |",
-           "|" + "---|" * (8 + len(TEST_COLS))]
+           " | rcl/orig | posix/orig | first failure |",
+           "|" + "---|" * (9 + len(TEST_COLS))]
     for n in names:
         r = apps[n]
         rf = r.get("refactor") or {}

@@ -216,7 +216,10 @@ def select_locks(ctx, app, profile, tree):
         top.append(lk)
     top = top[:app.TOP_FALLBACK]
     if not top:
-        raise StepError("rcl-prof recorded no lock in %s" % app.name)
+        raise StepError("rcl-prof names no lock site in the files "
+                        "refactored (it names: %s)" % (", ".join(sorted(set(
+                            lk.get("name", "?") for lk in locks))) or
+                            "no lock at all"))
     ctx.note("locks: none reaches rcl-prof's 'RCL recommended' threshold "
              "(hottest %.1f%% of time in CS); refactoring the %d top-ranked "
              "instead: %s" % (top[0].get("pct_time_in_cs", 0.0), len(top),

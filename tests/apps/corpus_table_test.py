@@ -52,7 +52,12 @@ def check(cond, what):
 
 def main():
     md = corpus_table.render(RECORDED)
-    rows = [line for line in md.splitlines() if line.startswith("| alpha")]
+    lines = md.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("|---"):
+            check(line.count("|") == lines[i - 1].count("|"),
+                  "separator and header have as many columns: %r" % line)
+    rows = [line for line in lines if line.startswith("| alpha")]
     check(len(rows) == 2, "alpha has a table row and a step-time row:\n" + md)
     cells = [c.strip() for c in rows[0].strip("|").split("|")]
     check(cells[:6] == ["alpha", "alpha-src 1.0-1", "10 / 6 / 4",
