@@ -691,7 +691,47 @@ class Apr(Recipe):
     TEST_KIND = "abts"
 
 
+class Microhttpd(Recipe):
+    """GNU libmicrohttpd 0.9 (bookworm 0.9.75): an embeddable HTTP
+    server.  Its daemon's connection lists, per-IP connection counts and
+    response reference counts are guarded by mutexes taken through the
+    MHD_mutex_lock_chk_() macros (src/microhttpd/mhd_locks.h: lock or
+    panic), from every connection thread and the internal polling
+    threads.  Its `make check` suite starts and stops daemons in every
+    threading mode and drives them over loopback sockets
+    (test_upgrade*, test_client_put_*, test_shutdown_*); the workload is
+    test_upgrade (upgraded connections in each threading mode).  Built
+    without HTTPS and without libcurl (not installed): the testcurl
+    suites skip."""
+
+    name = "microhttpd"
+    source = "libmicrohttpd"
+    version = "0.9.75-6"
+    build_deps = ()
+    why = ("daemon connection lists, per-IP counts, response refcounts "
+           "from connection and polling threads; tests drive daemons in "
+           "every threading mode over loopback")
+    CONFIGURE = ["./configure", "-q", "--disable-doc", "--disable-examples",
+                 "--disable-https"]
+    BUILD = ["sh", "-c", "make {jobs} && make -C src/microhttpd {jobs} "
+             "test_upgrade"]
+    REFACTOR_ARGS = None  # -I/-D of compile_commands.json
+    LOCK_PATTERN = r"\bMHD_mutex_lock_chk_\s*\("
+    # mhd_locks.h defines these in #if branches (POSIX, W32, no threads);
+    # this build's are the POSIX ones, minus the panic on failure.
+    MACROS = """\
+#define MHD_mutex_init_(m) (!(pthread_mutex_init((m), NULL)))
+#define MHD_mutex_destroy_chk_(m) pthread_mutex_destroy((m))
+#define MHD_mutex_lock_chk_(m) pthread_mutex_lock((m))
+#define MHD_mutex_unlock_chk_(m) pthread_mutex_unlock((m))
+"""
+    WORKLOAD = ["src/microhttpd/test_upgrade"]
+    UNIT = "runs/s"
+    TEST = ["make", "check"]
+    TEST_KIND = "automake"
+
+
 APPS = {"memcached": Memcached, "zstd": Zstd, "blosc": Blosc,
-        "xz": XzUtils, "apr": Apr}
+        "xz": XzUtils, "apr": Apr, "microhttpd": Microhttpd}
 # Smallest build first.
-ORDER = ["xz", "apr", "blosc", "zstd", "memcached"]
+ORDER = ["xz", "apr", "microhttpd", "blosc", "zstd", "memcached"]
