@@ -477,7 +477,8 @@ class Zstd(Recipe):
                 env["LIBS"]
         run(["make", JOBS, "-C", "programs", "zstd"], cwd=tree, env=env,
             echo=False, timeout=900)
-        self.env = env
+        self.envs = getattr(self, "envs", {})
+        self.envs[tree] = env
 
     def prepare(self, tree, env):
         pass
@@ -529,7 +530,9 @@ class Zstd(Recipe):
                        [self.ctx.tools.prof, "-o", out, "--"])
 
     def test(self, tree, env, log, quick, prefix=()):
-        env = dict(env, **{k: v for k, v in self.env.items()
+        # The tests link with the flags the tree was built with (the
+        # original's tests under rcl-run must not get librcl's).
+        env = dict(env, **{k: v for k, v in self.envs[tree].items()
                            if k in ("CPPFLAGS", "LDFLAGS", "LDLIBS")})
         targets = ["test-pool"] if quick else ["test-pool", "shortest"]
         rc = _run_log(list(prefix) + ["make", "-C", "tests"] + targets,

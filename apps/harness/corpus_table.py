@@ -63,7 +63,18 @@ def _reasons(res, n=3):
     return "; ".join("%d× %s" % (k, r) for r, k in rs[:n]) or "-"
 
 
-def render(recorded):
+NOTES = "<!-- Notes below this line are kept when the table is rewritten. -->"
+
+
+def kept_notes(old_md):
+    """The hand-written part of an earlier page: from the NOTES marker on
+    (just the marker when there is none)."""
+    i = (old_md or "").find(NOTES)
+    return old_md[i:] if i >= 0 else NOTES + "\n"
+
+
+def render(recorded, old_md=""):
+    """The page for @recorded, ending with the notes of @old_md."""
     apps = recorded.get("apps", {})
     names = sorted(apps)
     out = ["# Real code: Debian programs through the pipeline",
@@ -134,7 +145,7 @@ def render(recorded):
                                                   v.get("reason", "")))
     if not any_fail:
         out.append("None.")
-    return "\n".join(out) + "\n"
+    return "\n".join(out) + "\n\n" + kept_notes(old_md)
 
 
 def regressions(old_apps, results):

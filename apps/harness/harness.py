@@ -576,8 +576,12 @@ def main():
     if args.render_only:
         with open(args.record) as f:
             recorded = json.load(f)
+        old_md = ""
+        if os.path.exists(args.doc):
+            with open(args.doc) as f:
+                old_md = f.read()
         with open(args.doc, "w") as f:
-            f.write(corpus_table.render(recorded))
+            f.write(corpus_table.render(recorded, old_md))
         print("harness: table written to %s" % args.doc)
         return 0
     probe = Ctx(args, "_probe")
@@ -616,10 +620,14 @@ def main():
             json.dump(recorded, f, indent=1, sort_keys=True)
             f.write("\n")
     if args.doc:
+        old_md = ""
+        if os.path.exists(args.doc):
+            with open(args.doc) as f:
+                old_md = f.read()
         with open(args.doc, "w") as f:
             f.write(corpus_table.render(recorded if args.record else {
                 "tool": tool_version(args.top_srcdir), "apps": {
-                    r["app"]: r for r in results}}))
+                    r["app"]: r for r in results}}, old_md))
         print("harness: table written to %s" % args.doc)
     for r in results:
         bad = [s for s, v in r["steps"].items() if v["status"] == "FAIL"]

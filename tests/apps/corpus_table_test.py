@@ -89,6 +89,11 @@ def main():
     check(corpus_table.regressions(RECORDED["apps"],
                                    [RECORDED["apps"]["alpha"]]) == [],
           "the same result is no regression")
+    # The hand-written notes of the previous page survive a rewrite.
+    again = corpus_table.render(RECORDED, md + "xz: the wrappers hide it\n")
+    check(again.endswith(corpus_table.NOTES + "\nxz: the wrappers hide "
+                         "it\n"), "notes kept:\n" + again[-300:])
+    check(again.count(corpus_table.NOTES) == 1, "one notes marker")
     print("corpus_table: ok")
 
 
