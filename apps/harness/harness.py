@@ -571,6 +571,17 @@ def tool_version(srcdir):
     return p.stdout.strip() or "unknown (not a git checkout)"
 
 
+def save_record(args, apps_rec):
+    recorded = {"tool": tool_version(args.top_srcdir),
+                "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                "tests": args.tests, "apps": apps_rec}
+    with open(args.record + ".tmp", "w") as f:
+        json.dump(recorded, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.rename(args.record + ".tmp", args.record)
+    return recorded
+
+
 def main():
     args = parse_args()
     if args.render_only:
@@ -601,6 +612,9 @@ def main():
     for name in args.apps:
         try:
             results.append(run_app(args, name, progress, steps))
+            if args.record:  # kept should a later application hang
+                save_record(args, dict(apps_rec, **{
+                    r["app"]: r for r in results}))
         except Exception as e:  # a harness bug in one app: the others run
             print("harness: %s: %s: %s" % (name, type(e).__name__, e),
                   file=sys.stderr)
@@ -612,13 +626,7 @@ def main():
     if args.record:
         for r in results:
             apps_rec[r["app"]] = r
-        recorded = {"tool": tool_version(args.top_srcdir),
-                    "date": time.strftime("%Y-%m-%d %H:%M UTC",
-                                          time.gmtime()),
-                    "tests": args.tests, "apps": apps_rec}
-        with open(args.record, "w") as f:
-            json.dump(recorded, f, indent=1, sort_keys=True)
-            f.write("\n")
+        recorded = save_record(args, apps_rec)
     if args.doc:
         old_md = ""
         if os.path.exists(args.doc):
