@@ -427,6 +427,18 @@ def plan_steps(args):
     return steps
 
 
+def step_reason(msg):
+    """One line for the table: the error's first line, and its last one
+    when the first only introduces the output (`cmd` exited N:)."""
+    lines = [ln.strip() for ln in msg.strip().splitlines() if ln.strip()]
+    if not lines:
+        return "failed"
+    out = lines[0]
+    if out.endswith(":") and len(lines) > 1:
+        out += " " + lines[-1]
+    return out[:300]
+
+
 def run_app(args, name, progress, steps):
     """Every step for one application; its result record (never
     raises for a step that fails: the step is recorded with its reason
@@ -456,8 +468,7 @@ def run_app(args, name, progress, steps):
             status, reason = "ok", ""
         except StepError as e:
             out, status = None, "FAIL"
-            reason = str(e).strip().splitlines()[0][:300] if str(e) \
-                else "failed"
+            reason = step_reason(str(e))
             ctx.note("FAILED %s: %s" % (st, e))
         secs = time.time() - t0
         res["steps"][st] = {"status": status, "seconds": round(secs, 1),
