@@ -427,6 +427,11 @@ def plan_steps(args):
     return steps
 
 
+# What a step's inputs come from, for "skip" reasons.
+NEEDS = {"pristine": "fetch", "orig": "build", "profile": "profile",
+         "tree": "build-rcl"}
+
+
 def step_reason(msg):
     """One line for the table: the error's first line, and its last one
     when the first only introduces the output (`cmd` exited N:)."""
@@ -458,7 +463,8 @@ def run_app(args, name, progress, steps):
         for n in needs:
             if n not in state:
                 res["steps"][st] = {"status": "skip", "seconds": 0,
-                                    "reason": "needs %s" % n}
+                                    "reason": "needs a successful %s"
+                                    % NEEDS[n]}
                 progress.done(name, st, "skip", 0)
                 return None
         step("%s: %s" % (name, st))
