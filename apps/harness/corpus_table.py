@@ -53,6 +53,10 @@ def _stop(res):
         s = steps.get(name)
         if s and s["status"] == "FAIL":
             return "%s: %s" % (name, s.get("reason", ""))
+    if res.get("incomplete"):
+        last = [n for n in STEP_ORDER if n in steps]
+        return "run interrupted after %s" % (last[-1] if last else
+                                             "no step")
     return "all steps ran"
 
 

@@ -444,7 +444,7 @@ def step_reason(msg):
     return out[:300]
 
 
-def run_app(args, name, progress, steps):
+def run_app(args, name, progress, steps, on_step=None):
     """Every step for one application; its result record (never
     raises for a step that fails: the step is recorded with its reason
     and the steps that need it are skipped, saying which)."""
@@ -453,7 +453,8 @@ def run_app(args, name, progress, steps):
     ctx.version = None
     res = {"app": name, "source": app.source, "why": app.why,
            "excluded": dict(app.EXCLUDE), "tests_mode": args.tests,
-           "steps": {}, "tests": {}, "refactor": {}, "throughput": None}
+           "steps": {}, "tests": {}, "refactor": {}, "throughput": None,
+           "incomplete": True}
     os.makedirs(ctx.work, exist_ok=True)
     state = {}
 
@@ -480,6 +481,8 @@ def run_app(args, name, progress, steps):
         res["steps"][st] = {"status": status, "seconds": round(secs, 1),
                             "reason": reason}
         progress.done(name, st, status, secs)
+        if on_step:  # an interrupted run keeps the steps done
+            on_step(res)
         return out
 
     def fetch_step():
@@ -573,6 +576,7 @@ def run_app(args, name, progress, steps):
 
 
 def finish(ctx, res):
+    res["incomplete"] = False
     with open(os.path.join(ctx.work, "report.txt"), "w") as f:
         f.write("\n".join(ctx.report) + "\n")
     with open(os.path.join(ctx.work, "result.json"), "w") as f:
@@ -628,10 +632,11 @@ def main():
     results = []
     for name in args.apps:
         try:
-            results.append(run_app(args, name, progress, steps))
-            if args.record:  # kept should a later application hang
+            def keep(res, done=list(results)):
                 save_record(args, dict(apps_rec, **{
-                    r["app"]: r for r in results}))
+                    r["app"]: r for r in done + [res]}))
+            results.append(run_app(args, name, progress, steps,
+                                   keep if args.record else None))
         except Exception as e:  # a harness bug in one app: the others run
             print("harness: %s: %s: %s" % (name, type(e).__name__, e),
                   file=sys.stderr)

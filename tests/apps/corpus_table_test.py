@@ -94,6 +94,11 @@ def main():
     check(again.endswith(corpus_table.NOTES + "\nxz: the wrappers hide "
                          "it\n"), "notes kept:\n" + again[-300:])
     check(again.count(corpus_table.NOTES) == 1, "one notes marker")
+    cut = dict(RECORDED["apps"]["alpha"], incomplete=True,
+               app="gamma", tests={}, throughput=None)
+    md = corpus_table.render({"apps": {"gamma": cut}})
+    check("| run interrupted after bench |" in md,
+          "an interrupted run says after which step")
     print("corpus_table: ok")
 
 
