@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""The pipeline on real applications from Debian sources.
+"""The pipeline on real applications from Debian sources: the corpus.
 
-For one application (see apps.py): fetch its bookworm source with
-`apt-get source` into the work directory (never into the librcl tree),
-build it as is, profile it under a bounded loopback/local workload with
-rcl-prof, refactor its hot locks with rcl-refactor --locks profile.json,
-build the refactored copy against librcl, run the application's own test
-suite with LIBLOCK_LOCK=rcl and LIBLOCK_LOCK=posix, then measure
-throughput original vs refactored.  Writes WORKDIR/APP/report.txt and
-exits 1 on any failure (a step that cannot run is a failure, with the
-command and its output).  Standard library only.
+For each application named (default: all, see apps.ORDER), driven by its
+recipe in apps.py: fetch its bookworm source with `apt-get source` into
+the work directory (never into the librcl tree), build it as is under
+bear, run its own tests (the baseline), profile its workload with
+rcl-prof, refactor a copy with rcl-refactor --locks profile.json and
+another with --locks all, build the result against librcl, run its tests
+under LIBLOCK_LOCK=rcl, posix and mcs, time the workload (original, rcl,
+posix; median of 3), and run the unmodified build's tests under rcl-run
+--lock mcs and malthusian_stp.  A failing step is recorded with its
+reason and the run goes on (the steps needing it are skipped, saying
+so); a progress line per step.  Writes WORKDIR/APP/report.txt and
+result.json, and with --record/--doc the corpus results and the
+docs/REAL-CODE.md table (corpus_table.py).  Exit 1 when a step failed,
+2 when tests pass fewer than recorded.  Standard library only.
 """
 import argparse
 import glob
@@ -20,12 +25,14 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "sample"))
 import apps  # noqa: E402
+import corpus_table  # noqa: E402
 import pipeline  # noqa: E402
 from pipeline import StepError, run, step  # noqa: E402
 
@@ -36,7 +43,9 @@ def parse_args():
         description="Fetch, profile, refactor, rebuild and test a Debian "
         "application with librcl.  Applications: %s."
         % ", ".join(sorted(apps.APPS)))
-    ap.add_argument("app", choices=sorted(apps.APPS))
+    ap.add_argument("apps", nargs="*", metavar="APP",
+                    help="applications to run, in this order (default: "
+                    "all, smallest build first: %s)" % " ".join(apps.ORDER))
     ap.add_argument("--top-srcdir", required=True)
     ap.add_argument("--top-builddir",
                     help="librcl build tree (default: installed tools and "
@@ -46,7 +55,7 @@ def parse_args():
     ap.add_argument("--tests", default="full", choices=("full", "quick"),
                     help="the app's full test suite (default) or a quick "
                     "subset")
-    ap.add_argument("--algos", default="rcl,posix",
+    ap.add_argument("--algos", default="rcl,posix,mcs",
                     help="LIBLOCK_LOCK values the tests run under "
                     "(default: %(default)s)")
     ap.add_argument("--no-bench", action="store_true",
@@ -56,18 +65,50 @@ def parse_args():
                     "the refactored build)")
     ap.add_argument("--keep", action="store_true",
                     help="reuse an existing download")
-    return ap.parse_args()
+    ap.add_argument("--rcl-run-locks", default="mcs,malthusian_stp",
+                    help="algorithms the unmodified build's tests run "
+                    "under with rcl-run (empty: none; default: "
+                    "%(default)s)")
+    ap.add_argument("--record", metavar="JSON",
+                    help="the recorded results (docs/REAL-CODE.json): "
+                    "read for time estimates and regressions, updated "
+                    "with this run's applications")
+    ap.add_argument("--doc", metavar="MD",
+                    help="write the table of the recorded results here "
+                    "(docs/REAL-CODE.md)")
+    ap.add_argument("--render-only", action="store_true",
+                    help="run nothing: rewrite --doc from --record")
+    args = ap.parse_args()
+    if args.render_only and not (args.doc and args.record):
+        ap.error("--render-only needs --doc and --record")
+    for a in args.apps:
+        if a not in apps.APPS:
+            ap.error("unknown application %r (known: %s)"
+                     % (a, " ".join(apps.ORDER)))
+    if not args.apps:
+        args.apps = list(apps.ORDER)
+    for algo in args.rcl_run_locks.split(",") if args.rcl_run_locks \
+            else []:
+        if not re.fullmatch(r"\w+", algo):
+            ap.error("--rcl-run-locks: bad algorithm name %r" % algo)
+    return args
 
 
 class Ctx:
     """What a step needs: tools, directories, compiler flags for librcl."""
 
-    def __init__(self, args):
+    def __init__(self, args, name):
         self.args = args
         self.tools = pipeline.Tools(args.top_srcdir, args.top_builddir,
                                     os.environ.get("CC", "cc"),
                                     args.san_cflags)
-        self.work = os.path.join(os.path.abspath(args.workdir), args.app)
+        self.work = os.path.join(os.path.abspath(args.workdir), name)
+        self.rcl_run = None
+        if self.tools.builddir:
+            p = os.path.join(self.tools.builddir, "liblock", "interpose",
+                             "rcl-run")
+            self.rcl_run = p if os.access(p, os.X_OK) else None
+        self.rcl_run = self.rcl_run or shutil.which("rcl-run")
         self.report = []
         self.failures = []
 
@@ -133,7 +174,10 @@ def fetch(ctx, app):
     run(["dpkg-source", "--no-check", "-x", os.path.join(dl, dsc[0]),
          pristine], echo=False)
     ver = re.match(r"[^_]+_(.*)\.dsc$", dsc[0]).group(1)
-    ctx.note("%s: Debian source %s" % (app.name, ver))
+    ctx.note("%s: Debian source %s%s" % (
+        app.name, ver, "" if not app.version or ver == app.version else
+        " (the recipe names %s)" % app.version))
+    ctx.version = ver
     return pristine
 
 
@@ -176,7 +220,10 @@ def select_locks(ctx, app, profile, tree):
         top.append(lk)
     top = top[:app.TOP_FALLBACK]
     if not top:
-        raise StepError("rcl-prof recorded no lock in %s" % app.name)
+        raise StepError("rcl-prof names no lock site in the files "
+                        "refactored (it names: %s)" % (", ".join(sorted(set(
+                            lk.get("name", "?") for lk in locks))) or
+                            "no lock at all"))
     ctx.note("locks: none reaches rcl-prof's 'RCL recommended' threshold "
              "(hottest %.1f%% of time in CS); refactoring the %d top-ranked "
              "instead: %s" % (top[0].get("pct_time_in_cs", 0.0), len(top),
@@ -191,9 +238,32 @@ def select_locks(ctx, app, profile, tree):
     return path
 
 
+SUMMARY = re.compile(r"^rcl-refactor: (\d+) section\(s\) found, (\d+) "
+                     r"transformed, (\d+) refused(?:, (\d+) of unselected)?",
+                     re.M)
+REASON = re.compile(r"^ +(\d+)  (\S.*)$", re.M)
+
+
+def config_locks(tree):
+    """(locks rcl-refactor converted, locks it kept as pthread mutexes)
+    as its rcl-config.h files list them."""
+    conv = kept = 0
+    for conf in glob.glob(os.path.join(tree, "**", "rcl-config.h"),
+                          recursive=True):
+        with open(conf, errors="replace") as f:
+            text = f.read()
+        conv += len(re.findall(r"^#define \S+_ALGO \"", text, re.M))
+        m = re.search(r"Kept as pthread mutexes.*?\*/", text, re.S)
+        if m:
+            kept += len(re.findall(r"^ \* (?!other --locks)\S", m.group(0),
+                                   re.M))
+    return conv, kept
+
+
 def refactor(ctx, app, tree, profile):
     """rcl-refactor --locks PROFILE --in-place on the app's lock files;
-    whether it extracted any section."""
+    its counts: {found, delegated, refused, unselected, reasons,
+    unparsed, files, locks_converted, locks_all, extracted}."""
     files = app.lock_files(tree)
     if not files:
         raise StepError("no source file of %s locks a mutex" % app.name)
@@ -223,6 +293,15 @@ def refactor(ctx, app, tree, profile):
     with open(os.path.join(ctx.work, "refactor.log"), "a") as f:
         f.write(log)
     refused = REFUSED.findall(out)
+    stats = {"files": len(files), "exit": p.returncode,
+             "unparsed": sorted(set(app.lock_files(tree)) - set(files))}
+    m = SUMMARY.search(out)
+    if m:
+        stats.update(found=int(m.group(1)), delegated=int(m.group(2)),
+                     refused=int(m.group(3)),
+                     unselected=int(m.group(4) or 0))
+        stats["reasons"] = [[r, int(n)] for n, r in
+                            REASON.findall(out[m.end():])]
     counts = {}
     for _, reason in refused:
         counts[reason] = counts.get(reason, 0) + 1
@@ -252,99 +331,345 @@ def refactor(ctx, app, tree, profile):
     if rcl_locks:
         ctx.note("  locks on RCL (rcl-config.h): " + "; ".join(
             "%s (%s, %s sections)" % e for e in rcl_locks))
-    return "liblock_exec" in "".join(
+    stats["locks_converted"], kept = config_locks(tree)
+    stats["locks_all"] = stats["locks_converted"] + kept
+    stats["extracted"] = "liblock_exec" in "".join(
         open(os.path.join(tree, f), errors="replace").read() for f in files)
+    return stats
 
 
-def run_tests(ctx, app, tree, algos, quick):
-    """The app's own test suite under each LIBLOCK_LOCK value."""
-    ok = True
-    for algo in algos:
-        env = dict(os.environ, LIBLOCK_LOCK=algo)
-        log = os.path.join(ctx.work, "tests-%s.log" % algo)
-        step("%s: own test suite (%s) with LIBLOCK_LOCK=%s, log %s"
-             % (app.name, "quick" if quick else "full", algo, log))
-        passed, detail = app.test(tree, env, log, quick)
-        ctx.note("tests (%s) under %s: %s%s" % (
-            "quick" if quick else "full", algo,
-            "PASS" if passed else "FAIL", " - " + detail if detail else ""))
-        if not passed:
-            ctx.fail("%s test suite under LIBLOCK_LOCK=%s" % (app.name, algo))
-            ok = False
-    return ok
+def run_tests(ctx, app, tree, label, env, quick, prefix=()):
+    """The app's own test suite once: {ok, passed, total, failed,
+    excluded, detail}."""
+    log = os.path.join(ctx.work, "tests-%s.log" % label)
+    passed, detail, counts = app.test(tree, env, log, quick, prefix)
+    ctx.note("tests (%s) %s: %s%s" % (
+        "quick" if quick else "full", label, "PASS" if passed else "FAIL",
+        " - " + detail if detail else ""))
+    res = dict(counts, ok=passed, excluded=sorted(app.EXCLUDE),
+               log=log)
+    if not passed:
+        ctx.fail("%s test suite, %s" % (app.name, label))
+        raise StepError("%s/%s passed, failed: %s (log %s)" % (
+            counts["passed"], counts["total"],
+            " ".join(counts["failed"]) or "see log", log))
+    return res
+
+
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2]
 
 
 def bench(ctx, app, orig, tree):
-    step("%s: throughput, original vs refactored" % app.name)
-    base = app.bench(orig, dict(os.environ))
-    ctx.note("throughput original: %s" % app.fmt(base))
-    for algo in ("rcl", "posix"):
-        r = app.bench(tree, dict(os.environ, LIBLOCK_LOCK=algo))
-        ratio = "%.2fx" % (r / base) if base and r else "-"
-        ctx.note("throughput refactored, %s: %s (%s original)"
-                 % (algo, app.fmt(r), ratio))
+    """Median of 3 samples of the workload: original, refactored under
+    rcl and posix; {'original', 'rcl', 'posix', 'unit'}."""
+    out = {"unit": app.UNIT}
+    for label, t, env in (("original", orig, dict(os.environ)),
+                          ("rcl", tree, dict(os.environ, LIBLOCK_LOCK="rcl")),
+                          ("posix", tree,
+                           dict(os.environ, LIBLOCK_LOCK="posix"))):
+        out[label] = median([app.bench(t, env) for _ in range(3)])
+        ratio = "" if label == "original" or not out["original"] else \
+            " (%.2fx original)" % (out[label] / out["original"])
+        ctx.note("throughput %s: %s%s" % (label, app.fmt(out[label]), ratio))
+    return out
+
+
+def missing_deps(app):
+    out = []
+    for pkg in app.build_deps:
+        p = subprocess.run(["dpkg-query", "-W", "-f=${Status}", pkg],
+                           capture_output=True, text=True)
+        if "install ok installed" not in p.stdout:
+            out.append(pkg)
+    return out
+
+
+class Progress:
+    """One line per step: elapsed time and an estimate of what is left,
+    from the recorded step times (60 s for a step never recorded)."""
+
+    def __init__(self, plan, recorded):
+        self.t0 = time.time()
+        self.left = {}
+        for name, steps in plan:
+            old = (recorded.get(name) or {}).get("steps", {})
+            for st in steps:
+                self.left[(name, st)] = (old.get(st) or {}).get("seconds", 60)
+
+    def done(self, name, st, status, secs):
+        self.left.pop((name, st), None)
+        el = time.time() - self.t0
+        print("[corpus] %-10s %-22s %-5s %6.0fs   elapsed %s, ~%s left"
+              % (name, st, status, secs, _hms(el),
+                 _hms(sum(self.left.values()))), flush=True)
+
+    def skip_app(self, name):
+        for k in [k for k in self.left if k[0] == name]:
+            del self.left[k]
+
+
+def _hms(s):
+    s = int(s)
+    return "%dh%02dm" % (s // 3600, s % 3600 // 60) if s >= 3600 else \
+        "%dm%02ds" % (s // 60, s % 60)
+
+
+def plan_steps(args):
+    steps = ["fetch", "build", "baseline", "profile", "refactor-profile",
+             "refactor-all", "build-rcl"]
+    steps += ["tests-" + a for a in args.algos.split(",") if a]
+    if not args.no_bench:
+        steps.append("bench")
+    steps += ["rcl-run-" + a for a in
+              (args.rcl_run_locks.split(",") if args.rcl_run_locks else [])]
+    return steps
+
+
+# What a step's inputs come from, for "skip" reasons.
+NEEDS = {"pristine": "fetch", "orig": "build", "profile": "profile",
+         "tree": "build-rcl"}
+
+
+def step_reason(msg):
+    """One line for the table: the error's first line, and its last one
+    when the first only introduces the output (`cmd` exited N:)."""
+    lines = [ln.strip() for ln in msg.strip().splitlines() if ln.strip()]
+    if not lines:
+        return "failed"
+    out = lines[0]
+    if out.endswith(":") and len(lines) > 1:
+        out += " " + lines[-1]
+    return out[:300]
+
+
+def run_app(args, name, progress, steps, on_step=None):
+    """Every step for one application; its result record (never
+    raises for a step that fails: the step is recorded with its reason
+    and the steps that need it are skipped, saying which)."""
+    ctx = Ctx(args, name)
+    app = apps.APPS[name](ctx)
+    ctx.version = None
+    res = {"app": name, "source": app.source, "why": app.why,
+           "excluded": dict(app.EXCLUDE), "tests_mode": args.tests,
+           "steps": {}, "tests": {}, "refactor": {}, "throughput": None,
+           "incomplete": True}
+    os.makedirs(ctx.work, exist_ok=True)
+    state = {}
+
+    def do(st, fn, needs=()):
+        if st not in steps:
+            return None
+        for n in needs:
+            if n not in state:
+                res["steps"][st] = {"status": "skip", "seconds": 0,
+                                    "reason": "needs a successful %s"
+                                    % NEEDS[n]}
+                progress.done(name, st, "skip", 0)
+                return None
+        step("%s: %s" % (name, st))
+        t0 = time.time()
+        try:
+            out = fn()
+            status, reason = "ok", ""
+        except StepError as e:
+            out, status = None, "FAIL"
+            reason = step_reason(str(e))
+            ctx.note("FAILED %s: %s" % (st, e))
+        secs = time.time() - t0
+        res["steps"][st] = {"status": status, "seconds": round(secs, 1),
+                            "reason": reason}
+        progress.done(name, st, status, secs)
+        if on_step:  # an interrupted run keeps the steps done
+            on_step(res)
+        return out
+
+    def fetch_step():
+        state["pristine"] = fetch(ctx, app)
+        res["version"] = ctx.version
+
+    def build_step():
+        miss = missing_deps(app)
+        if miss:
+            raise StepError("build dependencies not installed: %s"
+                            % " ".join(miss))
+        state["orig"] = fresh_copy(ctx, state["pristine"], "orig")
+        app.build(state["orig"], dict(os.environ))
+
+    def baseline_step():
+        res["tests"]["baseline"] = {"ok": False}
+        res["tests"]["baseline"] = run_tests(
+            ctx, app, state["orig"], "baseline", dict(os.environ),
+            args.tests == "quick")
+
+    def profile_step():
+        out = os.path.join(ctx.work, "profile.json")
+        app.profile(state["orig"], out)
+        nm, pct, misses, verdict = pipeline.hottest_lock(out)
+        ctx.note("profile: hottest lock %s, %s of time in CS, misses/CS %s, "
+                 "verdict %s" % (nm, pct, misses, verdict))
+        res["hottest"] = {"lock": nm, "pct_cs": pct, "verdict": verdict}
+        state["profile"] = out
+
+    def refactor_step(kind):
+        tree = fresh_copy(ctx, state["pristine"], "rcl-" + kind)
+        app.prepare(tree, dict(os.environ))
+        locks = select_locks(ctx, app, state["profile"], tree) \
+            if kind == "profile" else "all"
+        stats = refactor(ctx, app, tree, locks)
+        res["refactor"][kind] = stats
+        if stats.get("extracted"):
+            state.setdefault("trees", []).append((kind, tree))
+        return stats
+
+    if do("fetch", fetch_step) is None and "pristine" not in state:
+        progress.skip_app(name)
+        return finish(ctx, res)
+    do("build", build_step, ["pristine"])
+    if "orig" not in state:
+        progress.skip_app(name)
+        return finish(ctx, res)
+    do("baseline", baseline_step, ["orig"])
+    do("profile", profile_step, ["orig"])
+    if os.path.exists(os.path.join(ctx.work, "refactor.log")):
+        os.unlink(os.path.join(ctx.work, "refactor.log"))
+    do("refactor-profile", lambda: refactor_step("profile"), ["profile"])
+    do("refactor-all", lambda: refactor_step("all"), ["pristine"])
+    if not state.get("trees"):
+        state["no_tree"] = True
+
+    def build_rcl_step():
+        if state.get("no_tree"):
+            raise StepError("rcl-refactor extracted no critical section "
+                            "(see %s/refactor.log)" % ctx.work)
+        # The --locks all copy when it moved any section, since it moves
+        # the most; otherwise the profile's.
+        kind, tree = state["trees"][-1]
+        res["built"] = kind
+        app.build(tree, dict(os.environ, **ctx.rcl_env()))
+        state["tree"] = tree
+
+    do("build-rcl", build_rcl_step, ["orig"])
+    for algo in args.algos.split(","):
+        def t(algo=algo):
+            res["tests"][algo] = {"ok": False}
+            res["tests"][algo] = run_tests(
+                ctx, app, state["tree"], algo,
+                dict(os.environ, LIBLOCK_LOCK=algo), args.tests == "quick")
+        do("tests-" + algo, t, ["tree"])
+
+    def bench_step():
+        res["throughput"] = bench(ctx, app, state["orig"], state["tree"])
+    do("bench", bench_step, ["tree"])
+    for algo in args.rcl_run_locks.split(",") if args.rcl_run_locks else []:
+        def r(algo=algo):
+            if not ctx.rcl_run:
+                raise StepError("rcl-run not built or installed")
+            label = "rcl-run-" + algo
+            res["tests"][label] = {"ok": False}
+            res["tests"][label] = run_tests(
+                ctx, app, state["orig"], label, dict(os.environ),
+                args.tests == "quick", [ctx.rcl_run, "--lock", algo, "--"])
+        do("rcl-run-" + algo, r, ["orig"])
+    return finish(ctx, res)
+
+
+def finish(ctx, res):
+    res["incomplete"] = False
+    with open(os.path.join(ctx.work, "report.txt"), "w") as f:
+        f.write("\n".join(ctx.report) + "\n")
+    with open(os.path.join(ctx.work, "result.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    res["failures"] = len(ctx.failures)
+    return res
+
+
+def tool_version(srcdir):
+    p = subprocess.run(["git", "-C", srcdir, "log", "-1",
+                        "--format=%h %cd", "--date=short", "--", "cocci"],
+                       capture_output=True, text=True)
+    return p.stdout.strip() or "unknown (not a git checkout)"
+
+
+def save_record(args, apps_rec):
+    recorded = {"tool": tool_version(args.top_srcdir),
+                "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                "tests": args.tests, "apps": apps_rec}
+    with open(args.record + ".tmp", "w") as f:
+        json.dump(recorded, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.rename(args.record + ".tmp", args.record)
+    return recorded
 
 
 def main():
     args = parse_args()
-    ctx = Ctx(args)
-    app = apps.APPS[args.app](ctx)
-    missing = ctx.tools.missing()
+    if args.render_only:
+        with open(args.record) as f:
+            recorded = json.load(f)
+        old_md = ""
+        if os.path.exists(args.doc):
+            with open(args.doc) as f:
+                old_md = f.read()
+        with open(args.doc, "w") as f:
+            f.write(corpus_table.render(recorded, old_md))
+        print("harness: table written to %s" % args.doc)
+        return 0
+    probe = Ctx(args, "_probe")
+    missing = probe.tools.missing()
     if missing:
         for m in missing:
-            print("harness: %s: cannot run the pipeline: %s" % (args.app, m),
+            print("harness: cannot run the pipeline: %s" % m, file=sys.stderr)
+        return 1
+    recorded = {}
+    if args.record and os.path.exists(args.record):
+        with open(args.record) as f:
+            recorded = json.load(f)
+    apps_rec = recorded.get("apps", {})
+    steps = plan_steps(args)
+    progress = Progress([(a, steps) for a in args.apps], apps_rec)
+    results = []
+    for name in args.apps:
+        try:
+            def keep(res, done=list(results)):
+                save_record(args, dict(apps_rec, **{
+                    r["app"]: r for r in done + [res]}))
+            results.append(run_app(args, name, progress, steps,
+                                   keep if args.record else None))
+        except Exception as e:  # a harness bug in one app: the others run
+            print("harness: %s: %s: %s" % (name, type(e).__name__, e),
                   file=sys.stderr)
-        return 1
-    os.makedirs(ctx.work, exist_ok=True)
-    try:
-        step("%s: fetch the Debian source" % app.name)
-        pristine = fetch(ctx, app)
-        step("%s: build the original" % app.name)
-        orig = fresh_copy(ctx, pristine, "orig")
-        app.build(orig, dict(os.environ))
-        step("%s: profile under load (rcl-prof)" % app.name)
-        profile = os.path.join(ctx.work, "profile.json")
-        app.profile(orig, profile)
-        name, pct, misses, verdict = pipeline.hottest_lock(profile)
-        ctx.note("profile: hottest lock %s, %s of time in CS, misses/CS %s, "
-                 "verdict %s" % (name, pct, misses, verdict))
-        step("%s: refactor (rcl-refactor --locks profile.json)" % app.name)
-        tree = fresh_copy(ctx, pristine, "rcl")
-        app.prepare(tree, dict(os.environ))
-        if os.path.exists(os.path.join(ctx.work, "refactor.log")):
-            os.unlink(os.path.join(ctx.work, "refactor.log"))
-        if not refactor(ctx, app, tree, select_locks(ctx, app, profile, tree)):
-            # The hot locks were all refused: still run the app's tests on
-            # RCL with every lock the tool can prove safe, and say so.
-            ctx.note("locks: no section of the selected locks was "
-                     "extracted; second attempt with --locks all")
-            tree = fresh_copy(ctx, pristine, "rcl")
-            app.prepare(tree, dict(os.environ))
-            if not refactor(ctx, app, tree, "all"):
-                raise StepError("rcl-refactor transformed no critical "
-                                "section of %s (see %s/refactor.log)"
-                                % (app.name, ctx.work))
-        step("%s: build the refactored copy against librcl" % app.name)
-        app.build(tree, dict(os.environ, **ctx.rcl_env()))
-    except StepError as e:
-        ctx.fail(str(e))
-    else:
-        run_tests(ctx, app, tree, args.algos.split(","),
-                  args.tests == "quick")
-        if not args.no_bench:
-            try:
-                bench(ctx, app, orig, tree)
-            except StepError as e:
-                ctx.fail(str(e))
-    with open(os.path.join(ctx.work, "report.txt"), "w") as f:
-        f.write("\n".join(ctx.report) + "\n")
-    print("\n==> %s: report in %s/report.txt" % (app.name, ctx.work))
-    print("\n".join("    " + line for line in ctx.report))
-    if ctx.failures:
-        print("harness: %s: %d failure(s)" % (app.name, len(ctx.failures)))
-        return 1
-    print("harness: %s: ok" % app.name)
-    return 0
+            results.append({"app": name, "steps": {"harness": {
+                "status": "FAIL", "seconds": 0,
+                "reason": "%s: %s" % (type(e).__name__, e)}},
+                "tests": {}, "refactor": {}, "failures": 1})
+    regressed = corpus_table.regressions(apps_rec, results)
+    if args.record:
+        for r in results:
+            apps_rec[r["app"]] = r
+        recorded = save_record(args, apps_rec)
+    if args.doc:
+        old_md = ""
+        if os.path.exists(args.doc):
+            with open(args.doc) as f:
+                old_md = f.read()
+        with open(args.doc, "w") as f:
+            f.write(corpus_table.render(recorded if args.record else {
+                "tool": tool_version(args.top_srcdir), "apps": {
+                    r["app"]: r for r in results}}, old_md))
+        print("harness: table written to %s" % args.doc)
+    for r in results:
+        bad = [s for s, v in r["steps"].items() if v["status"] == "FAIL"]
+        print("harness: %s: %s" % (r["app"], "ok" if not bad else
+                                   "failed: " + ", ".join(bad)))
+    for line in regressed:
+        print("harness: REGRESSION: " + line)
+    if regressed:
+        return 2
+    return 1 if any(r.get("failures") or any(
+        v["status"] == "FAIL" for v in r["steps"].values())
+        for r in results) else 0
 
 
 if __name__ == "__main__":
