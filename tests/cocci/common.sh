@@ -37,3 +37,23 @@ cc_rcl() {
 		-I"$top_srcdir/liblock" "$@" "$src" -o "$out" \
 		-L"$LIBDIR" -Wl,-rpath,"$LIBDIR" -lrcl
 }
+
+# registered_algorithms: sets $avail to the algorithms librcl registers,
+# one per line (asked of the library itself, through a program built
+# against it).
+registered_algorithms() {
+	cat >"$TMP/algos.c" <<'EOC'
+#include <liblock.h>
+#include <stdio.h>
+int main(void)
+{
+	const char *const *a;
+
+	for (a = liblock_algorithms(); *a; a++)
+		puts(*a);
+	return 0;
+}
+EOC
+	cc_rcl "$TMP/algos" "$TMP/algos.c" || fail "cannot build against librcl"
+	avail=$("$TMP/algos") || fail "liblock_algorithms() failed"
+}

@@ -18,20 +18,7 @@
 . "$(dirname "$0")/common.sh"
 AWK_DIR="$top_srcdir/tests/cocci/awkward"
 if [ -z "${AWK_ALGOS:-}" ]; then
-	cat >"$TMP/algos.c" <<'EOC'
-#include <liblock.h>
-#include <stdio.h>
-int main(void)
-{
-	const char *const *a;
-
-	for (a = liblock_algorithms(); *a; a++)
-		puts(*a);
-	return 0;
-}
-EOC
-	cc_rcl "$TMP/algos" "$TMP/algos.c" || fail "cannot build against librcl"
-	avail=$("$TMP/algos") || fail "liblock_algorithms() failed"
+	registered_algorithms
 	algos=
 	for a in rcl posix mcs; do
 		echo "$avail" | grep -qx "$a" ||

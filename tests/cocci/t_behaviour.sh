@@ -7,20 +7,7 @@
 # registered, else the first other registered ones: same output, same
 # exit status (standard error may differ: the runtime warns there).
 . "$(dirname "$0")/common.sh"
-cat >"$TMP/algos.c" <<'EOC'
-#include <liblock.h>
-#include <stdio.h>
-int main(void)
-{
-	const char *const *a;
-
-	for (a = liblock_algorithms(); *a; a++)
-		puts(*a);
-	return 0;
-}
-EOC
-cc_rcl "$TMP/algos" "$TMP/algos.c" || fail "cannot build against librcl"
-avail=$("$TMP/algos") || fail "liblock_algorithms() failed"
+registered_algorithms
 algos=
 for a in posix mcs rcl; do
 	echo "$avail" | grep -qx "$a" && algos="$algos $a"

@@ -21,20 +21,7 @@
 . "$(dirname "$0")/common.sh"
 WP="$top_srcdir/tests/cocci/wholeprog"
 
-cat >"$TMP/algos.c" <<'EOC'
-#include <liblock.h>
-#include <stdio.h>
-int main(void)
-{
-	const char *const *a;
-
-	for (a = liblock_algorithms(); *a; a++)
-		puts(*a);
-	return 0;
-}
-EOC
-cc_rcl "$TMP/algos" "$TMP/algos.c" || fail "cannot build against librcl"
-avail=$("$TMP/algos") || fail "liblock_algorithms() failed"
+registered_algorithms
 algos=
 for a in posix mcs rcl; do
 	echo "$avail" | grep -qx "$a" && algos="$algos $a"

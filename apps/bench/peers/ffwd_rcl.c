@@ -19,14 +19,9 @@
 #include <string.h>
 #include <x86intrin.h>
 
+#include "peer_lines.h"
+
 #include "liblock.h"
-
-#define LINE_STRIDE 4160 /* as rcl-bench: not adjacent, own page */
-
-struct line {
-	struct line *next;
-	uint64_t count;
-};
 
 static liblock_lock_t lock;
 static struct line *head;
@@ -70,13 +65,11 @@ static void *client_main(void *arg)
 int main(int argc, char **argv)
 {
 	int threads, nlines, server;
-	char *block;
-	int *order;
 	struct client *c;
 	pthread_t *t;
 	uint64_t end;
 	long sections = 0;
-	int ok = 1;
+	int ok;
 
 	if (argc != 5) {
 		fprintf(stderr, "usage: %s THREADS LINES DELAY ITERATIONS\n",
@@ -93,30 +86,12 @@ int main(int argc, char **argv)
 				"CPUs\n");
 		return 2;
 	}
-	block = aligned_alloc(4096, (size_t)LINE_STRIDE * nlines + 4096);
-	order = malloc(sizeof(*order) * nlines);
+	head = peer_lines_new(nlines);
 	c = aligned_alloc(128, sizeof(*c) * threads);
 	t = calloc(threads, sizeof(*t));
-	if (!block || !order || !c || !t)
+	if (!head || !c || !t)
 		return 1;
-	memset(block, 0, (size_t)LINE_STRIDE * nlines + 4096);
 	memset(c, 0, sizeof(*c) * threads);
-	for (int i = 0; i < nlines; i++)
-		order[i] = i;
-	for (int i = nlines - 1; i > 0; i--) {
-		int j = rand() % (i + 1), tmp = order[i];
-
-		order[i] = order[j];
-		order[j] = tmp;
-	}
-	for (int i = 0; i < nlines; i++)
-		((struct line *)(block + (size_t)order[i] * LINE_STRIDE))
-			->next =
-			i + 1 < nlines
-				? (struct line *)(block + (size_t)order[i + 1] *
-								  LINE_STRIDE)
-				: NULL;
-	head = (struct line *)(block + (size_t)order[0] * LINE_STRIDE);
 
 	/* as the original's own test: the server on the last CPU */
 	server = topology->nb_cores - 1;
@@ -139,8 +114,7 @@ int main(int argc, char **argv)
 		if (c[i].end > end)
 			end = c[i].end;
 	}
-	for (struct line *l = head; l; l = l->next)
-		ok &= l->count == (uint64_t)sections;
+	ok = peer_lines_ok(head, sections);
 	printf("sections=%ld cycles_per_cs=%.1f ok=%d\n", sections,
 	       sections ? (double)(end - t0) / sections : 0.0, ok);
 	liblock_lock_destroy(&lock);

@@ -20,12 +20,7 @@
 #include <string.h>
 #include <x86intrin.h>
 
-#define LINE_STRIDE 4160 /* as rcl-bench: not adjacent, own page */
-
-struct line {
-	struct line *next;
-	uint64_t count;
-};
+#include "peer_lines.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct line *head;
@@ -69,14 +64,13 @@ static void *client_main(void *arg)
 
 int main(int argc, char **argv)
 {
-	int threads, nlines, *order;
-	char *block;
+	int threads, nlines;
 	struct client *c;
 	pthread_t *t;
 	cpu_set_t set;
 	uint64_t t0, end;
 	long sections = 0;
-	int ok = 1;
+	int ok;
 
 	if (argc != 5) {
 		fprintf(stderr, "usage: %s THREADS LINES DELAY ITERATIONS\n",
@@ -95,30 +89,12 @@ int main(int argc, char **argv)
 	for (int i = 0; i < CPU_SETSIZE; i++)
 		if (CPU_ISSET(i, &set))
 			cpus[ncpus++] = i;
-	block = aligned_alloc(4096, (size_t)LINE_STRIDE * nlines + 4096);
-	order = malloc(sizeof(*order) * nlines);
+	head = peer_lines_new(nlines);
 	c = aligned_alloc(128, sizeof(*c) * threads);
 	t = calloc(threads, sizeof(*t));
-	if (!block || !order || !c || !t)
+	if (!head || !c || !t)
 		return 1;
-	memset(block, 0, (size_t)LINE_STRIDE * nlines + 4096);
 	memset(c, 0, sizeof(*c) * threads);
-	for (int i = 0; i < nlines; i++)
-		order[i] = i;
-	for (int i = nlines - 1; i > 0; i--) {
-		int j = rand() % (i + 1), tmp = order[i];
-
-		order[i] = order[j];
-		order[j] = tmp;
-	}
-	for (int i = 0; i < nlines; i++)
-		((struct line *)(block + (size_t)order[i] * LINE_STRIDE))
-			->next =
-			i + 1 < nlines
-				? (struct line *)(block + (size_t)order[i + 1] *
-								  LINE_STRIDE)
-				: NULL;
-	head = (struct line *)(block + (size_t)order[0] * LINE_STRIDE);
 
 	pthread_barrier_init(&start, NULL, (unsigned)threads + 1);
 	for (int i = 0; i < threads; i++) {
@@ -139,8 +115,7 @@ int main(int argc, char **argv)
 		if (c[i].end > end)
 			end = c[i].end;
 	}
-	for (struct line *l = head; l; l = l->next)
-		ok &= l->count == (uint64_t)sections;
+	ok = peer_lines_ok(head, sections);
 	printf("sections=%ld cycles_per_cs=%.1f ok=%d\n", sections,
 	       sections ? (double)(end - t0) / sections : 0.0, ok);
 	return ok ? 0 : 1;
