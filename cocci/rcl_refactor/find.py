@@ -269,7 +269,7 @@ def find_wrappers(src, fns):
     for name, ni, bo, bc in cparse.find_functions(src):
         if name in fns:
             continue
-        body = toks[bo + 1:bc]
+        body = _checked_call(toks[bo + 1:bc])
         if body and body[0].text == "return":
             body = body[1:]
         if len(body) < 4 or body[-1].text != ";" or body[0].kind != "id":
@@ -296,7 +296,39 @@ def find_wrappers(src, fns):
         fns[name] = LockFn(name, inner.role, names, expr, wrapper={
             "file": src.path, "static": static, "params": params,
             "ret": ret, "end": toks[bc].end, "start": toks[j + 1].start,
-            "lock_expr": expr})
+            "call": body[0].start, "lock_expr": expr})
+
+
+# What a wrapper may do with the pthread call's result besides the call:
+# assert on it and silence the unused-variable warning (liblzma's
+# mythread.h).  The wrapper keeps its checks (on liblock_lock()'s result,
+# for the callers it still has); extracted sections call NAME_rcl_exec(),
+# which has no result to check.
+_CHECK_IDS = frozenset(("assert", "void"))
+
+
+def _checked_call(body):
+    """The call of a wrapper body `[T] v = CALL(...); CHECKS` where CHECKS
+    only look at v (assert(v == 0); (void)v;), as `CALL(...);`; any other
+    body unchanged."""
+    semi = next((k for k, t in enumerate(body) if t.text == ";"), None)
+    if semi is None or semi + 1 >= len(body):
+        return body
+    eq = next((k for k in range(semi) if body[k].text == "="), None)
+    if eq is None or eq < 2 or body[eq - 1].kind != "id" or \
+            body[eq + 1].kind != "id" or body[eq + 2].text != "(" or \
+            cparse.match(body, eq + 2) != semi - 1:
+        return body
+    var = body[eq - 1].text
+    # a declaration of var: type words (and const) before it, no operator
+    if any(t.kind != "id" for t in body[:eq - 1]):
+        return body
+    rest = body[semi + 1:]
+    if not any(t.text == var for t in rest) or any(
+            t.kind == "id" and t.text != var and t.text not in _CHECK_IDS
+            for t in rest):
+        return body
+    return body[eq + 1:semi + 1]
 
 
 def _params(toks, open_i):

@@ -515,13 +515,7 @@ def wrappers(prog):
             continue
         f = [x for x in prog.files if x.path == w["file"]][0]
         toks = f.src.toks
-        a = f.src.tok_at(w["start"])
-        k = a
-        while toks[k].text != "{":
-            k += 1
-        k += 1
-        if toks[k].text == "return":
-            k += 1
+        k = f.src.tok_at(w["call"])  # the pthread (or inner) call
         new = {"lock": "liblock_lock", "unlock": "liblock_unlock",
                "trylock": "liblock_trylock"}[lf.role]
         f.edits.append((toks[k].start, toks[k].end, new))
