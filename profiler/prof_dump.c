@@ -470,6 +470,35 @@ static void put_traces(struct out *o, uint64_t now)
 			put_trace(o, th->trace, now);
 }
 
+static void put_trow(struct out *o, const struct prof_trow *row)
+{
+	if (!row->n)
+		return;
+	put_s(o, "trow ");
+	put_u(o, row->index);
+	for (int i = 0; i < row->n; i++) {
+		put_s(o, " ");
+		put_i(o, row->site[i]);
+		put_s(o, ":");
+		put_u(o, row->acq[i]);
+	}
+	put_s(o, "\n");
+}
+
+/* The thread-by-site rows: threads that exited, then live ones. */
+static void put_trows(struct out *o)
+{
+	static struct prof_trow live;
+
+	for (const struct prof_trow *r = prof_trows; r; r = r->next)
+		put_trow(o, r);
+	for (const struct prof_thread *th = prof_threads; th; th = th->next)
+		if (th->live) {
+			prof_trow_fill(&live, th);
+			put_trow(o, &live);
+		}
+}
+
 static void write_dump(struct prof_thread *tot, uint64_t now, bool raw,
 		       const char *ended)
 {
@@ -520,6 +549,7 @@ static void write_dump(struct prof_thread *tot, uint64_t now, bool raw,
 		put_s(&o, " ");
 		put_addr(&o, (const void *)(b->ret > 1 ? b->ret - 1 : 0));
 	}
+	put_trows(&o);
 	if (prof_trace_on)
 		put_traces(&o, now);
 	put_s(&o, "end\n");

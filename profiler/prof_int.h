@@ -370,6 +370,9 @@ static inline void prof_block(int delta)
 struct prof_thread {
 	struct prof_thread *next; /* registry list, under prof_reg_lock */
 	bool live;
+	/* creation index: the n-th pthread_create call of the program (as
+	 * rcl-run --colocate numbers threads); 0 for the main thread */
+	unsigned long index;
 	uint64_t t_start, t_join;   /* lifetime start; cycles in pthread_join */
 	uint64_t t_outer, cs_union; /* outermost section start; union total */
 	/* outermost sections closed: uncontended ones, sampled ones among
@@ -416,6 +419,25 @@ static inline struct prof_thread *prof_self(void)
 }
 /* Return the thread's state to the pool, adding it into the totals. */
 void prof_thread_exit(void);
+
+/* The creation index the next thread block of this thread gets: set by
+ * the pthread_create trampoline before the thread's first event. */
+extern PROF_TLS unsigned long prof_thread_index;
+
+/* A thread's acquisitions of its most used sites, kept when it exits (for
+ * the thread-by-lock matrix: rcl-prof --colocate-plan).  Under
+ * prof_reg_lock. */
+enum { PROF_TROW_SITES = 8 };
+struct prof_trow {
+	struct prof_trow *next;
+	unsigned long index;
+	int n;
+	int site[PROF_TROW_SITES];
+	uint64_t acq[PROF_TROW_SITES];
+};
+extern struct prof_trow *prof_trows;
+/* Fill @row with @th's most acquired sites (at most PROF_TROW_SITES). */
+void prof_trow_fill(struct prof_trow *row, const struct prof_thread *th);
 
 /* Time each outermost section with probability 1/prof_sample
  * ($RCLPROF_SAMPLE, default 1: all); the others only count, and rcl-prof

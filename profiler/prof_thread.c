@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include "prof_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -32,6 +33,8 @@ int prof_ncpu = 1, prof_serial_max = 1;
 static unsigned trace_ids; /* thread lives traced, under prof_reg_lock */
 
 PROF_TLS struct prof_thread *prof_cur;
+PROF_TLS unsigned long prof_thread_index;
+struct prof_trow *prof_trows;
 static pthread_key_t exit_key;
 static _Atomic int key_made; /* 0 no, 1 yes, 2 failed */
 
@@ -104,6 +107,7 @@ static struct prof_thread *thread_new(void)
 	th = block_get();
 	if (th) {
 		th->live = true;
+		th->index = prof_thread_index;
 		th->t_start = prof_now();
 		th->papi_set = -1;
 		th->rng = (th->t_start ^ (uintptr_t)th) | 1;
@@ -155,6 +159,13 @@ void prof_thread_exit(void)
 	prof_cur = PROF_DEAD; /* later destructors' locks go unprofiled */
 	prof_real.mutex_lock(&prof_reg_lock);
 	if (atomic_load_explicit(&prof_on, memory_order_relaxed)) {
+		struct prof_trow *row = malloc(sizeof(*row));
+
+		if (row) { /* lost (not advised on) if out of memory */
+			prof_trow_fill(row, th);
+			row->next = prof_trows;
+			prof_trows = row;
+		}
 		prof_sum_into(prof_total, th, now);
 		if (th->trace) { /* kept for the dump */
 			th->trace->t_end = now;
@@ -337,6 +348,7 @@ void prof_fork_child(void)
 	/* the parent's timelines stay with the parent (the buffers leak in
 	 * the child, as the parent's other blocks do) */
 	prof_traces = NULL;
+	prof_trows = NULL; /* the parent's threads' rows (leaked, as above) */
 	/* relaxed: the child has one thread */
 	atomic_store_explicit(&prof_nlive, me > PROF_DEAD,
 			      memory_order_relaxed);
@@ -354,4 +366,26 @@ void prof_fork_child(void)
 		}
 	}
 	prof_dump_reset();
+}
+
+void prof_trow_fill(struct prof_trow *row, const struct prof_thread *th)
+{
+	row->index = th->index;
+	row->n = 0;
+	/* the PROF_TROW_SITES largest, by insertion into a sorted array */
+	for (int id = 0; id < th->max_site; id++) {
+		uint64_t a = th->stat[id].acq;
+		int k;
+
+		if (!a || (row->n == PROF_TROW_SITES &&
+			   a <= row->acq[PROF_TROW_SITES - 1]))
+			continue;
+		k = row->n < PROF_TROW_SITES ? row->n++ : PROF_TROW_SITES - 1;
+		for (; k > 0 && row->acq[k - 1] < a; k--) {
+			row->acq[k] = row->acq[k - 1];
+			row->site[k] = row->site[k - 1];
+		}
+		row->acq[k] = a;
+		row->site[k] = id;
+	}
 }

@@ -1004,7 +1004,12 @@ PROF_API int pthread_cond_broadcast(pthread_cond_t *c)
 struct trampoline {
 	void *(*fn)(void *);
 	void *arg;
+	unsigned long index;
 };
+
+/* pthread_create calls so far (creation indices, from 1).  relaxed: only
+ * the numbering matters, as in rcl-run's own wrapper (pti_create.c). */
+static _Atomic unsigned long created;
 
 static void *thread_start(void *p)
 {
@@ -1012,6 +1017,7 @@ static void *thread_start(void *p)
 	void *ret;
 
 	free(p);
+	prof_thread_index = t.index;
 	(void)prof_self(); /* lifetime starts now */
 	ret = t.fn(t.arg);
 	prof_thread_exit();
@@ -1023,6 +1029,9 @@ PROF_API int pthread_create(pthread_t *t, const pthread_attr_t *a,
 {
 	struct prof_thread *th;
 	struct trampoline *tr;
+	unsigned long index =
+		atomic_fetch_add_explicit(&created, 1, memory_order_relaxed) +
+		1;
 	int rc;
 
 	if (!prof_real.create)
@@ -1034,6 +1043,7 @@ PROF_API int pthread_create(pthread_t *t, const pthread_attr_t *a,
 		return prof_real.create(t, a, fn, arg);
 	tr->fn = fn;
 	tr->arg = arg;
+	tr->index = index;
 	rc = prof_real.create(t, a, thread_start, tr);
 	if (rc != 0)
 		free(tr);
