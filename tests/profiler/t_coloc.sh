@@ -17,7 +17,8 @@ check "$T/p.json" \
 	'[g["threads"] for g in p["colocation"]["groups"]] == [[1, 3, 5, 7], [2, 4, 6, 8]]' \
 	'[g["lock"] for g in p["colocation"]["groups"]] == ["a", "b"]' \
 	'len([r for r in p["colocation"]["threads"] if r["thread"] > 0]) == 8' \
-	'all(r["acquisitions"].get("b", 0) > 0 for r in p["colocation"]["threads"] if r["thread"] > 0)'
+	'all("b" in [c["lock"] for c in r["acquisitions"]] for r in p["colocation"]["threads"] if r["thread"] > 0)' \
+	'all(c["count"] > 0 and c["id"] for r in p["colocation"]["threads"] for c in r["acquisitions"])'
 cat "$T/plan"
 cpu_a=$(sed -n 's/^cpu \([0-9]*\): 1 3 5 7$/\1/p' "$T/plan")
 cpu_b=$(sed -n 's/^cpu \([0-9]*\): 2 4 6 8$/\1/p' "$T/plan")
