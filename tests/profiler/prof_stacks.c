@@ -10,17 +10,25 @@
  *                       wait for it (then take it once, briefly): the
  *                       hold time serialises the program
  *   prof_stacks short   four workers, each section ~2 us, ~30 ms of work
- *                       between them: the threads run in parallel and
- *                       rarely meet; for a preempted holder to serialise
- *                       the program, all three others must reach the lock
- *                       while it is off its CPU (unlikely even on a
- *                       loaded machine)
+ *                       between them, worker i starting its rounds i/4 of
+ *                       a round late: the threads run in parallel and
+ *                       rarely meet.  Without the offsets they ran in
+ *                       lockstep (the work is measured on the clock), all
+ *                       four reaching the lock at once every round, and
+ *                       three blocked behind the first holder serialised
+ *                       the program for real (ser% up to 32 in one run of
+ *                       30 on a quiet machine).  With them, the sections
+ *                       are 7.5 ms apart and every worker is alive during
+ *                       all of them (each works 30 ms after its last):
+ *                       for a holder to serialise the program, the three
+ *                       others must reach the lock while it is off its CPU
  *
  * Work is a busy loop on the monotonic clock, so its wall length does not
  * depend on the machine's speed or load.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -71,7 +79,9 @@ __attribute__((noinline)) static void outer_fn(void)
 
 static void *worker(void *arg)
 {
-	(void)arg;
+	long idx = (long)(intptr_t)arg;
+
+	spin_us(idx * work_us / WORKERS); /* this worker's phase */
 	for (long i = 0; i < iters; i++) {
 		outer_fn();
 		spin_us(work_us);
@@ -79,9 +89,9 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static int start(pthread_t *t)
+static int start(pthread_t *t, long idx)
 {
-	if (pthread_create(t, NULL, worker, NULL) != 0) {
+	if (pthread_create(t, NULL, worker, (void *)(intptr_t)idx) != 0) {
 		fprintf(stderr, "prof_stacks: pthread_create failed\n");
 		return -1;
 	}
@@ -96,7 +106,7 @@ __attribute__((noinline)) static int hold_long(void)
 
 	pthread_mutex_lock(&big);
 	for (int i = 0; i < WORKERS - 1; i++)
-		if (start(&t[i]) != 0)
+		if (start(&t[i], 0) != 0)
 			return -1;
 	spin_us(60000);
 	pthread_mutex_unlock(&big);
@@ -128,7 +138,7 @@ int main(int argc, char **argv)
 	work_us = 30000;
 	iters = 8;
 	for (int i = 0; i < WORKERS; i++)
-		if (start(&t[i]) != 0)
+		if (start(&t[i], i) != 0)
 			return 1;
 	for (int i = 0; i < WORKERS; i++)
 		pthread_join(t[i], NULL);

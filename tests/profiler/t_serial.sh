@@ -3,7 +3,7 @@
 # The serialising share: prof_stacks long has three threads wait on one
 # ~60 ms section (only the holder can run: most of the hold time
 # serialises the program); prof_stacks short has four threads run in
-# parallel with ~2 us sections.  Loose bounds (loaded 2-CPU machines): at
+# parallel with ~2 us sections, phases staggered by a quarter round.  Loose bounds (loaded 2-CPU machines): at
 # least 60% for the first, at most 25% for the second, in the JSON profile
 # and in the table's ser% column.
 . "${srcdir:-.}/profiler/lib.sh"
