@@ -93,6 +93,7 @@ void pti_cond_after_fork(struct pti_obj *o)
 struct wait {
 	struct pti_obj *co, *mo;
 	pthread_mutex_t *m;
+	enum pti_hold hold; /* how the mutex is held and taken back */
 	unsigned int depth;
 };
 
@@ -102,8 +103,10 @@ static int wait_end(struct wait *w)
 {
 	int rc = 0;
 
-	if (w->mo)
+	if (w->hold == PTI_HOLD_RECORD)
 		pti_mutex_reacquire(w->mo, w->depth);
+	else if (w->hold == PTI_HOLD_THIN)
+		rc = pti_mutex_take(w->m); /* the word, or its new record */
 	else
 		rc = pti_real()->mutex_lock(w->m);
 	atomic_fetch_sub_explicit(&w->co->waiters, 1, memory_order_release);
@@ -130,11 +133,12 @@ static int sleep_cancellable(struct wait *w, uint32_t s, clockid_t clock,
 	return rc;
 }
 
-/* Wait on our record @co; @m is replaced (@mo) or glibc's (@mo NULL). */
-static int wait_ours(struct pti_obj *co, pthread_mutex_t *m, struct pti_obj *mo,
-		     clockid_t clock, const struct timespec *abstime)
+/* Wait on our record @co; @m is held as @hold says (@mo: its record). */
+static int wait_ours(struct pti_obj *co, pthread_mutex_t *m, enum pti_hold hold,
+		     struct pti_obj *mo, clockid_t clock,
+		     const struct timespec *abstime)
 {
-	struct wait w = {co, mo, m, 0};
+	struct wait w = {co, mo, m, hold, 0};
 	unsigned int s;
 	int rc, rc2;
 
@@ -142,7 +146,8 @@ static int wait_ours(struct pti_obj *co, pthread_mutex_t *m, struct pti_obj *mo,
 	 * pairs with the seq_cst pair in cond_wake() */
 	atomic_fetch_add_explicit(&co->waiters, 1, memory_order_seq_cst);
 	s = atomic_load_explicit(&co->seq, memory_order_seq_cst);
-	rc = mo ? pti_mutex_release(mo, &w.depth) : pti_real()->mutex_unlock(m);
+	rc = hold == PTI_HOLD_RECORD ? pti_mutex_release(mo, &w.depth)
+				     : pti_real()->mutex_unlock(m);
 	if (rc != 0) {
 		atomic_fetch_sub_explicit(&co->waiters, 1,
 					  memory_order_relaxed);
@@ -159,17 +164,18 @@ static int wait_common(pthread_cond_t *c, pthread_mutex_t *m, int clock,
 		       const struct timespec *abstime)
 {
 	struct pti_obj *co, *mo;
+	enum pti_hold hold;
 	bool none;
 
 	if (abstime &&
 	    (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L))
 		return EINVAL;
 	co = cond_get(c, true, &none);
-	mo = pti_mutex_get(m);
+	hold = pti_mutex_hold(m, &mo);
 	if (!co) {
 		const struct pti_real *r = pti_real();
 
-		if (!mo) {
+		if (hold == PTI_HOLD_GLIBC) {
 			if (!abstime)
 				return r->cond_wait(c, m);
 			if (clock < 0)
@@ -181,7 +187,8 @@ static int wait_common(pthread_cond_t *c, pthread_mutex_t *m, int clock,
 			     "process-private mutex");
 		return EINVAL;
 	}
-	return wait_ours(co, m, mo, clock < 0 ? co->clock : clock, abstime);
+	return wait_ours(co, m, hold, mo, clock < 0 ? co->clock : clock,
+			 abstime);
 }
 
 LL_API_EXPORT int pti_cond_init(pthread_cond_t *c,

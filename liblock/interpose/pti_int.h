@@ -106,6 +106,14 @@ struct pti_obj {
 	 * from then on a plain futex lock in hword, which any thread may
 	 * unlock, as glibc's (pti_lock.c) */
 	_Atomic bool handed;
+	/* mutex, normal: glibc's lock word in the application's memory may
+	 * still be held by a thread that took it before this record existed
+	 * (a thin holder, see pti_mutex.c).  Set when the record is built,
+	 * cleared once by the first holder of the record's lock after it has
+	 * taken and dropped that word (pti_drain()).  relaxed: read either by
+	 * a thin holder, whose unlock the drain waits for, or by a holder of
+	 * the record's lock, ordered after the drain by that lock */
+	_Atomic bool thin;
 	int clock; /* condvar: clock of absolute deadlines */
 	liblock_lock_t lock;
 	/* mutex: the lock's ops table, read once it is built (new_lock()),
@@ -161,6 +169,8 @@ static inline void pti_count(enum pti_wrapper w)
 }
 /* Count a mutex or condvar record created, for the report. */
 void pti_count_object(bool cond) LL_HIDDEN;
+/* Count a normal mutex used without a record (pti_mutex.c). */
+void pti_count_thin(void) LL_HIDDEN;
 
 /* Log @msg once per process for each @flag (a static _Atomic bool). */
 void pti_say_once(_Atomic bool *flag, const char *msg,
@@ -197,6 +207,10 @@ struct pti_thread {
 	/* Non-zero while this thread runs liblock code: liblock's own
 	 * pthread calls (the posix algorithm) must reach glibc, not us. */
 	int inside;
+	/* The thread's kernel id, as glibc notes it in a mutex it locks
+	 * (__data.__owner), read on first need (0: not yet; reset in a fork
+	 * child): see the thin unlock in pti_mutex.c */
+	int tid;
 };
 extern __thread struct pti_thread pti_thread LL_HIDDEN
 	__attribute__((tls_model("initial-exec")));
@@ -258,8 +272,9 @@ static inline struct pti_obj *pti_tag_record(uint64_t tag, uintptr_t key)
 	return NULL;
 }
 
-/* The record of mutex @m, or NULL if @m has none and gets none (its
- * memory says it is a POSIX-only mutex, or nothing is replaced). */
+/* The record of mutex @m, or NULL if it has none (yet: a record is built
+ * by the wrappers at first use for recursive and error-checking mutexes,
+ * at first contention for normal ones; never for POSIX-only mutexes). */
 struct pti_obj *pti_mutex_lookup_slow(pthread_mutex_t *m) LL_HIDDEN;
 /* Bumped in each fork child: a mutex record whose gen differs has a lock
  * that other threads, now gone, may still be queued in. */
@@ -317,16 +332,21 @@ int pti_base_unlock(struct pti_obj *o) LL_HIDDEN;
 /* Normal mutex @o, held by another thread, unlocked by this one (called
  * from @site): turn it into a handed one, free.  Said once. */
 void pti_hand_over(struct pti_obj *o, const void *site) LL_HIDDEN;
+/* Whether @o's fast path (ops entries called direct) may be used. */
+bool pti_fast_ok(const struct pti_obj *o) LL_HIDDEN;
 
 /* ---- shared by the mutex and condvar wrappers ---------------------------- */
 
-/* The record of mutex @m, created on first use; NULL if @m stays POSIX. */
-static inline struct pti_obj *pti_mutex_get(pthread_mutex_t *m)
-{
-	struct pti_obj *o = pti_mutex_lookup(m);
-
-	return o && o->kind != PTI_POSIX ? o : NULL;
-}
+/* How the calling thread holds mutex @m, for a condition wait. */
+enum pti_hold {
+	PTI_HOLD_GLIBC,	 /* a POSIX-only mutex, or nothing is replaced */
+	PTI_HOLD_THIN,	 /* glibc's lock word: a normal mutex, no record yet */
+	PTI_HOLD_RECORD, /* the record's lock (*@op) */
+};
+enum pti_hold pti_mutex_hold(pthread_mutex_t *m, struct pti_obj **op) LL_HIDDEN;
+/* Take @m back after a thin hold was released for a wait: the lock
+ * wrapper's work, without its count. */
+int pti_mutex_take(pthread_mutex_t *m) LL_HIDDEN;
 /* Release a held record completely for a condition wait, saving its
  * depth in *@depth.  Returns 0, or EPERM if a checked mutex is not ours. */
 int pti_mutex_release(struct pti_obj *o, unsigned int *depth) LL_HIDDEN;

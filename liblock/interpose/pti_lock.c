@@ -202,6 +202,52 @@ static int base_timedlock(struct pti_obj *o, clockid_t clock,
 	return rc;
 }
 
+bool pti_fast_ok(const struct pti_obj *o)
+{
+	return o->kind == PTI_NORMAL && !o->gated && o->ops && o->ops->lock &&
+	       o->ops->unlock &&
+	       !atomic_load_explicit(&o->handed, memory_order_relaxed) &&
+	       !atomic_load_explicit(&o->thin, memory_order_relaxed);
+}
+
+/* We hold @o's lock and it may still have a thin holder (pti_obj.thin):
+ * wait for glibc's word in the mutex memory to be free, by taking and
+ * dropping it (as @how says: block, try, or until @abstime), once per
+ * record.  A thread that takes the word after the tag was written sees
+ * the tag and lets it go (first_use() in pti_mutex.c): glibc's unlock
+ * below releases what that thread's trylock acquires.  Returns 0, or
+ * glibc's error (EBUSY, ETIMEDOUT) with @o's lock released. */
+static int drain(struct pti_obj *o, enum pti_how how, clockid_t clock,
+		 const struct timespec *abstime)
+{
+	const struct pti_real *r = pti_real();
+	pthread_mutex_t *m = (pthread_mutex_t *)atomic_load_explicit(
+		&o->key, memory_order_relaxed);
+	int rc;
+
+	/* timedlock rather than clocklock for CLOCK_REALTIME: the same, and
+	 * ThreadSanitizer intercepts only the former (it would miss the
+	 * thin holder's release otherwise) */
+	if (how == PTI_HOW_TRY)
+		rc = r->mutex_trylock(m);
+	else if (abstime && clock == CLOCK_REALTIME)
+		rc = r->mutex_timedlock(m, abstime);
+	else if (abstime)
+		rc = r->mutex_clocklock(m, clock, abstime);
+	else
+		rc = r->mutex_lock(m);
+	if (rc != 0) {
+		pti_base_unlock(o);
+		return rc;
+	}
+	r->mutex_unlock(m);
+	atomic_store_explicit(&o->thin, false, memory_order_relaxed);
+	/* relaxed: a thread that still reads false takes the general path,
+	 * which is right too (see pti_obj.fast) */
+	atomic_store_explicit(&o->fast, pti_fast_ok(o), memory_order_relaxed);
+	return 0;
+}
+
 int pti_enter(struct pti_obj *o, enum pti_how how, clockid_t clock,
 	      const struct timespec *abstime)
 {
@@ -222,6 +268,10 @@ int pti_enter(struct pti_obj *o, enum pti_how how, clockid_t clock,
 		rc = base_timedlock(o, clock, abstime);
 	else
 		rc = pti_base_lock(o);
+	/* relaxed: see pti_obj.thin; we hold the lock */
+	if (rc == 0 && o->kind == PTI_NORMAL &&
+	    ll_unlikely(atomic_load_explicit(&o->thin, memory_order_relaxed)))
+		rc = drain(o, how, clock, abstime);
 	if (rc == 0) {
 		/* relaxed: only the holder writes it, and a thread only
 		 * compares it with its own token */

@@ -37,6 +37,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* glibc's __kind bits (nptl/pthreadP.h), read from static initialisers. */
 #define GLIBC_KIND_TYPE_MASK 3
@@ -55,7 +57,6 @@ static int new_lock(struct pti_obj *o)
 {
 	const struct pti_config *cfg = pti_config();
 	liblock_attr_t attr = LIBLOCK_ATTR_INITIALIZER;
-	const struct ll_ops *ops;
 	int rc;
 
 	attr.algorithm = cfg->algorithm;
@@ -69,14 +70,8 @@ static int new_lock(struct pti_obj *o)
 	/* A FIXED lock is built by liblock_init(): its ops table is set.
 	 * The fast path calls the algorithm's entries directly, as
 	 * liblock_lock()/unlock() would after their ready check. */
-	ops = ll_lock_ops(&o->lock);
-	o->ops = ops;
-	atomic_store_explicit(
-		&o->fast,
-		o->kind == PTI_NORMAL && !o->gated && ops->lock &&
-			ops->unlock &&
-			!atomic_load_explicit(&o->handed, memory_order_relaxed),
-		memory_order_relaxed);
+	o->ops = ll_lock_ops(&o->lock);
+	atomic_store_explicit(&o->fast, pti_fast_ok(o), memory_order_relaxed);
 	return 0;
 }
 
@@ -85,6 +80,10 @@ static int make_mutex(struct pti_obj *o, void *arg)
 	int rc;
 
 	o->kind = *(int *)arg;
+	/* a normal mutex's record is built at its first contention: the
+	 * word may be held (see "thin mutexes") */
+	atomic_store_explicit(&o->thin, o->kind == PTI_NORMAL,
+			      memory_order_relaxed);
 	if (o->kind == PTI_POSIX)
 		return 0;
 	if ((rc = new_lock(o)) == 0)
@@ -258,19 +257,154 @@ static void reset_held(struct pti_obj *o)
 struct pti_obj *pti_mutex_lookup_slow(pthread_mutex_t *m)
 {
 	struct pti_obj *o = tagged(m);
+
+	/* acquire: pairs with the release in refresh(): the new lock */
+	if (o &&
+	    atomic_load_explicit(&o->gen, memory_order_acquire) !=
+		    atomic_load_explicit(&pti_fork_gen, memory_order_relaxed))
+		refresh(o);
+	return o;
+}
+
+/* ---- thin mutexes -------------------------------------------------------
+ * A normal mutex runs on glibc's own lock word in the application's
+ * memory (glibc's trylock and unlock) until a thread finds that word held:
+ * then it gets its record and the algorithm's lock, for good.  Most
+ * mutexes of a program are never contended; they cost no memory and run
+ * at glibc's speed, while the contended ones, the algorithm's business,
+ * still get it.  Recursive and error-checking mutexes get their record at
+ * first use (the record keeps their owner and depth).
+ *
+ * Inflation.  The record is built with `thin` set: the thread that took
+ * the word before the record existed may still hold it.  Every
+ * acquisition through the record runs pti_enter(), whose first holder
+ * takes and drops glibc's word (pti_lock.c, drain()), then clears `thin`
+ * and allows the fast path.  A thread that read no tag and then took the
+ * word (first_use()) checks the tag again: if it is there, it lets the
+ * word go and takes the record's lock.  If the drain's glibc lock came
+ * before that thread's trylock, the drain's unlock is what the trylock
+ * acquires, and the tag, written before the drain, is seen; if it came
+ * after, the drain waits for that thread, a legitimate holder.  So no
+ * thread holds the word as a section once `thin` is clear.
+ *
+ * Unlock.  No record, or a record still `thin`: the caller holds the
+ * word (only a thin holder can be in a section then), glibc unlocks it,
+ * from any thread, as glibc would.  Otherwise the record's lock. */
+
+/* The report counts thin mutexes once each: the first thin hold marks
+ * the tag word with this value, which names no record (its index is out
+ * of range).  Only when counting: a normal run writes nothing there. */
+#define TAG_SEEN UINT64_MAX
+static_assert(((uint32_t)TAG_SEEN - 1) >> PTI_CHUNK_BITS >= 1u << PTI_DIR_BITS,
+	      "TAG_SEEN names no record");
+
+/* A normal mutex unlocked by a thread other than the one that locked it
+ * while it had no record (glibc allows it; legacy code hands locks over
+ * that way) is marked with this value and stays glibc's for good: after
+ * inflation such an unlock would have to hand the record over
+ * (pti_hand_over()), which strands the threads queued in its lock. */
+#define TAG_GLIBC (UINT64_MAX - 1)
+static_assert(((uint32_t)TAG_GLIBC - 1) >> PTI_CHUNK_BITS >= 1u << PTI_DIR_BITS,
+	      "TAG_GLIBC names no record");
+
+/* Mark @m's tag word with @mark unless it names a record or is marked;
+ * returns true if this call marked it. */
+static bool tag_mark(pthread_mutex_t *m, uint64_t mark)
+{
+	uint64_t t =
+		atomic_load_explicit(pti_tag_word(m), memory_order_relaxed);
+
+	/* relaxed: a mark, nothing is published through it.  A CAS from a
+	 * value that names no record, never a store: a tag discover()
+	 * writes meanwhile must stay */
+	return t != TAG_SEEN && t != TAG_GLIBC &&
+	       !pti_tag_record(t, (uintptr_t)m) &&
+	       atomic_compare_exchange_strong_explicit(
+		       pti_tag_word(m), &t, mark, memory_order_relaxed,
+		       memory_order_relaxed);
+}
+
+static int self_tid(void)
+{
+	if (ll_unlikely(pti_thread.tid == 0))
+		pti_thread.tid = (int)syscall(SYS_gettid);
+	return pti_thread.tid;
+}
+
+/* Unlock of @m held on glibc's word (no record, or one still thin). */
+static int thin_unlock(pthread_mutex_t *m, struct pti_obj *o)
+{
+	int owner = __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED);
+
+	if (!o && owner != 0 && owner != self_tid() &&
+	    kind_of_memory(m) == PTI_NORMAL)
+		(void)tag_mark(m, TAG_GLIBC);
+	return pti_real()->mutex_unlock(m);
+}
+
+/* What first_use() found. */
+enum first {
+	FIRST_GLIBC, /* glibc runs this mutex (POSIX-only, or no memory) */
+	FIRST_THIN,  /* the word is ours: a thin hold */
+	FIRST_BUSY,  /* (trylock) the word is held */
+	FIRST_OWN,   /* use the record *@op */
+};
+
+/* @m has no record.  Take glibc's word if it is a normal mutex and the
+ * word is free; else build the record (unless @try finds it held). */
+static enum first first_use(pthread_mutex_t *m, bool try, struct pti_obj **op)
+{
+	const struct pti_real *r = pti_real();
 	int kind;
 
-	if (ll_likely(o != NULL)) {
-		/* acquire: pairs with the release in refresh(): the new
-		 * lock */
-		if (atomic_load_explicit(&o->gen, memory_order_acquire) !=
-		    atomic_load_explicit(&pti_fork_gen, memory_order_relaxed))
-			refresh(o);
-		return o;
+	*op = NULL;
+	if (!pti_config()->replace || (kind = kind_of_memory(m)) == PTI_POSIX ||
+	    atomic_load_explicit(pti_tag_word(m), memory_order_relaxed) ==
+		    TAG_GLIBC)
+		return FIRST_GLIBC;
+	if (kind == PTI_NORMAL) {
+		if (r->mutex_trylock(m) == 0) {
+			if (!tagged(m)) {
+				if (ll_unlikely(pti_counting) &&
+				    tag_mark(m, TAG_SEEN))
+					pti_count_thin();
+				return FIRST_THIN;
+			}
+			/* inflated meanwhile: its lock rules */
+			r->mutex_unlock(m);
+		} else if (try) {
+			return FIRST_BUSY;
+		}
 	}
-	if (!pti_config()->replace || (kind = kind_of_memory(m)) == PTI_POSIX)
-		return NULL;
-	return discover(m, kind);
+	*op = discover(m, kind);
+	return *op ? FIRST_OWN : FIRST_GLIBC;
+}
+
+enum pti_hold pti_mutex_hold(pthread_mutex_t *m, struct pti_obj **op)
+{
+	struct pti_obj *o = pti_mutex_lookup(m);
+	int kind;
+
+	*op = NULL;
+	if (!o) {
+		if (!pti_config()->replace ||
+		    (kind = kind_of_memory(m)) == PTI_POSIX)
+			return PTI_HOLD_GLIBC;
+		if (kind == PTI_NORMAL)
+			return PTI_HOLD_THIN;
+		/* a checked mutex never locked: its record says it is not
+		 * ours (EPERM) */
+		if ((o = discover(m, kind)) == NULL)
+			return PTI_HOLD_GLIBC;
+	}
+	if (o->kind == PTI_POSIX)
+		return PTI_HOLD_GLIBC;
+	/* relaxed: see pti_obj.thin */
+	if (o->kind == PTI_NORMAL &&
+	    atomic_load_explicit(&o->thin, memory_order_relaxed))
+		return PTI_HOLD_THIN;
+	*op = o;
+	return PTI_HOLD_RECORD;
 }
 
 void pti_mutex_after_fork(struct pti_obj *o)
@@ -383,13 +517,29 @@ LL_API_EXPORT int pti_mutex_destroy(pthread_mutex_t *m)
 }
 PTI_EXPORT(pti_mutex_destroy, pthread_mutex_destroy, "GLIBC_2.2.5");
 
-/* lock and unlock of a record that is not fast (pti_obj.fast). */
+/* lock of a mutex without a record, or whose record is not fast
+ * (pti_obj.fast). */
 static __attribute__((noinline)) int lock_slow(pthread_mutex_t *m,
 					       struct pti_obj *o)
 {
-	if (!o || o->kind == PTI_POSIX)
+	if (!o) {
+		switch (first_use(m, false, &o)) {
+		case FIRST_THIN:
+			return 0;
+		case FIRST_OWN:
+			break;
+		default:
+			return pti_real()->mutex_lock(m);
+		}
+	}
+	if (o->kind == PTI_POSIX)
 		return pti_real()->mutex_lock(m);
 	return pti_enter(o, PTI_HOW_LOCK, -1, NULL);
+}
+
+int pti_mutex_take(pthread_mutex_t *m)
+{
+	return lock_slow(m, pti_mutex_lookup(m));
 }
 
 /* The common case is inline: a normal mutex, an algorithm with trylock;
@@ -427,7 +577,19 @@ LL_API_EXPORT int pti_mutex_trylock(pthread_mutex_t *m)
 	if (ll_unlikely(pti_thread.inside))
 		return pti_real()->mutex_trylock(m);
 	pti_count(PTI_W_MUTEX_TRYLOCK);
-	if ((o = pti_mutex_get(m)) == NULL)
+	if ((o = pti_mutex_lookup(m)) == NULL) {
+		switch (first_use(m, true, &o)) {
+		case FIRST_THIN:
+			return 0;
+		case FIRST_BUSY:
+			return EBUSY;
+		case FIRST_OWN:
+			break;
+		default:
+			return pti_real()->mutex_trylock(m);
+		}
+	}
+	if (o->kind == PTI_POSIX)
 		return pti_real()->mutex_trylock(m);
 	return pti_enter(o, PTI_HOW_TRY, -1, NULL);
 }
@@ -459,8 +621,16 @@ unlock_slow(pthread_mutex_t *m, struct pti_obj *o, const void *site)
 	uintptr_t prev;
 	int rc;
 
+	/* no record: glibc's (a POSIX-only mutex, a thin hold, or a checked
+	 * mutex never locked, which glibc refuses as we would); relaxed:
+	 * see pti_obj.thin */
+	if (!o && pti_config()->replace)
+		return thin_unlock(m, NULL);
 	if (!o || o->kind == PTI_POSIX)
 		return pti_real()->mutex_unlock(m);
+	if (o->kind == PTI_NORMAL &&
+	    atomic_load_explicit(&o->thin, memory_order_relaxed))
+		return thin_unlock(m, o);
 	if (o->kind != PTI_NORMAL) {
 		if (atomic_load_explicit(&o->owner, memory_order_relaxed) !=
 		    PTI_SELF)
@@ -503,19 +673,38 @@ LL_API_EXPORT int pti_mutex_unlock(pthread_mutex_t *m)
 }
 PTI_EXPORT(pti_mutex_unlock, pthread_mutex_unlock, "GLIBC_2.2.5");
 
+/* Lock @m, waiting until @abstime on @clock (checked by the caller). */
+static int timed_lock(pthread_mutex_t *m, clockid_t clock,
+		      const struct timespec *abstime)
+{
+	struct pti_obj *o = pti_mutex_lookup(m);
+
+	if (!o) {
+		switch (first_use(m, false, &o)) {
+		case FIRST_THIN:
+			return 0;
+		case FIRST_OWN:
+			break;
+		default:
+			return pti_real()->mutex_clocklock(m, clock, abstime);
+		}
+	}
+	if (o->kind == PTI_POSIX)
+		return pti_real()->mutex_clocklock(m, clock, abstime);
+	return pti_enter(o, PTI_HOW_LOCK, clock, abstime);
+}
+
 LL_API_EXPORT int pti_mutex_timedlock(pthread_mutex_t *m,
 				      const struct timespec *abstime)
 {
-	struct pti_obj *o;
-
 	if (ll_unlikely(pti_thread.inside))
 		return pti_real()->mutex_timedlock(m, abstime);
 	pti_count(PTI_W_MUTEX_TIMEDLOCK);
-	if ((o = pti_mutex_get(m)) == NULL)
+	if (!pti_config()->replace)
 		return pti_real()->mutex_timedlock(m, abstime);
 	if (!abstime)
 		return EINVAL;
-	return pti_enter(o, PTI_HOW_LOCK, CLOCK_REALTIME, abstime);
+	return timed_lock(m, CLOCK_REALTIME, abstime);
 }
 PTI_EXPORT(pti_mutex_timedlock, pthread_mutex_timedlock, "GLIBC_2.34");
 PTI_EXPORT_OLD(pti_mutex_timedlock, pti_mutex_timedlock_225,
@@ -524,16 +713,14 @@ PTI_EXPORT_OLD(pti_mutex_timedlock, pti_mutex_timedlock_225,
 LL_API_EXPORT int pti_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 				      const struct timespec *abstime)
 {
-	struct pti_obj *o;
-
 	if (ll_unlikely(pti_thread.inside))
 		return pti_real()->mutex_clocklock(m, clock, abstime);
 	pti_count(PTI_W_MUTEX_CLOCKLOCK);
-	if ((o = pti_mutex_get(m)) == NULL)
+	if (!pti_config()->replace)
 		return pti_real()->mutex_clocklock(m, clock, abstime);
 	if (!abstime || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC))
 		return EINVAL;
-	return pti_enter(o, PTI_HOW_LOCK, clock, abstime);
+	return timed_lock(m, clock, abstime);
 }
 PTI_EXPORT(pti_mutex_clocklock, pthread_mutex_clocklock, "GLIBC_2.34");
 PTI_EXPORT_OLD(pti_mutex_clocklock, pti_mutex_clocklock_230,

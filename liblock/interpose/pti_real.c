@@ -35,7 +35,7 @@ __thread struct pti_thread pti_thread
 	__attribute__((tls_model("initial-exec")));
 bool pti_counting;
 static _Atomic unsigned long counts[PTI_W_COUNT];
-static _Atomic unsigned long objects[2];
+static _Atomic unsigned long objects[3]; /* mutex records, conds, thin */
 
 static const char *const wrapper_names[PTI_W_COUNT] = {
 	[PTI_W_MUTEX_INIT] = "pthread_mutex_init",
@@ -210,17 +210,25 @@ void pti_count_object(bool cond)
 	atomic_fetch_add_explicit(&objects[cond], 1, memory_order_relaxed);
 }
 
+void pti_count_thin(void)
+{
+	atomic_fetch_add_explicit(&objects[2], 1, memory_order_relaxed);
+}
+
 /* Append one line to $RCL_RUN_REPORT: pid, algorithm, objects created
- * and the calls each wrapper received. */
+ * (mutex records, condvar records, normal mutexes used without a record:
+ * thin) and the calls each wrapper received. */
 static void write_report(const char *path)
 {
 	char buf[1024];
 	int n, fd;
 
 	n = snprintf(buf, sizeof(buf),
-		     "pid=%d algorithm=%s mutexes=%lu conds=%lu", (int)getpid(),
+		     "pid=%d algorithm=%s mutexes=%lu conds=%lu thin=%lu",
+		     (int)getpid(),
 		     config.replace ? config.algorithm : "posix-passthrough",
-		     atomic_load(&objects[0]), atomic_load(&objects[1]));
+		     atomic_load(&objects[0]), atomic_load(&objects[1]),
+		     atomic_load(&objects[2]));
 	for (int i = 0; i < PTI_W_COUNT && n < (int)sizeof(buf); i++)
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " %s=%lu",
 			      wrapper_names[i], atomic_load(&counts[i]));
@@ -251,6 +259,7 @@ static void atfork_release(void)
 /* The child: one thread, the map whole (we hold its writer lock). */
 static void atfork_child(void)
 {
+	pti_thread.tid = 0; /* the child's thread has its own id */
 	if (config.replace) {
 		atomic_fetch_add_explicit(&pti_fork_gen, 1,
 					  memory_order_relaxed);

@@ -16,12 +16,15 @@
  *   signal   mutexes created and locked from a SIGEV_THREAD timer's
  *            thread and from a sigwait() thread
  *   many N   N per-object mutexes, each initialised, locked twice
+ *   inflate R  R rounds of a fresh mutex taken at once by more threads
+ *            than CPUs (lock, trylock, timedlock, condition waits)
  * Prints one line per check; exits 0, or 1 with a one-line reason.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -538,6 +541,103 @@ static void many(long n)
 	free(o);
 }
 
+/* ---- inflate ------------------------------------------------------------
+ * Under rcl-run a normal mutex runs on glibc's word until a thread finds
+ * it held, then moves to the algorithm's lock with threads in the middle
+ * of taking it (pti_mutex.c, "thin mutexes").  Each round uses a fresh
+ * mutex, in memory that held the previous round's, and starts more
+ * threads than CPUs at once on it: lock, trylock, timed lock and a
+ * condition wait all meet the move.  Counts must be exact. */
+
+enum { INF_THREADS = 6, INF_ITERS = 300 };
+
+struct inflate {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	pthread_barrier_t go;
+	long count, turns;
+	int waiting;
+};
+
+static void *inf_worker(void *arg)
+{
+	struct inflate *f = arg;
+	struct timespec ts;
+
+	pthread_barrier_wait(&f->go);
+	for (int i = 0; i < INF_ITERS; i++) {
+		switch (i % 4) {
+		case 0:
+			CHECK(pthread_mutex_lock(&f->m));
+			break;
+		case 1:
+			while (pthread_mutex_trylock(&f->m) == EBUSY)
+				sched_yield();
+			break;
+		case 2:
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += 60;
+			CHECK(pthread_mutex_timedlock(&f->m, &ts));
+			break;
+		default:
+			/* wait for another thread's turn (bounded: a
+			 * timed wait, in case every other thread is done) */
+			CHECK(pthread_mutex_lock(&f->m));
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 2 * 1000 * 1000;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			f->waiting++;
+			for (long t = f->turns; f->turns == t;)
+				if (pthread_cond_timedwait(&f->c, &f->m, &ts) ==
+				    ETIMEDOUT)
+					break;
+			f->waiting--;
+			break;
+		}
+		f->count++;
+		f->turns++;
+		if (f->waiting)
+			CHECK(pthread_cond_signal(&f->c));
+		CHECK(pthread_mutex_unlock(&f->m));
+	}
+	return NULL;
+}
+
+static void inflate(int rounds)
+{
+	struct inflate *f = NULL;
+	pthread_t t[INF_THREADS];
+	long total = 0;
+
+	for (int r = 0; r < rounds; r++) {
+		/* the previous round's memory, not cleared: the mutex is
+		 * new only through pthread_mutex_init */
+		if (!f && !(f = malloc(sizeof(*f))))
+			FAIL("out of memory");
+		CHECK(pthread_mutex_init(&f->m, NULL));
+		CHECK(pthread_cond_init(&f->c, NULL));
+		CHECK(pthread_barrier_init(&f->go, NULL, INF_THREADS));
+		f->count = f->turns = 0;
+		f->waiting = 0;
+		for (int i = 0; i < INF_THREADS; i++)
+			CHECK(pthread_create(&t[i], NULL, inf_worker, f));
+		for (int i = 0; i < INF_THREADS; i++)
+			CHECK(pthread_join(t[i], NULL));
+		if (f->count != INF_THREADS * INF_ITERS)
+			FAIL("inflate: round %d: count %ld, want %d", r,
+			     f->count, INF_THREADS * INF_ITERS);
+		total += f->count;
+		CHECK(pthread_barrier_destroy(&f->go));
+		CHECK(pthread_cond_destroy(&f->c));
+		CHECK(pthread_mutex_destroy(&f->m));
+	}
+	free(f);
+	printf("inflate: %d rounds, count %ld\n", rounds, total);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -559,8 +659,10 @@ int main(int argc, char **argv)
 		signals();
 	else if (strcmp(mode, "many") == 0 && argc == 3)
 		many(atol(argv[2]));
+	else if (strcmp(mode, "inflate") == 0 && argc == 3)
+		inflate(atoi(argv[2]));
 	else
 		FAIL("usage: pt_abuse copy|reuse|cancel|handover|ctor|"
-		     "dlopen LIB|signal|many N");
+		     "dlopen LIB|signal|many N|inflate ROUNDS");
 	return 0;
 }

@@ -72,14 +72,16 @@ for a in $ALGOS; do
 	secs=$(($(date +%s) - t0))
 	new=$(printf '%s\n' "$fails" | grep -vxF -e "$base" || true)
 	[ -n "$base" ] || new=$fails
-	mutexes=$(awk '{ for (i = 1; i <= NF; i++) if (sub(/^mutexes=/, "", $i)) s += $i }
+	# mutexes the interposer saw: with a record, or thin (never found
+	# held: still glibc's word, see docs/RCL-RUN.md)
+	mutexes=$(awk '{ for (i = 1; i <= NF; i++) if (sub(/^(mutexes|thin)=/, "", $i)) s += $i }
 		END { print s + 0 }' "$a.report" 2>/dev/null)
 	n=$(grep -c '^\(not \)\{0,1\}ok ' "$a.log")
 	if [ -n "$new" ] || [ "$n" -ne "$total" ] || [ "${mutexes:-0}" -eq 0 ]; then
 		echo "FAIL $a: $n tests, $mutexes mutexes (${secs}s), new failures:" ${new:-none}
 		status=1
 	else
-		echo "ok   $a: $n tests, no new failure, $mutexes mutexes replaced in $(wc -l <"$a.report") processes (${secs}s)"
+		echo "ok   $a: $n tests, no new failure, $mutexes mutexes seen in $(wc -l <"$a.report") processes (${secs}s)"
 	fi
 done
 exit $status

@@ -23,11 +23,12 @@ pick=posix
 for a in mcs clh ticket malthusian_stp spinlock; do
 	algos | grep -qx "$a" && pick="$pick $a"
 done
-cases="copy reuse cancel handover ctor signal dlopen many"
+cases="copy reuse cancel handover ctor signal dlopen many inflate"
 args() {
 	case $1 in
 	dlopen) echo "$lib" ;;
 	many) echo 100000 ;;
+	inflate) echo 40 ;;
 	esac
 }
 for c in $cases; do
