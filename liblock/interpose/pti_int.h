@@ -2,15 +2,18 @@
 /*
  * pti: the pthread interposer behind rcl-run (librclrun.so, LD_PRELOAD).
  *
- * Each pthread_mutex_t the program uses gets, at first use, a record
- * holding a liblock lock of the algorithm named by $LIBLOCK_LOCK, found
+ * Each pthread_mutex_t the program contends (a recursive or error-checking
+ * one: each it uses) gets a record holding a liblock lock of the
+ * algorithm named by $LIBLOCK_LOCK; until then a normal mutex runs on
+ * glibc's own word (a thin mutex, pti_mutex.c).  The record is found
  * through a tag in the mutex's own memory (see "mutex identity" below) and
  * kept in an address map for fork and for reclaiming records whose memory
  * was reused.  pthread_mutex_init() is glibc's: the mutex memory holds
- * what glibc puts there, plus the tag once used.  A replaced mutex is
- * never locked by glibc.  Mutexes that must stay POSIX (process-shared,
- * robust, priority-inheritance, priority-protect) say so in their __kind
- * and get no record: glibc runs them on the application's memory.
+ * what glibc puts there, plus the tag once it has a record.  A mutex with
+ * a record is never locked by glibc again (after the drain).  Mutexes that must
+ * stay POSIX (process-shared, robust, priority-inheritance, priority-protect)
+ * say so in their __kind and get no record: glibc runs them on the
+ * application's memory.
  *
  * Condition variables are records of their own, keyed by address, with a
  * futex sequence word: wait = note seq, release the lock, sleep while seq

@@ -15,7 +15,9 @@
  * once per reason.
  *
  * Every mutex is discovered at first use, its type read from the __kind
- * field that glibc's init (or a static initialiser) wrote.  A mutex whose
+ * field that glibc's init (or a static initialiser) wrote; a normal one
+ * gets its record only when a thread finds it held ("thin mutexes"
+ * below).  A mutex whose
  * memory says process-shared, robust or priority-aware is left to glibc
  * without a record.  Memory reused for a new mutex (zeroed, re-initialised
  * or a copy) carries no valid tag: it gets a new record, and the old
