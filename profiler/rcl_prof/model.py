@@ -148,7 +148,8 @@ def finish_row(r, th, total_blame):
     hist = lambda h: h[:max([i + 1 for i, v in enumerate(h) if v] or [0])]
     return {
         "id": r["id"], "name": r["name"], "kind": r["kind"],
-        "type": r["type"], "symbol": r["symbol"], "file": r["file"], "line": r["line"],
+        "type": r["type"], "symbol": r["symbol"], "file": r["file"],
+        "line": r["line"],
         "function": r["function"], "backtrace": r["backtrace"],
         "instances": r["instances"], "acquisitions": int(acq),
         "contended": int(st["contended"]),
