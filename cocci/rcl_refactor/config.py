@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
 """rcl-config.h (one editable entry per lock initialisation site) and the
 --locks selection (all, NAME,..., or a profile written by rcl-prof)."""
-import json
 import os
 import re
+
+import librcl_profile  # shared with rcl-prof (profiler/librcl_profile)
 
 HEADER = """\
 /*
@@ -42,32 +43,19 @@ class Selection:
                 raise ValueError("--locks: empty list of lock names")
 
     def _load(self, path):
-        try:
-            with open(path) as f:
-                data = json.load(f)
-        except OSError as e:
-            raise ValueError("%s: %s" % (path, e.strerror))
-        except ValueError as e:
-            raise ValueError("%s: not valid JSON: %s" % (path, e))
-        locks = data.get("locks") if isinstance(data, dict) else data
-        if not isinstance(locks, list):
-            raise ValueError("%s: expected a list of locks (or an object "
-                             "with a \"locks\" list)" % path)
-        for n, ent in enumerate(locks):
-            if not isinstance(ent, dict):
-                raise ValueError("%s: lock #%d is not an object" % (path, n))
-            verdict = str(ent.get("verdict", "rcl")).lower()
-            names = [str(ent[k]) for k in ("name", "symbol") if ent.get(k)]
-            site = ent.get("site") or ent.get("init_site") or ""
-            if isinstance(site, dict):
-                site = "%s:%s" % (site.get("file", ""), site.get("line", ""))
-            if ent.get("file") and ent.get("line"):
-                site = "%s:%s" % (ent["file"], ent["line"])
+        """rcl-prof's profile, read and checked by librcl_profile (schema
+        version 1, every entry with a name and a known verdict):
+        librcl_profile.ProfileError, a ValueError, otherwise."""
+        prof = librcl_profile.read(path)
+        if not prof.locks:
+            raise ValueError("%s: the profile lists no lock" % path)
+        for ent in prof.locks:
+            names = [n for n in (ent.name, ent.symbol) if n]
+            site = "%s:%s" % (ent.file, ent.line) \
+                if ent.file and ent.line else ""
             comment = _comment(ent)
             for key in names + ([_site_key(site)] if site else []):
-                self.profile[key] = (verdict, comment)
-        if not self.profile:
-            raise ValueError("%s: no lock has a name, symbol or site" % path)
+                self.profile[key] = (ent.verdict, comment)
 
     def selected(self, key, sites=()):
         """@key: "m", "TAG.field" or ".field" (structure unknown); @sites:
@@ -96,10 +84,9 @@ def _aliases(key):
 
 
 def _is_rcl(verdict):
-    """rcl-prof writes "RCL recommended", "may help" or "no"; other tools
-    may say rcl/yes/true."""
-    v = verdict.strip().lower()
-    return v.startswith("rcl") or v in ("yes", "true", "transform")
+    """Of rcl-prof's verdicts ("RCL recommended", "may help" or "no",
+    checked on reading), the one that selects a lock."""
+    return verdict == librcl_profile.RCL_RECOMMENDED
 
 
 def _site_key(site):
@@ -117,7 +104,7 @@ def _comment(ent):
     """The profile's numbers for this lock, for rcl-config.h."""
     parts = []
     for k, fmt in _PROFILE_KEYS:
-        v = ent.get(k)
+        v = getattr(ent, k)
         if isinstance(v, float):
             v = "%.3g" % v
         if v is not None and not isinstance(v, (dict, list)):

@@ -24,7 +24,7 @@ expect 2 "required" "$RCLR" good.c
 expect 2 "expected LOCK=UNLOCK" "$RCLR" --lock-fn foo -o o1 good.c
 expect 2 "cannot find a definition of nolock" \
 	"$RCLR" --lock-fn nolock=nounlock -o o1 good.c
-echo '{"locks": 3}' >bad.json
+echo '{"version": 1, "locks": 3}' >bad.json
 expect 2 "bad.json: expected a list" "$RCLR" --locks bad.json -o o1 good.c
 echo '{' >broken.json
 expect 2 "broken.json: not valid JSON" "$RCLR" --locks broken.json -o o1 good.c

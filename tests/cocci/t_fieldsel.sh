@@ -30,7 +30,7 @@ run o4 counter_t.mutex,shard.mutex "4 transformed, 0 refused$"
 echo "ok: --locks .field, field, a list"
 
 cat >prof.json <<'EOC'
-{"locks": [
+{"version": 1, "locks": [
  {"rank": 1, "name": "fields_ok.c:31 table_init", "kind": "init",
   "file": "fields_ok.c", "line": 31, "verdict": "RCL recommended",
   "pct_time_in_cs": 12.5},
