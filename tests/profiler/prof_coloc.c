@@ -8,6 +8,12 @@
  * Each thread records the CPUs it may run on when it starts; the program
  * prints "thread I: cpus C[,C...]" for each, then the two counts, and
  * exits 1 if a count is wrong.
+ *
+ * HOLD_YIELD: once every 1000 acquisitions a thread yields its CPU while
+ * holding the lock.  On a loaded machine the threads may otherwise run
+ * one time slice each, one after another, and never meet (0% contention,
+ * so no advice: seen with the load average at 25); a holder off its CPU
+ * makes the next thread of its group wait whatever else runs.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -43,6 +49,8 @@ static void *on_a(void *arg)
 	for (int i = 0; i < IT; i++) {
 		pthread_mutex_lock(&a);
 		count_a++;
+		if (i % 1000 == 0)
+			sched_yield(); /* see HOLD_YIELD */
 		pthread_mutex_unlock(&a);
 		if (i % 10 == 0) {
 			pthread_mutex_lock(&b);
@@ -60,6 +68,8 @@ static void *on_b(void *arg)
 	for (int i = 0; i < IT; i++) {
 		pthread_mutex_lock(&b);
 		count_b++;
+		if (i % 1000 == 0)
+			sched_yield(); /* see HOLD_YIELD */
 		pthread_mutex_unlock(&b);
 	}
 	return NULL;
