@@ -542,7 +542,7 @@ def to_write(outputs):
     """The output.Output records of render_outputs()' @outputs, each
     with its line ending: a C file's is its input's; rcl-config.h's is
     the existing file's, else CRLF when every C file's is."""
-    res = [output.Output(dest, text, f.path, output.line_ending(f.src.text))
+    res = [output.Output(dest, text, f.path, f.eol)
            for dest, (f, text) in outputs.items() if f is not None]
     for dest, (f, text) in outputs.items():
         if f is not None:

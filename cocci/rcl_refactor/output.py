@@ -19,7 +19,8 @@ destination, whose earlier version (an earlier run's output) is kept
 under a backup name until every destination is done.
 
 Line endings: a file whose lines all end in CRLF keeps them, and the
-lines the tool generates get CRLF too; the bytes of every untouched part
+lines the tool generates get CRLF too (program.File works on it with LF
+ones; Output.eol puts the CRs back); the bytes of every untouched part
 are the input's (files are read and written as latin-1, without newline
 translation)."""
 import difflib

@@ -631,10 +631,8 @@ def _drop_declarators(f, a, b, dead):
         if not text[ls:start].strip() and (le < 0 or
                                            not text[end:le].strip()):
             start, end = ls, (le + 1 if le >= 0 else len(text))
-            eol = "\r\n" if text[ls - 2:ls] == "\r\n" else "\n"
-            if text[ls - len(eol) - 1:ls] == "{" + eol and \
-                    text[end:end + len(eol)] == eol:
-                end += len(eol)
+            if text[ls - 2:ls] == "{\n" and text[end:end + 1] == "\n":
+                end += 1
         f.edits.append((start, end, ""))
         return
     first = toks[decls[0].range[0]].start

@@ -88,19 +88,44 @@ no_temporaries ip
 echo "ok: --in-place through a symbolic link and a hard link, modes kept"
 
 # 2. A CRLF file stays CRLF, generated lines included: the output is the
-# LF file's output with a CR before every LF.
+# LF file's output with a CR before every LF.  (m.c's lock macros have
+# continuation lines: backslash, CR, LF.)
 mkdir lf crlf
 cp "$CORPUS/counter.c" lf/c.c
-sed "s/\$/$CR/" lf/c.c >crlf/c.c
-"$RCLR" -q --in-place lf/c.c >log 2>&1 || { cat log; fail "LF run"; }
-"$RCLR" -q --in-place crlf/c.c >log 2>&1 || { cat log; fail "CRLF run"; }
-for f in c.c rcl-config.h; do
+cat >lf/m.c <<'EOC'
+#include <pthread.h>
+#define GRAB(m) \
+	pthread_mutex_lock(&(m))
+#define DROP(m) \
+	pthread_mutex_unlock(&(m))
+static pthread_mutex_t lk = PTHREAD_MUTEX_INITIALIZER;
+static int n;
+int bump(int k)
+{
+	int r;
+
+	GRAB(lk);
+	n += k;
+	r = n;
+	DROP(lk);
+	return r;
+}
+EOC
+for f in c.c m.c; do
+	sed "s/\$/$CR/" "lf/$f" >"crlf/$f"
+done
+"$RCLR" --in-place lf/c.c lf/m.c >log 2>&1 || { cat log; fail "LF run"; }
+grep -q "4 section(s) found, 4 transformed" log || { cat log; fail "LF run"; }
+"$RCLR" --in-place crlf/c.c crlf/m.c >log 2>&1 || { cat log; fail "CRLF run"; }
+grep -q "4 section(s) found, 4 transformed" log || { cat log; fail "CRLF run"; }
+for f in c.c m.c rcl-config.h; do
 	n=$(grep -c -v "$CR\$" "crlf/$f")
 	[ "$n" -eq 0 ] || fail "crlf/$f: $n line(s) without CRLF"
 	tr -d '\r' <"crlf/$f" | cmp -s - "lf/$f" ||
 		fail "crlf/$f is not lf/$f with CRLF line endings"
 done
 cc_c crlf/c.c
+cc_c crlf/m.c
 echo "ok: CRLF kept, generated lines in CRLF, compiles"
 
 # 3. --diff: a patch (a/ b/ paths from the common directory, a new
