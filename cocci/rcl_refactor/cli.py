@@ -10,14 +10,15 @@ import subprocess
 import sys
 import tempfile
 
-from . import (ccheck, config, cparse, find, frontend, lift, program,
-               report, rewrite, safety)
+from . import (ccheck, config, cparse, find, frontend, lift, output,
+               program, report, rewrite, safety)
 
 EPILOG = """\
 Exit status: 0 when every section found was transformed, 1 when some were
 refused (one line each: FILE:LINE: not transformed: REASON) or a file could
-not be processed, 2 on a usage error.  Nothing is written unless every
-output file passes the compile check.
+not be processed or written, 2 on a usage error.  Nothing is written
+unless every output file passes the compile check, and then every output
+is written or none (on an error, the files written are put back).
 """
 
 
@@ -43,7 +44,13 @@ def parse_args(argv):
     g.add_argument("-o", dest="outdir", metavar="OUTDIR",
                    help="write the new files (and rcl-config.h) under OUTDIR")
     g.add_argument("--in-place", action="store_true",
-                   help="rewrite the files where they are")
+                   help="rewrite the files where they are (in the same "
+                   "inode: through symbolic links, hard links, owner and "
+                   "mode kept; CRLF files stay CRLF)")
+    g.add_argument("--diff", action="store_true",
+                   help="write nothing; print what --in-place would change "
+                   "as a unified diff (a/ and b/ paths relative to the "
+                   "common directory of the files, for patch -p1)")
     p.add_argument("-I", dest="include", action="append", default=[],
                    metavar="DIR", help="where project headers are")
     p.add_argument("-D", dest="define", action="append", default=[],
@@ -99,6 +106,7 @@ class Stop(Exception):
 
 def main(argv=None):
     opts = parse_args(sys.argv[1:] if argv is None else argv)
+    out = sys.stderr if opts.diff else sys.stdout  # the report's
     rep = report.Report(opts.quiet)
     try:
         check_usage(opts)
@@ -143,37 +151,82 @@ def main(argv=None):
         if verdict is True:
             break
         if verdict is None:
-            rep.print()
+            rep.print(out)
             return 1
         if all(k in forced for k in verdict):
             rep.error("the compile check blames sections already refused; "
                       "nothing written")
-            rep.print()
+            rep.print(out)
             return 1
         forced.update(verdict)
     else:
         rep.error("more than %d sections dropped by the compile check; "
                   "nothing written" % MAX_DROPS)
-        rep.print()
+        rep.print(out)
         return 1
-    write_all(outputs)
-    rep.print()
+    try:
+        if opts.diff:
+            output.diff(to_write(outputs), root)
+        else:
+            output.write_all(to_write(outputs), opts.in_place)
+    except output.WriteError as e:
+        print("rcl-refactor: %s" % e, file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # --diff | head: the reader has enough
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    rep.print(out)
     return 1 if rep.refused or rep.errors else 0
 
 
 def check_usage(opts):
     for f in opts.files + opts.macro_file:
         if os.path.isdir(f):
-            raise Stop(2, "%s: is a directory" % f)
-        if not os.path.isfile(f):
+            raise Stop(2, "%s: is a directory (name the .c files in it, or "
+                       "use -p BUILD_DIR)" % f)
+        if not os.path.lexists(f):
             raise Stop(2, "%s: no such file" % f)
-        if not os.access(f, os.R_OK):
-            raise Stop(2, "%s: not readable" % f)
+        if not os.path.exists(f):
+            raise Stop(2, "%s: a symbolic link to nothing" % f)
+        if not os.path.isfile(f):
+            raise Stop(2, "%s: not a regular file" % f)
+        try:
+            with open(f, "rb") as fh:
+                fh.read(1)
+        except OSError as e:
+            raise Stop(2, "%s: not readable (%s)" % (f, e.strerror))
+    inodes = {}
+    for f in opts.files:
+        if f.endswith((".h", ".H", ".hh", ".hpp")):
+            raise Stop(2, "%s: a header cannot be rewritten alone: name the "
+                       ".c files that include it (the project headers they "
+                       "include are rewritten with them), or use -p "
+                       "BUILD_DIR" % f)
+        st = os.stat(f)
+        other = inodes.setdefault((st.st_dev, st.st_ino), f)
+        if other != f and os.path.realpath(other) != os.path.realpath(f):
+            raise Stop(2, "%s and %s are the same file (hard links): name "
+                       "one of them only" % (other, f))
+    if opts.outdir:
+        check_outdir(opts.outdir)
     for d in opts.include:
         if not os.path.isdir(d):
             raise Stop(2, "-I %s: no such directory" % d)
     if shutil.which(opts.spatch) is None:
         raise Stop(2, "spatch not found (install coccinelle)")
+
+
+def check_outdir(outdir):
+    """-o OUTDIR: a directory the run can write in, or one it can make."""
+    top = d = os.path.abspath(outdir)
+    while not os.path.isdir(d):
+        if os.path.lexists(d):
+            raise Stop(2, "-o %s: %snot a directory" % (
+                outdir, "" if d == top else d + " is "))
+        d = os.path.dirname(d)
+    if not os.access(d, os.W_OK | os.X_OK):
+        raise Stop(2, "-o %s: %snot writable" % (
+            outdir, "" if d == top else d + " is "))
 
 
 def front_end(opts, sel):
@@ -240,6 +293,8 @@ def analyse_program(prog, opts, sel, root, cc):
         raise Stop(1, str(e))
     except ValueError as e:
         raise Stop(2, str(e))
+    except OSError as e:  # a header the inputs include
+        raise Stop(1, "%s: %s" % (e.filename, e.strerror))
     # Inputs must compile first: a transformation of code that does not
     # build cannot be checked.
     for f in prog.files:
@@ -483,20 +538,20 @@ def _user_line(f, text):
     return 0
 
 
-def write_all(outputs):
-    """Write every file to a temporary name next to it, then rename."""
+def to_write(outputs):
+    """The output.Output records of render_outputs()' @outputs, each
+    with its line ending: a C file's is its input's; rcl-config.h's is
+    the existing file's, else CRLF when every C file's is."""
+    res = [output.Output(dest, text, f.path, f.eol)
+           for dest, (f, text) in outputs.items() if f is not None]
     for dest, (f, text) in outputs.items():
-        d = os.path.dirname(os.path.abspath(dest))
-        os.makedirs(d, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".rcl-", dir=d)
+        if f is not None:
+            continue
         try:
-            with os.fdopen(fd, "w", encoding="latin-1", newline="") as fh:
-                fh.write(text)
-            if f is not None:
-                shutil.copymode(f.path, tmp)
-            else:
-                os.chmod(tmp, 0o644)
-            os.replace(tmp, dest)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+            with open(dest, "rb") as fh:
+                eol = output.line_ending(fh.read().decode("latin-1"))
+        except OSError:
+            eol = output.CRLF if res and all(
+                o.eol == output.CRLF for o in res) else output.LF
+        res.append(output.Output(dest, text, None, eol))
+    return res

@@ -5,7 +5,7 @@ the decision of which locks are converted to liblock."""
 import os
 import re
 
-from . import analyse, cond, cparse, fields, find
+from . import analyse, cond, cparse, fields, find, output
 from .find import canon
 
 COND_FNS = find.COND_API
@@ -18,7 +18,13 @@ class File:
         with open(path, "rb") as f:
             data = f.read()
         self.rel = os.path.relpath(path, root)
-        self.retext(data.decode("latin-1"))
+        # A file whose lines all end in CRLF is worked on with LF ones
+        # (the scanners split lines, and join continuations, at LF only);
+        # output.py writes it back with CRLF, byte for byte.
+        text = data.decode("latin-1")
+        self.eol = output.line_ending(text)
+        self.retext(text.replace(output.CRLF, output.LF)
+                    if self.eol == output.CRLF else text)
         self.facts = None
         self.edits = []        # small token edits (start, end, text)
         self.big = []          # section replacements
