@@ -60,7 +60,7 @@ def discover(prog):
                 sec.reason = (safety.not_statement_reason(toks, k)
                               if not call else why or
                               "cannot name the lock '%s'" % (expr or "?"))
-            elif lonely:
+            elif lonely and call:
                 sec.reason = ("unlock in another function (no unlock of %s "
                               "follows in %s())" % (expr, fi.name))
                 se = safety.lonely_unlock(fi, k, prog.fns,
