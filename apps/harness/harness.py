@@ -264,7 +264,7 @@ def config_locks(tree):
 
 def refactor(ctx, app, tree, profile):
     """rcl-refactor --locks PROFILE --in-place on the app's lock files;
-    its counts: {found, delegated, refused, unselected, reasons,
+    its counts: {found, delegated, held, refused, unselected, reasons,
     unparsed, files, locks_converted, locks_all, extracted}."""
     files = app.lock_files(tree)
     if not files:
