@@ -625,8 +625,10 @@ def wrappers(prog):
             f.edits.append((w["start"], w["start"],
                             "__attribute__((unused)) "))
         f.needs_include = True
-        if lf.role != "lock":
-            continue
+        if lf.role != "lock" or not any(
+                s.lf is lf and delegated(s) for s in
+                prog.keys[("mutex", names[0])].sections):
+            continue  # no companion for held sections only (unused)
         params = ", ".join(p for p, _ in w["params"])
         proto = "%svoid *%s_rcl_exec(%s%sliblock_fn_t rcl_fn, void *rcl_arg)" \
             % ("static " if w["static"] else "", name, params,
