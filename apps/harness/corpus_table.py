@@ -22,7 +22,8 @@ def _esc(text):
 def _sections(st):
     if not st or "found" not in st:
         return "-"
-    return "%d / %d / %d" % (st["found"], st["delegated"], st["refused"])
+    return "%d / %d / %d / %d" % (st["found"], st["delegated"],
+                                  st.get("held", 0), st["refused"])
 
 
 def _locks(st):
@@ -90,17 +91,17 @@ def render(recorded, old_md=""):
                recorded.get("tool", "?"), recorded.get("date", "?"),
                recorded.get("tests", "full")),
            "",
-           "Sections: found / delegated (extracted to a server) / refused, "
+           "Sections: found / delegated (extracted to a server) / held "
+           "(left in place on a converted lock) / refused, "
            "by `rcl-refactor --locks all` (with the profile's selection in "
            "brackets).  Locks: converted to a liblock lock / all locks "
            "rcl-refactor saw.  Tests: passed/total of the application's own "
            "suite, unmodified (baseline), refactored under LIBLOCK_LOCK=rcl, "
            "posix, mcs, and unmodified under `rcl-run --lock mcs` and "
            "`--lock malthusian_stp`.  Throughput: refactored / original, "
-           "median of 3.  rcl-refactor does not report held sections "
-           "(sections of a converted lock left in place) separately yet: "
-           "they are in found minus delegated minus refused.  The steps and "
-           "the recipe format: docs/GUIDE.md, section 6.",
+           "median of 3.  Records made before held sections existed say "
+           "0 held.  The steps and the recipe format: docs/GUIDE.md, "
+           "section 6.",
            "",
            "| app | Debian source | sections (all) | sections (profile) | "
            "locks | top refusals | " + " | ".join(TEST_COLS) +

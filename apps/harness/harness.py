@@ -238,9 +238,11 @@ def select_locks(ctx, app, profile, tree):
     return path
 
 
+# Before held sections: "N found, D transformed, R refused"; since: "N
+# found, D delegated, H held, R refused" (group 2: delegated).
 SUMMARY = re.compile(r"^rcl-refactor: (\d+) section\(s\) found, (\d+) "
-                     r"transformed, (\d+) refused(?:, (\d+) of unselected)?",
-                     re.M)
+                     r"(?:transformed|delegated)(?:, (\d+) held)?, (\d+) "
+                     r"refused(?:, (\d+) of unselected)?", re.M)
 REASON = re.compile(r"^ +(\d+)  (\S.*)$", re.M)
 
 
@@ -262,7 +264,7 @@ def config_locks(tree):
 
 def refactor(ctx, app, tree, profile):
     """rcl-refactor --locks PROFILE --in-place on the app's lock files;
-    its counts: {found, delegated, refused, unselected, reasons,
+    its counts: {found, delegated, held, refused, unselected, reasons,
     unparsed, files, locks_converted, locks_all, extracted}."""
     files = app.lock_files(tree)
     if not files:
@@ -298,8 +300,8 @@ def refactor(ctx, app, tree, profile):
     m = SUMMARY.search(out)
     if m:
         stats.update(found=int(m.group(1)), delegated=int(m.group(2)),
-                     refused=int(m.group(3)),
-                     unselected=int(m.group(4) or 0))
+                     held=int(m.group(3) or 0), refused=int(m.group(4)),
+                     unselected=int(m.group(5) or 0))
         stats["reasons"] = [[r, int(n)] for n, r in
                             REASON.findall(out[m.end():])]
     counts = {}

@@ -14,9 +14,12 @@ from . import (ccheck, config, cparse, find, frontend, lift, output,
                program, report, rewrite, safety)
 
 EPILOG = """\
-Exit status: 0 when every section found was transformed, 1 when some were
-refused (one line each: FILE:LINE: not transformed: REASON) or a file could
-not be processed or written, 2 on a usage error.  Nothing is written
+Every section of a converted lock is delegated (extracted, run by
+liblock_exec) or held (left in place on liblock_lock/liblock_unlock; one
+line each: FILE:LINE: held: REASON).  Exit status: 0 when every section
+found was delegated or held, 1 when some were refused (their lock stays a
+pthread mutex; one line each: FILE:LINE: not transformed: REASON) or a file
+could not be processed or written, 2 on a usage error.  Nothing is written
 unless every output file passes the compile check, and then every output
 is written or none (on an error, the files written are put back).
 """
@@ -68,7 +71,8 @@ def parse_args(argv):
     p.add_argument("--no-compile-check", action="store_true",
                    help="do not compile the output before writing it")
     p.add_argument("-q", "--quiet", action="store_true",
-                   help="print refusals only, not the summary")
+                   help="print refusals only, not the held sections nor "
+                   "the summary")
     opts = p.parse_args(argv)
     if not opts.files and not opts.build_dir:
         p.error("no FILE.c given (name the files, or use -p BUILD_DIR)")

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""Stage 5, report: one line per refused section, then a summary."""
+"""Stage 5, report: one line per held and per refused section, then a
+summary."""
 import collections
 import sys
 
@@ -7,7 +8,8 @@ import sys
 class Report:
     def __init__(self, quiet=False):
         self.found = 0
-        self.transformed = 0
+        self.transformed = 0  # delegated: extracted, run by liblock_exec
+        self.held = []     # (file, line, reason): run in place on the word
         self.skipped = 0   # sections of locks --locks did not select
         self.refused = []  # (file, line, reason)
         self.errors = []   # file-level errors (not a section)
@@ -16,20 +18,29 @@ class Report:
     def refuse(self, file, line, reason):
         self.refused.append((file, line, reason))
 
+    def hold(self, file, line, reason):
+        self.held.append((file, line, reason))
+
     def error(self, msg):
         self.errors.append(msg)
         print("rcl-refactor: %s" % msg, file=sys.stderr)
 
     def print(self, out=sys.stdout):
-        for f, line, why in sorted(set(self.refused)):
-            print("%s:%d: not transformed: %s" % (f, line, why), file=out)
+        # -q: what needs the user's action only (held sections work).
+        lines = [] if self.quiet else [
+            (f, line, "held: %s (runs in place on the lock word)" % why)
+            for f, line, why in set(self.held)]
+        lines += [(f, line, "not transformed: " + why)
+                  for f, line, why in set(self.refused)]
+        for f, line, what in sorted(lines):
+            print("%s:%d: %s" % (f, line, what), file=out)
         if self.quiet:
             return
         by = collections.Counter(_reason_class(r) for _, _, r in
                                  set(self.refused))
-        print("rcl-refactor: %d section(s) found, %d transformed, %d "
+        print("rcl-refactor: %d section(s) found, %d delegated, %d held, %d "
               "refused%s" % (self.found, self.transformed,
-                             len(set(self.refused)),
+                             len(set(self.held)), len(set(self.refused)),
                              ", %d of unselected locks left alone" %
                              self.skipped if self.skipped else ""), file=out)
         for why, n in sorted(by.items(), key=lambda x: (-x[1], x[0])):

@@ -50,11 +50,17 @@ def discover(prog):
             sec.key = names[0] if names and not why else None
             sec.stmt, sec.lf = stmt, lf
             prog.report.found += 1
+            if not call and lf is not None and toks[k + 1].text == "(":
+                # The call is not a statement (its result is tested): it
+                # stays in place, a held section, when its lock is named.
+                names, why = prog.fn_keys(lf, _call_args(toks, k), f, k)
+                sec.key = names[0] if names and not why else None
+                sec.reason = safety.not_statement_reason(toks, k)
             if sec.key is None:
                 sec.reason = (safety.not_statement_reason(toks, k)
                               if not call else why or
                               "cannot name the lock '%s'" % (expr or "?"))
-            elif lonely:
+            elif lonely and call:
                 sec.reason = ("unlock in another function (no unlock of %s "
                               "follows in %s())" % (expr, fi.name))
                 se = safety.lonely_unlock(fi, k, prog.fns,
@@ -92,8 +98,17 @@ def _refuse_named(prog, f, k, stmt, line):
                        "at %s:%d" % (f.display, line))
 
 
+def _call_args(toks, k):
+    """The argument texts of the call whose name is at token @k."""
+    close = find.cparse.match(toks, k + 1)
+    return [find.join_tokens([t.text for t in toks[a:b]]) for a, b in
+            find.cparse.split_args(toks, k + 1, close)]
+
+
 def _trylocks(prog, f):
-    """Every trylock is a refused section, and keeps its lock POSIX."""
+    """Every trylock starts a held section: it is not extracted, its calls
+    become liblock_trylock/liblock_unlock on the lock word.  A trylock
+    whose lock cannot be told keeps every candidate POSIX."""
     src, toks = f.src, f.src.toks
     for fname, line, col in f.facts.trylock:
         k = src.tok_at(src.offset(line, col))
@@ -101,17 +116,22 @@ def _trylocks(prog, f):
             if k is not None else None
         if fi is None:
             continue
-        close = find.cparse.match(toks, k + 1)
-        args = [find.join_tokens([t.text for t in toks[a:b]]) for a, b in
-                find.cparse.split_args(toks, k + 1, close)]
-        names, unsure = prog.fn_keys(prog.fns[toks[k].text], args, f, k)
+        names, unsure = prog.fn_keys(prog.fns[toks[k].text],
+                                     _call_args(toks, k), f, k)
         prog.report.found += 1
-        why = "trylock section (trylock is not extracted; the lock " \
-              "stays POSIX)"
+        if len(names) == 1 and not unsure:
+            sec = analyse.Section(f.display, fi.name, line)
+            sec.fi, sec.tok, sec.fileobj, sec.key = fi, k, f, names[0]
+            sec.stmt, sec.lf = fi.stmt_at.get(k), prog.fns[toks[k].text]
+            sec.reason = "trylock section"
+            prog.key(names[0]).sections.append(sec)
+            continue
+        why = unsure or "cannot name the lock of the trylock"
         prog.report.refuse(f.display, line, why)
         for name in names:
-            prog.key(name).refuse(unsure or "it has a trylock section at "
-                                  "%s:%d" % (f.display, line))
+            prog.key(name).refuse(unsure or "named in a trylock the tool "
+                                  "does not understand at %s:%d" %
+                                  (f.display, line))
 
 
 def _unparsed(prog, f, k, key):
@@ -304,8 +324,11 @@ def _macro_names(prog, local, name):
 
 
 def decide(prog):
-    """Fixpoint: a mutex is converted when every section of it can be,
-    and its condition variables can be too."""
+    """Fixpoint: a mutex is converted unless its address reaches what is
+    not rewritten (its condition variables must be converted too).  Each
+    section of a converted mutex is delegated (extracted) or, when it has
+    a reason not to be, held: it stays in place on the lock word."""
+    _own_lock_callees(prog)
     changed = True
     while changed:
         changed = False
@@ -313,27 +336,6 @@ def decide(prog):
             if key.why:
                 continue
             if kind == "mutex":
-                bad = [s for s in key.sections if s.reason]
-                if bad:
-                    key.refuse("its section at %s:%d is refused" %
-                               (bad[0].file, bad[0].line))
-                inside = sum(len(s.shape["conds"]) for s in key.sections
-                             if not s.reason)
-                if not key.why and inside != len(key.waits):
-                    f, k = [w for w in key.waits
-                            if not _wait_in_sections(w, key)][0]
-                    key.refuse("condition wait outside its sections at %s:%d"
-                               % (f.display, f.line(k)))
-                ok = [s for s in key.sections if not s.reason]
-                if not key.why and len(key.calls["lock"]) != len(ok):
-                    f, k = [c for c in key.calls["lock"] if not any(
-                        s.fileobj is c[0] and s.tok == c[1] for s in ok)][0]
-                    key.refuse("the lock call at %s:%d is not understood "
-                               "(see spatch --parse-c)" %
-                               (f.display, f.line(k)))
-                nunl = sum(1 + len(s.shape["exits"]) for s in ok)
-                if not key.why and len(key.calls["unlock"]) != nunl:
-                    key.refuse("it is unlocked outside its sections")
                 for c in key.partners:
                     ck = prog.keys.get(("cond", c))
                     if ck and ck.why and not key.why:
@@ -357,19 +359,75 @@ def decide(prog):
         for sec in key.sections:
             if key.why == NOT_SELECTED:
                 prog.report.skipped += 1
-            elif sec.reason:
-                prog.report.refuse(sec.file, sec.line, sec.reason)
             elif key.why:
                 sec.reason = "lock %s stays POSIX: %s" % (name, key.why)
                 prog.report.refuse(sec.file, sec.line, sec.reason)
+            elif sec.reason:
+                prog.report.hold(sec.file, sec.line, sec.reason)
             else:
                 prog.report.transformed += 1
 
 
-def _wait_in_sections(w, key):
-    f, k = w
-    return any(s.fileobj is f and not s.reason and
-               s.shape["t0"] <= k < s.shape["t1"] for s in key.sections)
+def delegated(sec):
+    """Whether section @sec of a converted lock is extracted (else it is
+    held: it runs in place on the lock word)."""
+    return not sec.reason
+
+
+def _own_lock_callees(prog):
+    """A section whose calls reach a function of the program that takes
+    or releases the section's own lock (`lock; release_and_log(); ...`,
+    the callee unlocks) cannot run on the server: it is held.  Calls
+    through function pointers are not followed."""
+    bodies = {}  # function name -> [(File, bo, bc)]
+    for f in prog.files:
+        for fname, _, bo, bc in f.funcs:
+            bodies.setdefault(fname, []).append((f, bo, bc))
+    owned = {}  # function name -> {mutex key name: (File, token)}
+    for (kind, name), key in prog.keys.items():
+        if kind != "mutex":
+            continue
+        for calls in key.calls.values():
+            for cf, k in calls:
+                for fname, _, bo, bc in cf.funcs:
+                    if bo < k < bc:
+                        owned.setdefault(fname, {}).setdefault(name,
+                                                               (cf, k))
+    callees = {}
+
+    def called(f, a, b, dead=()):
+        toks = f.src.toks
+        return {toks[k].text for k in range(a, b)
+                if toks[k].kind == "id" and k + 1 < len(toks) and
+                toks[k + 1].text == "(" and toks[k].text in bodies and
+                not any(x <= k < y for x, y in dead)}
+    for (kind, name), key in prog.keys.items():
+        if kind != "mutex" or key.why:
+            continue
+        for sec in key.sections:
+            if sec.reason:
+                continue
+            todo = [(n, None) for n in sorted(called(
+                sec.fileobj, sec.shape["t0"], sec.shape["t1"],
+                sec.shape["dead"]))]
+            seen = set()
+            while todo:
+                fn, via = todo.pop(0)
+                if fn in seen:
+                    continue
+                seen.add(fn)
+                hit = owned.get(fn, {}).get(name)
+                if hit:
+                    sec.reason = (
+                        "%s() takes or releases %s itself (at %s:%d%s)"
+                        % (fn, name.lstrip("."), hit[0].display,
+                           hit[0].line(hit[1]),
+                           ", through %s()" % via if via else ""))
+                    break
+                if fn not in callees:
+                    callees[fn] = set().union(*[called(f, bo, bc) for
+                                                f, bo, bc in bodies[fn]])
+                todo += [(c, via or fn) for c in sorted(callees[fn])]
 
 
 def converted(prog, kind, name):
@@ -410,10 +468,13 @@ def small_edits(prog, selection):
             macro = site_macro(key, f, k)
             what = "static initializer" if how == "static" else \
                 "pthread_mutex_init()"
-            entries.append((macro, "rcl", "%s: %s:%d, %s, %d section(s)%s" % (
-                name.lstrip("."), f.src.rel, f.line(k), what,
-                len(key.sections),
-                "; profile: " + comment if comment else "")))
+            ndel = sum(1 for s in key.sections if delegated(s))
+            entries.append((macro, "rcl", "%s: %s:%d, %s, %d section(s): "
+                            "%d delegated, %d held%s" % (
+                                name.lstrip("."), f.src.rel, f.line(k), what,
+                                len(key.sections), ndel,
+                                len(key.sections) - ndel,
+                                "; profile: " + comment if comment else "")))
             f.needs_include = True
             f.needs_config = True
             if how == "static":
@@ -442,7 +503,41 @@ def small_edits(prog, selection):
                                         semi)))
     for f in prog.files:
         _call_renames(prog, f)
+        _held_calls(prog, f)
     return entries
+
+
+def _held_calls(prog, f):
+    """The lock, trylock and unlock calls of converted mutexes in file @f
+    that no delegated section removes (those of held sections, and the
+    unlocks of sections that end elsewhere) become liblock_lock,
+    liblock_trylock and liblock_unlock on the same lock: directly, and
+    for a lock macro in place of its call.  A wrapper's calls stay: its
+    body calls liblock (wrappers())."""
+    toks = f.src.toks
+    for (kind, name), key in sorted(prog.keys.items()):
+        if kind != "mutex" or key.why:
+            continue
+        spans = [(s.stmt.t0, s.shape["block"].subs[s.shape["j"]].t1)
+                 for s in key.sections if delegated(s) and s.fileobj is f]
+        for role, calls in sorted(key.calls.items()):
+            for cf, k in calls:
+                if cf is not f or any(a <= k < b for a, b in spans):
+                    continue
+                lf = prog.fns[toks[k].text]
+                if lf.wrapper:
+                    continue
+                new = "liblock_" + role
+                f.needs_include = True
+                if lf.params is None:  # the pthread function itself
+                    f.edits.append((toks[k].start, toks[k].end, new))
+                    continue
+                close = find.cparse.match(toks, k + 1)
+                m = prog.macros.get(toks[k].text)
+                semi = ";" if m and m[1].rstrip().endswith(";") and \
+                    toks[close + 1].text != ";" else ""
+                f.edits.append((toks[k].start, toks[close].end, "%s(%s)%s" % (
+                    new, lf.expr(_call_args(toks, k)), semi)))
 
 
 def _api_args(prog, toks, k):
@@ -518,13 +613,22 @@ def wrappers(prog):
         k = f.src.tok_at(w["call"])  # the pthread (or inner) call
         new = {"lock": "liblock_lock", "unlock": "liblock_unlock",
                "trylock": "liblock_trylock"}[lf.role]
-        f.edits.append((toks[k].start, toks[k].end, new))
+        inner = prog.fns.get(toks[k].text)
+        if inner is not None and inner.params is not None:
+            # a lock macro (CACHE_UNLOCK()): the call, not only its name
+            close = find.cparse.match(toks, k + 1)
+            f.edits.append((toks[k].start, toks[close].end,
+                            "%s(%s)" % (new, w["lock_expr"])))
+        else:
+            f.edits.append((toks[k].start, toks[k].end, new))
         if w["static"]:
             f.edits.append((w["start"], w["start"],
                             "__attribute__((unused)) "))
         f.needs_include = True
-        if lf.role != "lock":
-            continue
+        if lf.role != "lock" or not any(
+                s.lf is lf and delegated(s) for s in
+                prog.keys[("mutex", names[0])].sections):
+            continue  # no companion for held sections only (unused)
         params = ", ".join(p for p, _ in w["params"])
         proto = "%svoid *%s_rcl_exec(%s%sliblock_fn_t rcl_fn, void *rcl_arg)" \
             % ("static " if w["static"] else "", name, params,
@@ -546,6 +650,8 @@ def sections(prog, helpers):
         if kind != "mutex" or key.why:
             continue
         for sec in key.sections:
+            if not delegated(sec):
+                continue
             f, fi = sec.fileobj, sec.fi
             n = counters.get((f.path, fi.name), 0) + 1
             while re.search(r"\brcl_cs_%s_%d\b" % (fi.name, n), f.src.text):
@@ -611,7 +717,7 @@ def unlift(prog):
     """Put back the braces lift.py moved for sections not transformed."""
     done = {(s.fileobj.path, s.fileobj.src.toks[s.stmt.t0].start)
             for key in prog.keys.values() if not key.why
-            for s in key.sections}
+            for s in key.sections if delegated(s)}
     for f in prog.files:
         f.edits += lift.undo_edits(f, getattr(f, "lifts", []), {
             off for path, off in done if path == f.path})

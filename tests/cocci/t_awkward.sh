@@ -7,6 +7,11 @@
 #   /* expect: refused SUBSTRING */      some section refused, with a
 #                                        "FILE:LINE: not transformed:"
 #                                        reason containing SUBSTRING
+#   /* expect: held SUBSTRING */         some section held (it runs in
+#                                        place on the lock word), with a
+#                                        "FILE:LINE: held:" reason
+#                                        containing SUBSTRING; nothing
+#                                        refused unless said (exit 0)
 # (several expect lines may be given).  Whatever the tool writes must
 # build with -Wall -Werror against librcl and give the original's output
 # and exit status under LIBLOCK_LOCK=rcl, posix and mcs.  Programs listed
@@ -31,7 +36,7 @@ fi
 algos=$AWK_ALGOS
 
 # check_one SRC: prints "ok NAME ..." or "FAIL NAME: ..." lines, and the
-# verdict last: "=transformed", "=refused", "=known" or "=FAIL".
+# verdict last: "=transformed", "=held", "=refused", "=known" or "=FAIL".
 check_one() {
 	src=$1
 	name=$(basename "$src" .c)
@@ -61,6 +66,8 @@ check_one() {
 	"$RCLR" --locks all -o "$out" "$src" >"$TMP/$name.log" 2>&1
 	rrc=$?
 	verdict=transformed
+	echo "$expects" | grep -q '^held ' && verdict=held
+	echo "$expects" | grep -q '^refused' && verdict=refused
 	while read -r what rest; do
 		case $what in
 		transformed)
@@ -70,8 +77,18 @@ check_one() {
 				bad "expected every section transformed (exit $rrc):"
 				sed 's/^/  /' "$TMP/$name.log"
 			fi ;;
+		held)
+			if ! grep -F -- "$rest" "$TMP/$name.log" |
+				grep -q "$name\.c:[0-9][0-9]*: held: "; then
+				bad "expected a held section at $name.c:LINE with \"$rest\" (exit $rrc):"
+				sed 's/^/  /' "$TMP/$name.log"
+			elif [ "$verdict" = held ] && [ "$rrc" -ne 0 ]; then
+				bad "held sections only, but exit $rrc:"
+				sed 's/^/  /' "$TMP/$name.log"
+			elif ! grep -qs "liblock_\(try\)*lock(" "$out/$name.c"; then
+				bad "held, but no liblock_lock/liblock_trylock in the output"
+			fi ;;
 		refused)
-			verdict=refused
 			if ! grep -F -- "$rest" "$TMP/$name.log" |
 				grep -q "$name\.c:[0-9][0-9]*: not transformed: "; then
 				bad "expected a refusal naming $name.c:LINE with \"$rest\" (exit $rrc):"
@@ -142,10 +159,11 @@ for src in "$AWK_DIR"/*.c; do
 done >"$TMP/all.log" 2>&1
 grep -v '^=' "$TMP/all.log"
 ntrans=$(grep -c '^=transformed' "$TMP/all.log")
+nheld=$(grep -c '^=held' "$TMP/all.log")
 nref=$(grep -c '^=refused' "$TMP/all.log")
 nknown=$(grep -c '^=known' "$TMP/all.log")
 nfail=$(grep -c '^=FAIL' "$TMP/all.log")
 ntot=$(ls "$AWK_DIR"/*.c | wc -l)
-echo "$ntot programs: $ntrans transformed, $nref refused as expected," \
-	"$nknown known failures, $nfail failed"
-[ "$nfail" -eq 0 ] && [ $((ntrans + nref + nknown)) -eq "$ntot" ]
+echo "$ntot programs: $ntrans transformed, $nheld with held sections," \
+	"$nref refused as expected, $nknown known failures, $nfail failed"
+[ "$nfail" -eq 0 ] && [ $((ntrans + nheld + nref + nknown)) -eq "$ntot" ]

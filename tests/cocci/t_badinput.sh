@@ -40,16 +40,57 @@ expect 1 "syntax.c" "$RCLR" --no-compile-check --in-place syntax.c
 cmp -s syntax.c syntax.orig || fail "syntax.c was modified"
 
 # Only refused sections: exit 1, one line per section, file untouched.
-cp "$GOLDEN/shapes_refuse.c" refuse.c
+# (A recursive mutex: its sections are refused, neither delegated nor
+# held.)
+cat >refuse.c <<'EOC'
+#include <pthread.h>
+static pthread_mutex_t m_rec;
+static int shared;
+void recursive_init(void)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&m_rec, &a);
+	pthread_mutex_lock(&m_rec);
+	shared++;
+	pthread_mutex_unlock(&m_rec);
+}
+int peek(void)
+{
+	int v;
+
+	if (pthread_mutex_trylock(&m_rec) != 0)
+		return -1;
+	v = shared;
+	pthread_mutex_unlock(&m_rec);
+	return v;
+}
+EOC
 cp refuse.c refuse.orig
-expect 1 "refuse.c:47: not transformed: trylock section" \
+expect 1 "refuse.c:19: not transformed: lock m_rec stays POSIX: initialised with attributes" \
 	"$RCLR" --in-place refuse.c
+grep -q ": held: " out.txt && { cat out.txt; fail "refuse.c: a section of a refused lock is held"; }
+grep -q "2 section(s) found, 0 delegated, 0 held, 2 refused" out.txt ||
+	{ cat out.txt; fail "refuse.c: summary"; }
 cmp -s refuse.c refuse.orig || fail "refuse.c was modified"
 [ -e rcl-config.h ] && fail "rcl-config.h written with nothing converted"
 
+# Held sections are not refusals: exit 0, one "held:" line each.
+cp "$GOLDEN/held_ok.c" held.c
+expect 0 "held.c:38: held: trylock section (runs in place on the lock word)" \
+	"$RCLR" -o oh held.c
+grep -q "not transformed" out.txt && { cat out.txt; fail "held.c: refused"; }
+# -q: refusals only (held sections need nothing from the user)
+"$RCLR" -q -o oh2 held.c >out.txt 2>&1 || { cat out.txt; fail "held.c -q: exit"; }
+[ -s out.txt ] && { cat out.txt; fail "held.c -q: printed something"; }
+cmp -s oh/held.c oh2/held.c || fail "held.c -q: another output"
+
 # Output that would not compile (a variable-length array cannot travel:
 # its bound is not in scope in the extracted function): the section is
-# refused with the compiler's error, nothing is written.
+# held instead, with the compiler's error as its reason; what is written
+# compiles.
 cat >local_type.c <<'EOC'
 #include <pthread.h>
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
@@ -68,9 +109,11 @@ int f(int n)
 }
 EOC
 cp local_type.c local_type.orig
-expect 1 "local_type.c:11: not transformed: its extracted code gets a new compiler diagnostic (.*error: .n. undeclared" \
+expect 0 "local_type.c:11: held: its extracted code gets a new compiler diagnostic (.*error: .n. undeclared" \
 	"$RCLR" --in-place local_type.c
-cmp -s local_type.c local_type.orig || fail "local_type.c was modified"
-[ -e rcl-config.h ] && fail "rcl-config.h written although nothing compiled"
+grep -q "^	liblock_lock(&m);$" local_type.c &&
+	grep -q "^	liblock_unlock(&m);$" local_type.c &&
+	! grep -q "rcl_cs_\|pthread_mutex_" local_type.c ||
+	{ cat local_type.c; fail "local_type.c: not held in place"; }
 ls -a | grep -q '^\.rcl-' && fail "temporary file left behind"
 exit 0

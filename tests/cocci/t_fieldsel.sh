@@ -16,7 +16,7 @@ run() {
 	grep -q "$3" "$1.log" || { cat "$1.log"; fail "--locks $2: want '$3'"; }
 }
 
-run o1 shard.mutex "4 section(s) found, 2 transformed, 0 refused, 2 of"
+run o1 shard.mutex "4 section(s) found, 2 delegated, 0 held, 0 refused, 2 of"
 grep -q "liblock_exec(&s->mutex" o1/fields_ok.c &&
 	grep -q "pthread_mutex_lock(&c->mutex)" o1/fields_ok.c ||
 	fail "--locks shard.mutex converted the wrong sections"
@@ -24,9 +24,9 @@ grep -q "^/\* shard.mutex: fields_ok.c:30" o1/rcl-config.h ||
 	fail "--locks shard.mutex: no rcl-config.h entry for shard.mutex"
 echo "ok: --locks TAG.field"
 
-run o2 .mutex "4 section(s) found, 4 transformed, 0 refused$"
-run o3 mutex "4 section(s) found, 4 transformed, 0 refused$"
-run o4 counter_t.mutex,shard.mutex "4 transformed, 0 refused$"
+run o2 .mutex "4 section(s) found, 4 delegated, 0 held, 0 refused$"
+run o3 mutex "4 section(s) found, 4 delegated, 0 held, 0 refused$"
+run o4 counter_t.mutex,shard.mutex "4 delegated, 0 held, 0 refused$"
 echo "ok: --locks .field, field, a list"
 
 cat >prof.json <<'EOC'
@@ -38,7 +38,7 @@ cat >prof.json <<'EOC'
   "file": "fields_ok.c", "line": 30, "verdict": "no"}
 ]}
 EOC
-run o5 prof.json "4 section(s) found, 2 transformed, 0 refused, 2 of"
+run o5 prof.json "4 section(s) found, 2 delegated, 0 held, 0 refused, 2 of"
 grep -q "liblock_exec(&c->mutex" o5/fields_ok.c &&
 	grep -q "pthread_mutex_lock(&s->mutex)" o5/fields_ok.c ||
 	fail "profile by init site converted the wrong sections"

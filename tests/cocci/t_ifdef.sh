@@ -58,7 +58,7 @@ expect() {
 	n=$((n + 1))
 	"$RCLR" --locks all "$@" -o "o$n" src/p.c >log 2>&1 ||
 		{ cat log; fail "run $*"; }
-	grep -q "^rcl-refactor: $want section(s) found, $want transformed" log ||
+	grep -q "^rcl-refactor: $want section(s) found, $want delegated" log ||
 		{ cat log; fail "$*: want $want section(s)"; }
 }
 expect 2 -I inc -D MT -D MT_LEVEL=2

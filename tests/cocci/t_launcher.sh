@@ -27,7 +27,7 @@ EOC
 mkdir -p elsewhere
 (cd elsewhere && "$RCLR" -o ../out ../c.c) >log 2>&1 ||
 	{ cat log; fail "run without RCL_REFACTOR_DATADIR"; }
-grep -q "1 section(s) found, 1 transformed" log || { cat log; fail "summary"; }
+grep -q "1 section(s) found, 1 delegated" log || { cat log; fail "summary"; }
 grep -q "liblock_exec(&mu" out/c.c || fail "section not converted"
 [ -f out/rcl-config.h ] || fail "no rcl-config.h"
 

@@ -53,7 +53,7 @@ grep -q "does not compile" log || { cat log; fail "no compile-check message"; }
 
 "$RCLR" -D APP_BUILD -I inc -I hidden --macro-file macros.txt -o o2 src/app.c \
 	>log 2>&1 || { cat log; fail "run with -I/-D/--macro-file"; }
-grep -q "2 section(s) found, 2 transformed" log || { cat log; fail "summary"; }
+grep -q "2 section(s) found, 2 delegated" log || { cat log; fail "summary"; }
 grep -q "liblock_lock_t mu;" o2/guard.h 2>/dev/null ||
 	grep -q "liblock_lock_t mu;" o2/inc/guard.h ||
 	{ ls -R o2; fail "header field not converted"; }
@@ -63,7 +63,7 @@ echo "ok: -I, -D, --macro-file"
 
 "$RCLR" -D APP_BUILD -I inc -I hidden --macro-file macros.txt --locks other \
 	-o o3 src/app.c >log 2>&1 || { cat log; fail "--locks other"; }
-grep -q "1 transformed, 0 refused, 1 of unselected locks left alone" log ||
+grep -q "1 delegated, 0 held, 0 refused, 1 of unselected locks left alone" log ||
 	{ cat log; fail "--locks NAME summary"; }
 echo "ok: --locks NAME"
 exit 0

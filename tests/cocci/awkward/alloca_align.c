@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* __builtin_alloca_with_align() inside the section: stack memory of the thread that runs it. */
-/* expect: refused alloca */
+/* expect: held alloca */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The lock call's result is used: int rc = pthread_mutex_lock(...). */
-/* expect: refused result */
+/* expect: held result */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

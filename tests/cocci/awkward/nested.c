@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A section of one lock nested in the section of another. */
-/* expect: refused nested */
+/* expect: held nested */
+/* expect: transformed */
 #include <pthread.h>
 #include <stdio.h>
 

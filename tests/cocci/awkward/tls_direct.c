@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* A thread-local counter updated inside the section. */
-/* expect: refused thread-local */
+/* expect: held thread-local */
 #include <pthread.h>
 #include <stdio.h>
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A trylock section with a fallback to the blocking lock. */
-/* expect: refused trylock */
+/* expect: held trylock */
+/* expect: transformed */
 #include <pthread.h>
 #include <stdio.h>
 

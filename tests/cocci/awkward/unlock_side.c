@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* A side effect in the unlock's lock expression: &locks[i++]. */
-/* expect: refused side effect */
+/* expect: held side effect */
 #include <pthread.h>
 #include <stdio.h>
 

@@ -1,7 +1,7 @@
 /* Golden: sections that end inside the block after their lock, left as
  * they are: one whose lock stays POSIX (the braces the analysis moved are
  * put back), one whose block declares a name the enclosing block also
- * declares (not lifted: refused). */
+ * declares (not lifted: held, in place). */
 #include <pthread.h>
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;

@@ -1,5 +1,5 @@
 /* Golden: a section that reads the caller's variadic arguments (memcached's
- * logger) cannot run on a server thread. */
+ * logger) cannot run on a server thread: it is held, in place. */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
