@@ -280,6 +280,8 @@ def shape(fi, lock_s, fns, is_selected, api, ppenv):
                 not (d.block is blk and d.stmt[0] in tops)}
     labels = set()
     conts = []
+    others = {}  # another mutex's depth inside the section
+    ops = set()  # the call tokens of the lock-call statements seen
     sec["dead"] = _pp_dead(fi, body, t0, t1, ppenv)
     stmts = [s for b in body for s in b.walk()
              if not any(a <= s.t0 < b for a, b in sec["dead"])]
@@ -291,6 +293,7 @@ def shape(fi, lock_s, fns, is_selected, api, ppenv):
             continue
         o = _op(toks, s, fns)
         if o and o[1] == ident:
+            ops.add(_call_tok(toks, s))
             if o[0].role != "unlock":
                 raise Refused("the lock is taken again inside its section")
             conts.append(_early_exit(fi, s, t0, t1, labels, internal, sec))
@@ -298,6 +301,9 @@ def shape(fi, lock_s, fns, is_selected, api, ppenv):
         if o and is_selected(o[0], call_of(toks, s)[1], s.t0):
             raise Refused("contains a section of another selected lock "
                           "(nested sections are not extracted)")
+        if o:
+            ops.add(_call_tok(toks, s))
+            _other_lock_op(others, o, fi.src.line_of(toks[s.t0].start))
         if s.kind == "return":
             raise Refused("returns with the lock held")
         if s.kind == "goto" and s.name not in labels:
@@ -313,6 +319,20 @@ def shape(fi, lock_s, fns, is_selected, api, ppenv):
                 for a in ancestors(s)):
             raise Refused("a case label of an outer switch is inside the "
                           "section (jump into the section)")
+    for k in range(t0, t1):
+        if toks[k].text in fns and k + 1 < t1 and \
+                toks[k + 1].text == "(" and \
+                not any(a <= k < b for a, b in sec["dead"]) and \
+                k not in ops:
+            raise Refused("%s() called inside an expression at line %d "
+                          "(its mutex would be taken or released on the "
+                          "server thread)" % (toks[k].text,
+                                              fi.src.line_of(toks[k].start)))
+    for name, (depth, line) in others.items():
+        if depth:
+            raise Refused("takes %s at line %d and does not release it in "
+                          "the section (on a server, another thread would "
+                          "hold it)" % (name, line))
     sec["conts"] = conts
     for s in fi.body.walk():
         if s.kind == "goto" and s.name in labels and not t0 <= s.t0 < t1:
@@ -320,6 +340,37 @@ def shape(fi, lock_s, fns, is_selected, api, ppenv):
                 s.name, fi.src.line_of(toks[s.t0].start)))
     _scan_tokens(fi, sec, ident, api)
     return sec
+
+
+def _call_tok(toks, s):
+    """The token of the called name in lock-call statement @s."""
+    name = call_of(toks, s)[0]
+    return next((k for k in range(s.t0, s.t1) if toks[k].text == name and
+                 toks[k + 1].text == "("), s.t0)
+
+
+def _other_lock_op(others, o, line):
+    """Follow a lock call of another mutex @o (LockFn, lock expression)
+    in a section: it may take and release that mutex (on the server, as
+    the section's own thread would), but not release one taken before the
+    section, take one it leaves held, or try one (the server thread would
+    own it, or not, for the caller)."""
+    lf, name = o
+    if name is None:
+        raise Refused("a lock call at line %d whose mutex cannot be named"
+                      % line)
+    depth, _ = others.get(name, (0, line))
+    if lf.role == "trylock":
+        raise Refused("trylock of %s at line %d (the server thread would "
+                      "own it, not the caller)" % (name, line))
+    if lf.role == "unlock":
+        if depth == 0:
+            raise Refused("releases %s at line %d, taken before the section "
+                          "(the server thread does not hold it)" % (
+                              name, line))
+        others[name] = (depth - 1, line)
+    else:
+        others[name] = (depth + 1, line)
 
 
 def _pp_dead(fi, body, t0, t1, env):

@@ -115,9 +115,9 @@ for f in c.c m.c; do
 	sed "s/\$/$CR/" "lf/$f" >"crlf/$f"
 done
 "$RCLR" --in-place lf/c.c lf/m.c >log 2>&1 || { cat log; fail "LF run"; }
-grep -q "4 section(s) found, 4 transformed" log || { cat log; fail "LF run"; }
+grep -q "4 section(s) found, 4 delegated" log || { cat log; fail "LF run"; }
 "$RCLR" --in-place crlf/c.c crlf/m.c >log 2>&1 || { cat log; fail "CRLF run"; }
-grep -q "4 section(s) found, 4 transformed" log || { cat log; fail "CRLF run"; }
+grep -q "4 section(s) found, 4 delegated" log || { cat log; fail "CRLF run"; }
 for f in c.c m.c rcl-config.h; do
 	n=$(grep -c -v "$CR\$" "crlf/$f")
 	[ "$n" -eq 0 ] || fail "crlf/$f: $n line(s) without CRLF"

@@ -66,4 +66,27 @@ echo "ok: -I, -D, --macro-file"
 grep -q "1 delegated, 0 held, 0 refused, 1 of unselected locks left alone" log ||
 	{ cat log; fail "--locks NAME summary"; }
 echo "ok: --locks NAME"
+
+# A section of a selected lock that releases a mutex taken before it
+# (hand-over-hand with an unselected, error-checking one) stays held: on
+# a server thread that unlock would fail and leave the mutex locked.
+"$RCLR" --locks b -o o4 "$here/select/handover.c" >log 2>&1
+grep -q "handover.c:[0-9]*: held: releases &a at line [0-9]*, taken before the section" log ||
+	{ cat log; fail "--locks b: the section releasing a is not held"; }
+cc_rcl o4/prog o4/handover.c -I o4 || fail "handover: build"
+"$CC" -std=gnu11 -O2 -pthread "$here/select/handover.c" -o orig || fail "handover: original build"
+want=$(./orig) || fail "handover: original run"
+for algo in rcl posix mcs; do
+	got=$(LIBLOCK_LOCK=$algo timeout -k 5 60 ./o4/prog) ||
+		fail "handover under $algo: exit $?"
+	[ "$got" = "$want" ] || fail "handover under $algo: $got, want $want"
+done
+# the same unlock inside an expression (its result checked)
+sed 's/^\t\tpthread_mutex_unlock(&a);$/\t\tif (pthread_mutex_unlock(\&a) != 0) abort();/' \
+	"$here/select/handover.c" >handover_expr.c
+grep -q "if (pthread_mutex_unlock(&a) != 0) abort();" handover_expr.c || fail "sed"
+"$RCLR" --locks b -o o5 handover_expr.c >log 2>&1
+grep -q "handover_expr.c:[0-9]*: held: pthread_mutex_unlock() called inside an expression" log ||
+	{ cat log; fail "--locks b: the unlock of a inside an expression is not seen"; }
+echo "ok: a section releasing an unselected mutex taken before it is held"
 exit 0
