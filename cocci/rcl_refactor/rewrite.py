@@ -638,7 +638,7 @@ def wrappers(prog):
                 "\treturn liblock_exec(%s, rcl_fn, rcl_arg);\n}" %
                 (name, proto, w["lock_expr"]))
         f.before.setdefault(w["end"], []).append(body)
-        helpers[name] = (proto, f, w["static"])
+        helpers[name] = (proto, f, w["static"], w["end"])
     return helpers
 
 
@@ -693,10 +693,20 @@ def sections(prog, helpers):
     for f in prog.files:
         for (_, (a, b)), dead in getattr(f, "dead", {}).items():
             _drop_declarators(f, a, b, dead)
+    # a non-static companion is declared before its definition, once
+    # (-Wmissing-prototypes; -Wredundant-decls forbids two): at the top
+    # of its file if sections there call it, else just before it
+    for nm, (proto, hf, static, end) in helpers.items():
+        if not static and nm not in used_helpers.get(hf.path, ()):
+            texts = hf.before[end]
+            for i, t in enumerate(texts):
+                if "\n" + proto + "\n{" in t:
+                    texts[i] = t.replace("\n" + proto + "\n{", "\n%s;\n%s\n{"
+                                         % (proto, proto), 1)
     for path, names in used_helpers.items():
         f = [x for x in prog.files if x.path == path][0]
         for nm in sorted(names):
-            proto, hf, static = helpers[nm]
+            proto, hf, static, _ = helpers[nm]
             f.protos = getattr(f, "protos", []) + [proto + ";"]
 
 

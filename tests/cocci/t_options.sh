@@ -89,4 +89,15 @@ grep -q "if (pthread_mutex_unlock(&a) != 0) abort();" handover_expr.c || fail "s
 grep -q "handover_expr.c:[0-9]*: held: pthread_mutex_unlock() called inside an expression" log ||
 	{ cat log; fail "--locks b: the unlock of a inside an expression is not seen"; }
 echo "ok: a section releasing an unselected mutex taken before it is held"
+
+# a non-static lock wrapper used from another file: its companion is
+# declared once before its definition (memcached builds with these flags)
+mkdir ew && cp "$here/select/extwrap.c" "$here/select/extwrap_use.c" ew/
+"$RCLR" --locks all --in-place ew/extwrap.c ew/extwrap_use.c >log 2>&1 ||
+	{ cat log; fail "extwrap: rcl-refactor"; }
+grep -q "slabs_mlock_rcl_exec" ew/extwrap_use.c || fail "extwrap: no companion call"
+cc_rcl ew/prog ew/extwrap.c -I ew ew/extwrap_use.c -Wmissing-prototypes \
+	-Wredundant-decls || fail "extwrap: build with -Wmissing-prototypes -Wredundant-decls"
+[ "$(LIBLOCK_LOCK=rcl timeout -k 5 60 ./ew/prog)" = 1 ] || fail "extwrap: run under rcl"
+echo "ok: a non-static wrapper's companion is declared once"
 exit 0
