@@ -301,7 +301,8 @@ def find_wrappers(src, fns, api=None):
             added |= _api_wrapper(api, name, body[0].text, names, args,
                                   checked, {
                                       "file": src.path, "start":
-                                      toks[j + 1].start, "static": any(
+                                      toks[j + 1].start, "end":
+                                      toks[bc].end, "static": any(
                                           t.text == "static"
                                           for t in toks[j + 1:ni])})
             continue

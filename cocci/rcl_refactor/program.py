@@ -265,10 +265,15 @@ class Program:
     def _pointee(self, pl, k):
         """lock_keys() of the lock pointer local @pl points to at token
         @k: the keys of the expression it is assigned once, before @k."""
-        if pl.why is None and pl.assign >= k:
-            return [pl.name], None  # the key of the local: refused
+        # Not followed: the key of the local's name (refused), with the
+        # reason of this local (another function's may have the name).
         if pl.why:
-            return [pl.name], None
+            return [pl.name], pl.why
+        if pl.assign >= k:
+            return [pl.name], "pointer local '%s' at %s:%d is used at line " \
+                "%d before its assignment at line %d" % (
+                    pl.name, pl.file.display, pl.file.line(pl.decl_tok),
+                    pl.file.line(k), pl.file.line(pl.assign))
         names, why = self.lock_keys(pl.expr, pl.file, pl.assign)
         if len(names) == 1 and not why:
             pl.pointees.add(names[0])
@@ -448,6 +453,8 @@ class Program:
                 elif names:
                     self.key(names[0]).calls[lf.role].append((f, k))
             api = self.api.get(t.text)
+            if api and self._in_wrapper(f, k):
+                continue  # mythread_mutex_init()'s own pthread call
             args = api.args(_args(toks, k + 1, cparse.match(toks, k + 1))) \
                 if api else None
             if args:
@@ -615,7 +622,8 @@ class Program:
         off = f.src.toks[k].start
         return any(lf.wrapper and lf.wrapper["file"] == f.path and
                    lf.wrapper["start"] <= off < lf.wrapper["end"]
-                   for lf in self.fns.values())
+                   for lf in list(self.fns.values()) +
+                   list(self.api.values()))
 
     def _scan_uses(self, f):
         """Refuse keys used in ways the rewrite does not understand."""

@@ -473,6 +473,9 @@ def small_edits(prog, selection):
                 converted(prog, "mutex", n) for n in pl.pointees):
             t = pl.file.src.toks[pl.decl_tok]
             pl.file.edits.append((t.start, t.end, "liblock_lock_t"))
+            # and its copies in the sections' contexts
+            pl.decl.spec = " ".join("liblock_lock_t" if w == t.text else w
+                                    for w in pl.decl.spec.split())
     for f in prog.files:
         _call_renames(prog, f)
     return entries
