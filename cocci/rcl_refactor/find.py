@@ -28,7 +28,23 @@ class LockFn:
             return args[0] if args else None
         if len(args) != len(self.params):
             return None
+        if self.wrapper and self.wrapper.get("param") and any(
+                p != self.body and _side_effects(a)
+                for p, a in zip(self.params, args)):
+            return None  # lock(&m, f()): f() would no longer be called
         return substitute(self.params, self.body, args)
+
+
+def _side_effects(text):
+    """Whether expression @text may have a side effect (a call, an
+    assignment, an increment)."""
+    try:
+        toks = cparse.lex(text)
+    except cparse.ParseError:
+        return True
+    return any(t.text in ("(", "=", "+=", "-=", "*=", "/=", "%=", "&=",
+                          "|=", "^=", "<<=", ">>=", "++", "--")
+               for t in toks)
 
 
 def substitute(params, body, args):
@@ -304,6 +320,10 @@ def find_wrappers(src, fns, api=None):
                                       toks[j + 1].start, "end":
                                       toks[bc].end, "static": any(
                                           t.text == "static"
+                                          for t in toks[j + 1:ni]),
+                                      "inline": any(
+                                          t.text in ("inline", "__inline",
+                                                     "__inline__")
                                           for t in toks[j + 1:ni])})
             continue
         if inner.wrapper and not inner.wrapper.get("param"):
@@ -319,11 +339,14 @@ def find_wrappers(src, fns, api=None):
         while j >= 0 and toks[j].kind == "id":
             j -= 1
         static = any(t.text == "static" for t in toks[j + 1:ni])
+        inline = any(t.text in ("inline", "__inline", "__inline__")
+                     for t in toks[j + 1:ni])
         ret = " ".join(t.text for t in toks[j + 1:ni]
                        if t.text not in ("static", "inline"))
         fns[name] = LockFn(name, inner.role, names,
                            canon(expr) if param else expr, wrapper={
                                "file": src.path, "static": static,
+                               "inline": inline,
                                "params": params, "ret": ret,
                                "end": toks[bc].end,
                                "start": toks[j + 1].start,

@@ -413,7 +413,7 @@ class Program:
                                kind)
                 key.decls.append((f, k))
                 pl = self._follow(f, k, name) if local and tag is None \
-                    else None
+                    and kind == "mutex" else None
                 if pl is not None:
                     self.ptr_locals[(f.path, pl.decl.t0)] = pl
                     key.refuse(pl.why or "pointer local '%s' at %s:%d, used "
@@ -464,9 +464,10 @@ class Program:
                 kind = "cond" if api.target in COND_FNS else "mutex"
                 self._refuse_all(
                     self.lock_keys(args[0], f, k, kind)[0], kind,
-                    "macro %s() at %s:%d changes its arguments (only its "
-                    "name could be rewritten)" % (t.text, f.display,
-                                                  f.line(k)))
+                    "%s %s() at %s:%d changes its arguments (only its "
+                    "name could be rewritten)" % (
+                        "function" if api.wrapper else "macro", t.text,
+                        f.display, f.line(k)))
 
     def _member_initialized(self, f, k):
         """The key of the mutex field that PTHREAD_MUTEX_INITIALIZER at

@@ -54,6 +54,11 @@ def discover(prog):
                 sec.reason = (safety.not_statement_reason(toks, k)
                               if not call else why or
                               "cannot name the lock '%s'" % (expr or "?"))
+                if call and expr is None and lf and lf.wrapper and \
+                        lf.wrapper.get("param"):
+                    sec.reason = ("an argument of %s() has side effects "
+                                  "(the transformed code would not "
+                                  "evaluate it)" % lf.name)
             elif lonely:
                 sec.reason = _other_unlock(prog, f, fi, k, sec.key, expr) or \
                     ("unlock in another function (no unlock of %s "
@@ -92,7 +97,18 @@ def _other_unlock(prog, f, fi, k, key, expr):
         args = [find.join_tokens([t.text for t in toks[a:b]])
                 for a, b in find.cparse.split_args(toks, u + 1, close)]
         other = prog.fns[toks[u].text].expr(args)
-        if other is None or find.canon(other) == find.canon(expr):
+        if other is None:
+            continue
+        if find.canon(other) == find.canon(expr):
+            lk = analyse.call_of(toks, fi.stmt_at[k]) \
+                if fi.stmt_at.get(k) else None
+            if lk and [find.canon(a) for a in lk[1]] != \
+                    [find.canon(a) for a in args]:
+                return ("the unlock at line %d, %s(%s), does not take the "
+                        "lock's arguments (%s): a lock and its unlock are "
+                        "paired by their argument lists" % (
+                            f.line(u), toks[u].text, ", ".join(args),
+                            ", ".join(lk[1])))
             continue
         return ("the unlock at line %d names the lock through another "
                 "expression ('%s', locked as '%s'): that both denote the "
@@ -606,9 +622,14 @@ def sections(prog, helpers):
             call = analyse.call_of(f.src.toks, lock_s)
             if lf.wrapper and lf.wrapper.get("param"):
                 # The call site names the lock: liblock_exec() on it, as
-                # for pthread_mutex_lock().  The wrapper itself stays for
-                # the locks that stay POSIX (it may have no caller left).
+                # for pthread_mutex_lock().  The wrappers themselves stay
+                # for the locks that stay POSIX (they may have no caller
+                # left).
                 _keep_unused(prog, lf)
+                for u in [sec.shape["block"].subs[sec.shape["j"]]] + [
+                        u for u, _ in sec.shape["exits"]]:
+                    uc = analyse.call_of(f.src.toks, u)
+                    _keep_unused(prog, prog.fns.get(uc[0]) if uc else None)
             if lf.wrapper and not lf.wrapper.get("param"):
                 if not (lf.wrapper["file"] == f.path and
                         lf.wrapper["end"] <= def_start(f, fi) and
@@ -652,19 +673,13 @@ def sections(prog, helpers):
 def _keep_unused(prog, fn):
     """Mark the static parameter wrapper @fn (a LockFn or an ApiCall)
     `__attribute__((unused))`: its callers may all have become liblock
-    calls.  The parameter wrappers of the same file too (the unlock
-    wrapper of a lock wrapper)."""
-    if fn.wrapper is None:
-        return  # pthread itself, or a macro
-    todo = [fn.wrapper] + [
-        o.wrapper for o in prog.fns.values() if o.wrapper and
-        o.wrapper.get("param") and o.wrapper["file"] == fn.wrapper["file"]]
-    for w in todo:
-        if not w["static"] or w.get("unused"):
-            continue
-        f = [x for x in prog.files if x.path == w["file"]][0]
-        f.edits.append((w["start"], w["start"], "__attribute__((unused)) "))
-        w["unused"] = True
+    calls (an inline one needs nothing)."""
+    w = fn.wrapper if fn is not None else None
+    if w is None or not w["static"] or w["inline"] or w.get("unused"):
+        return  # pthread itself, a macro, or done
+    f = [x for x in prog.files if x.path == w["file"]][0]
+    f.edits.append((w["start"], w["start"], "__attribute__((unused)) "))
+    w["unused"] = True
 
 
 def _same_conditions(f, start, k, text):
