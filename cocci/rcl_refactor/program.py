@@ -70,7 +70,6 @@ class Key:
         self.partners = set()  # cond: mutex keys; mutex: cond keys
         self.waits = []     # (File, tok) of cond waits with this mutex
         self.calls = {"lock": [], "unlock": [], "trylock": []}
-        self.ptr_decls = []  # (File, type token) of pointer locals to it
 
     def refuse(self, why):
         if self.why is None:
