@@ -28,7 +28,23 @@ class LockFn:
             return args[0] if args else None
         if len(args) != len(self.params):
             return None
+        if self.wrapper and self.wrapper.get("param") and any(
+                p != self.body and _side_effects(a)
+                for p, a in zip(self.params, args)):
+            return None  # lock(&m, f()): f() would no longer be called
         return substitute(self.params, self.body, args)
+
+
+def _side_effects(text):
+    """Whether expression @text may have a side effect (a call, an
+    assignment, an increment)."""
+    try:
+        toks = cparse.lex(text)
+    except cparse.ParseError:
+        return True
+    return any(t.text in ("(", "=", "+=", "-=", "*=", "/=", "%=", "&=",
+                          "|=", "^=", "<<=", ">>=", "++", "--")
+               for t in toks)
 
 
 def substitute(params, body, args):
@@ -62,6 +78,7 @@ class ApiCall:
     def __init__(self, name, target, params=None, bodies=None):
         self.name, self.target = name, target
         self.params, self.bodies = params, bodies
+        self.wrapper = None  # a function: dict file, start, static
 
     @property
     def identity(self):
@@ -247,7 +264,7 @@ def _macro_fn(fns, name, params, body):
     if not m or m.group(1) not in fns:
         return None
     inner = fns[m.group(1)]
-    if inner.wrapper:
+    if inner.wrapper and not inner.wrapper.get("param"):
         return None
     body_expr = inner.expr(_split_text_args(m.group(2)))
     if body_expr is None:
@@ -261,50 +278,170 @@ def _split_text_args(text):
             for a, b in cparse.split_args(toks, 0, len(toks) - 1)]
 
 
-def find_wrappers(src, fns):
+def find_wrappers(src, fns, api=None):
     """Trivial wrapper functions: a body that only locks/unlocks/trylocks a
     mutex derived from the parameters, e.g. memcached's
-    void item_lock(uint32_t hv) { mutex_lock(&item_locks[hv & mask]); }"""
+    void item_lock(uint32_t hv) { mutex_lock(&item_locks[hv & mask]); }
+    or the parameter itself (a parameter wrapper: liblzma's
+    mythread_mutex_lock(mythread_mutex *mutex), whose call sites name the
+    lock), with checks on the call's result (_wrapper_call).  With @api
+    ({name: ApiCall}), functions whose body is one call of a pthread
+    init/destroy/condition function on their parameters are added to it
+    (mythread_mutex_init(mythread_mutex *mutex)).  Returns whether
+    anything was added (a wrapper of a wrapper defined before it is found
+    by calling again)."""
     toks = src.toks
+    added = False
     for name, ni, bo, bc in cparse.find_functions(src):
-        if name in fns:
+        if name in fns or (api is not None and name in api):
             continue
-        body = _checked_call(toks[bo + 1:bc])
+        body = _wrapper_call(toks[bo + 1:bc])
+        checked = len(body) != bc - bo - 1
         if body and body[0].text == "return":
             body = body[1:]
         if len(body) < 4 or body[-1].text != ";" or body[0].kind != "id":
             continue
         inner = fns.get(body[0].text)
-        if (not inner or inner.wrapper or body[1].text != "("
-                or cparse.match(body, 1) != len(body) - 2):
+        if body[1].text != "(" or cparse.match(body, 1) != len(body) - 2:
             continue
         args = [join_tokens([t.text for t in body[a:b]])
                 for a, b in cparse.split_args(body, 1, len(body) - 2)]
-        expr = inner.expr(args)
         params = _params(toks, ni + 1)
-        if expr is None or params is None:
+        if params is None:
             continue
         names = [p[1] for p in params]
-        if lock_key(expr) is None or lock_key(expr) in names:
+        if inner is None:
+            j = ni - 1
+            while j >= 0 and toks[j].kind == "id":
+                j -= 1
+            added |= _api_wrapper(api, name, body[0].text, names, args,
+                                  checked, {
+                                      "file": src.path, "start":
+                                      toks[j + 1].start, "end":
+                                      toks[bc].end, "static": any(
+                                          t.text == "static"
+                                          for t in toks[j + 1:ni]),
+                                      "inline": any(
+                                          t.text in ("inline", "__inline",
+                                                     "__inline__")
+                                          for t in toks[j + 1:ni])})
+            continue
+        if inner.wrapper and not inner.wrapper.get("param"):
+            continue
+        expr = inner.expr(args)
+        if expr is None:
+            continue
+        param = canon(expr) in names
+        if lock_key(expr) is None or (lock_key(expr) in names and
+                                      not param):
             continue
         j = ni - 1
         while j >= 0 and toks[j].kind == "id":
             j -= 1
         static = any(t.text == "static" for t in toks[j + 1:ni])
+        inline = any(t.text in ("inline", "__inline", "__inline__")
+                     for t in toks[j + 1:ni])
         ret = " ".join(t.text for t in toks[j + 1:ni]
                        if t.text not in ("static", "inline"))
-        fns[name] = LockFn(name, inner.role, names, expr, wrapper={
-            "file": src.path, "static": static, "params": params,
-            "ret": ret, "end": toks[bc].end, "start": toks[j + 1].start,
-            "call": body[0].start, "lock_expr": expr})
+        fns[name] = LockFn(name, inner.role, names,
+                           canon(expr) if param else expr, wrapper={
+                               "file": src.path, "static": static,
+                               "inline": inline,
+                               "params": params, "ret": ret,
+                               "end": toks[bc].end,
+                               "start": toks[j + 1].start,
+                               "call": body[0].start, "lock_expr": expr,
+                               "param": param})
+        added = True
+    return added
+
+
+# The calls whose failure a wrapper may check and the rewrite drop (they
+# do not fail on an object the program uses correctly); a check on the
+# others (init: memory, the algorithm asked for; timedwait: the time out)
+# must stay, so their wrappers are not followed when they check.
+_CHECK_DROPPABLE = ("pthread_mutex_destroy", "pthread_cond_destroy",
+                    "pthread_cond_signal", "pthread_cond_broadcast",
+                    "pthread_cond_wait")
+
+
+# Functions left out for that: name -> the pthread function they check.
+CHECKED_API = {}
+
+
+def _api_wrapper(api, name, callee, names, args, checked, where):
+    """Add function @name(@names) whose body calls @callee(@args) to @api
+    when @callee is a pthread init/destroy/condition function (or a
+    wrapper of one) and the call's arguments are made of the parameters
+    and constants only (the call site then says which object it acts on):
+    a converted lock's call site calls liblock instead.  @checked: the
+    body checks the call's result; @where: the definition (file, start,
+    static)."""
+    inner = api.get(callee) if api is not None else None
+    targs = inner.args(args) if inner else None
+    if targs is None:
+        return False
+    if checked and inner.target not in _CHECK_DROPPABLE:
+        CHECKED_API[name] = inner.target
+        return False
+    for a in targs:
+        for t in cparse.lex(a):
+            if t.kind == "id" and t.text not in names and \
+                    t.text not in ("NULL",):
+                return False
+    api[name] = ApiCall(name, inner.target, names, targs)
+    api[name].wrapper = where
+    return True
 
 
 # What a wrapper may do with the pthread call's result besides the call:
 # assert on it and silence the unused-variable warning (liblzma's
-# mythread.h).  The wrapper keeps its checks (on liblock_lock()'s result,
-# for the callers it still has); extracted sections call NAME_rcl_exec(),
-# which has no result to check.
-_CHECK_IDS = frozenset(("assert", "void"))
+# mythread.h), or report it and end the process (`if (rc != 0) {
+# fprintf(stderr, ...); abort(); }`).  A wrapper that names its lock keeps
+# its checks (on liblock_lock()'s result, for the callers it still has);
+# extracted sections call NAME_rcl_exec() or liblock_exec(), which have
+# no result to check: the checks only run when the lock call fails.
+_CHECK_IDS = frozenset(("assert", "void", "if", "abort", "exit", "_exit",
+                        "fprintf", "perror", "fputs", "strerror", "stderr",
+                        "__func__", "__FUNCTION__", "__FILE__", "__LINE__",
+                        "EXIT_FAILURE", "__builtin_trap"))
+
+
+def _wrapper_call(body):
+    """The call of a wrapper body, as `CALL(...);`, when the body is that
+    call and checks on its result: `[T] v = CALL(...); CHECKS` where
+    CHECKS only look at v, or `if (CALL(...) [!= 0]) CHECKS`; any other
+    body unchanged."""
+    if len(body) > 5 and body[0].text == "if" and body[1].text == "(":
+        close = cparse.match(body, 1)
+        cond = body[2:close]
+        if cond and cond[0].kind == "id" and len(cond) > 2 and \
+                cond[1].text == "(":
+            end = cparse.match(cond, 1)
+            rest = cond[end + 1:]
+            if [t.text for t in rest] in ([], ["!=", "0"], ["<", "0"]) \
+                    and _only_checks(body[close + 1:], None):
+                return cond[:end + 1] + [_Semi(body[close])]
+        return body
+    return _checked_call(body)
+
+
+class _Semi:
+    """A ';' token after a call taken out of an `if` condition."""
+
+    kind = "punct"
+    text = ";"
+
+    def __init__(self, after):
+        self.start = self.end = after.start
+
+
+def _only_checks(rest, var):
+    """Whether tokens @rest only report or assert on @var and end the
+    process (no other name, no assignment)."""
+    return not any(t.kind == "id" and t.text != var and
+                   t.text not in _CHECK_IDS or t.text in (
+                       "=", "+=", "-=", "++", "--") for t in rest)
 
 
 def _checked_call(body):
@@ -324,9 +461,7 @@ def _checked_call(body):
     if any(t.kind != "id" for t in body[:eq - 1]):
         return body
     rest = body[semi + 1:]
-    if not any(t.text == var for t in rest) or any(
-            t.kind == "id" and t.text != var and t.text not in _CHECK_IDS
-            for t in rest):
+    if not any(t.text == var for t in rest) or not _only_checks(rest, var):
         return body
     return body[eq + 1:semi + 1]
 

@@ -89,6 +89,8 @@ class Program:
         self.fns = {}
         self.keys = {}
         self.typedefs = set()
+        # Pointer locals to mutexes: (path, decl token) -> PtrLocal.
+        self.ptr_locals = {}
 
     def key(self, name, kind="mutex"):
         k = (kind, name)
@@ -127,6 +129,7 @@ class Program:
     def lock_functions(self):
         fns = {find.PTHREAD[r]: find.LockFn(find.PTHREAD[r], r)
                for r in find.PTHREAD}
+        find.CHECKED_API.clear()
         macros = {}
         env = cond.Env(self.opts.define, self.opts.undef)
         given = []
@@ -159,9 +162,16 @@ class Program:
                 self.macros.setdefault(m.group(1), ([], m.group(2)))
                 if f.src.line_of(m.start(1)) not in f.dead_defines:
                     found.append((m.group(1), m.group(2)))
-        self.types = find.type_aliases(given, found)
+        # typedef pthread_mutex_t mythread_mutex; (liblzma) names the type
+        # as a #define would.
         for f in self.files:
-            find.find_wrappers(f.src, fns)
+            found += [(n, b) for b, n in _TYPEDEF_ALIAS.findall(f.src.text)]
+        self.types = find.type_aliases(given, found)
+        # Wrappers of wrappers (table_lock(t) calls xlock(&t->mu), which
+        # calls pthread with its parameter), whatever their order.
+        while any([find.find_wrappers(f.src, fns, self.api)
+                   for f in self.files]):
+            pass
         find.add_macros(fns, macros)
         for pair in self.opts.lock_fn:
             lk, _, ul = pair.partition("=")
@@ -223,6 +233,10 @@ class Program:
             ts = cparse.lex(expr)
         except cparse.ParseError:
             return [], None
+        pl = self.pointer_local(f, k, canon(expr)) \
+            if kind == "mutex" and f is not None else None
+        if pl is not None:
+            return self._pointee(pl, k)
         names, field = self.fields.keys(ts, kind,
                                         lambda n: self._var_type(f, k, n))
         if field is None:
@@ -238,11 +252,119 @@ class Program:
         return names, "cannot tell which structure's field '%s' at %s:%d" % (
             field, f.display, f.line(k))
 
+    def pointer_local(self, f, k, name):
+        """The PtrLocal of local variable @name as seen at token @k of @f
+        when it is a pointer to a mutex declared in the function, else
+        None."""
+        if not re.fullmatch(r"[A-Za-z_]\w*", name):
+            return None
+        try:
+            fi = f.func_at(f.src.toks[k].start, self.typedefs)
+        except cparse.ParseError:
+            return None
+        d = analyse._visible_decl(fi, name, k) if fi else None
+        if d is None or d.is_param or d.is_static:
+            return None
+        return self.ptr_locals.get((f.path, d.t0))
+
+    def _pointee(self, pl, k):
+        """lock_keys() of the lock pointer local @pl points to at token
+        @k: the keys of the expression it is assigned once, before @k."""
+        # Not followed: the key of the local's name (refused), with the
+        # reason of this local (another function's may have the name).
+        if pl.why:
+            return [pl.name], pl.why
+        if pl.assign >= k:
+            return [pl.name], "pointer local '%s' at %s:%d is used at line " \
+                "%d before its assignment at line %d" % (
+                    pl.name, pl.file.display, pl.file.line(pl.decl_tok),
+                    pl.file.line(k), pl.file.line(pl.assign))
+        names, why = self.lock_keys(pl.expr, pl.file, pl.assign)
+        if len(names) == 1 and not why:
+            pl.pointees.add(names[0])
+        elif names and not why:
+            why = "pointer local '%s' at %s:%d may point to %s" % (
+                pl.name, pl.file.display, pl.file.line(pl.decl_tok),
+                " or ".join(n.lstrip(".") for n in names))
+        return names, why
+
+    def _follow(self, f, k, name):
+        """A PtrLocal for the pointer local @name declared with the type
+        token at @k of @f, saying why it cannot be followed if so: it
+        must be assigned exactly once in its function (at its declaration
+        or in one assignment statement), never have its address taken or
+        be incremented, and be the only declarator of its declaration
+        (its type changes with its pointee's)."""
+        try:
+            fi = f.func_at(f.src.toks[k].start, self.typedefs)
+        except cparse.ParseError:
+            return None
+        if fi is None:
+            return None
+        d = next((x for x in fi.decls if x.name == name and
+                  x.range[0] > k and not x.is_param and
+                  x.stmt[0] <= k), None)
+        if d is None or d.is_static:
+            return None
+        toks = f.src.toks
+        where = "pointer local '%s' at %s:%d" % (name, f.display,
+                                                 f.line(k))
+        pl = PtrLocal(f, k, name, d)
+        decl = [t.text for t in cparse.lex(d.declarator)]
+        if decl != ["*", name] and decl != ["*", "const", name]:
+            pl.why = "%s: a declarator the tool does not follow (%s)" % (
+                where, d.declarator)
+            return pl
+        if d.siblings != 1:
+            pl.why = "%s: declared with other names (its type would " \
+                "change with its pointee's)" % where
+            return pl
+        assigns = []
+        for j in range(fi.bo, fi.bc):
+            if toks[j].kind != "id" or toks[j].text != name or \
+                    toks[j - 1].text in (".", "->"):
+                continue
+            binary = toks[j - 2].kind in ("id", "num") and \
+                toks[j - 2].text != "return" or toks[j - 2].text in (")",
+                                                                    "]")
+            if toks[j - 1].text in ("++", "--") or \
+                    toks[j - 1].text == "&" and not binary:
+                pl.why = "%s: '%s%s' at line %d" % (
+                    where, toks[j - 1].text, name, f.line(j))
+                return pl
+            if toks[j + 1].text in ("++", "--", "+=", "-="):
+                pl.why = "%s: changed at line %d" % (where, f.line(j))
+                return pl
+            if toks[j + 1].text == "=" and toks[j - 1].text not in (
+                    ".", "->"):
+                assigns.append(j)
+        if len(assigns) != 1:
+            pl.why = "%s is assigned %s (lines %s): which lock it points " \
+                "to at a lock call cannot be told" % (
+                    where, "more than once" if assigns else "nowhere",
+                    ", ".join(str(f.line(j)) for j in assigns) or "-")
+            return pl
+        a = assigns[0]
+        e = a + 2
+        while e < len(toks) and toks[e].text not in (";", ","):
+            if toks[e].text in ("(", "[", "{") and toks[e].kind == "punct":
+                e = cparse.match(toks, e)
+            e += 1
+        if d.init and not d.range[0] <= a < d.range[1] or \
+                toks[a - 1].text not in (";", "{", "}", "*", "const") or \
+                toks[e].text != ";":
+            pl.why = "%s: assigned at line %d in an expression the tool " \
+                "does not follow" % (where, f.line(a))
+            return pl
+        pl.assign, pl.range = a, (a, e)
+        pl.expr = find.join_tokens([t.text for t in toks[a + 2:e]])
+        return pl
+
     def fn_keys(self, lf, args, f, k):
         """lock_keys() of a call of lock function @lf with @args at token
         @k of @f; a wrapper's lock is named where the wrapper is defined."""
         w = lf.wrapper
-        if w:
+        if w and not w.get("param"):
             wf = [x for x in self.files if x.path == w["file"]][0]
             return self.lock_keys(w["lock_expr"], wf,
                                   wf.src.tok_at(w["end"] - 1))
@@ -295,7 +417,14 @@ class Program:
                 key = self.key(name if tag is None else tag + "." + name,
                                kind)
                 key.decls.append((f, k))
-                if local:
+                pl = self._follow(f, k, name) if local and tag is None \
+                    and kind == "mutex" else None
+                if pl is not None:
+                    self.ptr_locals[(f.path, pl.decl.t0)] = pl
+                    key.refuse(pl.why or "pointer local '%s' at %s:%d, used "
+                               "before its assignment" % (
+                                   name, f.display, f.line(k)))
+                elif local:
                     key.refuse("declared as a local variable or parameter "
                                "at %s:%d (a lock reached through a pointer "
                                "cannot be followed)" % (f.display, f.line(k)))
@@ -329,6 +458,8 @@ class Program:
                 elif names:
                     self.key(names[0]).calls[lf.role].append((f, k))
             api = self.api.get(t.text)
+            if api and self._in_wrapper(f, k):
+                continue  # mythread_mutex_init()'s own pthread call
             args = api.args(_args(toks, k + 1, cparse.match(toks, k + 1))) \
                 if api else None
             if args:
@@ -338,9 +469,10 @@ class Program:
                 kind = "cond" if api.target in COND_FNS else "mutex"
                 self._refuse_all(
                     self.lock_keys(args[0], f, k, kind)[0], kind,
-                    "macro %s() at %s:%d changes its arguments (only its "
-                    "name could be rewritten)" % (t.text, f.display,
-                                                  f.line(k)))
+                    "%s %s() at %s:%d changes its arguments (only its "
+                    "name could be rewritten)" % (
+                        "function" if api.wrapper else "macro", t.text,
+                        f.display, f.line(k)))
 
     def _member_initialized(self, f, k):
         """The key of the mutex field that PTHREAD_MUTEX_INITIALIZER at
@@ -496,7 +628,8 @@ class Program:
         off = f.src.toks[k].start
         return any(lf.wrapper and lf.wrapper["file"] == f.path and
                    lf.wrapper["start"] <= off < lf.wrapper["end"]
-                   for lf in self.fns.values())
+                   for lf in list(self.fns.values()) +
+                   list(self.api.values()))
 
     def _scan_uses(self, f):
         """Refuse keys used in ways the rewrite does not understand."""
@@ -508,6 +641,9 @@ class Program:
                     f.src.line_of(t.start) not in f.dead_defines:
                 self._scan_macro(f, t, m.group(1))
         ok = _accounted_ranges(f, self.fns, self.api, self.types)
+        # The one assignment of a pointer local that is followed.
+        ok += [pl.range for (path, _), pl in self.ptr_locals.items()
+               if path == f.path and pl.why is None]
         for k, t in enumerate(toks):
             if t.kind != "id":
                 continue
@@ -523,10 +659,57 @@ class Program:
                                                            self.types) or
                                    _pointer_test_or_free(toks, k)):
                     continue
+                pl = self.pointer_local(f, k, t.text) \
+                    if kind == "mutex" and not member else None
+                if pl is not None and pl.why is None:
+                    # It hands its pointee's address out.
+                    self._refuse_all(
+                        self._pointee(pl, k)[0], kind,
+                        "pointer local '%s' to it used outside lock/unlock/"
+                        "init/destroy/condition calls at %s:%d" % (
+                            t.text, f.display, f.line(k)))
+                via = _checked_wrapper_call(toks, k)
                 for key in found:
-                    key.refuse("used outside lock/unlock/init/destroy/"
-                               "condition calls at %s:%d" %
-                               (f.display, f.line(k)))
+                    key.refuse(
+                        "passed to %s() at %s:%d, which checks the result "
+                        "of %s() (liblock's must be checked too: call "
+                        "pthread's function at that site)" % (
+                            via, f.display, f.line(k),
+                            find.CHECKED_API[via]) if via else
+                        "used outside lock/unlock/init/destroy/"
+                        "condition calls at %s:%d" % (f.display, f.line(k)))
+
+
+class PtrLocal:
+    """A local `pthread_mutex_t *l = &locks[h % N];` that lock calls use
+    (`pthread_mutex_lock(l)`): it stands for the lock its one assignment
+    names (@expr, at token @assign) wherever it is used after that.
+    @why says why it cannot be followed."""
+
+    def __init__(self, f, decl_tok, name, decl):
+        self.file, self.decl_tok, self.name, self.decl = f, decl_tok, name, \
+            decl
+        self.why = None
+        self.expr, self.assign, self.range = None, None, None
+        self.pointees = set()
+
+
+def _checked_wrapper_call(toks, k):
+    """The name of the function of find.CHECKED_API whose call's
+    arguments token @k is in, or None."""
+    depth = 0
+    for j in range(k - 1, -1, -1):
+        t = toks[j].text
+        if t in (";", "{", "}"):
+            return None
+        if t == ")":
+            depth += 1
+        elif t == "(":
+            if depth == 0:
+                return toks[j - 1].text if toks[j - 1].text in \
+                    find.CHECKED_API else None
+            depth -= 1
+    return None
 
 
 def _struct_typedefs(toks):
@@ -545,6 +728,10 @@ def _struct_typedefs(toks):
                 out.add(toks[j].text)
             j += 1
     return out
+
+
+_TYPEDEF_ALIAS = re.compile(r"\btypedef\s+(?:volatile\s+)?([A-Za-z_]\w*)\s+"
+                            r"([A-Za-z_]\w*)\s*;")
 
 
 _OBJECT_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)"

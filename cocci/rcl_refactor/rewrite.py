@@ -60,9 +60,15 @@ def discover(prog):
                 sec.reason = (safety.not_statement_reason(toks, k)
                               if not call else why or
                               "cannot name the lock '%s'" % (expr or "?"))
+                if call and expr is None and lf and lf.wrapper and \
+                        lf.wrapper.get("param"):
+                    sec.reason = ("an argument of %s() has side effects "
+                                  "(the transformed code would not "
+                                  "evaluate it)" % lf.name)
             elif lonely and call:
-                sec.reason = ("unlock in another function (no unlock of %s "
-                              "follows in %s())" % (expr, fi.name))
+                sec.reason = _other_unlock(prog, f, fi, k, sec.key, expr) or \
+                    ("unlock in another function (no unlock of %s "
+                     "follows in %s())" % (expr, fi.name))
                 se = safety.lonely_unlock(fi, k, prog.fns,
                                           lambda u: True)
                 if se:
@@ -81,6 +87,41 @@ def discover(prog):
                 if cf is f and k not in seen:
                     _unparsed(prog, f, k, key)
         _trylocks(prog, f)
+
+
+def _other_unlock(prog, f, fi, k, key, expr):
+    """The reason for a lock at token @k of @fi whose unlock in the same
+    function names the same key through another expression (zstd's
+    `lock(&jobs[i].mu)` ... `unlock(&job->mu)`): the same field of the
+    same structure type is the same key, but not provably the same
+    object.  None when there is no such unlock."""
+    toks = f.src.toks
+    for uf, u in prog.key(key).calls["unlock"]:
+        if uf is not f or not k < u < fi.bc:
+            continue
+        close = find.cparse.match(toks, u + 1)
+        args = [find.join_tokens([t.text for t in toks[a:b]])
+                for a, b in find.cparse.split_args(toks, u + 1, close)]
+        other = prog.fns[toks[u].text].expr(args)
+        if other is None:
+            continue
+        if find.canon(other) == find.canon(expr):
+            lk = analyse.call_of(toks, fi.stmt_at[k]) \
+                if fi.stmt_at.get(k) else None
+            if lk and [find.canon(a) for a in lk[1]] != \
+                    [find.canon(a) for a in args]:
+                return ("the unlock at line %d, %s(%s), does not take the "
+                        "lock's arguments (%s): a lock and its unlock are "
+                        "paired by their argument lists" % (
+                            f.line(u), toks[u].text, ", ".join(args),
+                            ", ".join(lk[1])))
+            continue
+        return ("the unlock at line %d names the lock through another "
+                "expression ('%s', locked as '%s'): that both denote the "
+                "same object cannot be proven (lock and unlock it through "
+                "the same expression, or a pointer local assigned once)" % (
+                    f.line(u), other, expr))
+    return None
 
 
 def _refuse_named(prog, f, k, stmt, line):
@@ -477,6 +518,8 @@ def small_edits(prog, selection):
                                 "; profile: " + comment if comment else "")))
             f.needs_include = True
             f.needs_config = True
+            if how != "static":
+                _keep_unused(prog, prog.api[toks[k].text])
             if how == "static":
                 f.edits.append((toks[k].start, toks[k].end,
                                 "LIBLOCK_INITIALIZER_ALGO(%s_ALGO, %s_SERVER)"
@@ -501,6 +544,15 @@ def small_edits(prog, selection):
                                     "liblock_init(%s, %s)%s" % (
                                         _api_args(prog, toks, k)[0], attr,
                                         semi)))
+    for pl in prog.ptr_locals.values():
+        # pthread_mutex_t *l = &locks[h % N]: the type of its pointee.
+        if pl.why is None and pl.pointees and all(
+                converted(prog, "mutex", n) for n in pl.pointees):
+            t = pl.file.src.toks[pl.decl_tok]
+            pl.file.edits.append((t.start, t.end, "liblock_lock_t"))
+            # and its copies in the sections' contexts
+            pl.decl.spec = " ".join("liblock_lock_t" if w == t.text else w
+                                    for w in pl.decl.spec.split())
     for f in prog.files:
         _call_renames(prog, f)
         _held_calls(prog, f)
@@ -570,6 +622,7 @@ def _call_renames(prog, f):
                 new = api.target.replace("pthread_mutex_destroy",
                                          "liblock_destroy").replace(
                     "pthread_cond_", "liblock_cond_")
+                _keep_unused(prog, api)
                 if api.identity:
                     f.edits.append((t.start, t.end, new))
                 else:  # cond_init: outside sections (no other edits)
@@ -603,8 +656,8 @@ def wrappers(prog):
     helpers = {}
     for name, lf in prog.fns.items():
         w = lf.wrapper
-        if not w:
-            continue
+        if not w or w.get("param"):
+            continue  # a parameter wrapper: see sections()
         names, why = prog.fn_keys(lf, None, None, None)
         if len(names) != 1 or why or not converted(prog, "mutex", names[0]):
             continue
@@ -615,12 +668,15 @@ def wrappers(prog):
                "trylock": "liblock_trylock"}[lf.role]
         inner = prog.fns.get(toks[k].text)
         if inner is not None and inner.params is not None:
-            # a lock macro (CACHE_UNLOCK()): the call, not only its name
+            # a lock macro (CACHE_UNLOCK()) or a wrapper taking the mutex
+            # (xlock(&t->mu)): the call, not only its name
             close = find.cparse.match(toks, k + 1)
             f.edits.append((toks[k].start, toks[close].end,
                             "%s(%s)" % (new, w["lock_expr"])))
         else:
             f.edits.append((toks[k].start, toks[k].end, new))
+        if inner and inner.wrapper and inner.wrapper.get("param"):
+            _keep_unused(prog, inner)  # xlock(&t->mu) became liblock_lock
         if w["static"]:
             f.edits.append((w["start"], w["start"],
                             "__attribute__((unused)) "))
@@ -633,12 +689,19 @@ def wrappers(prog):
         proto = "%svoid *%s_rcl_exec(%s%sliblock_fn_t rcl_fn, void *rcl_arg)" \
             % ("static " if w["static"] else "", name, params,
                ", " if params else "")
+        # A parameter of a type the file declares (struct table *t) is not
+        # declared yet where the includes end: the companion is declared
+        # just before its definition (for -Wmissing-prototypes) and the
+        # sections below it need no prototype (sections()).
+        local = any(t in ("struct", "union", "enum") or t in prog.typedefs
+                    for p, _ in w["params"] for t in re.findall(r"\w+", p))
         body = ("\n\n/* rcl-refactor: runs rcl_fn(rcl_arg) as a critical "
-                "section of the lock %s() takes. */\n%s\n{\n"
+                "section of the lock %s() takes. */\n%s%s\n{\n"
                 "\treturn liblock_exec(%s, rcl_fn, rcl_arg);\n}" %
-                (name, proto, w["lock_expr"]))
+                (name, proto + ";\n" if local and not w["static"] else "",
+                 proto, w["lock_expr"]))
         f.before.setdefault(w["end"], []).append(body)
-        helpers[name] = (proto, f, w["static"], w["end"])
+        helpers[name] = (proto, f, w["static"], local, w["end"])
     return helpers
 
 
@@ -663,8 +726,21 @@ def sections(prog, helpers):
             lf = sec.lf
             lock_s = sec.shape["block"].subs[sec.shape["i"]]
             call = analyse.call_of(f.src.toks, lock_s)
-            if lf.wrapper:
-                used_helpers.setdefault(f.path, set()).add(lf.name)
+            if lf.wrapper and lf.wrapper.get("param"):
+                # The call site names the lock: liblock_exec() on it, as
+                # for pthread_mutex_lock().  The wrappers themselves stay
+                # for the locks that stay POSIX (they may have no caller
+                # left).
+                _keep_unused(prog, lf)
+                for u in [sec.shape["block"].subs[sec.shape["j"]]] + [
+                        u for u, _ in sec.shape["exits"]]:
+                    uc = analyse.call_of(f.src.toks, u)
+                    _keep_unused(prog, prog.fns.get(uc[0]) if uc else None)
+            if lf.wrapper and not lf.wrapper.get("param"):
+                if not (lf.wrapper["file"] == f.path and
+                        lf.wrapper["end"] <= def_start(f, fi) and
+                        helpers[lf.name][3]):
+                    used_helpers.setdefault(f.path, set()).add(lf.name)
 
                 def exec_text(fn, ctx, lf=lf, args=call[1]):
                     return "%s_rcl_exec(%s%s%s, %s)" % (
@@ -696,8 +772,9 @@ def sections(prog, helpers):
     # a non-static companion is declared before its definition, once
     # (-Wmissing-prototypes; -Wredundant-decls forbids two): at the top
     # of its file if sections there call it, else just before it
-    for nm, (proto, hf, static, end) in helpers.items():
-        if not static and nm not in used_helpers.get(hf.path, ()):
+    for nm, (proto, hf, static, local, end) in helpers.items():
+        if not static and not local and \
+                nm not in used_helpers.get(hf.path, ()):
             texts = hf.before[end]
             for i, t in enumerate(texts):
                 if "\n" + proto + "\n{" in t:
@@ -706,8 +783,20 @@ def sections(prog, helpers):
     for path, names in used_helpers.items():
         f = [x for x in prog.files if x.path == path][0]
         for nm in sorted(names):
-            proto, hf, static, _ = helpers[nm]
+            proto, hf, static, _, _ = helpers[nm]
             f.protos = getattr(f, "protos", []) + [proto + ";"]
+
+
+def _keep_unused(prog, fn):
+    """Mark the static parameter wrapper @fn (a LockFn or an ApiCall)
+    `__attribute__((unused))`: its callers may all have become liblock
+    calls (an inline one needs nothing)."""
+    w = fn.wrapper if fn is not None else None
+    if w is None or not w["static"] or w["inline"] or w.get("unused"):
+        return  # pthread itself, a macro, or done
+    f = [x for x in prog.files if x.path == w["file"]][0]
+    f.edits.append((w["start"], w["start"], "__attribute__((unused)) "))
+    w["unused"] = True
 
 
 def _same_conditions(f, start, k, text):
