@@ -5,60 +5,60 @@ import os
 import shutil
 import subprocess
 
+
+def _addr2line(path, offs, flags):
+    """addr2line FLAGS -e PATH on code offsets @offs: its output lines,
+    none when the tool or the file is missing or the run fails."""
+    a2l = shutil.which("addr2line")
+    if not a2l or not os.path.isfile(path):
+        return []
+    try:
+        return subprocess.run(
+            [a2l] + flags + ["-e", path] + ["%#x" % o for o in offs],
+            capture_output=True, text=True, timeout=60).stdout.splitlines()
+    except (OSError, subprocess.SubprocessError):
+        return []
+
+
+def _file_line(loc):
+    """(file or None, line or None) of addr2line's "FILE:LINE" text."""
+    file, _, line = loc.rpartition(":")
+    line = line.split(" ")[0]
+    return (None if file in ("", "??") else file,
+            int(line) if line.isdigit() and line != "0" else None)
+
+
 class Symbols:
     """file:line function for code offsets (addr2line), symbol names for
     data offsets (nm), cached per object file."""
 
     def __init__(self):
         self.code = {}
+        self.inl = {}
         self.nm = {}
 
     def resolve_code(self, wanted):
         """wanted: {path: set(offsets)}; fills self.code."""
-        a2l = shutil.which("addr2line")
         for path, offs in wanted.items():
             offs = sorted(o for o in offs if (path, o) not in self.code)
             if not offs:
                 continue
-            out = []
-            if a2l and os.path.isfile(path):
-                try:
-                    out = subprocess.run(
-                        [a2l, "-f", "-C", "-e", path] +
-                        ["%#x" % o for o in offs], capture_output=True,
-                        text=True, timeout=60).stdout.splitlines()
-                except (OSError, subprocess.SubprocessError):
-                    out = []
+            out = _addr2line(path, offs, ["-f", "-C"])
             for i, o in enumerate(offs):
                 fn = out[2 * i] if 2 * i + 1 < len(out) else "??"
                 loc = out[2 * i + 1] if 2 * i + 1 < len(out) else "??:0"
-                file, _, line = loc.rpartition(":")
-                line = line.split(" ")[0]
-                self.code[(path, o)] = (
-                    None if file in ("", "??") else file,
-                    int(line) if line.isdigit() and line != "0" else None,
-                    None if fn == "??" else fn)
+                self.code[(path, o)] = _file_line(loc) + (
+                    None if fn == "??" else fn,)
 
     def resolve_inline(self, wanted):
         """wanted: {path: set(offsets)}; fills self.inl with each code
         offset's chain of inlined calls, innermost first: [(function,
         file, line)] (addr2line -i), empty when unknown."""
-        a2l = shutil.which("addr2line")
-        if not hasattr(self, "inl"):
-            self.inl = {}
         for path, offs in wanted.items():
             offs = sorted(o for o in offs if (path, o) not in self.inl)
             if not offs:
                 continue
-            out = []
-            if a2l and os.path.isfile(path):
-                try:
-                    out = subprocess.run(
-                        [a2l, "-a", "-i", "-f", "-C", "-e", path] +
-                        ["%#x" % o for o in offs], capture_output=True,
-                        text=True, timeout=60).stdout.splitlines()
-                except (OSError, subprocess.SubprocessError):
-                    out = []
+            out = _addr2line(path, offs, ["-a", "-i", "-f", "-C"])
             chains, cur, i = {}, None, 0
             while i < len(out):
                 if out[i].startswith("0x"):
@@ -66,13 +66,9 @@ class Symbols:
                     i += 1
                     continue
                 if cur is not None and i + 1 < len(out):
-                    fn, loc = out[i], out[i + 1]
-                    file, _, line = loc.rpartition(":")
-                    line = line.split(" ")[0]
+                    fn = out[i]
                     if fn != "??":
-                        cur.append((fn, None if file in ("", "??") else file,
-                                    int(line) if line.isdigit() and
-                                    line != "0" else None))
+                        cur.append((fn,) + _file_line(out[i + 1]))
                 i += 2
             for o in offs:
                 self.inl[(path, o)] = chains.get(o, [])
