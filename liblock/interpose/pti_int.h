@@ -275,9 +275,10 @@ static inline struct pti_obj *pti_tag_record(uint64_t tag, uintptr_t key)
 	return NULL;
 }
 
-/* The record of mutex @m, or NULL if it has none (yet: a record is built
- * by the wrappers at first use for recursive and error-checking mutexes,
- * at first contention for normal ones; never for POSIX-only mutexes). */
+/* pti_mutex_lookup() when @m's record is of an earlier fork generation:
+ * the record, its lock re-created.  A mutex gets a record from the
+ * wrappers at first use (recursive, error-checking), at first contention
+ * (normal), or never (POSIX-only). */
 struct pti_obj *pti_mutex_lookup_slow(pthread_mutex_t *m) LL_HIDDEN;
 /* Bumped in each fork child: a mutex record whose gen differs has a lock
  * that other threads, now gone, may still be queued in. */
@@ -291,8 +292,10 @@ static inline struct pti_obj *pti_mutex_lookup(pthread_mutex_t *m)
 		atomic_load_explicit(pti_tag_word(m), memory_order_acquire);
 	struct pti_obj *o = pti_tag_record(tag, (uintptr_t)m);
 
-	/* relaxed: pti_fork_gen changes only in a single-threaded child */
-	if (ll_likely(o != NULL &&
+	/* No record: the callers build one, or take glibc's word (a thin
+	 * mutex), and check the tag again there.  relaxed: pti_fork_gen
+	 * changes only in a single-threaded child */
+	if (ll_likely(o == NULL ||
 		      atomic_load_explicit(&o->gen, memory_order_relaxed) ==
 			      atomic_load_explicit(&pti_fork_gen,
 						   memory_order_relaxed)))
