@@ -282,6 +282,7 @@ def shape(fi, lock_s, fns, is_selected, api, ppenv):
     conts = []
     others = {}  # another mutex's depth inside the section
     ops = set()  # the call tokens of the lock-call statements seen
+    _alone_in_if(fi, blk, i)
     sec["dead"] = _pp_dead(fi, body, t0, t1, ppenv)
     stmts = [s for b in body for s in b.walk()
              if not any(a <= s.t0 < b for a, b in sec["dead"])]
@@ -373,6 +374,25 @@ def _other_lock_op(others, o, line):
         others[name] = (depth + 1, line)
 
 
+def _alone_in_if(fi, blk, i):
+    """Refuse the section whose lock statement (blk.subs[@i]) is alone
+    between an #if and its #endif (libmicrohttpd's #if
+    defined(MHD_USE_POSIX_THREADS) around each lock and unlock call): the
+    statements after it do not depend on the condition, and extracting
+    them would put them under it."""
+    toks = fi.src.toks
+    if i == 0 or i + 1 >= len(blk.subs) or \
+            blk.subs[i - 1].kind != "pp" or blk.subs[i + 1].kind != "pp":
+        return
+    opens = re.match(r"#\s*(\w*)", toks[blk.subs[i - 1].t0].text).group(1)
+    closes = re.match(r"#\s*(\w*)", toks[blk.subs[i + 1].t0].text).group(1)
+    if opens in ("if", "ifdef", "ifndef") and closes == "endif":
+        raise Refused("the lock call is alone in its own #if block (line "
+                      "%d): extracting the section would put the code after "
+                      "it under that condition" % fi.src.line_of(
+                          toks[blk.subs[i - 1].t0].start))
+
+
 def _pp_dead(fi, body, t0, t1, env):
     """Token ranges of the section that the preprocessor drops, for a
     section with #if/#ifdef/#else/#endif between its statements (memcached's
@@ -391,6 +411,8 @@ def _pp_dead(fi, body, t0, t1, env):
     for s in pps:
         m = re.match(r"#\s*(\w*)\s*(.*)", toks[s.t0].text, re.S)
         word, rest = m.group(1), re.sub(r"\\\n", " ", m.group(2)).strip()
+        if word in ("if", "ifdef", "ifndef", "elif", "else"):
+            _agrees(fi.src, toks[s.t0], stack, word, rest, env)
         if word in ("if", "ifdef", "ifndef", "elif"):
             if word == "if" or word == "elif":
                 v = cond.evaluate(rest, env)
@@ -423,6 +445,33 @@ def _pp_dead(fi, body, t0, t1, env):
     if stack:
         raise Refused("an #if inside the section ends after it")
     return dead
+
+
+def _agrees(src, tok, stack, word, rest, env):
+    """Refuse when the tool's reading of the conditional @tok (the -D/-U
+    given and the macros of the files, cond.Env @env) and the compiler's
+    (libclang's skipped ranges, src.skipped) decide its branch
+    differently: the context would be computed for code the compiler does
+    not build.  Nothing to compare when either does not know."""
+    if src.skipped is None:
+        return
+    dead = src.skipped.branch_dead(src.line_of(tok.start))
+    if dead is None:
+        return
+    if word == "else":
+        v = None if not stack else not stack[-1][0]
+    elif word in ("if", "elif"):
+        v = cond.evaluate(rest, env)
+    else:
+        v = env.defined(rest.split()[0]) if rest else None
+        v = v if word == "ifdef" or v is None else not v
+    if word == "elif" and v is not None and stack:
+        v = v and not stack[-1][0]
+    if v is not None and v == dead:
+        raise Refused("#%s %s at line %d: the compiler %s this branch, the "
+                      "tool's reading of the macros does not (give -D or -U "
+                      "for it)" % (word, rest, src.line_of(tok.start),
+                                   "skips" if dead else "compiles"))
 
 
 def _close_branch(frame, s, dead):

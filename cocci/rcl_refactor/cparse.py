@@ -43,12 +43,15 @@ class Tok:
 class Source:
     """A file's text, its tokens, and offset <-> line/column maps."""
 
-    def __init__(self, path, text):
+    def __init__(self, path, text, skipped=None):
         self.path, self.text = path, text
         self.line_starts = [0]
         for m in re.finditer(r"\n", text):
             self.line_starts.append(m.end())
-        self.toks = lex(text, self)
+        # What the compiler skips (a Skipped from
+        # frontend.Program.skipped_lines), when known: see lex().
+        self.skipped = skipped
+        self.toks = lex(text, self, skipped)
         self.tok_starts = [t.start for t in self.toks]
 
     def line_of(self, off):
@@ -65,9 +68,37 @@ class Source:
         return None
 
 
-def lex(text, src=None):
+class Skipped:
+    """What the preprocessor skipped in a file (libclang's skipped
+    ranges): @lines, those strictly inside a skipped range, and @starts,
+    the lines of the directives that open one (the #if, #elif or #else of
+    a branch not compiled)."""
+
+    def __init__(self, lines, starts):
+        self.lines, self.starts = frozenset(lines), frozenset(starts)
+
+    def __eq__(self, other):
+        return isinstance(other, Skipped) and self.lines == other.lines \
+            and self.starts == other.starts
+
+    def __hash__(self):
+        return hash((self.lines, self.starts))
+
+    def branch_dead(self, line):
+        """Whether the branch opened by the directive on @line is not
+        compiled; None when the directive itself is in skipped code."""
+        if line in self.lines:
+            return None
+        return line in self.starts
+
+
+def lex(text, src=None, skipped=None):
+    """The tokens of @text; a preprocessor line is one "pp" token.  Of the
+    branches of each #if group one is read: the one the compiler reads
+    when @skipped (a Skipped, with @src) says which, else the first (as if
+    every condition held; sections that contain a directive are checked
+    again by analyse._pp_dead)."""
     toks = []
-    cond = []  # per open #if: inside an #else/#elif branch
     pos, n = 0, len(text)
     bol = True  # at the beginning of a line (only blanks before)
     while pos < n:
@@ -89,13 +120,6 @@ def lex(text, src=None):
                     continue
                 end = nl
                 break
-            directive = re.match(r"#\s*(\w*)", text[pos:end]).group(1)
-            if directive in ("if", "ifdef", "ifndef"):
-                cond.append(False)
-            elif directive in ("else", "elif") and cond:
-                cond[-1] = True
-            elif directive == "endif" and cond:
-                cond.pop()
             toks.append(Tok("pp", text[pos:end], pos, end))
             pos = end
             continue
@@ -111,14 +135,52 @@ def lex(text, src=None):
             pass
         else:
             bol = False
-            # Only the first branch of each #if is parsed (like a
-            # compiler with no macro defined would, but without dropping
-            # the #if 0 ... #else idiom's live branch): sections that
-            # contain a directive are refused anyway.
-            if not any(cond):
-                toks.append(Tok(kind, m.group(), pos, m.end()))
+            toks.append(Tok(kind, m.group(), pos, m.end()))
         pos = m.end()
-    return toks
+    return _one_branch(toks, src, skipped)
+
+
+def _directive(tok):
+    return re.match(r"#\s*(\w*)", tok.text).group(1)
+
+
+def _one_branch(toks, src, skipped):
+    """@toks without those of the branches not read (see lex()): of each
+    #if group, the branch compiled when @skipped says so, else the first
+    (a group all of whose branches are skipped, or inside skipped code,
+    keeps its first)."""
+    # Which branch of each group is read, by the index of its #if token.
+    chosen, stack = {}, []  # stack: [#if index, branch number]
+    for i, t in enumerate(toks):
+        if t.kind != "pp":
+            continue
+        d = _directive(t)
+        if d in ("if", "ifdef", "ifndef"):
+            stack.append([i, 0])
+        elif d in ("elif", "else") and stack:
+            stack[-1][1] += 1
+        elif d == "endif" and stack:
+            stack.pop()
+            continue
+        else:
+            continue
+        if skipped is not None and stack[-1][0] not in chosen and \
+                skipped.branch_dead(src.line_of(t.start)) is False:
+            chosen[stack[-1][0]] = stack[-1][1]
+    out, stack = [], []  # stack: [#if index, branch number]
+    for i, t in enumerate(toks):
+        if t.kind == "pp":
+            d = _directive(t)
+            if d in ("if", "ifdef", "ifndef"):
+                stack.append([i, 0])
+            elif d in ("elif", "else") and stack:
+                stack[-1][1] += 1
+            elif d == "endif" and stack:
+                stack.pop()
+            out.append(t)
+        elif all(b == chosen.get(g, 0) for g, b in stack):
+            out.append(t)
+    return out
 
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}

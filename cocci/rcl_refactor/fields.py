@@ -27,6 +27,7 @@ class Fields:
         self.globals = {}  # name -> set of types
         self.owner = {}    # (path, index of a lock type token) -> tag
         self.cands = {}    # (kind, field) -> set of tags declaring it
+        self.macro_tags = set()  # tags some of whose members a macro declares
         for f in files:
             try:
                 self._scan_structs(f.src.toks, f.path)

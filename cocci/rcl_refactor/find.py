@@ -79,12 +79,17 @@ class ApiCall:
         self.name, self.target = name, target
         self.params, self.bodies = params, bodies
         self.wrapper = None  # a function: dict file, start, static
+        # (before, after): the text of a macro's body around its call
+        # when that call's result is negated (libmicrohttpd's
+        # MHD_mutex_init_(m) is (! (pthread_mutex_init ((m), NULL)))):
+        # pthread_mutex_init only, whose call site is rebuilt whole.
+        self.wrap = None
 
     @property
     def identity(self):
         """Whether the macro passes its arguments through unchanged (so a
         call of it can be renamed in place)."""
-        return self.params is None or (
+        return self.params is None or self.wrap is None and (
             len(self.bodies) == len(self.params) and
             all(tidy(b) == p for b, p in zip(self.bodies, self.params)))
 
@@ -102,11 +107,22 @@ def pthread_api(macros):
     api = {n: ApiCall(n, n) for n in MUTEX_API + COND_API}
 
     def resolve(name, params, body):
-        m = _one_call(body)
+        m, wrap = _one_call(body), None
+        if m is None and params is not None:
+            neg = _negated(body)
+            m = _one_call(neg[1]) if neg else None
+            wrap = (neg[0], neg[2]) if m else None
         inner = api.get(m.group(1)) if m else None
+        if inner is not None and wrap is not None and (
+                inner.target != "pthread_mutex_init" or
+                inner.wrap is not None):
+            return None
         args = inner.args(_split_text_args(m.group(2))) if inner else None
-        return None if args is None else ApiCall(name, inner.target, params,
-                                                 args)
+        if args is None:
+            return None
+        call = ApiCall(name, inner.target, params, args)
+        call.wrap = wrap or inner.wrap
+        return call
     _fixpoint(api, macros, resolve)
     return api
 
@@ -239,6 +255,32 @@ def _fixpoint(table, macros, resolve):
                     table[name] = entry
                     changed = True
                     break
+
+
+def _negated(body):
+    """(before, call, after) when @body is a call negated and
+    parenthesised, `(!(f(x)))`, `!f(x)`: the text around the call is only
+    '(', '!' and the ')' that close them; else None."""
+    try:
+        toks = cparse.lex(body)
+    except cparse.ParseError:
+        return None
+    a, b, neg = 0, len(toks), False
+    while a < b:
+        if toks[a].text == "!":
+            a, neg = a + 1, True
+            continue
+        try:
+            closes = toks[a].text == "(" and cparse.match(toks, a) == b - 1
+        except cparse.ParseError:
+            return None
+        if not closes:
+            break
+        a, b = a + 1, b - 1
+    if not neg or a >= b:
+        return None
+    return (body[:toks[a].start], body[toks[a].start:toks[b - 1].end],
+            body[toks[b - 1].end:])
 
 
 def _one_call(body):

@@ -14,11 +14,14 @@ compile_commands.json (rcl-refactor -p BUILD_DIR), else -I/-D/-U and the
     hazards a section reaches through it (hazards()).
 
 Nothing here edits text; the other stages ask, by file and line."""
+import ctypes
 import itertools
 import json
 import os
 import shlex
 from dataclasses import dataclass, field
+
+from .cparse import Skipped
 
 try:
     import clang.cindex as ci
@@ -113,6 +116,21 @@ class MacroUse:
     loc: Loc
 
 
+@dataclass(frozen=True)
+class MacroField:
+    """A mutex or condition field declared by an object-like macro's
+    body (libuv's UV_LOOP_PRIVATE_FIELDS declares the loop's wq_mutex):
+    where its type is spelled in the #define, and the structure whose
+    body expands the macro."""
+    type_loc: Loc         # the type name token in the #define
+    type_name: str        # its text (pthread_mutex_t, uv_mutex_t, ...)
+    field: str
+    tag: str
+    kind: str             # "mutex" | "cond"
+    macro: str
+    define: Loc           # the #define
+
+
 @dataclass
 class Command:
     """One entry of compile_commands.json, as the front end uses it."""
@@ -138,6 +156,21 @@ class Unit:
     # naming a mutex or condition field: the structure as the compiler
     # knows it, through macros and function results.
     member_refs: list = field(default_factory=list)
+    # (Loc of the member name, field, kind) of every x.f / x->f whose
+    # field f is named like a mutex or condition field of the unit, kind
+    # "mutex", "cond" or "other" (the field the compiler resolved is of
+    # another type: struct sem lock beside pthread_mutex_t lock).
+    field_refs: list = field(default_factory=list)
+    # Names of the mutex and condition fields the unit declares.
+    sync_fields: set = field(default_factory=set)
+    # Typedef names of the program (not of system headers) that are
+    # pthread_mutex_t or pthread_cond_t, through any chain of typedefs:
+    # name -> "mutex" | "cond".
+    sync_types: dict = field(default_factory=dict)
+    macro_fields: list = field(default_factory=list)  # [MacroField]
+    # What the preprocessor skipped in each file (real path) with this
+    # unit's flags: a cparse.Skipped.
+    skipped: dict = field(default_factory=dict)
 
     def macros_at(self, path, line):
         """Macros expanded on @line of @path."""
@@ -152,6 +185,17 @@ class Unit:
         if len(tags) != 1 or "()" in tags:
             return None  # several, or reached through a call
         return tags.pop()
+
+    def member_kinds(self, path, line, col, fieldname):
+        """Kinds ("mutex", "cond", "other") of the fields named
+        @fieldname at (@line, @col) of @path as the compiler resolved
+        them (every use on the line when none starts at @col: a macro
+        expansion); an empty set when the unit has none there."""
+        on_line = [(loc, k) for loc, f, k in self.field_refs
+                   if loc.path == path and loc.line == line and
+                   f == fieldname]
+        exact = {k for loc, k in on_line if loc.col == col}
+        return exact or {k for _, k in on_line}
 
     def function_at(self, path, line):
         for fn in self.functions.values():
@@ -350,11 +394,44 @@ def parse(index, cmd, text=None):
             where = "%s:%d" % (_display(os.path.realpath(loc.file.name)),
                                loc.line) if loc.file else _display(cmd.file)
             unit.errors.append("%s: %s" % (where, d.spelling))
+    files = {cmd.file: tu.get_file(cmd.file)}
     for inc in tu.get_includes():
         unit.files.add(os.path.realpath(inc.include.name))
+        files.setdefault(os.path.realpath(inc.include.name), inc.include)
     unit.files.add(cmd.file)
+    for path, fobj in files.items():
+        if not path.startswith(("/usr/include/", "/usr/lib/")):
+            unit.skipped[path] = _skipped_lines(tu, fobj)
     _Walker(unit).run(tu.cursor)
     return unit
+
+
+class _RangeList(ctypes.Structure):
+    _fields_ = [("count", ctypes.c_uint),
+                ("ranges", ctypes.POINTER(ci.SourceRange) if ci else
+                 ctypes.c_void_p)]
+
+
+def _skipped_lines(tu, fobj):
+    """cparse.Skipped of file @fobj of @tu: the lines the preprocessor
+    skipped (strictly between the directives that open and close each
+    skipped range) and the lines of the directives that open one
+    (clang_getSkippedRanges)."""
+    lib = ci.conf.lib
+    fn = lib.clang_getSkippedRanges
+    fn.argtypes = [ci.TranslationUnit, ci.File]
+    fn.restype = ctypes.POINTER(_RangeList)
+    lib.clang_disposeSourceRangeList.argtypes = [ctypes.POINTER(_RangeList)]
+    rl = fn(tu, fobj)
+    lines, starts = set(), set()
+    try:
+        for i in range(rl.contents.count):
+            r = rl.contents.ranges[i]
+            starts.add(r.start.line)
+            lines.update(range(r.start.line + 1, r.end.line))
+    finally:
+        lib.clang_disposeSourceRangeList(rl)
+    return Skipped(lines, starts)
 
 
 def _loc(cur):
@@ -426,6 +503,13 @@ def _is_sync_type(t):
     return t.spelling.endswith(("pthread_mutex_t", "pthread_cond_t"))
 
 
+def _sync_kind(t):
+    """"mutex", "cond" or "other": what a field of type @t is."""
+    if _is_mutex_type(t):
+        return "mutex"
+    return "cond" if _is_sync_type(t) else "other"
+
+
 def _record_name(rec):
     """The name rcl-refactor gives a structure: its tag, else the name of
     the typedef of the anonymous structure; None when it has neither."""
@@ -454,6 +538,8 @@ class _Walker:
     def __init__(self, unit):
         self.unit = unit
         self.noreturn_keys = set()
+        self.field_refs = []  # every member reference, filtered in run()
+        self.expansions = {}  # Loc -> MACRO_INSTANTIATION cursor
 
     def run(self, root):
         K = ci.CursorKind
@@ -462,6 +548,7 @@ class _Walker:
                 loc = _loc(cur)
                 if loc:
                     self.unit.macros.append(MacroUse(cur.spelling, loc))
+                    self.expansions[loc] = cur
             elif cur.kind == K.FUNCTION_DECL:
                 if _is_noreturn(cur):
                     self.noreturn_keys.add(_fn_key(cur))
@@ -472,6 +559,15 @@ class _Walker:
                 self._function(cur)
             elif cur.kind in (K.STRUCT_DECL, K.UNION_DECL, K.TYPEDEF_DECL):
                 self._fields(cur)
+            if cur.kind == K.TYPEDEF_DECL and not _in_system_header(cur):
+                t = cur.underlying_typedef_type.get_canonical()
+                kind = _sync_kind(t)
+                if t.kind not in (ci.TypeKind.CONSTANTARRAY,
+                                  ci.TypeKind.INCOMPLETEARRAY,
+                                  ci.TypeKind.POINTER) and kind != "other":
+                    self.unit.sync_types[cur.spelling] = kind
+        self.unit.field_refs = [r for r in self.field_refs
+                                if r[1] in self.unit.sync_fields]
 
     def _var(self, cur, file_scope):
         loc = _loc(cur)
@@ -490,11 +586,66 @@ class _Walker:
     def _fields(self, cur):
         for ch in cur.walk_preorder():
             if ch.kind == ci.CursorKind.FIELD_DECL and \
+                    _is_sync_type(ch.type):
+                self.unit.sync_fields.add(ch.spelling)
+            if ch.kind == ci.CursorKind.FIELD_DECL and \
+                    _is_sync_type(ch.type):
+                mf = self._macro_field(ch)
+                if mf is not None:
+                    self.unit.macro_fields.append(mf)
+            if ch.kind == ci.CursorKind.FIELD_DECL and \
                     _is_mutex_type(ch.type):
                 loc = _loc(ch)
                 if loc:
                     self.unit.mutex_decls.setdefault(
                         "." + ch.spelling, []).append((loc, "field"))
+
+    def _macro_field(self, ch):
+        """The MacroField of the field @ch when a macro expanded in its
+        structure's body declares it alone: `TYPE NAME;` or `TYPE
+        NAME[N];` in the macro's body (the type being the one name
+        before it); None otherwise (the field is in the file's text, or
+        declared in a way whose type token cannot be told)."""
+        inst = self.expansions.get(_loc(ch))
+        tag = _record_name(ch.semantic_parent)
+        if inst is None or tag is None:
+            return None
+        defn = inst.referenced
+        if defn is None or defn.kind != ci.CursorKind.MACRO_DEFINITION or \
+                _in_system_header(defn):
+            return None
+        toks = list(defn.get_tokens())
+        body = 1  # after the macro's name; an object-like macro only
+        if len(toks) > 1 and toks[1].spelling == "(" and \
+                toks[1].extent.start.offset == toks[0].extent.end.offset:
+            return None  # function-like: its type may be a parameter
+        found = []
+        for i in range(body + 1, len(toks)):
+            t = toks[i]
+            if t.spelling != ch.spelling or \
+                    t.kind != ci.TokenKind.IDENTIFIER:
+                continue
+            ty, before = toks[i - 1], toks[i - 2].spelling if i - 2 >= \
+                body else ";"
+            if ty.kind != ci.TokenKind.IDENTIFIER or before not in (
+                    ";", "{", "}", "const", "volatile") and i - 1 != body:
+                continue
+            j = i + 1
+            while j < len(toks) and toks[j].spelling == "[":
+                while j < len(toks) and toks[j].spelling != "]":
+                    j += 1
+                j += 1
+            if j < len(toks) and toks[j].spelling == ";":
+                found.append(ty)
+        dl = _loc(defn)
+        if len(found) != 1 or dl is None:
+            return None
+        tl = found[0].location
+        if tl.file is None:
+            return None
+        return MacroField(Loc(os.path.realpath(tl.file.name), tl.line,
+                              tl.column), found[0].spelling, ch.spelling,
+                          tag, _sync_kind(ch.type), inst.spelling, dl)
 
     def _function(self, cur):
         K = ci.CursorKind
@@ -543,6 +694,12 @@ class _Walker:
                         fn.addr_taken.add(kids[0].spelling)
             elif k == K.VAR_DECL:
                 self._var(ch, False)
+            if k == K.MEMBER_REF_EXPR and ch.referenced is not None and \
+                    ch.referenced.kind == K.FIELD_DECL:
+                cl = _loc(ch)
+                if cl:
+                    self.field_refs.append((cl, ch.referenced.spelling,
+                                            _sync_kind(ch.referenced.type)))
             if k in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR):
                 ref = ch.referenced
                 if ref is not None and ref.kind == K.FIELD_DECL and \
@@ -593,6 +750,40 @@ class Program:
                 if rp in u.files}
         tags.discard(None)
         return tags.pop() if len(tags) == 1 else None
+
+    def skipped_lines(self, path):
+        """The cparse.Skipped of @path, when every unit that reads it
+        skips the same code; None when no unit reads it or they disagree
+        (a header compiled two ways)."""
+        rp = os.path.realpath(path)
+        seen = {u.skipped.get(rp) for u in self.units if rp in u.skipped}
+        return seen.pop() if len(seen) == 1 else None
+
+    def macro_fields(self):
+        """Every MacroField of the program, once."""
+        out = []
+        for u in self.units:
+            for mf in u.macro_fields:
+                if mf not in out:
+                    out.append(mf)
+        return out
+
+    def sync_types(self):
+        """{typedef name: "mutex" | "cond"} of every unit (see
+        Unit.sync_types)."""
+        out = {}
+        for u in self.units:
+            out.update(u.sync_types)
+        return out
+
+    def member_kinds(self, path, line, col, fieldname):
+        """Unit.member_kinds() over every unit that reads @path."""
+        rp = os.path.realpath(path)
+        out = set()
+        for u in self.units:
+            if rp in u.files:
+                out |= u.member_kinds(rp, line, col, fieldname)
+        return out
 
     def callees(self, fn):
         return [self.defs[c.key] for c in fn.calls if c.key in self.defs]

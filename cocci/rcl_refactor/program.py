@@ -13,8 +13,9 @@ MUTEX_FNS = find.MUTEX_API
 
 
 class File:
-    def __init__(self, path, display, is_header, root):
+    def __init__(self, path, display, is_header, root, skipped=None):
         self.path, self.display, self.is_header = path, display, is_header
+        self.skipped = skipped
         with open(path, "rb") as f:
             data = f.read()
         self.rel = os.path.relpath(path, root)
@@ -34,7 +35,7 @@ class File:
 
     def retext(self, text):
         """Work on @text from now on (the file's, or lift's rewrite)."""
-        self.src = cparse.Source(self.path, text)
+        self.src = cparse.Source(self.path, text, self.skipped)
         self.src.display, self.src.rel = self.display, self.rel
         self.funcs = list(cparse.find_functions(self.src))
         self.finfo = {}
@@ -72,6 +73,10 @@ class Key:
         self.sections = []
         self.sites = []     # (File, token index, "init"|"static")
         self.decls = []     # (File, token index of the type token)
+        # Declared in a macro's body: (File, start, end of the type name
+        # in the #define, "MACRO at FILE:LINE"), shared by every
+        # structure that expands the macro.
+        self.macro_decls = []
         self.why = None     # reason it stays POSIX
         self.partners = set()  # cond: mutex keys; mutex: cond keys
         self.waits = []     # (File, tok) of cond waits with this mutex
@@ -103,6 +108,8 @@ class Program:
         """The files named, the forced includes of their build (-include
         config.h) and the project headers they include."""
         seen = set()
+        # The branches the compiler reads with the unit's flags.
+        fe = getattr(self, "frontend", None)
         todo = [(p, False) for p in paths] + [(p, True) for p in forced]
         while todo:
             p, hdr = todo.pop(0)
@@ -112,7 +119,7 @@ class Program:
             seen.add(rp)
             try:
                 f = File(p, os.path.relpath(p, root) if hdr else p, hdr,
-                         root)
+                         root, fe.skipped_lines(rp) if fe else None)
             except cparse.ParseError as e:
                 e.path = p
                 raise
@@ -166,6 +173,14 @@ class Program:
         # as a #define would.
         for f in self.files:
             found += [(n, b) for b, n in _TYPEDEF_ALIAS.findall(f.src.text)]
+        # The compiler knows every typedef of the mutex type, through
+        # chains of typedefs (typedef pthread_mutex_t uv_mutex_t; typedef
+        # uv_mutex_t q_mutex_t;) and in the headers of -I.
+        fe = getattr(self, "frontend", None)
+        if fe is not None:
+            found += [(n, "pthread_mutex_t" if kind == "mutex" else
+                       "pthread_cond_t")
+                      for n, kind in sorted(fe.sync_types().items())]
         self.types = find.type_aliases(given, found)
         # Wrappers of wrappers (table_lock(t) calls xlock(&t->mu), which
         # calls pthread with its parameter), whatever their order.
@@ -391,11 +406,47 @@ class Program:
     def inventory(self):
         """Declarations, init sites, cond uses and stray uses of every key."""
         self.fields = fields.Fields(self.files, self.types)
+        self._macro_fields()
         for f in self.files:
             self._scan_decls(f)
             self._scan_calls(f)
         for f in self.files:
             self._scan_uses(f)
+
+    def _macro_fields(self):
+        """Mutex and condition fields a macro declares in a structure's
+        body, as libclang saw them expanded (libuv's struct uv_loop_s
+        ends with UV_LOOP_PRIVATE_FIELDS): the structure's key, and the
+        type name to rewrite in the #define of a file being rewritten.
+        The order of such a structure's members is not known here: a
+        positional initialiser of it is not followed (see
+        _member_initialized)."""
+        fe = getattr(self, "frontend", None)
+        if fe is None:
+            return
+        byp = {os.path.realpath(f.path): f for f in self.files}
+        for mf in fe.macro_fields():
+            f = byp.get(mf.type_loc.path)
+            self.fields.cands.setdefault((mf.kind, mf.field), set()).add(
+                mf.tag)
+            self.fields.members.setdefault(mf.tag, {}).setdefault(
+                mf.field, None)
+            self.fields.macro_tags.add(mf.tag)
+            key = self.key("%s.%s" % (mf.tag, mf.field), mf.kind)
+            if f is None:
+                continue  # a header not rewritten: no declaration here
+            try:
+                start = f.src.offset(mf.type_loc.line, mf.type_loc.col - 1)
+            except IndexError:
+                continue
+            end = start + len(mf.type_name)
+            if f.src.text[start:end] != mf.type_name or \
+                    self.types.get(mf.type_name) != mf.kind:
+                continue
+            where = "%s at %s:%d" % (mf.macro, f.display, mf.define.line)
+            if not any(d[0] is f and d[1] == start
+                       for d in key.macro_decls):
+                key.macro_decls.append((f, start, end, where))
 
     def _scan_decls(self, f):
         toks = f.src.toks
@@ -525,6 +576,8 @@ class Program:
         if "[" in decls[-1].declarator:
             levels = levels[1:]  # the array's element
         for n, (pos, dsg) in enumerate(levels):
+            if dsg is None and tag in self.fields.macro_tags:
+                break  # a macro declares some members: positions unknown
             mem = list(self.fields.members.get(tag, {}).items())
             names = [m for m, _ in mem]
             field = dsg if dsg in names else (
@@ -619,6 +672,16 @@ class Program:
         if (kind, toks[k].text) not in self.fields.cands and \
                 (kind, "." + toks[k].text) not in self.keys:
             return []
+        fe = getattr(self, "frontend", None)
+        if f is not None and fe is not None:
+            # The compiler resolved the member: a field of another type
+            # named like the lock (fio's struct sem lock beside a
+            # pthread_mutex_t lock) is no use of any lock.
+            line = f.line(k)
+            col = toks[k].start - f.src.line_starts[line - 1] + 1
+            kinds = fe.member_kinds(f.path, line, col, toks[k].text)
+            if kinds and kind not in kinds:
+                return []
         a = fields.postfix_start(toks, k)
         ts = toks[k - 1:k + 1] if a is None else toks[a:k + 1]
         return self.fields.keys(ts, kind, lambda n: self._var_type(f, k, n)

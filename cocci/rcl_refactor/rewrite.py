@@ -206,7 +206,7 @@ def analyse_all(prog, selection):
                                          for s in key.sites]):
             key.refuse(NOT_SELECTED)
             continue
-        if not key.decls:
+        if not key.decls and not key.macro_decls:
             key.refuse("no declaration of a pthread_mutex_t named '%s' "
                        "was found (add -I for its header)" % name.lstrip("."))
         for sec in key.sections:
@@ -364,6 +364,18 @@ def _macro_names(prog, local, name):
     return out
 
 
+def _shared_macro_decl(prog, kind, key):
+    """A field declared in a macro's body changes type in every structure
+    that expands the macro: @key is converted only with all of them."""
+    for f, start, _, where in key.macro_decls:
+        for (k2, n2), other in prog.keys.items():
+            if k2 == kind and other is not key and other.why and any(
+                    d[0] is f and d[1] == start for d in other.macro_decls):
+                key.refuse("declared in macro %s with %s, which stays "
+                           "POSIX" % (where, n2))
+                return
+
+
 def decide(prog):
     """Fixpoint: a mutex is converted unless its address reaches what is
     not rewritten (its condition variables must be converted too).  Each
@@ -385,13 +397,15 @@ def decide(prog):
             else:
                 if not key.partners:
                     key.refuse("never waited on")
-                if not key.decls:
+                if not key.decls and not key.macro_decls:
                     key.refuse("no declaration found")
                 for m in key.partners:
                     mk = prog.keys.get(("mutex", m))
                     if (mk is None or mk.why) and not key.why:
                         key.refuse("waits with mutex %s, which stays POSIX"
                                    % m)
+            if not key.why:
+                _shared_macro_decl(prog, kind, key)
             if key.why:
                 changed = True
     for (kind, name), key in prog.keys.items():
@@ -500,6 +514,12 @@ def small_edits(prog, selection):
             f.edits.append((t.start, t.end, "liblock_lock_t" if kind ==
                             "mutex" else "liblock_cond_t"))
             f.needs_include = True
+        for f, start, end, _ in key.macro_decls:
+            edit = (start, end, "liblock_lock_t" if kind == "mutex" else
+                    "liblock_cond_t")
+            if edit not in f.edits:  # shared by several structures
+                f.edits.append(edit)
+            f.needs_include = True
         if kind == "cond":
             continue
         comment = selection.comment(name, [(s[0].display, s[0].line(s[1]))
@@ -540,10 +560,13 @@ def small_edits(prog, selection):
                     m = prog.macros.get(toks[k].text)
                     semi = ";" if m and m[1].rstrip().endswith(";") and \
                         toks[close + 1].text != ";" else ""
+                    # and what it does with the result: (!(...))
+                    before, after = prog.api[toks[k].text].wrap or ("", "")
                     f.edits.append((toks[k].start, toks[close].end,
-                                    "liblock_init(%s, %s)%s" % (
+                                    "%sliblock_init(%s, %s)%s%s" % (
+                                        before.strip(),
                                         _api_args(prog, toks, k)[0], attr,
-                                        semi)))
+                                        after.strip(), semi)))
     for pl in prog.ptr_locals.values():
         # pthread_mutex_t *l = &locks[h % N]: the type of its pointee.
         if pl.why is None and pl.pointees and all(

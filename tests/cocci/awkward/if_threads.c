@@ -3,8 +3,10 @@
    around every response and connection mutex (#if
    defined(MHD_USE_POSIX_THREADS) ... #endif), with an early unlock and
    return when the count does not drop to zero.  The condition is
-   defined in the file itself. */
-/* expect: transformed */
+   defined in the file itself.  The section is held: extracted, its body
+   would run only where USE_POSIX_THREADS is defined, whereas the
+   original runs it in every build. */
+/* expect: held the lock call is alone in its own #if block */
 #include <pthread.h>
 #include <stdio.h>
 
