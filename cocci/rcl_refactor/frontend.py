@@ -125,7 +125,8 @@ class MacroField:
     type_loc: Loc         # the type name token in the #define
     type_name: str        # its text (pthread_mutex_t, uv_mutex_t, ...)
     field: str
-    tag: str
+    tag: str              # "" when the structure has no name the tool
+    #                       keys fields by (an anonymous one)
     kind: str             # "mutex" | "cond"
     macro: str
     define: Loc           # the #define
@@ -607,8 +608,8 @@ class _Walker:
         before it); None otherwise (the field is in the file's text, or
         declared in a way whose type token cannot be told)."""
         inst = self.expansions.get(_loc(ch))
-        tag = _record_name(ch.semantic_parent)
-        if inst is None or tag is None:
+        tag = _record_name(ch.semantic_parent) or ""
+        if inst is None:
             return None
         defn = inst.referenced
         if defn is None or defn.kind != ci.CursorKind.MACRO_DEFINITION or \

@@ -94,6 +94,7 @@ class Program:
         self.fns = {}
         self.keys = {}
         self.typedefs = set()
+        self._macro_locs = {}  # (path, offset) -> Loc key of a macro field
         # Pointer locals to mutexes: (path, decl token) -> PtrLocal.
         self.ptr_locals = {}
 
@@ -425,8 +426,15 @@ class Program:
         if fe is None:
             return
         byp = {os.path.realpath(f.path): f for f in self.files}
+        self.macro_blocked = {}  # (path, line, col) -> why
         for mf in fe.macro_fields():
             f = byp.get(mf.type_loc.path)
+            if not mf.tag:
+                # Its field would change type with the others, unnamed.
+                self.macro_blocked[(mf.type_loc.path, mf.type_loc.line,
+                                    mf.type_loc.col)] = \
+                    "an anonymous structure expands it too"
+                continue
             self.fields.cands.setdefault((mf.kind, mf.field), set()).add(
                 mf.tag)
             self.fields.members.setdefault(mf.tag, {}).setdefault(
@@ -447,6 +455,14 @@ class Program:
             if not any(d[0] is f and d[1] == start
                        for d in key.macro_decls):
                 key.macro_decls.append((f, start, end, where))
+                self._macro_locs[(f.path, start)] = (
+                    mf.type_loc.path, mf.type_loc.line, mf.type_loc.col)
+        for key in self.keys.values():
+            for f, start, _, where in key.macro_decls:
+                why = self.macro_blocked.get(self._macro_locs[(f.path,
+                                                                start)])
+                if why:
+                    key.refuse("declared in macro %s, and %s" % (where, why))
 
     def _scan_decls(self, f):
         toks = f.src.toks
