@@ -71,6 +71,7 @@ class Lock:
     line: Optional[int] = _f("int", null=True)
     function: Optional[str] = _f("str", null=True)
     backtrace: Optional[List[str]] = _f(["str"])
+    wrappers: Optional[List[str]] = _f(["str"])
     instances: Optional[int] = _f("int")
     acquisitions: Optional[int] = _f("int")
     contended: Optional[int] = _f("int")

@@ -38,14 +38,18 @@ def site_key(proc, s, syms):
 
 
 def merge_sites(procs, syms):
-    wanted = {}
+    wanted, inl = {}, {}
     for p in procs:
         for s in p["sites"].values():
             for o, _sym, path in s["frames"]:
                 wanted.setdefault(fix_path(path, p), set()).add(max(o - 1, 0))
+                if s["kind"] in (1, 2, 3) and \
+                        os.path.basename(path) != LIBNAME:
+                    inl.setdefault(fix_path(path, p), set()).add(max(o - 1, 0))
         for _site, _cyc, _cnt, (o, _sym, path) in p["blame"]:
             wanted.setdefault(fix_path(path, p), set()).add(o)
     syms.resolve_code(wanted)
+    syms.resolve_inline(inl)
     rows = {}
     for p in procs:
         ns = p["ns"]
@@ -79,12 +83,15 @@ def new_row(proc, s, key, symbol, syms):
     top = frames[0] if frames else {"file": None, "line": None,
                                     "function": None}
     kind = key[0]
+    wrappers = []
+    if kind in ("static", "init", "first-use") and frames:
+        top, wrappers = outside_wrappers(frames, s, syms)
     if kind == "static":  # a stripped object: no symbol, name the offset
         name = symbol or "global at %s+%s" % (os.path.basename(key[1]), key[2])
     elif kind == "unidentified":
         name = "(unidentified locks)"
     else:
-        name = describe(frames[0]) if frames else "?"
+        name = describe(top) if frames else "?"
         if kind == "first-use":
             name = "first used at " + name
     h = hashlib.sha1(repr(key[1:]).encode()).hexdigest()[:16]
@@ -93,10 +100,43 @@ def new_row(proc, s, key, symbol, syms):
             "file": top["file"], "line": top["line"],
             "function": top["function"],
             "backtrace": [describe(f) for f in frames],
+            "wrappers": wrappers,
             "instances": 0, "stat": dict.fromkeys(STAT_FIELDS, 0.0),
             "hhold": [0] * HBUCKETS, "hwait": [0] * HBUCKETS,
             "pids": set(), "thread_time_ns": 0.0, "release_sites": {},
             "misses": proc["misses"]}
+
+
+def positions(frames, syms):
+    """The source positions of @frames, innermost first, each frame's
+    inlined calls (addr2line -i) as positions of their own."""
+    out = []
+    for f in frames:
+        chain = syms.inl.get((f["object"], f["offset"])) or []
+        if not chain:
+            out.append(f)
+        for fn, file, line in chain:
+            out.append({"file": file, "line": line, "function": fn,
+                        "object": f["object"], "offset": f["offset"]})
+    return out
+
+
+def outside_wrappers(frames, s, syms):
+    """(the position that names site @s, [the wrappers' positions it
+    was reached through, innermost first]): the first position, from
+    the lock call outwards, whose function does not take the lock as a
+    parameter (wrappers.py); the outermost one when all of them do
+    (RCLPROF_DEPTH frames were not enough)."""
+    pos = positions(frames, syms)
+    typ = TYPES.get(s.get("type", 0), "?")
+    skipped = []
+    for p in pos[:-1]:
+        if not syms.wrappers.is_wrapper(p["object"], p["function"], typ):
+            break
+        skipped.append(p)
+    if not skipped:  # as before wrappers were looked for
+        return frames[0], []
+    return pos[len(skipped)], [describe(p) for p in skipped]
 
 
 def add_site(r, p, s, ns):
@@ -151,6 +191,7 @@ def finish_row(r, th, total_blame):
         "type": r["type"], "symbol": r["symbol"], "file": r["file"],
         "line": r["line"],
         "function": r["function"], "backtrace": r["backtrace"],
+        "wrappers": r["wrappers"],
         "instances": r["instances"], "acquisitions": int(acq),
         "contended": int(st["contended"]),
         "contention_pct": 100.0 * st["contended"] / acq if acq else 0.0,

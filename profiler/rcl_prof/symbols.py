@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: MIT
 """Symbolisation: file:line and function of code offsets (addr2line),
-the names of data symbols (nm), cached per object file."""
+the names of data symbols (nm), the functions that take a lock as a
+parameter (readelf, wrappers.py), cached per object file."""
 import os
 import shutil
 import subprocess
+
+from .wrappers import Wrappers
 
 
 def _addr2line(path, offs, flags):
@@ -36,6 +39,7 @@ class Symbols:
         self.code = {}
         self.inl = {}
         self.nm = {}
+        self.wrappers = Wrappers()
 
     def resolve_code(self, wanted):
         """wanted: {path: set(offsets)}; fills self.code."""

@@ -12,6 +12,7 @@ def lock_entry(**over):
         "id": "00000000000000a1", "name": "g_heavy", "kind": "static",
         "type": "mutex", "symbol": "g_heavy", "file": "app.c", "line": 12,
         "function": "main", "backtrace": ["app.c:12 main"],
+        "wrappers": [],
         "instances": 1, "acquisitions": 1000, "contended": 10,
         "contention_pct": 1.0, "trylock_failures": 2, "timed_holds": 990,
         "timeouts": 0, "pct_time_in_cs": 70.0, "pct_time_waiting": 3.5,
@@ -89,13 +90,25 @@ def dump_text(sites=((1, 1400000000, 4), (2, 600000000, 1),
     return "\n".join(out) + "\n"
 
 
+class FakeWrappers:
+    """The functions named in @names take the lock as a parameter."""
+
+    def __init__(self, names=()):
+        self.names = set(names)
+
+    def is_wrapper(self, path, function, row_type):
+        return function in self.names
+
+
 class FakeSymbols:
     """Symbols without addr2line or nm: every offset is `fn_OFF`
-    (file.c:OFF), inlined chains as given, no data symbols."""
+    (file.c:OFF), inlined chains as given, no data symbols; the
+    functions in @wrappers take the lock as a parameter."""
 
-    def __init__(self, inl=None):
+    def __init__(self, inl=None, wrappers=()):
         self.code = {}
         self.inl = dict(inl or {})
+        self.wrappers = FakeWrappers(wrappers)
 
     def resolve_code(self, wanted):
         for path, offs in wanted.items():

@@ -125,6 +125,61 @@ class Report(unittest.TestCase):
                          ["RCL recommended", "RCL recommended", "may help"])
         self.assertEqual(rep.thresholds.source, "t.json")
 
+    def wrapped(self, syms):
+        """t_verdicts.sh's dump, its three sites initialised through one
+        function (frame 0, file.c:4096 fn_1000) called from three places
+        (frame 1: fn_2001, fn_4001, fn_6001)."""
+        text = dump_text()
+        for sid in (1, 2, 3):
+            text = text.replace(
+                "frame %d 0 %#x - /nonexistent/app\n" % (sid, 4096 * sid + 1),
+                "frame %d 0 0x1001 - /nonexistent/app\n"
+                "frame %d 1 %#x - /nonexistent/app\n"
+                % (sid, sid, 0x2000 * sid + 2))
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "0.dump"), "w") as f:
+                f.write(text)
+            procs = load_dumps(d)
+        return build_report(procs, TH, ["./app"], 0, syms, "rcl-prof 9.9")
+
+    def test_wrapper_named_by_its_caller(self):
+        rep = self.wrapped(FakeSymbols(wrappers=["fn_1000"]))
+        self.assertEqual([l.name for l in rep.locks],
+                         ["file.c:%d fn_%x" % (0x2000 * i + 1,
+                                               0x2000 * i + 1)
+                          for i in (1, 2, 3)])
+        l = rep.locks[0]
+        self.assertEqual((l.file, l.line, l.function),
+                         ("file.c", 0x2001, "fn_2001"))
+        self.assertEqual(l.wrappers, ["file.c:4096 fn_1000"])
+        self.assertEqual(l.backtrace,
+                         ["file.c:4096 fn_1000", "file.c:8193 fn_2001"])
+        # no wrapper known (no debug information): one name, as before
+        rep = self.wrapped(FakeSymbols())
+        self.assertEqual({l.name for l in rep.locks}, {"file.c:4096 fn_1000"})
+        self.assertEqual([l.wrappers for l in rep.locks], [[], [], []])
+        self.assertEqual(len({l.id for l in rep.locks}), 3)
+
+    def test_inlined_wrapper(self):
+        # an inline wrapper (xz's mythread_mutex_init): its caller is a
+        # position of the same frame (addr2line -i)
+        inl = {("/nonexistent/app", 0x1000): [
+            ("mythread_init", "/s/mythread.h", 187),
+            ("caller", "/s/coder.c", 40)]}
+        rep = self.wrapped(FakeSymbols(inl=inl, wrappers=["mythread_init"]))
+        self.assertEqual({l.name for l in rep.locks}, {"coder.c:40 caller"})
+        self.assertEqual(rep.locks[0].wrappers,
+                         ["mythread.h:187 mythread_init"])
+        # a wrapper calling a wrapper: both skipped
+        rep = self.wrapped(FakeSymbols(
+            inl=inl, wrappers=["mythread_init", "caller"]))
+        self.assertEqual([l.name for l in rep.locks],
+                         ["file.c:%d fn_%x" % (0x2000 * i + 1,
+                                               0x2000 * i + 1)
+                          for i in (1, 2, 3)])
+        self.assertEqual(rep.locks[0].wrappers,
+                         ["mythread.h:187 mythread_init", "coder.c:40 caller"])
+
     def test_verdict_edges(self):
         self.assertEqual(verdict(60.0, TH), "RCL recommended")
         self.assertEqual(verdict(59.99, TH), "may help")
