@@ -87,6 +87,7 @@ typedef struct rcl_stats {
 	uint64_t deferred;	      /* requests left pending: the lock was
 					 held by, or handed to, a thread
 					 running a held section */
+	uint64_t shipped;	      /* shipped sections run (rcl_ship_set) */
 	uint64_t locks;		      /* live locks assigned to the server */
 	uint64_t scan_limit;	      /* slots a sweep scans now (highest
 					 live client id + 1, all servers) */
@@ -103,6 +104,31 @@ RCL_API int rcl_stats(int cpu, rcl_stats_t *out);
 /* Print every server's statistics to file descriptor @fd (what
  * RCL_STATS=1 prints at exit).  Returns 0 or an errno from write(2). */
 RCL_API int rcl_stats_print(int fd);
+
+/* Shipped sections (what rcl-run --lock rcl uses): with @on, a thread
+ * calling liblock_lock() on an RCL lock that is busy does not wait for
+ * it: its execution context (registers, stack, thread pointer) goes to
+ * the lock's server, which runs the code that follows the lock call up to
+ * the matching liblock_unlock(), then sends it back.  A free lock is
+ * taken in place, as are trylocks and locks taken inside a shipped
+ * section.  Returns 0, or ENOTSUP where contexts cannot be shipped (not
+ * x86-64, or a sanitizer build): every section then runs in place.  Set
+ * it before the program's threads use RCL locks.  See docs/RCL-RUN.md. */
+RCL_API int rcl_ship_set(int on);
+
+typedef struct rcl_ship_counts {
+	int enabled;	      /* rcl_ship_set(1) is in force */
+	uint64_t shipped;     /* sections run away from their thread */
+	uint64_t nested;      /* busy locks taken inside a shipped section
+			       * or by a servicing thread: in place */
+	uint64_t unavailable; /* busy locks taken in place: no running
+			       * server, or no wait stack */
+	uint64_t exits;	      /* threads that ended inside a shipped
+			       * section (brought home to exit) */
+} rcl_ship_counts_t;
+
+/* Process-wide counts of shipped sections.  Returns 0 or EINVAL. */
+RCL_API int rcl_ship_counts(rcl_ship_counts_t *out);
 
 #ifdef __cplusplus
 }

@@ -191,6 +191,7 @@ static void fork_child(void)
 	}
 	if (rcl_self) /* sticky: its structure may be an older orphan */
 		srv_forked_in_runtime = true;
+	rcl_ship_forked();
 	pthread_mutex_unlock(&srv_mu);
 }
 
