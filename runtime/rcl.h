@@ -105,19 +105,23 @@ RCL_API int rcl_stats(int cpu, rcl_stats_t *out);
  * RCL_STATS=1 prints at exit).  Returns 0 or an errno from write(2). */
 RCL_API int rcl_stats_print(int fd);
 
-/* Shipped sections (what rcl-run --lock rcl uses): with @on, a thread
- * calling liblock_lock() on an RCL lock that is busy does not wait for
- * it: its execution context (registers, stack, thread pointer) goes to
- * the lock's server, which runs the code that follows the lock call up to
- * the matching liblock_unlock(), then sends it back.  A free lock is
- * taken in place, as are trylocks and locks taken inside a shipped
- * section.  Returns 0, or ENOTSUP where contexts cannot be shipped (not
- * x86-64, or a sanitizer build): every section then runs in place.  Set
- * it before the program's threads use RCL locks.  See docs/RCL-RUN.md. */
-RCL_API int rcl_ship_set(int on);
+/* Shipped sections (what rcl-run --lock rcl uses).  With RCL_SHIP_BUSY,
+ * a thread calling liblock_lock() on an RCL lock that is busy does not
+ * wait for it: its execution context (registers, stack, thread pointer)
+ * goes to the lock's server, which runs the code that follows the lock
+ * call up to the matching liblock_unlock(), then sends it back.  A free
+ * lock is taken in place, as are trylocks and locks taken inside a
+ * shipped section.  RCL_SHIP_ALWAYS ships free locks too (every section
+ * on the server, as the refactored RCL call does; for measurements and
+ * tests).  Returns 0, EINVAL (unknown mode), or ENOTSUP where contexts
+ * cannot be shipped (not x86-64, or a sanitizer build): every section
+ * then runs in place.  Set it before the program's threads use RCL
+ * locks.  See docs/RCL-RUN.md. */
+enum { RCL_SHIP_OFF = 0, RCL_SHIP_BUSY = 1, RCL_SHIP_ALWAYS = 2 };
+RCL_API int rcl_ship_set(int mode);
 
 typedef struct rcl_ship_counts {
-	int enabled;	      /* rcl_ship_set(1) is in force */
+	int mode;	      /* RCL_SHIP_*, as set by rcl_ship_set() */
 	uint64_t shipped;     /* sections run away from their thread */
 	uint64_t nested;      /* busy locks taken inside a shipped section
 			       * or by a servicing thread: in place */

@@ -510,7 +510,7 @@ int rcl_pool_add(struct rcl_server *srv) LL_HIDDEN;
 #else
 #define RCL_SHIP_ABLE 0
 #endif
-extern bool rcl_ship_on LL_HIDDEN;
+extern int rcl_ship_on LL_HIDDEN; /* RCL_SHIP_* */
 /* The lock whose section this context runs away from its thread (the
  * client's thread-local, read wherever the section runs), or NULL. */
 extern __thread struct rcl_lock *rcl_shipped LL_HIDDEN LL_TLS_FAST;

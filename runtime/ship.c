@@ -3,7 +3,7 @@
  * Shipped sections: delegation without refactoring (rcl-run --lock rcl).
  *
  * With shipping on (rcl_ship_set()), liblock_lock() on an RCL lock whose
- * word is busy does not wait for it: the caller's execution context goes
+ * word is busy (with RCL_SHIP_ALWAYS: any word) does not wait for it: the caller's execution context goes
  * to the lock's server and the section runs there, from the instruction
  * after the lock call to the matching unlock, on the caller's own stack
  * and with the caller's thread pointer.  So errno, every thread-local
@@ -73,7 +73,7 @@
  * wake), without signal handlers. */
 #define RCL_SHIP_STACK (64u * 1024u)
 
-bool rcl_ship_on;
+int rcl_ship_on;
 __thread struct rcl_lock *rcl_shipped LL_TLS_FAST;
 
 static pthread_key_t ship_key;
@@ -207,7 +207,8 @@ int rcl_ship_lock(struct rcl_lock *l)
 	struct rcl_ship *b;
 	int rc;
 
-	if ((rc = rcl_word_trylock(l)) != EBUSY)
+	if (rcl_ship_on != RCL_SHIP_ALWAYS &&
+	    (rc = rcl_word_trylock(l)) != EBUSY)
 		return rc;
 	if (rcl_shipped || rcl_self) {
 		/* nested: a servicing thread must not post a request of its
@@ -279,12 +280,14 @@ void rcl_ship_forked(void)
 	raw_sigmask(SIG_SETMASK, &ship_blk->oldmask, NULL);
 }
 
-int rcl_ship_set(int on)
+int rcl_ship_set(int mode)
 {
-	if (on && !ship_key_ok)
+	if (mode < RCL_SHIP_OFF || mode > RCL_SHIP_ALWAYS)
+		return EINVAL;
+	if (mode && !ship_key_ok)
 		return ENOTSUP;
 	rcl_fsgsbase = (getauxval(AT_HWCAP2) & 2) != 0; /* HWCAP2_FSGSBASE */
-	rcl_ship_on = on != 0;
+	rcl_ship_on = mode;
 	return 0;
 }
 
@@ -312,13 +315,14 @@ void rcl_ship_forked(void)
 {
 }
 
-int rcl_ship_set(int on)
+int rcl_ship_set(int mode)
 {
 	(void)ship_key;
 	(void)ship_key_ok;
-	if (on)
+	if (mode < RCL_SHIP_OFF || mode > RCL_SHIP_ALWAYS)
+		return EINVAL;
+	if (mode)
 		return ENOTSUP;
-	rcl_ship_on = false;
 	return 0;
 }
 
@@ -331,7 +335,7 @@ int rcl_ship_counts(rcl_ship_counts_t *out)
 	if (!out)
 		return EINVAL;
 	memset(out, 0, sizeof(*out));
-	out->enabled = rcl_ship_on;
+	out->mode = rcl_ship_on;
 	for (int c = 0; c < CPU_SETSIZE; c++)
 		if (rcl_stats(c, &st) == 0)
 			out->shipped += st.shipped;

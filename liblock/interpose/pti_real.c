@@ -170,10 +170,17 @@ static void configure(void)
 	if (info.caps & LIBLOCK_CAP_SERVER) {
 		const char *ship = getenv("RCL_RUN_SHIP");
 
-		if (ship && strcmp(ship, "0") != 0 && strcmp(ship, "1") != 0)
-			bad_env("RCL_RUN_SHIP", ship, "expected 0 or 1");
-		config.ship = !ship || strcmp(ship, "1") == 0;
-		if (config.ship && rcl_ship_set(1) != 0) {
+		int mode = RCL_SHIP_BUSY;
+
+		if (ship && strcmp(ship, "0") == 0)
+			mode = RCL_SHIP_OFF;
+		else if (ship && strcmp(ship, "always") == 0)
+			mode = RCL_SHIP_ALWAYS;
+		else if (ship && strcmp(ship, "1") != 0)
+			bad_env("RCL_RUN_SHIP", ship,
+				"expected 0, 1 or always");
+		config.ship = mode != RCL_SHIP_OFF;
+		if (config.ship && rcl_ship_set(mode) != 0) {
 			config.ship = false;
 			ll_log(LL_WARN,
 			       "rcl-run: this build cannot ship sections to "
@@ -182,8 +189,12 @@ static void configure(void)
 			       "RCL lock word");
 		}
 	}
+	/* probed on a scratch lock, except for rcl, which has a trylock:
+	 * a scratch RCL lock would start its server (and reserve its CPU)
+	 * before the program even runs */
 	pti_thread.inside++;
-	config.gated = lacks_trylock(info.name);
+	config.gated = !(info.caps & LIBLOCK_CAP_SERVER) &&
+		       lacks_trylock(info.name);
 	pti_thread.inside--;
 	config.algorithm = info.name;
 	config.replace = true;

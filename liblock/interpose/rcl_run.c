@@ -297,7 +297,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (setenv("LIBLOCK_LOCK", algo, 1) != 0 || add_preload(lib) != 0 ||
-	    setenv("RCL_RUN_SHIP", no_ship ? "0" : "1", 1) != 0 ||
+	    (no_ship && setenv("RCL_RUN_SHIP", "0", 1) != 0) ||
 	    (report && set_report(report) != 0)) {
 		fprintf(stderr, "rcl-run: cannot set the environment: %s\n",
 			strerror(errno));

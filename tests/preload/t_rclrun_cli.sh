@@ -31,7 +31,7 @@ for d in rcl fc ccsynch dsmsynch; do
 	esac
 done
 
-# --no-ship is rcl's; RCL_RUN_SHIP is 0 or 1
+# --no-ship is rcl's; RCL_RUN_SHIP is 0, 1 or always
 out=$("$RCL_RUN" --lock posix --no-ship -- touch "$TMP/ran" 2>&1) &&
 	fail "--no-ship accepted with posix"
 [ "$(echo "$out" | wc -l)" -eq 1 ] && [ ! -e "$TMP/ran" ] || fail "--no-ship with posix: $out"

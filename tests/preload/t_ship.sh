@@ -5,16 +5,19 @@
 # threads, a section that sleeps, trylock/timedlock, pthread_exit inside a
 # section, fork) under rcl-run --lock rcl, with SCHED_FIFO servers and
 # degraded, with more threads than CPUs; the report and the program both
-# show that sections really ran on the server.  In a build that cannot
+# show that sections really ran on the server; RCL_RUN_SHIP=always ships
+# every section, not only contended ones.  In a build that cannot
 # ship (sanitizers), rcl-run says so and every section runs in place.
 . "$(dirname "$0")/lib.sh"
 PT_SHIP=./preload/pt_ship
 
 timeout -k 5 120 "$PT_SHIP" 8 >"$TMP/plain.out" || fail "pt_ship fails without rcl-run"
-for mode in fifo degraded noship; do
+for mode in fifo degraded always always-degraded noship; do
 	rep=$TMP/$mode.report
 	case $mode in
 	degraded) env="RCL_DEGRADED=1" flag= ;;
+	always) env="RCL_RUN_SHIP=always" flag= ;;
+	always-degraded) env="RCL_RUN_SHIP=always RCL_DEGRADED=1" flag= ;;
 	noship) env= flag=--no-ship ;;
 	*) env= flag= ;;
 	esac
@@ -38,6 +41,12 @@ for mode in fifo degraded noship; do
 	else
 		[ "$shipped" -gt 0 ] && [ "$away" -gt 0 ] ||
 			fail "$mode: nothing shipped (away=$away shipped=$shipped)"
+		# always: every blocking lock call outside a section ships,
+		# so at least the workers' 8 x 4000 sections of one mutex ran
+		# on the server
+		case $mode in always*)
+			[ "$away" -ge 32000 ] || fail "$mode: only $away sections ran on the server" ;;
+		esac
 		# the thread that returned holding a shipped lock came home
 		[ "$(report_field "$rep" exits)" -ge 1 ] || fail "$mode: a thread ending in a shipped section was not counted: $(cat "$rep")"
 	fi
