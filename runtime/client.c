@@ -62,6 +62,11 @@ static void pool_fork_setup(void)
 		ll_fatal("cannot register the RCL lock pool's fork handlers");
 }
 
+void rcl_pool_fork_init(void)
+{
+	pthread_once(&pool_fork_once, pool_fork_setup);
+}
+
 static struct rcl_lock *lock_alloc(void)
 {
 	struct rcl_lock *l;

@@ -494,6 +494,12 @@ void rcl_manager_kick(struct rcl_server *srv) LL_HIDDEN;
 /* Add one servicing thread (manager, or start-up). */
 int rcl_pool_add(struct rcl_server *srv) LL_HIDDEN;
 
+/* ---- fork handlers, registered at load (server.c) -------------------------
+ */
+void rcl_affinity_fork_init(void) LL_HIDDEN;
+void rcl_pool_fork_init(void) LL_HIDDEN;
+void rcl_ids_fork_init(void) LL_HIDDEN;
+
 /* ---- ship.c: shipped sections --------------------------------------------
  * liblock_lock() on a busy RCL lock ships the caller's context to the
  * server when shipping is on (rcl_ship_set); see ship.c. */

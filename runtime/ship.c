@@ -3,12 +3,12 @@
  * Shipped sections: delegation without refactoring (rcl-run --lock rcl).
  *
  * With shipping on (rcl_ship_set()), liblock_lock() on an RCL lock whose
- * word is busy (with RCL_SHIP_ALWAYS: any word) does not wait for it: the caller's execution context goes
- * to the lock's server and the section runs there, from the instruction
- * after the lock call to the matching unlock, on the caller's own stack
- * and with the caller's thread pointer.  So errno, every thread-local
- * variable, pthread_self() and the stack canary inside the section are
- * the caller's, as they were.
+ * word is busy (with RCL_SHIP_ALWAYS: any word) does not wait for it: the
+ * caller's execution context goes to the lock's server and the section runs
+ * there, from the instruction after the lock call to the matching unlock, on
+ * the caller's own stack and with the caller's thread pointer.  So errno, every
+ * thread-local variable, pthread_self() and the stack canary inside the section
+ * are the caller's, as they were.
  *
  *   client (liblock_lock)            servicing thread (rcl_run -> ship_run)
  *   word busy: block signals,

@@ -193,8 +193,8 @@ static void configure(void)
 	 * a scratch RCL lock would start its server (and reserve its CPU)
 	 * before the program even runs */
 	pti_thread.inside++;
-	config.gated = !(info.caps & LIBLOCK_CAP_SERVER) &&
-		       lacks_trylock(info.name);
+	config.gated =
+		!(info.caps & LIBLOCK_CAP_SERVER) && lacks_trylock(info.name);
 	pti_thread.inside--;
 	config.algorithm = info.name;
 	config.replace = true;
