@@ -53,13 +53,14 @@ RCL_API int rcl_default_server(void);
 RCL_API int rcl_degraded(void);
 
 /* Run @fn(@ctx) like liblock_exec() only if @lock is free when the server
- * considers the request: on an RCL lock, the lock is busy only while
- * another servicing thread is inside one of its sections (a section that
- * blocks or spins).  Returns 0 and stores fn's result in *@ret (if not
- * NULL), or EBUSY without running @fn.  On a lock of another algorithm:
+ * considers the request: on an RCL lock, the lock is busy while a thread
+ * holds its word in a held section (liblock_lock) or another servicing
+ * thread is inside one of its sections (a section that blocks or spins).
+ * Returns 0 and stores fn's result in *@ret (if not NULL), or EBUSY
+ * without running @fn.  On a lock of another algorithm:
  * liblock_trylock(), @fn, liblock_unlock(); ENOTSUP if it has no lock
- * word.  (liblock_trylock() itself returns ENOTSUP on RCL locks: a client
- * never holds an RCL lock.) */
+ * word.  (liblock_trylock() on an RCL lock is the held form: it takes the
+ * word in place, see docs/RUNTIME.md.) */
 RCL_API int rcl_tryexec(liblock_lock_t *lock, liblock_fn_t fn, void *ctx,
 			void **ret);
 
