@@ -503,19 +503,7 @@ void rcl_ids_fork_init(void) LL_HIDDEN;
 /* ---- ship.c: shipped sections --------------------------------------------
  * liblock_lock() on a busy RCL lock ships the caller's context to the
  * server when shipping is on (rcl_ship_set); see ship.c. */
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) &&                   \
-	!defined(__SANITIZE_THREAD__)
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define RCL_SHIP_ABLE 0
-#endif
-#endif
-#ifndef RCL_SHIP_ABLE
-#define RCL_SHIP_ABLE 1
-#endif
-#else
-#define RCL_SHIP_ABLE 0
-#endif
+/* RCL_SHIP_ABLE (config.h): x86-64 and no sanitizer (configure.ac) */
 extern int rcl_ship_on LL_HIDDEN; /* RCL_SHIP_* */
 /* The lock whose section this context runs away from its thread (the
  * client's thread-local, read wherever the section runs), or NULL. */
