@@ -51,7 +51,11 @@ for mode in fifo degraded always always-degraded noship; do
 		[ "$(report_field "$rep" exits)" -ge 1 ] || fail "$mode: a thread ending in a shipped section was not counted: $(cat "$rep")"
 	fi
 done
-# the shipped sections and the in-place ones together on the stress run
-RCL_RUN_REPORT=$TMP/stress.report under rcl 120 "$PT_WORK" stress ||
-	fail "pt_work stress under rcl-run --lock rcl"
-echo "stress: $(cat "$TMP/stress.report")"
+# the shared stress program, shipped sections and in-place ones together,
+# and with every section shipped, with FIFO servers and degraded
+for env in "RCL_RUN_SHIP=1" "RCL_RUN_SHIP=always" "RCL_RUN_SHIP=always RCL_DEGRADED=1"; do
+	env $env RCL_RUN_REPORT="$TMP/stress.report" timeout -k 5 120 "$RCL_RUN" \
+		--lock rcl -- "$PT_WORK" stress 2>"$TMP/err" ||
+		{ cat "$TMP/err" >&2; fail "pt_work stress under rcl-run --lock rcl ($env)"; }
+	echo "stress ($env): $(tail -n 1 "$TMP/stress.report" | cut -d' ' -f2-9)"
+done
