@@ -157,21 +157,32 @@ enum ll_wait_policy {
 
 /* Sleep while *@word == @val, until @abstime on @clock (NULL: forever).
  * Returns 0 (woken, or the word had changed) or ETIMEDOUT.  Private
- * futexes: the word must not be shared between processes. */
+ * futexes: the word must not be shared between processes.  errno is left
+ * as it was: a lock call must not change it (glibc's do not, and under
+ * rcl-run a section's errno survives its lock and unlock). */
 static inline int ll_futex_wait(_Atomic uint32_t *word, uint32_t val,
 				const struct timespec *abstime, int clock)
 {
 	int op = FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG;
+	int saved = errno, rc = 0;
 
 	if (clock == CLOCK_REALTIME)
 		op |= FUTEX_CLOCK_REALTIME;
+	/* errno is read and written back only when the call failed: a
+	 * thread whose section was shipped (rcl-run --lock rcl) wakes its
+	 * server while the section, elsewhere, owns its errno */
 	if (syscall(SYS_futex, (uint32_t *)word, op, val, abstime, NULL,
-		    FUTEX_BITSET_MATCH_ANY) == 0)
-		return 0;
-	return errno == ETIMEDOUT ? ETIMEDOUT : 0; /* EAGAIN, EINTR: re-check */
+		    FUTEX_BITSET_MATCH_ANY) != 0) {
+		if (errno == ETIMEDOUT)
+			rc = ETIMEDOUT; /* EAGAIN, EINTR: the caller re-checks
+					 */
+		errno = saved;
+	}
+	return rc;
 }
 
-/* Wake up to @n threads sleeping on @word. */
+/* Wake up to @n threads sleeping on @word.  errno is neither read nor
+ * written: FUTEX_WAKE on a valid private word does not fail. */
 static inline void ll_futex_wake(_Atomic uint32_t *word, int n)
 {
 	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, n,

@@ -148,6 +148,11 @@ static void fork_setup(void)
 		ll_fatal("cannot register the RCL affinity fork handler");
 }
 
+void rcl_affinity_fork_init(void)
+{
+	pthread_once(&fork_once, fork_setup);
+}
+
 int rcl_affinity_reserve(int cpu, bool exclusive)
 {
 	/* before the first reservation, which is what a child must undo */

@@ -62,6 +62,11 @@ static void pool_fork_setup(void)
 		ll_fatal("cannot register the RCL lock pool's fork handlers");
 }
 
+void rcl_pool_fork_init(void)
+{
+	pthread_once(&pool_fork_once, pool_fork_setup);
+}
+
 static struct rcl_lock *lock_alloc(void)
 {
 	struct rcl_lock *l;
@@ -157,8 +162,8 @@ static void wait_done(struct rcl_server *s, struct rcl_req *r,
 }
 
 /* A remote call (thesis Alg. 9, first branch); *@status gets 0 or EBUSY. */
-static void *exec_remote(struct rcl_lock *l, liblock_fn_t fn, void *ctx,
-			 uint32_t flags, uint32_t *status)
+void *rcl_exec_remote(struct rcl_lock *l, liblock_fn_t fn, void *ctx,
+		      uint32_t flags, uint32_t *status)
 {
 	struct rcl_server *s = l->server;
 	struct rcl_req *r = &s->reqs[rcl_client_id()];
@@ -197,6 +202,20 @@ static void *exec_inline(struct rcl_lock *l, liblock_fn_t fn, void *ctx,
 	return ret;
 }
 
+/* A section requested from a shipped one: our request slot is the
+ * shipped section's, so it runs here, on the word. */
+static void *exec_shipped(struct rcl_lock *l, liblock_fn_t fn, void *ctx)
+{
+	uintptr_t tok = rcl_token();
+	void *ret;
+
+	if (!rcl_word_try(l, tok, false))
+		rcl_word_acquire(l, tok, false);
+	ret = fn(ctx);
+	rcl_lock_release(l, tok);
+	return ret;
+}
+
 static void *rcl_exec(void *impl, liblock_fn_t fn, void *ctx)
 {
 	struct rcl_lock *l = impl;
@@ -206,11 +225,13 @@ static void *rcl_exec(void *impl, liblock_fn_t fn, void *ctx)
 		return NULL; /* a NULL fn would mean "no request" */
 	if (me && me->srv == l->server)
 		return exec_inline(l, fn, ctx, me);
+	if (ll_unlikely(rcl_shipped != NULL))
+		return exec_shipped(l, fn, ctx);
 	if (ll_unlikely(rcl_word_held_by_me(l)))
 		ll_fatal("liblock_exec on RCL lock %p inside a section that "
 			 "holds it (liblock_lock): it would wait for itself",
 			 (void *)l);
-	return exec_remote(l, fn, ctx, 0, NULL);
+	return rcl_exec_remote(l, fn, ctx, 0, NULL);
 }
 
 /* Called inside a section of @impl.  Returns 0, ETIMEDOUT, or EPERM when
@@ -253,6 +274,8 @@ static int rcl_cond_wait(void *impl, liblock_cond_t *cond,
 
 static int rcl_lock(void *impl)
 {
+	if (rcl_ship_on)
+		return rcl_ship_lock(impl);
 	return rcl_word_lock(impl);
 }
 
@@ -263,6 +286,8 @@ static int rcl_trylock(void *impl)
 
 static int rcl_unlock(void *impl)
 {
+	if (ll_unlikely(rcl_shipped == impl))
+		return rcl_ship_home();
 	return rcl_word_unlock(impl);
 }
 
@@ -316,7 +341,7 @@ int rcl_tryexec(liblock_lock_t *lock, liblock_fn_t fn, void *ctx, void **ret)
 	} else if (rcl_word_held_by_me(l)) {
 		return EBUSY; /* we hold it: a try must fail, not wait */
 	} else {
-		v = exec_remote(l, fn, ctx, RCL_REQ_TRY, &status);
+		v = rcl_exec_remote(l, fn, ctx, RCL_REQ_TRY, &status);
 		if (status)
 			return EBUSY;
 	}

@@ -89,6 +89,11 @@ static void ids_setup(void)
 		ll_fatal("cannot create the RCL client-id key");
 }
 
+void rcl_ids_fork_init(void)
+{
+	pthread_once(&ids_once, ids_setup);
+}
+
 /* Lowest free id, or RCL_MAX_CLIENTS; ids_mu held. */
 static uint32_t lowest_free(void)
 {

@@ -53,13 +53,14 @@ RCL_API int rcl_default_server(void);
 RCL_API int rcl_degraded(void);
 
 /* Run @fn(@ctx) like liblock_exec() only if @lock is free when the server
- * considers the request: on an RCL lock, the lock is busy only while
- * another servicing thread is inside one of its sections (a section that
- * blocks or spins).  Returns 0 and stores fn's result in *@ret (if not
- * NULL), or EBUSY without running @fn.  On a lock of another algorithm:
+ * considers the request: on an RCL lock, the lock is busy while a thread
+ * holds its word in a held section (liblock_lock) or another servicing
+ * thread is inside one of its sections (a section that blocks or spins).
+ * Returns 0 and stores fn's result in *@ret (if not NULL), or EBUSY
+ * without running @fn.  On a lock of another algorithm:
  * liblock_trylock(), @fn, liblock_unlock(); ENOTSUP if it has no lock
- * word.  (liblock_trylock() itself returns ENOTSUP on RCL locks: a client
- * never holds an RCL lock.) */
+ * word.  (liblock_trylock() on an RCL lock is the held form: it takes the
+ * word in place, see docs/RUNTIME.md.) */
 RCL_API int rcl_tryexec(liblock_lock_t *lock, liblock_fn_t fn, void *ctx,
 			void **ret);
 
@@ -87,6 +88,7 @@ typedef struct rcl_stats {
 	uint64_t deferred;	      /* requests left pending: the lock was
 					 held by, or handed to, a thread
 					 running a held section */
+	uint64_t shipped;	      /* shipped sections run (rcl_ship_set) */
 	uint64_t locks;		      /* live locks assigned to the server */
 	uint64_t scan_limit;	      /* slots a sweep scans now (highest
 					 live client id + 1, all servers) */
@@ -103,6 +105,35 @@ RCL_API int rcl_stats(int cpu, rcl_stats_t *out);
 /* Print every server's statistics to file descriptor @fd (what
  * RCL_STATS=1 prints at exit).  Returns 0 or an errno from write(2). */
 RCL_API int rcl_stats_print(int fd);
+
+/* Shipped sections (what rcl-run --lock rcl uses).  With RCL_SHIP_BUSY,
+ * a thread calling liblock_lock() on an RCL lock that is busy does not
+ * wait for it: its execution context (registers, stack, thread pointer)
+ * goes to the lock's server, which runs the code that follows the lock
+ * call up to the matching liblock_unlock(), then sends it back.  A free
+ * lock is taken in place, as are trylocks and locks taken inside a
+ * shipped section.  RCL_SHIP_ALWAYS ships free locks too (every section
+ * on the server, as the refactored RCL call does; for measurements and
+ * tests).  Returns 0, EINVAL (unknown mode), or ENOTSUP where contexts
+ * cannot be shipped (not x86-64, or a sanitizer build): every section
+ * then runs in place.  Set it before the program's threads use RCL
+ * locks.  See docs/RCL-RUN.md. */
+enum { RCL_SHIP_OFF = 0, RCL_SHIP_BUSY = 1, RCL_SHIP_ALWAYS = 2 };
+RCL_API int rcl_ship_set(int mode);
+
+typedef struct rcl_ship_counts {
+	int mode;	      /* RCL_SHIP_*, as set by rcl_ship_set() */
+	uint64_t shipped;     /* sections run away from their thread */
+	uint64_t nested;      /* busy locks taken inside a shipped section
+			       * or by a servicing thread: in place */
+	uint64_t unavailable; /* busy locks taken in place: no running
+			       * server, or no wait stack */
+	uint64_t exits;	      /* threads that ended inside a shipped
+			       * section (brought home to exit) */
+} rcl_ship_counts_t;
+
+/* Process-wide counts of shipped sections.  Returns 0 or EINVAL. */
+RCL_API int rcl_ship_counts(rcl_ship_counts_t *out);
 
 #ifdef __cplusplus
 }

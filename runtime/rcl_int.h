@@ -177,6 +177,7 @@ typedef _Atomic uint64_t rcl_counter_t;
 struct rcl_tstats {
 	rcl_counter_t sweeps, active_sweeps, scanned_active, cs, cs_inline,
 		multi_lock, slow_path, idle_parks, try_busy, deferred;
+	rcl_counter_t shipped; /* shipped sections run (always counted) */
 };
 
 /* is_servicing values (the futex word of a prepared thread). */
@@ -282,6 +283,9 @@ void rcl_word_release_held(struct rcl_lock *l, uintptr_t me) LL_HIDDEN;
 int rcl_word_lock(struct rcl_lock *l) LL_HIDDEN;
 int rcl_word_trylock(struct rcl_lock *l) LL_HIDDEN;
 int rcl_word_unlock(struct rcl_lock *l) LL_HIDDEN;
+/* A fork child whose only thread runs a section of @l that a servicing
+ * thread of the parent held: make it a held section of this thread. */
+void rcl_word_adopt(struct rcl_lock *l) LL_HIDDEN;
 /* Does the calling thread hold @l in a held section? */
 bool rcl_word_held_by_me(struct rcl_lock *l) LL_HIDDEN;
 
@@ -489,6 +493,32 @@ void rcl_manager_need_thread(struct rcl_server *srv) LL_HIDDEN;
 void rcl_manager_kick(struct rcl_server *srv) LL_HIDDEN;
 /* Add one servicing thread (manager, or start-up). */
 int rcl_pool_add(struct rcl_server *srv) LL_HIDDEN;
+
+/* ---- fork handlers, registered at load (server.c) -------------------------
+ */
+void rcl_affinity_fork_init(void) LL_HIDDEN;
+void rcl_pool_fork_init(void) LL_HIDDEN;
+void rcl_ids_fork_init(void) LL_HIDDEN;
+
+/* ---- ship.c: shipped sections --------------------------------------------
+ * liblock_lock() on a busy RCL lock ships the caller's context to the
+ * server when shipping is on (rcl_ship_set); see ship.c. */
+/* RCL_SHIP_ABLE (config.h): x86-64 and no sanitizer (configure.ac) */
+extern int rcl_ship_on LL_HIDDEN; /* RCL_SHIP_* */
+/* The lock whose section this context runs away from its thread (the
+ * client's thread-local, read wherever the section runs), or NULL. */
+extern __thread struct rcl_lock *rcl_shipped LL_HIDDEN LL_TLS_FAST;
+/* liblock_lock() with shipping on. */
+int rcl_ship_lock(struct rcl_lock *l) LL_HIDDEN;
+/* The unlock of the shipped section: the context goes home. */
+int rcl_ship_home(void) LL_HIDDEN;
+/* fork() child handler (server.c): a context forked inside a shipped
+ * section stays in the child, which holds the word in place. */
+void rcl_ship_forked(void) LL_HIDDEN;
+/* A remote call from client.c: post @fn(@ctx) in the caller's slot and
+ * wait for it; *@status (if not NULL) gets 0 or EBUSY. */
+void *rcl_exec_remote(struct rcl_lock *l, liblock_fn_t fn, void *ctx,
+		      uint32_t flags, uint32_t *status) LL_HIDDEN;
 
 /* ---- stats.c ---------------------------------------------------------------
  */

@@ -191,6 +191,7 @@ static void fork_child(void)
 	}
 	if (rcl_self) /* sticky: its structure may be an older orphan */
 		srv_forked_in_runtime = true;
+	rcl_ship_forked();
 	pthread_mutex_unlock(&srv_mu);
 }
 
@@ -200,6 +201,20 @@ static void fork_setup(void)
 {
 	if (pthread_atfork(fork_prepare, fork_parent, fork_child) != 0)
 		ll_fatal("cannot register the RCL runtime's fork handlers");
+}
+
+/* Every fork handler of the runtime, registered when librcl.so loads:
+ * before those of the libraries that use it (rcl-run's interposer builds
+ * RCL locks in its own child handler, which must find the runtime's
+ * mutexes released and its servers stopped, and child handlers run in
+ * registration order).  In the order the modules would first register
+ * them: server, affinity, lock pool, client ids. */
+static __attribute__((constructor(103))) void fork_handlers_first(void)
+{
+	pthread_once(&fork_once, fork_setup);
+	rcl_affinity_fork_init();
+	rcl_pool_fork_init();
+	rcl_ids_fork_init();
 }
 
 /* srv_mu held: free the parent's thread structures of a forked child,

@@ -29,6 +29,7 @@ void rcl_stats_fold(struct rcl_tstats *into, const struct rcl_tstats *from)
 	FOLD(idle_parks);
 	FOLD(try_busy);
 	FOLD(deferred);
+	RCL_COUNT_ADD(into->shipped, RCL_STAT_GET(from->shipped));
 }
 
 static double ratio(uint64_t a, uint64_t b)
@@ -74,6 +75,7 @@ static void collect(struct rcl_server *s, rcl_stats_t *o)
 	o->idle_parks = RCL_STAT_GET(sum.idle_parks);
 	o->try_busy = RCL_STAT_GET(sum.try_busy);
 	o->deferred = RCL_STAT_GET(sum.deferred);
+	o->shipped = RCL_STAT_GET(sum.shipped);
 	o->manager_wakeups = RCL_STAT_GET(s->wakeups);
 	o->alive_misses = RCL_STAT_GET(s->alive_misses);
 	o->elections = RCL_STAT_GET(s->elections);
@@ -127,7 +129,8 @@ static int print_one(int fd, const rcl_stats_t *o)
 		"is_alive misses %llu  elections %llu\n"
 		"rcl:   servicing threads created %llu, reactivated %llu  "
 		"idle parks %llu  cond waits %llu  tryexec refused %llu\n"
-		"rcl:   requests deferred to held sections %llu\n",
+		"rcl:   requests deferred to held sections %llu  shipped "
+		"sections %llu\n",
 		o->cpu, o->running ? "running" : "stopped",
 		o->fifo ? ", SCHED_FIFO" : ", degraded",
 		o->exclusive ? ", reserved CPU" : ", shared CPU",
@@ -143,7 +146,8 @@ static int print_one(int fd, const rcl_stats_t *o)
 		(unsigned long long)o->idle_parks,
 		(unsigned long long)o->cond_waits,
 		(unsigned long long)o->try_busy,
-		(unsigned long long)o->deferred);
+		(unsigned long long)o->deferred,
+		(unsigned long long)o->shipped);
 
 	if (!RCL_LOCK_STATS && n >= 0 && n < (int)sizeof(buf))
 		n += snprintf(

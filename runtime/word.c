@@ -323,6 +323,17 @@ int rcl_word_lock(struct rcl_lock *l)
 	return 0;
 }
 
+void rcl_word_adopt(struct rcl_lock *l)
+{
+	if (held_reserve() != 0)
+		ll_fatal("fork child: no memory to keep RCL lock %p held",
+			 (void *)l);
+	/* single-threaded child: nobody else waits or serves any more */
+	atomic_store_explicit(&l->waiting, 0, memory_order_relaxed);
+	atomic_store_explicit(&l->holder, rcl_token(), memory_order_relaxed);
+	held.v[held.n++] = l;
+}
+
 int rcl_word_trylock(struct rcl_lock *l)
 {
 	if (held_reserve() != 0)

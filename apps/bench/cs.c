@@ -20,6 +20,10 @@
 struct run {
 	const struct cs_params *p;
 	liblock_lock_t lock;
+	/* --lock pthread: sections between pthread_mutex_lock/unlock, for
+	 * rcl-run to replace (docs/RCL-RUN.md) */
+	bool pthread;
+	pthread_mutex_t mutex;
 	struct bench_line *head; /* the shared lines */
 	char *block;
 	pthread_barrier_t start;
@@ -63,7 +67,13 @@ static void *client_main(void *arg)
 	c->counter = bench_counters_start();
 	pthread_barrier_wait(&run->start);
 	for (long i = 0; i < p->iterations; i++) {
-		liblock_exec(&run->lock, section, run->head);
+		if (run->pthread) {
+			pthread_mutex_lock(&run->mutex);
+			section(run->head);
+			pthread_mutex_unlock(&run->mutex);
+		} else {
+			liblock_exec(&run->lock, section, run->head);
+		}
 		c->done++;
 		if (p->delay)
 			bench_delay(p->delay);
@@ -100,6 +110,26 @@ static int run_setup(struct run *run, const struct cs_params *p)
 	liblock_algorithm_info_t info;
 	int all[1024], n, server = -1, rc;
 
+	if (strcmp(p->algorithm, "pthread") == 0) {
+		const char *under = getenv("LIBLOCK_LOCK");
+
+		/* under rcl-run --lock rcl the mutex's server takes a CPU:
+		 * keep the clients off it, as for a delegation lock */
+		n = bench_cpus(all, 1024);
+		if (under && liblock_algorithm_info(under, &info) == 0 &&
+		    (info.caps & LIBLOCK_CAP_SERVER))
+			server = server_cpu(p, all, n);
+		for (int i = 0; i < n; i++)
+			if (all[i] != server || n == 1)
+				run->cpus[run->ncpus++] = all[i];
+		run->pthread = true;
+		if ((rc = pthread_mutex_init(&run->mutex, NULL)) != 0)
+			return rc;
+		if ((rc = bench_lines_new(p->lines, &run->head,
+					  &run->block)) != 0)
+			pthread_mutex_destroy(&run->mutex);
+		return rc;
+	}
 	if (liblock_algorithm_info(p->algorithm, &info) != 0) {
 		fprintf(stderr,
 			"rcl-bench: unknown algorithm '%s' (see rcl-bench "
@@ -199,7 +229,10 @@ int cs_run(const struct cs_params *p, struct cs_result *r)
 			      */
 			exit(1);
 	}
-	liblock_destroy(&run->lock);
+	if (run->pthread)
+		pthread_mutex_destroy(&run->mutex);
+	else
+		liblock_destroy(&run->lock);
 	free(run->block);
 	free(c);
 	free(t);
@@ -235,7 +268,12 @@ static const char cs_usage[] =
 	"cycles per critical section (TSC; waiting and delay included),\n"
 	"throughput, cache misses per section when the machine has counters, "
 	"and\n"
-	"whether the shared data adds up (exit 1 if not).\n";
+	"whether the shared data adds up (exit 1 if not).\n"
+	"--lock pthread: each section between pthread_mutex_lock and unlock "
+	"on one\n"
+	"pthread_mutex_t, to run under rcl-run (rcl-run --lock rcl -- "
+	"rcl-bench cs\n"
+	"--lock pthread ...: contended sections shipped to the server).\n";
 
 void cs_print(const struct cs_params *p, const struct cs_result *r, bool json)
 {

@@ -158,6 +158,7 @@ struct pti_config {
 	bool replace;	       /* false: every mutex stays POSIX */
 	bool gated;	       /* the algorithm has no trylock */
 	const char *algorithm; /* canonical liblock name */
+	bool ship;	       /* rcl: contended sections shipped */
 };
 /* The run's configuration, read from $LIBLOCK_LOCK on first need. */
 const struct pti_config *pti_config(void) LL_HIDDEN;

@@ -179,7 +179,7 @@ static int base_timedlock(struct pti_obj *o, clockid_t clock,
 {
 	long pause_ns = 1000;
 	struct timespec now, nap;
-	int rc;
+	int rc, saved = errno; /* a lock call leaves errno alone */
 
 	while ((rc = base_trylock(o)) == EBUSY) {
 		if (bad_time(abstime))
@@ -195,7 +195,8 @@ static int base_timedlock(struct pti_obj *o, clockid_t clock,
 		if (abstime->tv_sec == now.tv_sec &&
 		    abstime->tv_nsec - now.tv_nsec < pause_ns)
 			nap.tv_nsec = abstime->tv_nsec - now.tv_nsec;
-		nanosleep(&nap, NULL);
+		if (nanosleep(&nap, NULL) != 0)
+			errno = saved; /* EINTR */
 		if (pause_ns < 1000000)
 			pause_ns *= 2;
 	}

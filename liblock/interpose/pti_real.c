@@ -13,6 +13,7 @@
  * plain dlsym could return the 2.2.5 compatibility version.
  */
 #include "pti_int.h"
+#include "rcl.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -159,14 +160,41 @@ static void configure(void)
 	if (liblock_algorithm_info(name, &info) != 0)
 		bad_env("LIBLOCK_LOCK", name,
 			"unknown lock algorithm (see rcl-run --list)");
-	/* rcl has a lock word, but under rcl-run every section would be
-	 * a held one and none would run on its server */
-	if (!(info.caps & LIBLOCK_CAP_LOCK) || (info.caps & LIBLOCK_CAP_SERVER))
+	/* rcl runs contended sections on its server by shipping the
+	 * caller's context there (rcl_ship_set); the other delegation
+	 * algorithms have no lock word */
+	if (!(info.caps & LIBLOCK_CAP_LOCK))
 		bad_env("LIBLOCK_LOCK", name,
 			"a delegation algorithm needs extracted critical "
 			"sections (rcl-refactor), not rcl-run");
+	if (info.caps & LIBLOCK_CAP_SERVER) {
+		const char *ship = getenv("RCL_RUN_SHIP");
+
+		int mode = RCL_SHIP_BUSY;
+
+		if (ship && strcmp(ship, "0") == 0)
+			mode = RCL_SHIP_OFF;
+		else if (ship && strcmp(ship, "always") == 0)
+			mode = RCL_SHIP_ALWAYS;
+		else if (ship && strcmp(ship, "1") != 0)
+			bad_env("RCL_RUN_SHIP", ship,
+				"expected 0, 1 or always");
+		config.ship = mode != RCL_SHIP_OFF;
+		if (config.ship && rcl_ship_set(mode) != 0) {
+			config.ship = false;
+			ll_log(LL_WARN,
+			       "rcl-run: this build cannot ship sections to "
+			       "the server (not x86-64, or a sanitizer "
+			       "build): every section runs in place on the "
+			       "RCL lock word");
+		}
+	}
+	/* probed on a scratch lock, except for rcl, which has a trylock:
+	 * a scratch RCL lock would start its server (and reserve its CPU)
+	 * before the program even runs */
 	pti_thread.inside++;
-	config.gated = lacks_trylock(info.name);
+	config.gated =
+		!(info.caps & LIBLOCK_CAP_SERVER) && lacks_trylock(info.name);
 	pti_thread.inside--;
 	config.algorithm = info.name;
 	config.replace = true;
@@ -229,6 +257,17 @@ static void write_report(const char *path)
 		     config.replace ? config.algorithm : "posix-passthrough",
 		     atomic_load(&objects[0]), atomic_load(&objects[1]),
 		     atomic_load(&objects[2]));
+	if (config.ship) {
+		rcl_ship_counts_t sc;
+
+		rcl_ship_counts(&sc);
+		n += snprintf(
+			buf + n, sizeof(buf) - (size_t)n,
+			" shipped=%lu nested=%lu unavailable=%lu "
+			"exits=%lu",
+			(unsigned long)sc.shipped, (unsigned long)sc.nested,
+			(unsigned long)sc.unavailable, (unsigned long)sc.exits);
+	}
 	for (int i = 0; i < PTI_W_COUNT && n < (int)sizeof(buf); i++)
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " %s=%lu",
 			      wrapper_names[i], atomic_load(&counts[i]));

@@ -31,7 +31,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: rcl-run --lock ALGO [--report FILE] [--colocate PLAN] "
-		"[--] CMD [ARGS...]\n"
+		"[--no-ship] [--] CMD [ARGS...]\n"
 		"       rcl-run --list\n"
 		"Run CMD with every pthread mutex replaced by the liblock "
 		"algorithm ALGO.\n\n"
@@ -46,23 +46,31 @@ static void usage(FILE *out)
 		"                     index 1, 2, ... or @start_routine; "
 		"rcl-prof\n"
 		"                     --colocate-plan FILE writes one)\n"
+		"      --no-ship      with --lock rcl: run every section in "
+		"place on the\n"
+		"                     lock word instead of shipping contended "
+		"ones to the\n"
+		"                     server (for comparison)\n"
 		"      --list         list the algorithms usable here, one per "
 		"line\n"
 		"  -h, --help         this help\n\n"
 		"The exit status is CMD's; 2 for a usage error, 126/127 when "
 		"CMD "
-		"cannot be run.\nDelegation algorithms (rcl, fc, ...) need "
-		"extracted critical sections: see rcl-refactor.\n"
+		"cannot be run.\nWith rcl, a thread that finds a mutex "
+		"busy ships its execution context\nto the server, which runs "
+		"the section up to the unlock.  The other delegation\n"
+		"algorithms (fc, ccsynch, ...) need extracted critical "
+		"sections: see rcl-refactor.\n"
 		"See rcl-run(1).\n");
 }
 
-/* Can @info's algorithm replace pthread mutexes?  It needs lock/unlock;
- * rcl has them (held sections), but what it is for, running sections on
- * a server, needs them extracted first. */
+/* Can @info's algorithm replace pthread mutexes?  It needs lock/unlock.
+ * rcl has them, and runs contended sections on its server by shipping
+ * the waiting thread's context there (docs/RCL-RUN.md); the other
+ * delegation algorithms need extracted sections. */
 static bool runs_mutexes(const liblock_algorithm_info_t *info)
 {
-	return (info->caps & LIBLOCK_CAP_LOCK) &&
-	       !(info->caps & LIBLOCK_CAP_SERVER);
+	return (info->caps & LIBLOCK_CAP_LOCK) != 0;
 }
 
 static int list(void)
@@ -236,11 +244,13 @@ int main(int argc, char **argv)
 		{"report", required_argument, NULL, 'r'},
 		{"colocate", required_argument, NULL, 'c'},
 		{"list", no_argument, NULL, 'L'},
+		{"no-ship", no_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *algo = NULL, *report = NULL, *colocate = NULL;
 	char lib[PATH_MAX];
+	bool no_ship = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "+l:r:c:h", opts, NULL)) != -1) {
@@ -256,6 +266,9 @@ int main(int argc, char **argv)
 			break;
 		case 'L':
 			return list();
+		case 'S':
+			no_ship = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -279,7 +292,12 @@ int main(int argc, char **argv)
 	    (colocate && set_colocate(colocate) != 0) ||
 	    find_preload(lib, sizeof(lib)) != 0)
 		return 2;
+	if (no_ship && strcmp(algo, "rcl") != 0) {
+		fprintf(stderr, "rcl-run: --no-ship is for --lock rcl only\n");
+		return 2;
+	}
 	if (setenv("LIBLOCK_LOCK", algo, 1) != 0 || add_preload(lib) != 0 ||
+	    (no_ship && setenv("RCL_RUN_SHIP", "0", 1) != 0) ||
 	    (report && set_report(report) != 0)) {
 		fprintf(stderr, "rcl-run: cannot set the environment: %s\n",
 			strerror(errno));

@@ -20,7 +20,7 @@ export TSAN_OPTIONS
 lib=./preload/.libs/libptdl.so
 [ -e "$lib" ] || { echo "SKIP: no $lib (not a shared libtool build)"; exit 77; }
 pick=posix
-for a in mcs clh ticket malthusian_stp spinlock; do
+for a in mcs clh ticket malthusian_stp spinlock rcl; do
 	algos | grep -qx "$a" && pick="$pick $a"
 done
 cases="copy reuse cancel handover ctor signal dlopen many inflate"
@@ -46,6 +46,20 @@ for a in $pick; do
 	done
 	echo "ok $a"
 done
+# rcl shipping every section (not only contended ones), where the build
+# can ship: the abuse cases with their sections run on the server
+if [ -n "$(RCL_RUN_SHIP=always under rcl 60 true 2>&1 | grep "cannot ship")" ]; then
+	echo "rcl: this build cannot ship sections (in place above)"
+else
+	for c in $cases; do
+		RCL_RUN_SHIP=always under rcl 120 "$PT_ABUSE" $c $(args $c) >"$TMP/got" 2>"$TMP/err"
+		rc=$?
+		[ $rc -eq 0 ] || { cat "$TMP/err" >&2; fail "rcl, every section shipped: pt_abuse $c: exit $rc"; }
+		cmp -s "$TMP/want.$c" "$TMP/got" ||
+			{ diff "$TMP/want.$c" "$TMP/got" >&2; fail "rcl, every section shipped: pt_abuse $c: output differs"; }
+	done
+	echo "ok rcl, every section shipped"
+fi
 # named twice: LD_PRELOAD lists the library twice; rcl-run inside rcl-run
 pre=$top_builddir/liblock/interpose/.libs/librclrun.so
 LIBLOCK_LOCK=mcs LD_PRELOAD="$pre:$pre" timeout -k 5 120 "$PT_ABUSE" copy >"$TMP/got" ||

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 pick="posix spinlock"
-for a in mcs clh ticket; do
+for a in mcs clh ticket rcl; do
 	algos | grep -qx "$a" && pick="$pick $a"
 done
 for mode in types threads; do

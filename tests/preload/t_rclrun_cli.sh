@@ -31,6 +31,18 @@ for d in rcl fc ccsynch dsmsynch; do
 	esac
 done
 
+# --no-ship is rcl's; RCL_RUN_SHIP is 0, 1 or always
+out=$("$RCL_RUN" --lock posix --no-ship -- touch "$TMP/ran" 2>&1) &&
+	fail "--no-ship accepted with posix"
+[ "$(echo "$out" | wc -l)" -eq 1 ] && [ ! -e "$TMP/ran" ] || fail "--no-ship with posix: $out"
+"$RCL_RUN" --lock rcl --no-ship -- true || fail "--lock rcl --no-ship refused"
+out=$(env LIBLOCK_LOCK=rcl RCL_RUN_SHIP=2 \
+	LD_PRELOAD="$top_builddir/liblock/interpose/.libs/librclrun.so" \
+	touch "$TMP/ran" 2>&1)
+[ $? -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] && [ ! -e "$TMP/ran" ] ||
+	fail "RCL_RUN_SHIP=2 not refused in one line: $out"
+echo "$out" | grep -qF "RCL_RUN_SHIP=2" || fail "RCL_RUN_SHIP=2: message lacks the value: $out"
+
 # usage errors
 "$RCL_RUN" -- true 2>/dev/null && fail "missing --lock accepted"
 "$RCL_RUN" --lock posix 2>/dev/null && fail "missing command accepted"
