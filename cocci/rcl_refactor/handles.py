@@ -18,6 +18,8 @@ any other way, that also receives other pointers, or that carries more
 than one lock, stays POSIX with the reason.  Functions are told apart by
 name: a name defined more than once, or used other than by calling it,
 is not followed."""
+import re
+
 from . import analyse, cparse
 from .find import canon
 
@@ -168,6 +170,7 @@ class Handles:
         self.param_fns = {n for n, _ in self.params}
         for f in prog.files:
             self._fn_uses(f)
+            self._macro_uses(f)
         self._propagate()
         # A slot that a lock expression reaches directly and that goes
         # wrong itself leaves the verdict to program.py's own scan (the
@@ -344,6 +347,28 @@ class Handles:
                 else:
                     self._use(f, fi, k, close + 1, ret)
 
+    def _macro_uses(self, f):
+        """A function with slots named in a macro definition: its calls
+        there are not seen, so neither is where its values go."""
+        names = set(self.rets) | self.param_fns
+        for t in f.src.toks:
+            if t.kind != "pp" or not re.match(r"#\s*define\b", t.text):
+                continue
+            found = set(re.findall(r"[A-Za-z_]\w*", t.text)) & names
+            # A name pasted together (take_##n) may be any of them.
+            for part in re.findall(r"(\w+)\s*##|##\s*(\w+)", t.text):
+                frag = part[0] or part[1]
+                found |= {n for n in names if frag in n}
+            for name in sorted(found):
+                why = "%s() is named in a macro at %s:%d (its calls there " \
+                    "are not followed)" % (name, f.display,
+                                           f.src.line_of(t.start))
+                if name in self.rets:
+                    self.rets[name].escape = self.rets[name].escape or why
+                for (n, _), p in self.params.items():
+                    if n == name:
+                        p.opaque = p.opaque or why
+
     def _proto(self, f, k, name):
         """A prototype of @name: the mutex types of its slot parameters."""
         toks = f.src.toks
@@ -396,11 +421,21 @@ class Handles:
         assignment whose value is only tested) is used: followed or not."""
         toks = f.src.toks
         where = self._where(f, a)
-        # Widen over parentheses and casts around it.
-        while toks[a - 1].text == "(" and toks[b].text == ")" and not (
-                toks[a - 2].kind == "id" and toks[a - 2].text not in (
-                    "return",)):
-            a, b = a - 1, b + 1
+        # Widen over parentheses and casts to pointers around it.
+        while True:
+            if toks[a - 1].text == "(" and toks[b].text == ")" and not (
+                    toks[a - 2].kind == "id" and toks[a - 2].text not in (
+                        "return",)):
+                a, b = a - 1, b + 1
+                continue
+            if toks[a - 1].text == ")":
+                o = a - 2
+                while o > fi.bo and toks[o].text != "(":
+                    o -= 1
+                if self._ptr_type(toks, o + 1, a - 1) is not None:
+                    a = o
+                    continue
+            break
         pre, nxt = toks[a - 1].text, toks[b].text
         if nxt == ";" and (pre in (";", "{", "}", "else", ":") or
                            pre == ")" and _control(toks, a - 1)):
