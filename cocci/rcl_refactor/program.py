@@ -5,7 +5,7 @@ the decision of which locks are converted to liblock."""
 import os
 import re
 
-from . import analyse, cond, cparse, fields, find, output
+from . import analyse, cond, cparse, fields, find, handles, output
 from .find import canon
 
 COND_FNS = find.COND_API
@@ -97,6 +97,8 @@ class Program:
         self._macro_locs = {}  # (path, offset) -> Loc key of a macro field
         # Pointer locals to mutexes: (path, decl token) -> PtrLocal.
         self.ptr_locals = {}
+        # Addresses of locks carried between functions (handles.py).
+        self.handles = None
 
     def key(self, name, kind="mutex"):
         k = (kind, name)
@@ -251,6 +253,16 @@ class Program:
             return [], None
         pl = self.pointer_local(f, k, canon(expr)) \
             if kind == "mutex" and f is not None else None
+        if pl is not None and pl.why is None:
+            names, why = self._pointee(pl, k)
+            if names or why:
+                return names, why
+        # A void * or mutex pointer that carries a lock's address between
+        # functions (item_trylock()'s): the locks that reach it.
+        slot = self.handles.var_for(f, k, expr) if self.handles and \
+            kind == "mutex" and f is not None else None
+        if slot is not None:
+            return sorted(slot.keys), slot.fault()
         if pl is not None:
             return self._pointee(pl, k)
         names, field = self.fields.keys(ts, kind,
@@ -410,6 +422,10 @@ class Program:
         self._macro_fields()
         for f in self.files:
             self._scan_decls(f)
+        h = handles.Handles(self)
+        h.run()
+        self.handles = h
+        for f in self.files:
             self._scan_calls(f)
         for f in self.files:
             self._scan_uses(f)
@@ -723,6 +739,9 @@ class Program:
         # The one assignment of a pointer local that is followed.
         ok += [pl.range for (path, _), pl in self.ptr_locals.items()
                if path == f.path and pl.why is None]
+        # Where handles.py follows a lock's address (it refuses the lock
+        # itself when the address goes further).
+        ok += self.handles.accounted(f)
         for k, t in enumerate(toks):
             if t.kind != "id":
                 continue

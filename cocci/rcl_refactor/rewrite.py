@@ -76,6 +76,8 @@ def discover(prog):
                                   "of the unlock at line %d (the transformed "
                                   "code would evaluate it once)" % (se[1],
                                                                     se[0]))
+            if sec.key and not sec.reason and expr:
+                sec.reason = prog.handles.held_reason(f, k, expr)
             if sec.key:
                 prog.key(sec.key).sections.append(sec)
             else:
@@ -576,6 +578,13 @@ def small_edits(prog, selection):
             # and its copies in the sections' contexts
             pl.decl.spec = " ".join("liblock_lock_t" if w == t.text else w
                                     for w in pl.decl.spec.split())
+    # Pointers that carry a converted lock between functions, and casts
+    # to them (handles.py).
+    for f, k in prog.handles.retype(lambda n: converted(prog, "mutex", n)):
+        t = f.src.toks[k]
+        if (t.start, t.end, "liblock_lock_t") not in f.edits:
+            f.edits.append((t.start, t.end, "liblock_lock_t"))
+            f.needs_include = True
     for f in prog.files:
         _call_renames(prog, f)
         _held_calls(prog, f)
@@ -611,8 +620,14 @@ def _held_calls(prog, f):
                 m = prog.macros.get(toks[k].text)
                 semi = ";" if m and m[1].rstrip().endswith(";") and \
                     toks[close + 1].text != ";" else ""
+                # A cast to the mutex type in the lock expression
+                # (`(pthread_mutex_t *) lock`) names the new type too.
+                expr = re.sub(r"\b(%s)\b" % "|".join(
+                    re.escape(n) for n, kd in sorted(prog.types.items())
+                    if kd == "mutex"), "liblock_lock_t",
+                    lf.expr(_call_args(toks, k)))
                 f.edits.append((toks[k].start, toks[close].end, "%s(%s)%s" % (
-                    new, lf.expr(_call_args(toks, k)), semi)))
+                    new, expr, semi)))
 
 
 def _api_args(prog, toks, k):

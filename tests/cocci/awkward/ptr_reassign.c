@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* A pointer local that takes two locks in turn (hand over hand along an
-   array): which lock each section holds is not one lock expression, so
-   the sections are refused and the locks stay POSIX. */
-/* expect: refused pointer local */
+/* A pointer local that takes the locks of an array in turn: which
+   element each section holds is not one lock expression, so the section
+   is not extracted; but the pointer only ever carries the array's
+   locks, so the array is converted and the section runs in place on the
+   lock word (held), through the pointer, now a liblock_lock_t *. */
+/* expect: held locked through local 'm' */
 #include <pthread.h>
 #include <stdio.h>
 

@@ -1,0 +1,619 @@
+# SPDX-License-Identifier: MIT
+"""Lock handles: a mutex's address carried between functions.
+
+memcached's `void *item_trylock(uint32_t hv)` returns the address of the
+striped lock it took (or NULL), its callers keep it in a `void *` local
+and release it with `item_trylock_unlock(void *lock)`, which unlocks
+through `(pthread_mutex_t *) lock`.  Such a lock can be converted when
+every place its address flows to is followed: a *slot* is a local or a
+parameter declared `void *` or as a pointer to a mutex type, or the
+return value of a function of the program returning one.  Values flow
+into a slot from a lock expression (`&locks[i]`), another slot (`h = l`,
+`return l`, `release(h)`, `h = take(x)`) or NULL; a slot may be used
+only in a lock, trylock or unlock call (optionally through a cast to a
+mutex pointer), tested (`if (h)`, `h == NULL`) or passed on to another
+slot.  The keys that reach a slot are propagated over the whole program
+(every file given); a lock whose address reaches a slot that is used
+any other way, that also receives other pointers, or that carries more
+than one lock, stays POSIX with the reason.  Functions are told apart by
+name: a name defined more than once, or used other than by calling it,
+is not followed."""
+import re
+
+from . import analyse, cparse
+from .find import canon
+
+NULLS = ({"NULL"}, {"0"}, {"(", "void", "*", ")", "0"})
+QUALS = ("const", "volatile", "register", "restrict", "__restrict")
+
+
+class Slot:
+    def __init__(self, label, f, tok):
+        self.label, self.file, self.tok = label, f, tok
+        self.keys = set()
+        self.escape = None   # (why) its value goes where it is not followed
+        self.opaque = None   # (why) it also receives another pointer
+        self.out = set()     # slots its value flows into
+        self.typetoks = []   # (File, token) of its mutex type, to retype
+        self.decl = None     # analyse.Decl of a variable slot
+        self.direct = False  # a lock expression flows into it
+        self.followed = False  # a pointer local program.py follows
+        self.fi = None
+
+    def fault(self):
+        if self.escape:
+            return self.escape
+        if self.opaque:
+            return self.opaque
+        if len(self.keys) > 1:
+            return "%s may hold the address of %s" % (
+                self.label, " or ".join(sorted(k.lstrip(".")
+                                               for k in self.keys)))
+        return None
+
+
+class Handles:
+    def __init__(self, prog):
+        self.prog = prog
+        self.vars = {}       # (path, decl t0) -> Slot
+        self.rets = {}       # function name -> Slot
+        self.params = {}     # (function name, index) -> Slot
+        self.defs = {}       # function name -> [(File, ni, bo, bc)]
+        self.ok = {}         # path -> [(a, b)] token ranges accounted for
+        self.oks = []        # (Slot, File, a, b) before the verdicts
+        self.deferred = set()  # slots left to program.py's scan
+        self.casts = []      # (File, token, Slot) mutex type tokens of casts
+        self.held = {}       # (path, token of a lock call) -> Slot
+        self.fis = {}
+
+    # -- helpers -----------------------------------------------------------
+    def _mutex_type(self, text):
+        return self.prog.types.get(text) == "mutex"
+
+    def _ptr_type(self, toks, a, b):
+        """The token of `void` or of the mutex type when toks[a:b] is such
+        a type followed by one '*' (qualifiers allowed), else None."""
+        words = [k for k in range(a, b) if toks[k].text not in QUALS and
+                 toks[k].text not in ("static", "extern", "inline")]
+        if len(words) != 2 or toks[words[1]].text != "*":
+            return None
+        t = toks[words[0]]
+        if t.text == "void" or self._mutex_type(t.text):
+            return words[0]
+        return None
+
+    def _fi(self, f, bo):
+        if (f.path, bo) not in self.fis:
+            try:
+                self.fis[(f.path, bo)] = f.func_at(f.src.toks[bo].start,
+                                                   self.prog.typedefs)
+            except cparse.ParseError:
+                self.fis[(f.path, bo)] = None
+        return self.fis[(f.path, bo)]
+
+    def _core(self, toks, a, b, casts=None):
+        """[a, b) without enclosing parentheses and casts to `void *` or
+        a mutex pointer (whose type tokens go to @casts)."""
+        while a < b:
+            if toks[a].text == "(" and cparse.match(toks, a) == b - 1:
+                a, b = a + 1, b - 1
+                continue
+            if toks[a].text == "(":
+                c = cparse.match(toks, a)
+                t = self._ptr_type(toks, a + 1, c) if c < b - 1 else None
+                if t is not None:
+                    if casts is not None and toks[t].text != "void":
+                        casts.append(t)
+                    a = c + 1
+                    continue
+            break
+        return a, b
+
+    def _slot_at(self, f, fi, k):
+        """The variable slot named by identifier token @k, or None."""
+        d = analyse._visible_decl(fi, f.src.toks[k].text, k + 1)
+        return self.vars.get((f.path, d.t0)) if d is not None else None
+
+    def _where(self, f, k):
+        return "%s:%d" % (f.display, f.line(k))
+
+    def _ok(self, f, a, b, slot):
+        self.oks.append((slot, f, a, b))
+
+    # -- finding slots -----------------------------------------------------
+    def run(self):
+        prog = self.prog
+        for f in prog.files:
+            for name, ni, bo, bc in f.funcs:
+                self.defs.setdefault(name, []).append((f, ni, bo, bc))
+        called = self._called()
+        outside = self._outside_callers()
+        for name, defs in self.defs.items():
+            if len(defs) != 1 or name in prog.fns or name in prog.api:
+                continue  # lock, init and destroy wrappers: find.py's
+            f, ni, bo, bc = defs[0]
+            toks = f.src.toks
+            a = ni
+            while a > 0 and toks[a - 1].text not in (";", "}", "{") and \
+                    toks[a - 1].kind != "pp":
+                a -= 1
+            static = any(toks[j].text == "static" for j in range(a, ni))
+            t = self._ptr_type(toks, a, ni)
+            # A function of the program that no file given calls (an
+            # interface for others) or that a unit not rewritten calls
+            # (-p) hands its result out of the files given: not followed.
+            if t is not None and (static or name in called) and \
+                    name not in outside:
+                s = Slot("the value %s() returns" % name, f, ni)
+                if toks[t].text != "void":
+                    s.typetoks.append((f, t))
+                self.rets[name] = s
+            fi = self._fi(f, bo)
+            if fi is None:
+                continue
+            for d in fi.decls:
+                if d.is_param and name in outside:
+                    continue
+                self._var(f, fi, d, name)
+        for f in prog.files:
+            for name, ni, bo, bc in f.funcs:
+                fi = self._fi(f, bo)
+                if fi is None or len(self.defs[name]) != 1 or \
+                        name in prog.fns or name in prog.api:
+                    continue
+                for d in fi.decls:
+                    if (f.path, d.t0) not in self.vars:
+                        continue
+                    self._var_uses(f, fi, self.vars[(f.path, d.t0)])
+                if name in self.rets:
+                    self._returns(f, fi, self.rets[name])
+        self.param_fns = {n for n, _ in self.params}
+        for f in prog.files:
+            self._fn_uses(f)
+            self._macro_uses(f)
+        self._propagate()
+        # A slot that a lock expression reaches directly and that goes
+        # wrong itself leaves the verdict to program.py's own scan (the
+        # lock expression is then a use it does not account for, with
+        # the reason it gives today); past the first step, the reason is
+        # where the address went.
+        deferred = self.deferred
+        for s in self._all():
+            why = s.fault() if s.keys else None
+            if why and s.direct and not any(s in o.out for o in self._all()):
+                deferred.add(s)
+                continue
+            for key in sorted(s.keys):
+                if why:
+                    prog.key(key).refuse(why)
+        for s, f, a, b in self.oks:
+            if s not in deferred:
+                self.ok.setdefault(f.path, []).append((a, b))
+
+    def _called(self):
+        """Names of the functions some file given calls."""
+        out = set()
+        for f in self.prog.files:
+            toks = f.src.toks
+            for k in range(1, len(toks) - 1):
+                t = toks[k]
+                if t.kind == "id" and t.text in self.defs and \
+                        toks[k + 1].text == "(" and not (
+                            toks[k - 1].kind == "id" and toks[k - 1].text
+                            not in ("return", "else", "do", "case") or
+                            toks[k - 1].text == "*") and \
+                        toks[k - 1].text not in (".", "->"):
+                    out.add(t.text)
+        return out
+
+    def _outside_callers(self):
+        """With -p, the functions that units of the build not being
+        rewritten call (libclang's call graph)."""
+        fe = getattr(self.prog, "frontend", None)
+        if fe is None or self.prog.opts.commands is None:
+            return set()
+        import os
+        worked = {os.path.realpath(f.path) for f in self.prog.files
+                  if not f.is_header}
+        return {c.key for u in fe.units if u.path not in worked
+                for fn in u.functions.values() for c in fn.calls}
+
+    def _all(self):
+        return list(self.vars.values()) + list(self.rets.values())
+
+    def _var(self, f, fi, d, fname):
+        toks = f.src.toks
+        decl = [t.text for t in cparse.lex(d.declarator)]
+        if decl not in (["*", d.name], ["*", "const", d.name]) or \
+                d.is_static or d.siblings != 1 and not d.is_param:
+            return
+        t = self._ptr_type(toks, d.stmt[0], d.t0 + 1)
+        if t is None:
+            return
+        what = "parameter" if d.is_param else "local"
+        s = Slot("%s '%s' of %s() at %s" % (what, d.name, fname,
+                                            self._where(f, d.t0)), f, d.t0)
+        s.decl, s.fi = d, fi
+        if toks[t].text != "void":
+            s.typetoks.append((f, t))
+        self.vars[(f.path, d.t0)] = s
+        pl = self.prog.ptr_locals.get((f.path, d.t0))
+        s.followed = pl is not None and pl.why is None
+        if d.is_param:
+            idx = [x for x in fi.decls if x.is_param].index(d)
+            self.params[(fname, idx)] = s
+
+    # -- what flows in -----------------------------------------------------
+    def _value(self, f, fi, a, b, dst):
+        """The expression toks[a:b] flows into slot @dst."""
+        toks = f.src.toks
+        casts = []
+        a, b = self._core(toks, a, b, casts)
+        self.casts += [(f, c, dst) for c in casts]
+        texts = [t.text for t in toks[a:b]]
+        if set(texts) in NULLS and len(texts) <= 5:
+            return
+        if b - a == 1 and toks[a].kind == "id":
+            src = self._slot_at(f, fi, a)
+            if src is not None:
+                src.out.add(dst)
+                self._ok(f, a, b, src)
+                return
+        if toks[a].kind == "id" and a + 1 < b and toks[a + 1].text == "(" \
+                and cparse.match(toks, a + 1) == b - 1 and \
+                toks[a].text in self.rets:
+            self.rets[toks[a].text].out.add(dst)
+            return
+        if toks[a].text == "&":
+            names, why = self.prog.lock_keys(
+                "".join(t.text + " " for t in toks[a:b]), f, a)
+            known = [n for n in names if ("mutex", n) in self.prog.keys and
+                     self.prog.keys[("mutex", n)].decls]
+            if known:
+                dst.keys |= set(known)
+                dst.direct = True
+                if why or len(known) != len(names):
+                    dst.opaque = dst.opaque or why or \
+                        "%s receives '%s' at %s" % (
+                            dst.label, canon(" ".join(texts)),
+                            self._where(f, a))
+                self._ok(f, a, b, dst)
+                return
+        if not dst.opaque:
+            dst.opaque = "%s also receives '%s' at %s" % (
+                dst.label, canon(" ".join(texts)), self._where(f, a))
+
+    def _returns(self, f, fi, slot):
+        toks = f.src.toks
+        for k in range(fi.bo, fi.bc):
+            if toks[k].text == "return" and toks[k].kind == "id":
+                e = k + 1
+                while toks[e].text != ";":
+                    if toks[e].text in ("(", "[", "{"):
+                        e = cparse.match(toks, e)
+                    e += 1
+                if e > k + 1:
+                    self._value(f, fi, k + 1, e, slot)
+
+    def _fn_uses(self, f):
+        """Calls of functions with slots: their arguments flow into the
+        parameters, their results somewhere followed."""
+        toks = f.src.toks
+        for k, t in enumerate(toks):
+            if t.kind != "id" or k + 1 >= len(toks) or \
+                    toks[k - 1].text in (".", "->"):
+                continue
+            name = t.text
+            ret = self.rets.get(name)
+            if ret is None and name not in self.param_fns:
+                continue
+            if any(ni == k for _, ni, _, _ in f.funcs):
+                continue  # its definition
+            if toks[k + 1].text != "(":
+                why = "the address of %s() is taken at %s (calls through " \
+                    "it are not followed)" % (name, self._where(f, k))
+                if ret:
+                    ret.escape = ret.escape or why
+                for (n, _), p in self.params.items():
+                    if n == name:
+                        p.opaque = p.opaque or why
+                continue
+            if toks[k - 1].kind == "id" and toks[k - 1].text not in (
+                    "return", "else", "do", "case") or \
+                    toks[k - 1].text == "*" and toks[k - 2].kind == "id" \
+                    and toks[k - 2].text not in ("return", "case"):
+                if ret and toks[k - 1].text == "*" and \
+                        self._mutex_type(toks[k - 2].text):
+                    ret.typetoks.append((f, k - 2))
+                self._proto(f, k, name)
+                continue  # a declaration
+            close = cparse.match(toks, k + 1)
+            fi = self._fi_around(f, k)
+            args = cparse.split_args(toks, k + 1, close)
+            if toks[k + 2].text == ")":
+                args = []
+            for i, (a, b) in enumerate(args):
+                p = self.params.get((name, i))
+                if p is not None:
+                    if fi is None:
+                        p.opaque = p.opaque or "%s() is called at %s " \
+                            "outside a function" % (name, self._where(f, k))
+                    else:
+                        self._value(f, fi, a, b, p)
+            if ret is not None:
+                if fi is None:
+                    ret.escape = ret.escape or "%s() is called at %s " \
+                        "outside a function" % (name, self._where(f, k))
+                else:
+                    self._use(f, fi, k, close + 1, ret)
+
+    def _macro_uses(self, f):
+        """A function with slots named in a macro definition: its calls
+        there are not seen, so neither is where its values go."""
+        names = set(self.rets) | self.param_fns
+        for t in f.src.toks:
+            if t.kind != "pp" or not re.match(r"#\s*define\b", t.text):
+                continue
+            found = set(re.findall(r"[A-Za-z_]\w*", t.text)) & names
+            # A name pasted together (take_##n) may be any of them.
+            for part in re.findall(r"(\w+)\s*##|##\s*(\w+)", t.text):
+                frag = part[0] or part[1]
+                found |= {n for n in names if frag in n}
+            for name in sorted(found):
+                why = "%s() is named in a macro at %s:%d (its calls there " \
+                    "are not followed)" % (name, f.display,
+                                           f.src.line_of(t.start))
+                if name in self.rets:
+                    self.rets[name].escape = self.rets[name].escape or why
+                for (n, _), p in self.params.items():
+                    if n == name:
+                        p.opaque = p.opaque or why
+
+    def _proto(self, f, k, name):
+        """A prototype of @name: the mutex types of its slot parameters."""
+        toks = f.src.toks
+        close = cparse.match(toks, k + 1)
+        for i, (a, b) in enumerate(cparse.split_args(toks, k + 1, close)):
+            p = self.params.get((name, i))
+            if p is None:
+                continue
+            for j in range(a, b):
+                if self._mutex_type(toks[j].text) and \
+                        (f, j) not in p.typetoks:
+                    p.typetoks.append((f, j))
+
+    def _fi_around(self, f, k):
+        for _, ni, bo, bc in f.funcs:
+            if bo < k < bc:
+                return self._fi(f, bo)
+        return None
+
+    # -- where a value goes ------------------------------------------------
+    def _var_uses(self, f, fi, slot):
+        toks = f.src.toks
+        d = slot.decl
+        if d.init:
+            e = d.t0
+            while toks[e].text != "=":
+                e += 1
+            self._value(f, fi, e + 1, d.range[1], slot)
+        for k in range(fi.ni, fi.bc):
+            t = toks[k]
+            if t.kind != "id" or t.text != d.name or \
+                    toks[k - 1].text in (".", "->") or \
+                    d.range[0] <= k < d.range[1]:
+                continue
+            if analyse._visible_decl(fi, d.name, k + 1) is not d:
+                continue
+            if toks[k + 1].text == "=":
+                e = k + 2
+                while toks[e].text not in (";", ",", ")"):
+                    if toks[e].text in ("(", "[", "{"):
+                        e = cparse.match(toks, e)
+                    e += 1
+                self._value(f, fi, k + 2, e, slot)
+                self._use(f, fi, k, e, None)
+                continue
+            self._use(f, fi, k, k + 1, slot)
+
+    def _use(self, f, fi, a, b, src):
+        """The expression toks[a:b] (slot @src's value, None for an
+        assignment whose value is only tested) is used: followed or not."""
+        toks = f.src.toks
+        where = self._where(f, a)
+        # Widen over parentheses and casts to pointers around it.
+        while True:
+            if toks[a - 1].text == "(" and toks[b].text == ")" and not (
+                    toks[a - 2].kind == "id" and toks[a - 2].text not in (
+                        "return",)):
+                a, b = a - 1, b + 1
+                continue
+            if toks[a - 1].text == ")":
+                o = a - 2
+                while o > fi.bo and toks[o].text != "(":
+                    o -= 1
+                if self._ptr_type(toks, o + 1, a - 1) is not None:
+                    a = o
+                    continue
+            break
+        pre, nxt = toks[a - 1].text, toks[b].text
+        if nxt == ";" and (pre in (";", "{", "}", "else", ":") or
+                           pre == ")" and _control(toks, a - 1)):
+            return  # a statement: an assignment, a dropped value
+        if pre in ("!", "&&", "||") or nxt in ("&&", "||", "?") or \
+                nxt in ("==", "!=") and toks[b + 1].text in ("NULL", "0") or \
+                pre in ("==", "!=") and toks[a - 2].text in ("NULL", "0") or \
+                pre == "(" and nxt == ")" and toks[a - 2].text in (
+                    "if", "while"):
+            return  # tested
+        if src is None:
+            return self._escape(None, "an assignment used as a value at %s"
+                                % where)
+        if src.followed and (pre != "return" and pre != "=" and
+                             _enclosing_call(toks, a, fi.bo) is None or
+                             self._pthread_call(toks, a, fi.bo)):
+            return  # program.py checks its other uses, as it always has
+        if pre == "return" and nxt == ";":
+            ret = self.rets.get(fi.name)
+            if ret is not None and len(self.defs.get(fi.name, ())) == 1:
+                src.out.add(ret)
+                self._ok(f, a, b, src)
+                return
+            return self._escape(src, "returned by %s() at %s" % (fi.name,
+                                                                  where))
+        if pre == "=" and nxt in (";", ",", ")") and \
+                toks[a - 2].kind == "id" and toks[a - 3].text not in (
+                    ".", "->"):
+            dst = self._slot_at(f, fi, a - 2)
+            if dst is None:
+                d = analyse._visible_decl(fi, toks[a - 2].text, a)
+                if d is not None and d.range[0] <= a - 2 < d.range[1]:
+                    dst = self.vars.get((f.path, d.t0))
+            if dst is not None:
+                return  # _value() of @dst follows it
+        # An argument of a call.
+        call = _enclosing_call(toks, a, fi.bo)
+        if call is not None:
+            ck, idx, (x, y) = call
+            cx, cy = self._core(toks, x, y)
+            if (cx, cy) == (a, b) or self._core(toks, a, b) == (cx, cy):
+                name = toks[ck].text
+                lf = self.prog.fns.get(name)
+                if lf is not None and src.decl is None:
+                    # lock(take(x)): the lock expression is a call, which
+                    # program.py cannot name: not followed.
+                    return self._escape(src, "passed straight to %s() at "
+                                        "%s" % (name, where))
+                if lf is not None:
+                    self.held[(f.path, ck)] = src
+                    self._ok(f, x, y, src)
+                    casts = []
+                    self._core(toks, x, y, casts)
+                    self.casts += [(f, c, src) for c in casts]
+                    return
+                if (name, idx) in self.params and \
+                        len(self.defs.get(name, ())) == 1:
+                    return  # _fn_uses() follows it into the parameter
+                return self._escape(src, "passed to %s() at %s" % (
+                    name, where))
+        if pre == "=":
+            j = a - 1
+            while toks[j - 1].text not in (";", "{", "}", "(", ",", ")"):
+                j -= 1
+            return self._escape(src, "stored in '%s' at %s" % (
+                canon(" ".join(t.text for t in toks[j:a - 1])), where))
+        return self._escape(src, "used at %s" % where)
+
+    def _pthread_call(self, toks, a, lo):
+        """Whether token @a is an argument of a pthread mutex or
+        condition call (or of a project macro for one)."""
+        call = _enclosing_call(toks, a, lo)
+        return call is not None and (toks[call[0]].text in self.prog.api or
+                                     toks[call[0]].text in self.prog.fns)
+
+    def _escape(self, src, why):
+        if src is not None and not src.escape:
+            src.escape = "%s is %s, where the tool does not follow it" % (
+                src.label, why)
+
+    def _propagate(self):
+        todo = [s for s in self._all() if s.keys]
+        while todo:
+            s = todo.pop()
+            for o in s.out:
+                if not s.keys <= o.keys:
+                    o.keys |= s.keys
+                    todo.append(o)
+
+    # -- answers -----------------------------------------------------------
+    def var_for(self, f, k, expr):
+        """The slot lock expression @expr (at token @k of @f) names,
+        through a cast or not, when it carries a lock, else None."""
+        try:
+            ts = cparse.lex(expr)
+        except cparse.ParseError:
+            return None
+        a, b = self._core(ts, 0, len(ts))
+        if b - a != 1 or ts[a].kind != "id":
+            return None
+        fi = self._fi_around(f, k)
+        if fi is None:
+            return None
+        d = analyse._visible_decl(fi, ts[a].text, k)
+        s = self.vars.get((f.path, d.t0)) if d is not None else None
+        return s if s is not None and s.keys and \
+            s not in self.deferred else None
+
+    def held_reason(self, f, k, expr):
+        """Why a section locked through lock expression @expr at token
+        @k of @f is held: the lock is named through a slot (not a pointer
+        local assigned once, which sections are extracted through)."""
+        s = self.var_for(f, k, expr)
+        if s is None or s.fault():
+            return None
+        pl = self.prog.pointer_local(f, k, s.decl.name)
+        if pl is not None and pl.why is None:
+            return None
+        return "locked through %s, which carries the lock's address " \
+            "between functions" % s.label
+
+    def accounted(self, f):
+        return self.ok.get(f.path, [])
+
+    def retype(self, converted):
+        """(File, token) of mutex type names to become liblock_lock_t:
+        slots that carry only a converted lock, and casts to them."""
+        out = set()
+        for s in self._all():
+            if len(s.keys) == 1 and not s.fault() and \
+                    converted(next(iter(s.keys))):
+                out |= set(s.typetoks)
+                if s.decl is not None and s.typetoks:
+                    s.decl.spec = " ".join(
+                        "liblock_lock_t" if self._mutex_type(w) else w
+                        for w in s.decl.spec.split())
+        for f, c, s in self.casts:
+            if len(s.keys) == 1 and not s.fault() and \
+                    converted(next(iter(s.keys))):
+                out.add((f, c))
+        return sorted(out, key=lambda x: (x[0].path, x[1]))
+
+
+def _enclosing_call(toks, k, lo):
+    """(name token, argument index, argument range) of the call whose
+    argument list token @k is directly in, or None."""
+    depth = 0
+    j = k - 1
+    while j > lo:
+        t = toks[j].text
+        if t in (";", "{", "}"):
+            return None
+        if t in (")", "]"):
+            depth += 1
+        elif t in ("(", "["):
+            if depth == 0:
+                if t != "(" or toks[j - 1].kind != "id":
+                    return None
+                close = cparse.match(toks, j)
+                for i, (a, b) in enumerate(cparse.split_args(toks, j,
+                                                             close)):
+                    if a <= k < b:
+                        return j - 1, i, (a, b)
+                return None
+            depth -= 1
+        j -= 1
+    return None
+
+
+def _control(toks, j):
+    """Whether the ')' at @j closes the condition of if, while or for."""
+    depth = 0
+    while j >= 0:
+        if toks[j].text == ")":
+            depth += 1
+        elif toks[j].text == "(":
+            depth -= 1
+            if depth == 0:
+                return toks[j - 1].text in ("if", "while", "for")
+        j -= 1
+    return False

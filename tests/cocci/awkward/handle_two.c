@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/* Two lock getters returning void * handles, and one release helper for
+   both: its parameter may carry the address of either lock.  The unlock
+   through it cannot say which lock it releases, so both stay POSIX, with
+   the reason. */
+/* expect: refused may hold the address of */
+#include <pthread.h>
+#include <stdio.h>
+
+#define NT 4
+#define IT 3000
+
+static pthread_mutex_t reads_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t writes_lock = PTHREAD_MUTEX_INITIALIZER;
+static long reads, writes, releases;
+
+static void release(void *h)
+{
+	releases++;
+	pthread_mutex_unlock(h);
+}
+
+static void *reads_handle(void)
+{
+	return &reads_lock;
+}
+
+static void *writes_handle(void)
+{
+	return &writes_lock;
+}
+
+static void count_read(void)
+{
+	void *h = reads_handle();
+
+	pthread_mutex_lock(h);
+	reads++;
+	release(h);
+}
+
+static void count_write(void)
+{
+	void *h = writes_handle();
+
+	pthread_mutex_lock(h);
+	writes++;
+	release(h);
+}
+
+static void *worker(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < IT; i++) {
+		count_read();
+		if (i % 3 == 0)
+			count_write();
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t t[NT];
+	long i;
+
+	for (i = 0; i < NT; i++)
+		pthread_create(&t[i], NULL, worker, NULL);
+	for (i = 0; i < NT; i++)
+		pthread_join(t[i], NULL);
+	printf("reads %ld writes %ld\n", reads, writes);
+	return reads == NT * IT && writes == NT * (IT / 3) ? 0 : 1;
+}
