@@ -125,8 +125,8 @@ static int run_setup(struct run *run, const struct cs_params *p)
 		run->pthread = true;
 		if ((rc = pthread_mutex_init(&run->mutex, NULL)) != 0)
 			return rc;
-		if ((rc = bench_lines_new(p->lines, &run->head,
-					  &run->block)) != 0)
+		if ((rc = bench_lines_new(p->lines, &run->head, &run->block)) !=
+		    0)
 			pthread_mutex_destroy(&run->mutex);
 		return rc;
 	}
