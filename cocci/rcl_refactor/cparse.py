@@ -144,41 +144,37 @@ def _directive(tok):
     return re.match(r"#\s*(\w*)", tok.text).group(1)
 
 
-def _one_branch(toks, src, skipped):
-    """@toks without those of the branches not read (see lex()): of each
-    #if group, the branch compiled when @skipped says so, else the first
-    (a group all of whose branches are skipped, or inside skipped code,
-    keeps its first)."""
-    # Which branch of each group is read, by the index of its #if token.
-    chosen, stack = {}, []  # stack: [#if index, branch number]
+def _walk_branches(toks):
+    """Each token with its directive (None unless a conditional's) and the
+    stack of open #if groups after it: [#if token index, branch number]
+    (0 the #if's own, 1 the first #elif or #else, ...)."""
+    stack = []
     for i, t in enumerate(toks):
-        if t.kind != "pp":
-            continue
-        d = _directive(t)
+        d = _directive(t) if t.kind == "pp" else None
         if d in ("if", "ifdef", "ifndef"):
             stack.append([i, 0])
         elif d in ("elif", "else") and stack:
             stack[-1][1] += 1
         elif d == "endif" and stack:
             stack.pop()
-            continue
-        else:
-            continue
-        if skipped is not None and stack[-1][0] not in chosen and \
+        yield t, d, stack
+
+
+def _one_branch(toks, src, skipped):
+    """@toks without those of the branches not read (see lex()): of each
+    #if group, the branch compiled when @skipped says so, else the first
+    (a group all of whose branches are skipped, or inside skipped code,
+    keeps its first)."""
+    # Which branch of each group is read, by the index of its #if token.
+    chosen = {}
+    for t, d, stack in _walk_branches(toks):
+        if d in ("if", "ifdef", "ifndef", "elif", "else") and stack and \
+                skipped is not None and stack[-1][0] not in chosen and \
                 skipped.branch_dead(src.line_of(t.start)) is False:
             chosen[stack[-1][0]] = stack[-1][1]
-    out, stack = [], []  # stack: [#if index, branch number]
-    for i, t in enumerate(toks):
-        if t.kind == "pp":
-            d = _directive(t)
-            if d in ("if", "ifdef", "ifndef"):
-                stack.append([i, 0])
-            elif d in ("elif", "else") and stack:
-                stack[-1][1] += 1
-            elif d == "endif" and stack:
-                stack.pop()
-            out.append(t)
-        elif all(b == chosen.get(g, 0) for g, b in stack):
+    out = []
+    for t, d, stack in _walk_branches(toks):
+        if t.kind == "pp" or all(b == chosen.get(g, 0) for g, b in stack):
             out.append(t)
     return out
 

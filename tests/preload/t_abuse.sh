@@ -36,29 +36,30 @@ for c in $cases; do
 	rc=$?
 	[ $rc -eq 0 ] || { cat "$TMP/err" >&2; fail "pt_abuse $c fails without rcl-run ($rc)"; }
 done
-for a in $pick; do
+# all_cases ALGO LABEL: every case under rcl-run --lock ALGO must print
+# and exit as without it
+all_cases() {
 	for c in $cases; do
-		under "$a" 120 "$PT_ABUSE" $c $(args $c) >"$TMP/got" 2>"$TMP/err"
+		under "$1" 120 "$PT_ABUSE" $c $(args $c) >"$TMP/got" 2>"$TMP/err"
 		rc=$?
-		[ $rc -eq 0 ] || { cat "$TMP/err" >&2; fail "$a: pt_abuse $c: exit $rc"; }
+		[ $rc -eq 0 ] || { cat "$TMP/err" >&2; fail "$2: pt_abuse $c: exit $rc"; }
 		cmp -s "$TMP/want.$c" "$TMP/got" ||
-			{ diff "$TMP/want.$c" "$TMP/got" >&2; fail "$a: pt_abuse $c: output differs"; }
+			{ diff "$TMP/want.$c" "$TMP/got" >&2; fail "$2: pt_abuse $c: output differs"; }
 	done
-	echo "ok $a"
+	echo "ok $2"
+}
+for a in $pick; do
+	all_cases "$a" "$a"
 done
 # rcl shipping every section (not only contended ones), where the build
 # can ship: the abuse cases with their sections run on the server
 if [ -n "$(RCL_RUN_SHIP=always under rcl 60 true 2>&1 | grep "cannot ship")" ]; then
 	echo "rcl: this build cannot ship sections (in place above)"
 else
-	for c in $cases; do
-		RCL_RUN_SHIP=always under rcl 120 "$PT_ABUSE" $c $(args $c) >"$TMP/got" 2>"$TMP/err"
-		rc=$?
-		[ $rc -eq 0 ] || { cat "$TMP/err" >&2; fail "rcl, every section shipped: pt_abuse $c: exit $rc"; }
-		cmp -s "$TMP/want.$c" "$TMP/got" ||
-			{ diff "$TMP/want.$c" "$TMP/got" >&2; fail "rcl, every section shipped: pt_abuse $c: output differs"; }
-	done
-	echo "ok rcl, every section shipped"
+	RCL_RUN_SHIP=always
+	export RCL_RUN_SHIP
+	all_cases rcl "rcl, every section shipped"
+	unset RCL_RUN_SHIP
 fi
 # named twice: LD_PRELOAD lists the library twice; rcl-run inside rcl-run
 pre=$top_builddir/liblock/interpose/.libs/librclrun.so
