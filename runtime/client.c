@@ -274,7 +274,7 @@ static int rcl_cond_wait(void *impl, liblock_cond_t *cond,
 
 static int rcl_lock(void *impl)
 {
-	if (rcl_ship_on)
+	if (atomic_load_explicit(&rcl_ship_on, memory_order_relaxed))
 		return rcl_ship_lock(impl);
 	return rcl_word_lock(impl);
 }

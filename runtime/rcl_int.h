@@ -504,7 +504,9 @@ void rcl_ids_fork_init(void) LL_HIDDEN;
  * liblock_lock() on a busy RCL lock ships the caller's context to the
  * server when shipping is on (rcl_ship_set); see ship.c. */
 /* RCL_SHIP_ABLE (config.h): x86-64 and no sanitizer (configure.ac) */
-extern int rcl_ship_on LL_HIDDEN; /* RCL_SHIP_* */
+/* RCL_SHIP_*, set before the program's threads use RCL locks; read
+ * relaxed on every liblock_lock of an RCL lock */
+extern _Atomic int rcl_ship_on LL_HIDDEN;
 /* The lock whose section this context runs away from its thread (the
  * client's thread-local, read wherever the section runs), or NULL. */
 extern __thread struct rcl_lock *rcl_shipped LL_HIDDEN LL_TLS_FAST;

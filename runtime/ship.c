@@ -73,7 +73,7 @@
  * wake), without signal handlers. */
 #define RCL_SHIP_STACK (64u * 1024u)
 
-int rcl_ship_on;
+_Atomic int rcl_ship_on;
 __thread struct rcl_lock *rcl_shipped LL_TLS_FAST;
 
 static pthread_key_t ship_key;
@@ -207,7 +207,8 @@ int rcl_ship_lock(struct rcl_lock *l)
 	struct rcl_ship *b;
 	int rc;
 
-	if (rcl_ship_on != RCL_SHIP_ALWAYS &&
+	if (atomic_load_explicit(&rcl_ship_on, memory_order_relaxed) !=
+		    RCL_SHIP_ALWAYS &&
 	    (rc = rcl_word_trylock(l)) != EBUSY)
 		return rc;
 	if (rcl_shipped || rcl_self) {
@@ -287,7 +288,7 @@ int rcl_ship_set(int mode)
 	if (mode && !ship_key_ok)
 		return ENOTSUP;
 	rcl_fsgsbase = (getauxval(AT_HWCAP2) & 2) != 0; /* HWCAP2_FSGSBASE */
-	rcl_ship_on = mode;
+	atomic_store_explicit(&rcl_ship_on, mode, memory_order_relaxed);
 	return 0;
 }
 
@@ -335,7 +336,7 @@ int rcl_ship_counts(rcl_ship_counts_t *out)
 	if (!out)
 		return EINVAL;
 	memset(out, 0, sizeof(*out));
-	out->mode = rcl_ship_on;
+	out->mode = atomic_load_explicit(&rcl_ship_on, memory_order_relaxed);
 	for (int c = 0; c < CPU_SETSIZE; c++)
 		if (rcl_stats(c, &st) == 0)
 			out->shipped += st.shipped;

@@ -13,8 +13,9 @@
  * Checks: errno, a __thread variable and pthread_self() are the thread's
  * own inside and after a section; a stack-protected frame in the section
  * (built with -fstack-protector-all); nested sections of another mutex
- * and of a process-shared (POSIX-only) mutex; a condition wait inside a
- * section, signalled from another section; signals sent to waiting
+ * and of a process-shared (POSIX-only) mutex; hand-over-hand locking (a
+ * mutex taken in a section still held after its unlock); a condition wait
+ * inside a section, signalled from another section; signals sent to waiting
  * threads run their handler on that thread; a section that sleeps in a
  * system call; trylock and timedlock; a thread that exits inside a
  * section through pthread_exit with a cleanup handler that unlocks, and
@@ -232,6 +233,26 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* Hand over hand: big's section ends while inner is held, so under
+ * rcl-run inner, taken in place inside a shipped section, stays held by
+ * this thread after the context came home. */
+#define HOH_ROUNDS 2000
+static long hoh_counter; /* under inner */
+static void *hand_over_hand(void *arg)
+{
+	(void)arg;
+	tls_tid = gettid_raw();
+	for (int i = 0; i < HOH_ROUNDS; i++) {
+		CHECK(pthread_mutex_lock(&big));
+		counter++;
+		CHECK(pthread_mutex_lock(&inner));
+		CHECK(pthread_mutex_unlock(&big));
+		hoh_counter++;
+		CHECK(pthread_mutex_unlock(&inner));
+	}
+	return NULL;
+}
+
 /* Consumer: waits inside sections; producers signal from sections. */
 static void *consumer(void *arg)
 {
@@ -267,7 +288,7 @@ static void *producer(void *arg)
 int main(int argc, char **argv)
 {
 	int nthreads = argc > 1 ? atoi(argv[1]) : 8;
-	pthread_t t[64], q[4];
+	pthread_t t[64], q[4], h[2];
 	pthread_mutexattr_t ma;
 	struct sigaction sa;
 	long extra = 0;
@@ -295,6 +316,8 @@ int main(int argc, char **argv)
 	CHECK(pthread_create(&q[1], NULL, consumer, (void *)20000L));
 	CHECK(pthread_create(&q[2], NULL, producer, (void *)20000L));
 	CHECK(pthread_create(&q[3], NULL, producer, (void *)20000L));
+	for (int i = 0; i < 2; i++)
+		CHECK(pthread_create(&h[i], NULL, hand_over_hand, NULL));
 
 	/* signals to threads that may be waiting for a shipped section */
 	for (int k = 0; k < 200; k++) {
@@ -332,6 +355,12 @@ int main(int argc, char **argv)
 		CHECK(pthread_join(t[i], NULL));
 	for (int i = 0; i < 4; i++)
 		CHECK(pthread_join(q[i], NULL));
+	for (int i = 0; i < 2; i++)
+		CHECK(pthread_join(h[i], NULL));
+	extra += 2 * HOH_ROUNDS;
+	if (hoh_counter != 2 * HOH_ROUNDS)
+		FAIL("hand-over-hand counter %ld, want %d", hoh_counter,
+		     2 * HOH_ROUNDS);
 
 	/* ROUNDS sections, plus 2 more every 50 rounds, per worker */
 	if (counter != (long)nthreads * (ROUNDS + 2 * (ROUNDS / 50)) + extra)
