@@ -182,7 +182,9 @@ void *rcl_exec_remote(struct rcl_lock *l, liblock_fn_t fn, void *ctx,
 	return atomic_load_explicit(&r->ctx, memory_order_relaxed);
 }
 
-/* Nested section of the caller's own server (Alg. 9, second branch). */
+/* Nested section of the caller's own server (Alg. 9, second branch), or
+ * a section requested inside a shipped one (@me NULL): run here, on the
+ * word. */
 static void *exec_inline(struct rcl_lock *l, liblock_fn_t fn, void *ctx,
 			 struct rcl_sthread *me)
 {
@@ -198,21 +200,8 @@ static void *exec_inline(struct rcl_lock *l, liblock_fn_t fn, void *ctx,
 		rcl_word_acquire(l, tok, false);
 	ret = fn(ctx);
 	rcl_lock_release(l, tok);
-	RCL_STAT_INC(me->st.cs_inline);
-	return ret;
-}
-
-/* A section requested from a shipped one: our request slot is the
- * shipped section's, so it runs here, on the word. */
-static void *exec_shipped(struct rcl_lock *l, liblock_fn_t fn, void *ctx)
-{
-	uintptr_t tok = rcl_token();
-	void *ret;
-
-	if (!rcl_word_try(l, tok, false))
-		rcl_word_acquire(l, tok, false);
-	ret = fn(ctx);
-	rcl_lock_release(l, tok);
+	if (me)
+		RCL_STAT_INC(me->st.cs_inline);
 	return ret;
 }
 
@@ -225,8 +214,9 @@ static void *rcl_exec(void *impl, liblock_fn_t fn, void *ctx)
 		return NULL; /* a NULL fn would mean "no request" */
 	if (me && me->srv == l->server)
 		return exec_inline(l, fn, ctx, me);
+	/* from a shipped section: our request slot is that section's */
 	if (ll_unlikely(rcl_shipped != NULL))
-		return exec_shipped(l, fn, ctx);
+		return exec_inline(l, fn, ctx, NULL);
 	if (ll_unlikely(rcl_word_held_by_me(l)))
 		ll_fatal("liblock_exec on RCL lock %p inside a section that "
 			 "holds it (liblock_lock): it would wait for itself",

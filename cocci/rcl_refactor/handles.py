@@ -20,7 +20,7 @@ name: a name defined more than once, or used other than by calling it,
 is not followed."""
 import re
 
-from . import analyse, cparse
+from . import analyse, cparse, fields
 from .find import canon
 
 NULLS = ({"NULL"}, {"0"}, {"(", "void", "*", ")", "0"})
@@ -607,13 +607,5 @@ def _enclosing_call(toks, k, lo):
 
 def _control(toks, j):
     """Whether the ')' at @j closes the condition of if, while or for."""
-    depth = 0
-    while j >= 0:
-        if toks[j].text == ")":
-            depth += 1
-        elif toks[j].text == "(":
-            depth -= 1
-            if depth == 0:
-                return toks[j - 1].text in ("if", "while", "for")
-        j -= 1
-    return False
+    o = fields._match_back(toks, j)
+    return bool(o) and toks[o - 1].text in ("if", "while", "for")
