@@ -141,7 +141,7 @@ struct io_ctx {
 	liblock_lock_t slow, fast;
 	int pipefd[2];
 	atomic_int inside_slow;
-	atomic_int fast_done;  /* the main thread finished its fast sections */
+	atomic_int fast_done; /* the main thread finished its fast sections */
 	atomic_int watchdog_fired; /* it had to unblock the slow one */
 	long fast_count;
 };
