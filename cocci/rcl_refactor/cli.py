@@ -489,6 +489,20 @@ def check_outputs(cc, opts, outputs, root, prog):
             with open(p, "w", encoding="latin-1") as fh:
                 fh.write(text)
             mapping[dest] = p
+        # The files left unchanged beside them: a quoted #include looks in
+        # the including file's directory first, so an unchanged header
+        # read from the inputs' directory (memcached.h) would pull the
+        # input versions of the headers it includes (items.h) instead of
+        # their rewritten copies.
+        written = {id(f) for f, _ in outputs.values() if f is not None}
+        for f in prog.files:
+            rel = os.path.relpath(os.path.abspath(f.path), root)
+            p = os.path.join(tmp, rel)
+            if id(f) in written or rel.startswith("..") or \
+                    os.path.exists(p):
+                continue
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            shutil.copyfile(f.path, p)
         for dest, (f, text) in outputs.items():
             if f is None or f.is_header:
                 continue

@@ -16,6 +16,8 @@
 #    data (a __thread or _Thread_local variable) are refused with
 #    file:line; errno set by a function the section calls travels back
 #    to the caller; the rest is converted and the output unchanged.
+#  - umbrella (wholeprog/umbrella): --in-place where an unchanged header
+#    includes a rewritten one; the compile check sees the rewritten copy.
 #  - --macro-file definitions win over the file's own.
 #  - bad -p input: one line each, exit 2.
 . "$(dirname "$0")/common.sh"
@@ -160,6 +162,29 @@ same_output hz "$TMP/hz.want" "$TMP/hz.new"
 [ $? -eq 0 ] || { cat "$TMP/log"; fail "hazards -p: want exit 0"; }
 grep "held: \|not transformed" "$TMP/log" >"$TMP/hz.refused"
 diff -u "$TMP/hz.reasons" "$TMP/hz.refused" || fail "hazards -p: the held sections"
+
+# ---- umbrella: --in-place, an unchanged header includes a rewritten one ----
+# main.c includes only app.h, which nothing changes, and app.h includes
+# shards.h, whose extern lock array becomes liblock_lock_t.  The compile
+# check of the rewritten main.c must see the rewritten shards.h through
+# the unchanged app.h (it once saw the input's and wrote nothing).
+cp -R "$WP/umbrella" "$TMP/um" && chmod -R u+w "$TMP/um"
+cd "$TMP/um" || exit 1
+$CC -std=gnu11 -O2 -Wall -Werror -pthread main.c shards.c -o "$TMP/um.orig" ||
+	fail "umbrella does not build"
+timeout 60 "$TMP/um.orig" >"$TMP/um.want" || fail "umbrella fails"
+cp app.h "$TMP/um.app.h"
+"$RCLR" --locks all --in-place main.c shards.c >"$TMP/log" 2>&1
+[ $? -eq 0 ] || { cat "$TMP/log"; fail "umbrella --in-place: want exit 0"; }
+grep -q "2 section(s) found, 2 delegated, 0 held, 0 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "umbrella: summary"; }
+grep -q "extern liblock_lock_t shard_locks" shards.h ||
+	fail "umbrella: shards.h's declaration not rewritten"
+cmp -s app.h "$TMP/um.app.h" || fail "umbrella: app.h changed"
+grep -q "liblock_exec(&shard_locks\[i\]" main.c ||
+	fail "umbrella: main.c's section not delegated"
+cc_rcl "$TMP/um.new" main.c shards.c || fail "umbrella: the result does not build"
+same_output um "$TMP/um.want" "$TMP/um.new"
 
 # ---- --macro-file wins over the file's definition ----
 mkdir -p "$TMP/mf" && cd "$TMP/mf" || exit 1
