@@ -337,6 +337,11 @@ def refactor(ctx, app, tree, profile):
     stats["locks_all"] = stats["locks_converted"] + kept
     stats["extracted"] = "liblock_exec" in "".join(
         open(os.path.join(tree, f), errors="replace").read() for f in files)
+    # Its counts describe what it would have written: an output that
+    # failed its compile check means nothing was (exit 1, as for refusals).
+    lost = re.search(r"^rcl-refactor: .*nothing written.*$", out, re.M)
+    if lost:
+        raise StepError(lost.group(0)[:300])
     return stats
 
 
