@@ -110,6 +110,14 @@ rb=$top/apps/rcl-bench
 for f in "$kv" "$rb"; do
 	[ -e "$f" ] || { echo "prof-overhead: $f not built" >&2; exit 2; }
 done
+# In the build tree apps/rcl-bench is libtool's wrapper script: under the
+# profiler its shell, sed and ls would be profiled and timed too (each
+# loading the library, ~70 ms of CPU).  Run the binary itself.
+if [ -x "$top/apps/.libs/rcl-bench" ]; then
+	rb=$top/apps/.libs/rcl-bench
+	LD_LIBRARY_PATH=$top/runtime/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	export LD_LIBRARY_PATH
+fi
 cfgs="plain full sample8"
 [ -n "$mt" ] && cfgs="$cfgs mutrace"
 res=$(mktemp) || exit 1
