@@ -184,8 +184,9 @@ void prof_thread_exit(void)
 
 /* ---- summing ---------------------------------------------------------- */
 
-void prof_blame_add(struct prof_blame *tab, unsigned size, uintptr_t ret,
-		    int site, uint64_t cycles, uint64_t count)
+struct prof_blame *prof_blame_add(struct prof_blame *tab, unsigned size,
+				  uintptr_t ret, int site, uint64_t cycles,
+				  uint64_t count)
 {
 	uint64_t h = (ret * 0x9e3779b97f4a7c15ULL) ^ (uint64_t)site;
 
@@ -199,12 +200,13 @@ void prof_blame_add(struct prof_blame *tab, unsigned size, uintptr_t ret,
 		if (b->ret == ret && b->site == site) {
 			b->cycles += cycles;
 			b->count += count;
-			return;
+			return b;
 		}
 	}
 	/* Table crowded: charge an anonymous release site (ret 1). */
 	if (ret != 1)
-		prof_blame_add(tab, size, 1, site, cycles, count);
+		return prof_blame_add(tab, size, 1, site, cycles, count);
+	return NULL;
 }
 
 static void stat_add(struct prof_stat *d, const struct prof_stat *s)
@@ -279,6 +281,7 @@ void prof_zero(struct prof_thread *th)
 {
 	memset(th->stat, 0, sizeof(th->stat[0]) * (size_t)th->max_site);
 	memset(th->blame, 0, sizeof(th->blame));
+	th->blame_last = NULL;
 	th->max_site = 0;
 	th->thread_time = th->threads = th->untracked = 0;
 	th->signals = th->broadcasts = th->cond_waits = 0;
