@@ -411,7 +411,14 @@ struct prof_thread {
 	uint64_t calls[PC_N];
 	struct prof_lock *waiting_on; /* for the fork child's fix-up */
 	unsigned nheld;
-	int max_site; /* highest site id touched, plus one */
+	/* highest site id summed in, plus one: in prof_total (a thread's
+	 * sites are site_bits) */
+	int max_site;
+	/* the sites whose stat[] entries this thread wrote: summing and
+	 * zeroing visit only those (stat[] is 1.6 MB, mostly never
+	 * touched, and a pass over it faulted its pages in at every
+	 * thread's exit) */
+	uint64_t site_bits[PROF_MAX_SITES / 64];
 	int papi_set; /* PAPI event set, -1 if none */
 	struct prof_held held[PROF_HELD_MAX];
 	struct prof_trace *trace; /* trace mode: this life's timeline */
@@ -425,6 +432,12 @@ struct prof_thread {
 };
 
 #define PROF_DEAD ((struct prof_thread *)1)
+
+/* @th writes stat[@site]. */
+static inline void prof_site_touch(struct prof_thread *th, int site)
+{
+	th->site_bits[(unsigned)site / 64] |= 1ull << ((unsigned)site % 64);
+}
 /* The calling thread's block: NULL before its first event, PROF_DEAD once
  * it has finished (or could not get one). */
 extern PROF_TLS struct prof_thread *prof_cur;

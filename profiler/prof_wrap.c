@@ -124,8 +124,7 @@ static int real_wait(pthread_cond_t *c, pthread_mutex_t *m, const struct how *h)
 
 static struct prof_stat *stat_of(struct prof_thread *th, int site)
 {
-	if (site >= th->max_site)
-		th->max_site = site + 1;
+	prof_site_touch(th, site);
 	return &th->stat[site];
 }
 
@@ -181,8 +180,7 @@ ALWAYS_INLINE void prof_acquired(struct prof_thread *th, struct prof_lock *lk,
 		th->held[i].depth++;
 		return;
 	}
-	if (site >= th->max_site)
-		th->max_site = site + 1;
+	prof_site_touch(th, site);
 	st->acq++;
 	if (contended) {
 		uint64_t w = t_acq - t_call;
