@@ -31,7 +31,9 @@
 # Usage: prof-overhead.sh BUILDDIR [KIND...]   (KIND: mutex rdlock wrlock
 # spin programs; default all).  Environment: PAIRS (default 2000000),
 # REPS (7), PROGRAM_REPS (5), RCLPROF_LIB (another build of the library,
-# e.g. an older one to compare), MUTRACE (the `mutrace` launcher of a
+# e.g. an older one to compare), RCLPROF_BASE (programs: another build
+# of the library measured in the same rounds, as base-full and
+# base-sample8: before/after), MUTRACE (the `mutrace` launcher of a
 # mutrace build, to measure it side by side; docs/PROFILER.md says how
 # to build one).
 set -u
@@ -119,6 +121,11 @@ if [ -x "$top/apps/.libs/rcl-bench" ]; then
 	export LD_LIBRARY_PATH
 fi
 cfgs="plain full sample8"
+base=${RCLPROF_BASE:-}
+if [ -n "$base" ]; then
+	[ -e "$base" ] || { echo "prof-overhead: RCLPROF_BASE=$base: no such file" >&2; exit 2; }
+	cfgs="$cfgs base-full base-sample8"
+fi
 [ -n "$mt" ] && cfgs="$cfgs mutrace"
 res=$(mktemp) || exit 1
 trap 'rm -f "$res"' EXIT
@@ -138,6 +145,8 @@ timed() {
 	plain) out=$("$bench" time $(prog "$1")) ;;
 	full) out=$("$prof" --table none -o none -- "$bench" time $(prog "$1")) ;;
 	sample8) out=$("$prof" --sample 8 --table none -o none -- "$bench" time $(prog "$1")) ;;
+	base-full) out=$(RCLPROF_LIB=$base "$prof" --table none -o none -- "$bench" time $(prog "$1")) ;;
+	base-sample8) out=$(RCLPROF_LIB=$base "$prof" --sample 8 --table none -o none -- "$bench" time $(prog "$1")) ;;
 	mutrace) out=$("$mt" "$bench" time $(prog "$1") 2>/dev/null) ;;
 	esac || { echo "prof-overhead: $1 under $2 failed" >&2; exit 1; }
 	echo "$out" | awk -v p="$1" -v c="$2" '$1 == "time" {print p, c, $2, $3}' >>"$res"
@@ -177,12 +186,17 @@ END {
 			w = median(p SUBSEP cf[j] SUBSEP "wall")
 			c = median(p SUBSEP cf[j] SUBSEP "cpu")
 			mw[cf[j]] = w; mc[cf[j]] = c
-			printf "%-9s %-8s wall %7.3f s %6.2fx   cpu %7.3f s %6.2fx\n", p, cf[j], w, w / pw, c, c / pc
+			printf "%-9s %-12s wall %7.3f s %6.2fx   cpu %7.3f s %6.2fx\n", p, cf[j], w, w / pw, c, c / pc
 		}
-		if ("mutrace" in mw)
+		if ("mutrace" in mw) {
 			printf "%-9s rcl-prof/mutrace: wall %.2fx (--sample 8: %.2fx), cpu %.2fx (%.2fx)\n", p,
 			    mw["full"] / mw["mutrace"], mw["sample8"] / mw["mutrace"],
 			    mc["full"] / mc["mutrace"], mc["sample8"] / mc["mutrace"]
+			if ("base-full" in mw)
+				printf "%-9s base/mutrace: wall %.2fx (--sample 8: %.2fx), cpu %.2fx (%.2fx)\n", p,
+				    mw["base-full"] / mw["mutrace"], mw["base-sample8"] / mw["mutrace"],
+				    mc["base-full"] / mc["mutrace"], mc["base-sample8"] / mc["mutrace"]
+		}
 		delete mw; delete mc
 	}
 }' "$res"
