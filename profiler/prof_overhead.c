@@ -20,6 +20,8 @@
  *   timer itself takes no lock.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -104,25 +106,45 @@ static double mono_s(void)
  * command's exit status, or 1 when it could not run or died. */
 static int time_command(char **argv)
 {
-	double t0 = mono_s(), wall;
+	double t0, wall;
 	struct rusage ru;
-	int status;
-	pid_t pid = fork();
+	int status, fd[2], err = 0;
+	pid_t pid;
 
+	/* the child reports a failed exec through a close-on-exec pipe, so
+	 * that no time is printed for a command that never ran */
+	if (pipe2(fd, O_CLOEXEC)) {
+		perror("prof_overhead: pipe2");
+		return 1;
+	}
+	t0 = mono_s();
+	pid = fork();
 	if (pid < 0) {
 		perror("prof_overhead: fork");
 		return 1;
 	}
 	if (pid == 0) {
+		close(fd[0]);
 		execvp(argv[0], argv);
-		fprintf(stderr, "prof_overhead: %s: cannot run\n", argv[0]);
+		err = errno;
+		/* nothing more to do if the report cannot be written */
+		(void)!write(fd[1], &err, sizeof(err));
 		_exit(127);
 	}
+	close(fd[1]);
+	if (read(fd[0], &err, sizeof(err)) != (ssize_t)sizeof(err))
+		err = 0;
+	close(fd[0]);
 	if (wait4(pid, &status, 0, &ru) != pid) {
 		perror("prof_overhead: wait4");
 		return 1;
 	}
 	wall = mono_s() - t0;
+	if (err) {
+		fprintf(stderr, "prof_overhead: %s: %s\n", argv[0],
+			strerror(err));
+		return 127;
+	}
 	if (!WIFEXITED(status)) {
 		fprintf(stderr, "prof_overhead: %s: died of signal %d\n",
 			argv[0], WTERMSIG(status));
