@@ -25,7 +25,9 @@
 #include <string.h>
 #include <unistd.h>
 #ifdef HAVE_PAPI
+#include <linux/perf_event.h>
 #include <papi.h>
+#include <sys/syscall.h>
 #endif
 
 struct prof_real prof_real;
@@ -172,6 +174,30 @@ int prof_boot_destroy(pthread_mutex_t *m)
 #ifdef HAVE_PAPI
 static int papi_event;
 
+/* Whether the kernel can count a hardware event of this thread (the
+ * CPU's PMU is there and we may use it).  One system call: PAPI's
+ * initialisation costs ~5 ms of CPU per process (libpfm builds its
+ * event tables), most of the library's fixed cost in a short program,
+ * and on a machine without counters (a typical VM) it can only fail. */
+static bool papi_counters_possible(void)
+{
+	struct perf_event_attr a;
+	long fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0)
+		return false;
+	close((int)fd);
+	return true;
+}
+
 /* Pick the private-cache miss event the thesis used (L2 data misses), or
  * L1 data misses; a machine without counters fails here. */
 void prof_papi_init(void)
@@ -179,7 +205,8 @@ void prof_papi_init(void)
 	int set = PAPI_NULL;
 	static const int events[] = {PAPI_L2_DCM, PAPI_L1_DCM};
 
-	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT ||
+	if (!papi_counters_possible() ||
+	    PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT ||
 	    PAPI_thread_init(pthread_self) != PAPI_OK ||
 	    PAPI_create_eventset(&set) != PAPI_OK) {
 		prof_papi_status = "n/a: no hardware counters";

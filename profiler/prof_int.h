@@ -200,8 +200,32 @@ static inline struct prof_lock *prof_lock_find(const void *m)
 	return prof_lock_lookup(m, false);
 }
 /* The waiter integral projected to @now (seqlock read); the number of
- * waiters goes to *@nwait when @nwait is not NULL. */
-uint64_t prof_lock_area(struct prof_lock *lk, uint64_t now, unsigned *nwait);
+ * waiters goes to *@nwait when @nwait is not NULL.  Inline: every timed
+ * hold reads it at both ends. */
+static inline uint64_t prof_lock_area(struct prof_lock *lk, uint64_t now,
+				      unsigned *nwait)
+{
+	unsigned s1, s2, n;
+	uint64_t area, last;
+
+	do {
+		/* acquire: pairs with the release that ends an update in
+		 * prof_lock_wait_edge() */
+		s1 = atomic_load_explicit(&lk->seq, memory_order_acquire);
+		area = atomic_load_explicit(&lk->area, memory_order_relaxed);
+		n = atomic_load_explicit(&lk->nwait, memory_order_relaxed);
+		last = atomic_load_explicit(&lk->t_last, memory_order_relaxed);
+		/* acquire fence: the field loads above complete before the
+		 * re-check of seq (pairs with the writer's release fence) */
+		atomic_thread_fence(memory_order_acquire);
+		s2 = atomic_load_explicit(&lk->seq, memory_order_relaxed);
+	} while ((s1 & 1) || s1 != s2);
+	if (n && now > last)
+		area += (uint64_t)n * (now - last);
+	if (nwait)
+		*nwait = n;
+	return area;
+}
 /* The serialising integral projected to @now (seqlock read). */
 uint64_t prof_lock_serial(struct prof_lock *lk, uint64_t now);
 /* Before @lk's site changes (destroy, re-init): its serialising time so
@@ -387,17 +411,33 @@ struct prof_thread {
 	uint64_t calls[PC_N];
 	struct prof_lock *waiting_on; /* for the fork child's fix-up */
 	unsigned nheld;
-	int max_site; /* highest site id touched, plus one */
+	/* highest site id summed in, plus one: in prof_total (a thread's
+	 * sites are site_bits) */
+	int max_site;
+	/* the sites whose stat[] entries this thread wrote: summing and
+	 * zeroing visit only those (stat[] is 1.6 MB, mostly never
+	 * touched, and a pass over it faulted its pages in at every
+	 * thread's exit) */
+	uint64_t site_bits[PROF_MAX_SITES / 64];
 	int papi_set; /* PAPI event set, -1 if none */
 	struct prof_held held[PROF_HELD_MAX];
 	struct prof_trace *trace; /* trace mode: this life's timeline */
 	bool tstack_used;	  /* tstack has entries */
 	struct prof_tstack tstack[PROF_TSTACKS];
 	struct prof_blame blame[PROF_BLAME_SLOTS];
+	/* the slot of blame[] the last blamed hold went to (a thread
+	 * usually releases a lock at the same place), or NULL */
+	struct prof_blame *blame_last;
 	struct prof_stat stat[PROF_MAX_SITES];
 };
 
 #define PROF_DEAD ((struct prof_thread *)1)
+
+/* @th writes stat[@site]. */
+static inline void prof_site_touch(struct prof_thread *th, int site)
+{
+	th->site_bits[(unsigned)site / 64] |= 1ull << ((unsigned)site % 64);
+}
 /* The calling thread's block: NULL before its first event, PROF_DEAD once
  * it has finished (or could not get one). */
 extern PROF_TLS struct prof_thread *prof_cur;
@@ -463,9 +503,11 @@ static inline bool prof_timing(struct prof_thread *th)
 /* The hold bookkeeping (prof_acquired, prof_released) is in prof_wrap.c,
  * inlined into the wrappers. */
 
-/* Add (@ret, @site) += (@cycles, @count) to a blame table of @size. */
-void prof_blame_add(struct prof_blame *tab, unsigned size, uintptr_t ret,
-		    int site, uint64_t cycles, uint64_t count);
+/* Add (@ret, @site) += (@cycles, @count) to a blame table of @size; the
+ * slot it went to (NULL: none, the table is crowded). */
+struct prof_blame *prof_blame_add(struct prof_blame *tab, unsigned size,
+				  uintptr_t ret, int site, uint64_t cycles,
+				  uint64_t count);
 
 /* ---- process-wide state ----------------------------------------------- */
 

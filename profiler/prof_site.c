@@ -279,31 +279,8 @@ int prof_lock_site(struct prof_lock *lk, const void *m, const void *caller,
 	return s;
 }
 
-/* Seqlock read of (area, nwait, t_last), projected to @now. */
-uint64_t prof_lock_area(struct prof_lock *lk, uint64_t now, unsigned *nwait)
-{
-	unsigned s1, s2, n;
-	uint64_t area, last;
-
-	do {
-		/* acquire: pairs with the release that ends an update in
-		 * prof_lock_wait_edge() */
-		s1 = atomic_load_explicit(&lk->seq, memory_order_acquire);
-		area = atomic_load_explicit(&lk->area, memory_order_relaxed);
-		n = atomic_load_explicit(&lk->nwait, memory_order_relaxed);
-		last = atomic_load_explicit(&lk->t_last, memory_order_relaxed);
-		/* acquire fence: the field loads above complete before the
-		 * re-check of seq (pairs with the writer's release fence) */
-		atomic_thread_fence(memory_order_acquire);
-		s2 = atomic_load_explicit(&lk->seq, memory_order_relaxed);
-	} while ((s1 & 1) || s1 != s2);
-	if (n && now > last)
-		area += (uint64_t)n * (now - last);
-	if (nwait)
-		*nwait = n;
-	return area;
-}
-
+/* Seqlock read of (serial, nwait, serial_on, t_last), projected to @now
+ * (bounded: also called from the dump). */
 uint64_t prof_lock_serial(struct prof_lock *lk, uint64_t now)
 {
 	unsigned s1, s2, n, on;

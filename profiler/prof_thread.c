@@ -184,8 +184,9 @@ void prof_thread_exit(void)
 
 /* ---- summing ---------------------------------------------------------- */
 
-void prof_blame_add(struct prof_blame *tab, unsigned size, uintptr_t ret,
-		    int site, uint64_t cycles, uint64_t count)
+struct prof_blame *prof_blame_add(struct prof_blame *tab, unsigned size,
+				  uintptr_t ret, int site, uint64_t cycles,
+				  uint64_t count)
 {
 	uint64_t h = (ret * 0x9e3779b97f4a7c15ULL) ^ (uint64_t)site;
 
@@ -199,12 +200,13 @@ void prof_blame_add(struct prof_blame *tab, unsigned size, uintptr_t ret,
 		if (b->ret == ret && b->site == site) {
 			b->cycles += cycles;
 			b->count += count;
-			return;
+			return b;
 		}
 	}
 	/* Table crowded: charge an anonymous release site (ret 1). */
 	if (ret != 1)
-		prof_blame_add(tab, size, 1, site, cycles, count);
+		return prof_blame_add(tab, size, 1, site, cycles, count);
+	return NULL;
 }
 
 static void stat_add(struct prof_stat *d, const struct prof_stat *s)
@@ -235,19 +237,35 @@ static void stat_add(struct prof_stat *d, const struct prof_stat *s)
 	}
 }
 
+/* The first site of @th's site_bits at or after @from, or -1. */
+static int next_site(const struct prof_thread *th, int from)
+{
+	for (int w = from / 64; w < PROF_MAX_SITES / 64; w++) {
+		uint64_t bits = th->site_bits[w];
+
+		if (w == from / 64)
+			bits &= ~0ull << (from % 64);
+		if (bits)
+			return w * 64 + __builtin_ctzll(bits);
+	}
+	return -1;
+}
+
 /* Caller holds prof_reg_lock.  A live @src is counted up to @now. */
 void prof_sum_into(struct prof_thread *dst, struct prof_thread *src,
 		   uint64_t now)
 {
-	for (int i = 0; i < src->max_site; i++)
+	for (int i = next_site(src, 0); i >= 0; i = next_site(src, i + 1)) {
 		stat_add(&dst->stat[i], &src->stat[i]);
+		prof_site_touch(dst, i);
+		if (i >= dst->max_site)
+			dst->max_site = i + 1;
+	}
 	if (src->tstack_used)
 		for (int i = 0; i < PROF_TSTACKS; i++)
 			if (src->tstack[i].key)
 				prof_tstack_merge(prof_gstacks, PROF_GSTACKS,
 						  &src->tstack[i]);
-	if (src->max_site > dst->max_site)
-		dst->max_site = src->max_site;
 	for (int i = 0; i < PROF_BLAME_SLOTS; i++)
 		if (src->blame[i].ret)
 			prof_blame_add(prof_gblame, PROF_GBLAME_SLOTS,
@@ -277,8 +295,11 @@ void prof_sum_into(struct prof_thread *dst, struct prof_thread *src,
 
 void prof_zero(struct prof_thread *th)
 {
-	memset(th->stat, 0, sizeof(th->stat[0]) * (size_t)th->max_site);
+	for (int i = next_site(th, 0); i >= 0; i = next_site(th, i + 1))
+		memset(&th->stat[i], 0, sizeof(th->stat[i]));
+	memset(th->site_bits, 0, sizeof(th->site_bits));
 	memset(th->blame, 0, sizeof(th->blame));
+	th->blame_last = NULL;
 	th->max_site = 0;
 	th->thread_time = th->threads = th->untracked = 0;
 	th->signals = th->broadcasts = th->cond_waits = 0;
@@ -373,7 +394,7 @@ void prof_trow_fill(struct prof_trow *row, const struct prof_thread *th)
 	row->index = th->index;
 	row->n = 0;
 	/* the PROF_TROW_SITES largest, by insertion into a sorted array */
-	for (int id = 0; id < th->max_site; id++) {
+	for (int id = next_site(th, 0); id >= 0; id = next_site(th, id + 1)) {
 		uint64_t a = th->stat[id].acq;
 		int k;
 

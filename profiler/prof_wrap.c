@@ -124,8 +124,7 @@ static int real_wait(pthread_cond_t *c, pthread_mutex_t *m, const struct how *h)
 
 static struct prof_stat *stat_of(struct prof_thread *th, int site)
 {
-	if (site >= th->max_site)
-		th->max_site = site + 1;
+	prof_site_touch(th, site);
 	return &th->stat[site];
 }
 
@@ -181,8 +180,7 @@ ALWAYS_INLINE void prof_acquired(struct prof_thread *th, struct prof_lock *lk,
 		th->held[i].depth++;
 		return;
 	}
-	if (site >= th->max_site)
-		th->max_site = site + 1;
+	prof_site_touch(th, site);
 	st->acq++;
 	if (contended) {
 		uint64_t w = t_acq - t_call;
@@ -197,10 +195,13 @@ ALWAYS_INLINE void prof_acquired(struct prof_thread *th, struct prof_lock *lk,
 		th->untracked++;
 		return;
 	}
+	/* Outside the sample, but threads wait: the integral must be
+	 * projected to now for this hold's blame, so read the time first
+	 * (relaxed: a hint; the seqlock read below decides). */
+	if (!t_acq && atomic_load_explicit(&lk->nwait, memory_order_relaxed))
+		t_call = t_acq = prof_now();
 	area = prof_lock_area(lk, t_acq, &nwait);
-	if (!t_acq && nwait) {
-		/* Outside the sample, but threads wait: the integral must be
-		 * projected to now for this hold's blame, so read the time. */
+	if (!t_acq && nwait) { /* a waiter came after the hint */
 		t_call = t_acq = prof_now();
 		area = prof_lock_area(lk, t_acq, NULL);
 	}
@@ -284,9 +285,17 @@ ALWAYS_INLINE void prof_released(struct prof_thread *th, int idx,
 		st->cs_counted++;
 	}
 	if (blame) {
+		struct prof_blame *b = th->blame_last;
+
 		st->blame += blame;
-		prof_blame_add(th->blame, PROF_BLAME_SLOTS, caller, h.site,
-			       blame, 1);
+		if (b && b->ret == caller && b->site == h.site) {
+			b->cycles += blame;
+			b->count++;
+		} else {
+			th->blame_last =
+				prof_blame_add(th->blame, PROF_BLAME_SLOTS,
+					       caller, h.site, blame, 1);
+		}
 	}
 	if (th->nheld == 0)
 		section_end(th, t_done);
@@ -369,6 +378,34 @@ ALWAYS_INLINE void lean_released(struct prof_thread *th, int idx)
 		th->held[i - 1] = th->held[i];
 	if (--th->nheld == 0)
 		section_end(th, 0);
+}
+
+/* Whether releasing the lock at @l, of @type, held by the caller, may
+ * wake a thread (a futex system call) rather than be one store.  For a
+ * glibc mutex the lock word says it: 1 = locked without a sleeping
+ * waiter (glibc's unlock then only stores 0), 2 = a waiter may sleep;
+ * a robust or priority-inheritance mutex keeps the owner's thread id
+ * there, with FUTEX_WAITERS set when one sleeps, so it is not 1 then
+ * either.  A waiter that goes to sleep between this read and the release
+ * is missed: its wake-up is not counted in the section (a few such
+ * releases per contended acquisition at most).  Other types: whenever
+ * threads wait (@nwait). */
+ALWAYS_INLINE bool may_wake(const void *l, int type, unsigned nwait)
+{
+	if (!nwait)
+		return false;
+#ifdef __GLIBC__
+	if (type == PROF_TYPE_MUTEX)
+		/* relaxed: a hint read under the lock; the waiters' stores
+		 * race with it */
+		return __atomic_load_n(
+			       &((const pthread_mutex_t *)l)->__data.__lock,
+			       __ATOMIC_RELAXED) != 1;
+#else
+	(void)l;
+	(void)type;
+#endif
+	return true;
 }
 
 /* Index of the hold of the lock at @l in th->held, or -1: the unlock
@@ -577,6 +614,7 @@ ALWAYS_INLINE int unlock_body(void *l, int type, enum prof_call call,
 	uint64_t t_rel, area, misses;
 	unsigned nwait;
 	int rc, idx;
+	bool wake;
 
 	th = prof_self();
 	if (!th)
@@ -596,22 +634,30 @@ ALWAYS_INLINE int unlock_body(void *l, int type, enum prof_call call,
 			lean_released(th, idx);
 		return rc;
 	}
-	t_rel = th->held[idx].sampled ? prof_now() : 0;
+	/* A hold outside the sample that made threads wait needs the
+	 * integral projected to now for its blame: it read the clock at
+	 * acquisition when there were waiters (t_acq), or there are some
+	 * now (relaxed: a hint; the seqlock read below decides). */
+	t_rel = th->held[idx].sampled || th->held[idx].t_acq ||
+				atomic_load_explicit(&lk->nwait,
+						     memory_order_relaxed)
+			? prof_now()
+			: 0;
 	area = prof_lock_area(lk, t_rel, &nwait);
 	if (!t_rel && (nwait || area != th->held[idx].area)) {
-		/* outside the sample, but it made threads wait: its blame
-		 * needs the integral projected to now */
+		/* outside the sample, and waiters came and went after the
+		 * hint */
 		t_rel = prof_now();
 		area = prof_lock_area(lk, t_rel, &nwait);
 	}
 	misses = prof_misses(th);
+	wake = t_rel && may_wake(l, type, nwait);
 	rc = real_unlock(type, l);
-	/* Without waiters the release is a single store: t_done = t_rel
-	 * saves a TSC read; with waiters it may be a futex wake-up. */
+	/* Without a sleeping waiter the release is a single store: t_done =
+	 * t_rel saves a TSC read; with one it is a futex wake-up. */
 	if (rc == 0)
-		prof_released(th, idx, t_rel,
-			      nwait && t_rel ? prof_now() : t_rel, area, misses,
-			      (uintptr_t)caller, trace);
+		prof_released(th, idx, t_rel, wake ? prof_now() : t_rel, area,
+			      misses, (uintptr_t)caller, trace);
 	return rc;
 }
 
