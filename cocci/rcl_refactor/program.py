@@ -127,8 +127,16 @@ class Program:
                 e.path = p
                 raise
             self.files.append(f)
-            for inc in re.findall(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"',
-                                  f.src.text, re.M):
+            for m in re.finditer(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"',
+                                 f.src.text, re.M):
+                # Not an #include the compiler skips in every unit that
+                # reads this file: unbound's util/locks.h includes the
+                # debug lock checker's header, whose lock macros would win,
+                # only #ifdef USE_THREAD_DEBUG.
+                if f.skipped is not None and \
+                        f.src.line_of(m.start()) in f.skipped.lines:
+                    continue
+                inc = m.group(1)
                 for d in [os.path.dirname(p) or "."] + self.opts.include:
                     cand = os.path.normpath(os.path.join(d, inc))
                     if os.path.isfile(cand) and \

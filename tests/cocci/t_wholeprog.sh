@@ -18,6 +18,8 @@
 #    to the caller; the rest is converted and the output unchanged.
 #  - umbrella (wholeprog/umbrella): --in-place where an unchanged header
 #    includes a rewritten one; the compile check sees the rewritten copy.
+#  - deadinc (wholeprog/deadinc): a header included only under an #ifdef the
+#    compiler skips is not read (its lock macros would win).
 #  - --macro-file definitions win over the file's own.
 #  - bad -p input: one line each, exit 2.
 . "$(dirname "$0")/common.sh"
@@ -185,6 +187,25 @@ grep -q "liblock_exec(&shard_locks\[i\]" main.c ||
 	fail "umbrella: main.c's section not delegated"
 cc_rcl "$TMP/um.new" main.c shards.c || fail "umbrella: the result does not build"
 same_output um "$TMP/um.want" "$TMP/um.new"
+
+# ---- deadinc: a header included only in a branch the compiler skips ----
+# guard.h defines guard_take() as pthread_mutex_lock() unless GUARD_DEBUG,
+# where guard_debug.h defines it as a tracing call.  That header is not
+# compiled, so its macros must not count (they once won: 0 sections found,
+# exit 0).
+cp -R "$WP/deadinc" "$TMP/di" && chmod -R u+w "$TMP/di"
+cd "$TMP/di" || exit 1
+$CC -std=gnu11 -O2 -Wall -Werror -pthread main.c -o "$TMP/di.orig" ||
+	fail "deadinc does not build"
+timeout 60 "$TMP/di.orig" >"$TMP/di.want" || fail "deadinc fails"
+"$RCLR" --locks all -o "$TMP/dout" main.c >"$TMP/log" 2>&1
+[ $? -eq 0 ] || { cat "$TMP/log"; fail "deadinc: want exit 0"; }
+grep -q "2 section(s) found, 2 delegated, 0 held, 0 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "deadinc: summary"; }
+[ ! -e "$TMP/dout/guard_debug.h" ] ||
+	fail "deadinc: guard_debug.h (never compiled) was read and written"
+cc_rcl "$TMP/di.new" "$TMP/dout/main.c" || fail "deadinc: the result does not build"
+same_output di "$TMP/di.want" "$TMP/di.new"
 
 # ---- --macro-file wins over the file's definition ----
 mkdir -p "$TMP/mf" && cd "$TMP/mf" || exit 1

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+
+#include "guard.h"
+
+struct tally {
+	pthread_mutex_t mu;
+	unsigned long hits, misses;
+};
+
+static struct tally tally = {PTHREAD_MUTEX_INITIALIZER, 0, 0};
+
+static void *worker(void *arg)
+{
+	unsigned long seed = (unsigned long)arg;
+
+	for (int i = 0; i < 50000; i++) {
+		seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+		guard_take(&tally.mu);
+		if ((seed >> 33) % 3)
+			tally.hits++;
+		else
+			tally.misses++;
+		guard_give(&tally.mu);
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t t[3];
+	unsigned long sum;
+
+	for (unsigned long i = 0; i < 3; i++)
+		if (pthread_create(&t[i], NULL, worker, (void *)(i + 1)))
+			return 1;
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	guard_take(&tally.mu);
+	sum = tally.hits + tally.misses;
+	guard_give(&tally.mu);
+	printf("%lu %lu %lu\n", tally.hits, tally.misses, sum);
+	return 0;
+}
