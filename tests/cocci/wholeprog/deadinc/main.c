@@ -10,6 +10,11 @@ struct tally {
 
 static struct tally tally = {PTHREAD_MUTEX_INITIALIZER, 0, 0};
 
+static struct {
+	table_lock_t lock;
+	int slots[8];
+} table = {PTHREAD_RWLOCK_INITIALIZER, {0}};
+
 static void *worker(void *arg)
 {
 	unsigned long seed = (unsigned long)arg;
@@ -22,6 +27,11 @@ static void *worker(void *arg)
 		else
 			tally.misses++;
 		guard_give(&tally.mu);
+		if (i % 1000 == 0) {
+			table_write(&table.lock);
+			table.slots[(seed >> 40) % 8]++;
+			table_done(&table.lock);
+		}
 	}
 	return NULL;
 }
@@ -39,6 +49,10 @@ int main(void)
 	guard_take(&tally.mu);
 	sum = tally.hits + tally.misses;
 	guard_give(&tally.mu);
+	table_read(&table.lock);
+	for (int i = 0; i < 8; i++)
+		sum += (unsigned long)table.slots[i];
+	table_done(&table.lock);
 	printf("%lu %lu %lu\n", tally.hits, tally.misses, sum);
 	return 0;
 }
