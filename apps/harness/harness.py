@@ -63,6 +63,13 @@ def parse_args():
     ap.add_argument("--san-cflags", default="",
                     help="sanitizer flags librcl was built with (added to "
                     "the refactored build)")
+    ap.add_argument("--build", default="all", choices=("all", "profile"),
+                    dest="build_tree",
+                    help="which refactored copy is built, tested and "
+                    "timed: the --locks all one (default; it moves the "
+                    "most) or the profile's selection (the user's first "
+                    "step); the other is used when this one moved "
+                    "nothing")
     ap.add_argument("--keep", action="store_true",
                     help="reuse an existing download")
     ap.add_argument("--rcl-run-locks", default="mcs,malthusian_stp",
@@ -550,9 +557,12 @@ def run_app(args, name, progress, steps, on_step=None):
         if state.get("no_tree"):
             raise StepError("rcl-refactor extracted no critical section "
                             "(see %s/refactor.log)" % ctx.work)
-        # The --locks all copy when it moved any section, since it moves
-        # the most; otherwise the profile's.
-        kind, tree = state["trees"][-1]
+        # The copy --build asks for when it moved any section (by default
+        # the --locks all one, which moves the most); otherwise the other.
+        trees = dict(state["trees"])
+        kind = args.build_tree if args.build_tree in trees else \
+            state["trees"][-1][0]
+        tree = trees[kind]
         res["built"] = kind
         app.build(tree, dict(os.environ, **ctx.rcl_env()))
         state["tree"] = tree

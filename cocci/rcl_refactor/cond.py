@@ -197,16 +197,21 @@ class _Frame:
                 (self.taken if rest is False else None)
 
 
-def scan(text, env, out, dead=None):
+def scan(text, env, out, dead=None, skipped=None):
     """Add the function-like #defines of TEXT to OUT, {NAME: [(params,
     body)]}, each list the candidates: a definition in a region surely
     read replaces them, one in a region possibly read is added.  Updates
     ENV with the object-like #defines and the #undefs, and DEAD (a set)
-    with the lines of the #defines in regions surely not read."""
+    with the lines of the #defines in regions surely not read.  SKIPPED
+    (a cparse.Skipped, libclang's word on what the compiler skips in this
+    file with the build's flags) decides every #define and #undef; without
+    it the #if evaluation does."""
     stack = []
     dirs = _directives(text)
     for k, (line, word, rest) in enumerate(dirs):
         state = stack[-1].state if stack else True
+        if skipped is not None and word in ("define", "undef"):
+            state = line not in skipped.lines
         if word in ("if", "ifdef", "ifndef"):
             guard = _guard(dirs, k)
             if guard:

@@ -127,8 +127,16 @@ class Program:
                 e.path = p
                 raise
             self.files.append(f)
-            for inc in re.findall(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"',
-                                  f.src.text, re.M):
+            for m in re.finditer(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"',
+                                 f.src.text, re.M):
+                # Not an #include the compiler skips in every unit that
+                # reads this file: unbound's util/locks.h includes the
+                # debug lock checker's header, whose lock macros would win,
+                # only #ifdef USE_THREAD_DEBUG.
+                if f.skipped is not None and \
+                        f.src.line_of(m.start()) in f.skipped.lines:
+                    continue
+                inc = m.group(1)
                 for d in [os.path.dirname(p) or "."] + self.opts.include:
                     cand = os.path.normpath(os.path.join(d, inc))
                     if os.path.isfile(cand) and \
@@ -152,7 +160,11 @@ class Program:
                       finditer(text)]
         macros.update(imposed)
         for f in self.files:
-            cond.scan(f.src.text, env, macros, f.dead_defines)
+            # With -p the build's flags decide every #if, as the compiler
+            # does; a file named alone may lack them, so a condition on a
+            # macro nobody gives reads both branches (cond.scan).
+            cond.scan(f.src.text, env, macros, f.dead_defines,
+                      f.skipped if self.opts.commands else None)
             # autoconf's config.h says what it leaves undefined.
             for m in re.finditer(r"^/\*[ \t]*#[ \t]*undef[ \t]+(\w+)[ \t]*"
                                  r"\*/", f.src.text, re.M):
@@ -174,8 +186,14 @@ class Program:
                     found.append((m.group(1), m.group(2)))
         # typedef pthread_mutex_t mythread_mutex; (liblzma) names the type
         # as a #define would.
+        # Not one in a branch the compiler skips: unbound's util/locks.h
+        # makes lock_rw_type a pthread_mutex_t only where there are no
+        # rwlocks.
         for f in self.files:
-            found += [(n, b) for b, n in _TYPEDEF_ALIAS.findall(f.src.text)]
+            found += [(m.group(2), m.group(1))
+                      for m in _TYPEDEF_ALIAS.finditer(f.src.text)
+                      if f.skipped is None or
+                      f.src.line_of(m.start()) not in f.skipped.lines]
         # The compiler knows every typedef of the mutex type, through
         # chains of typedefs (typedef pthread_mutex_t uv_mutex_t; typedef
         # uv_mutex_t q_mutex_t;) and in the headers of -I.

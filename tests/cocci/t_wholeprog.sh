@@ -18,6 +18,9 @@
 #    to the caller; the rest is converted and the output unchanged.
 #  - umbrella (wholeprog/umbrella): --in-place where an unchanged header
 #    includes a rewritten one; the compile check sees the rewritten copy.
+#  - deadinc (wholeprog/deadinc): what the compiler skips does not count: a
+#    header included only under a false #ifdef, a typedef in a skipped
+#    branch, and with -p, macros in a skipped branch.
 #  - --macro-file definitions win over the file's own.
 #  - bad -p input: one line each, exit 2.
 . "$(dirname "$0")/common.sh"
@@ -185,6 +188,43 @@ grep -q "liblock_exec(&shard_locks\[i\]" main.c ||
 	fail "umbrella: main.c's section not delegated"
 cc_rcl "$TMP/um.new" main.c shards.c || fail "umbrella: the result does not build"
 same_output um "$TMP/um.want" "$TMP/um.new"
+
+# ---- deadinc: a header included only in a branch the compiler skips ----
+# guard.h defines guard_take() as pthread_mutex_lock() unless GUARD_DEBUG,
+# where guard_debug.h defines it as a tracing call.  That header is not
+# compiled, so its macros must not count (they once won: 0 sections found,
+# exit 0).  Nor does the skipped mutex version of table_lock_t (an rwlock
+# here; a converted field once broke the table's initialiser).  Named
+# alone, without -p, the file's condition on GUARD_NO_RWLOCK, which nobody
+# gives, reads both branches: the table's sections are refused, with
+# reasons.  With -p the build's flags decide, as the compiler does: they
+# are rwlock sections, not the tool's.
+cp -R "$WP/deadinc" "$TMP/di" && chmod -R u+w "$TMP/di"
+cd "$TMP/di" || exit 1
+$CC -std=gnu11 -O2 -Wall -Werror -pthread main.c -o "$TMP/di.orig" ||
+	fail "deadinc does not build"
+timeout 60 "$TMP/di.orig" >"$TMP/di.want" || fail "deadinc fails"
+"$RCLR" --locks all -o "$TMP/dout" main.c >"$TMP/log" 2>&1
+[ $? -eq 1 ] || { cat "$TMP/log"; fail "deadinc: want exit 1"; }
+grep -q "4 section(s) found, 2 delegated, 0 held, 2 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "deadinc: summary"; }
+[ "$(grep -c "^main.c:[0-9]*: not transformed: lock .lock stays POSIX" \
+	"$TMP/log")" -eq 2 ] || { cat "$TMP/log"; fail "deadinc: refusals"; }
+[ ! -e "$TMP/dout/guard_debug.h" ] ||
+	fail "deadinc: guard_debug.h (never compiled) was read and written"
+grep -q "table_lock_t lock;" "$TMP/dout/main.c" ||
+	fail "deadinc: the rwlock's field changed type"
+cc_rcl "$TMP/di.new" "$TMP/dout/main.c" || fail "deadinc: the result does not build"
+same_output di "$TMP/di.want" "$TMP/di.new"
+printf '[{"directory": "%s", "file": "main.c", "command": "cc -std=gnu11 -O2 -c main.c"}]\n' \
+	"$TMP/di" >compile_commands.json
+"$RCLR" -p . --locks all -o "$TMP/dout2" main.c >"$TMP/log" 2>&1
+[ $? -eq 0 ] || { cat "$TMP/log"; fail "deadinc -p: want exit 0"; }
+grep -q "2 section(s) found, 2 delegated, 0 held, 0 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "deadinc -p: summary"; }
+cc_rcl "$TMP/di.new2" "$TMP/dout2/main.c" ||
+	fail "deadinc -p: the result does not build"
+same_output di2 "$TMP/di.want" "$TMP/di.new2"
 
 # ---- --macro-file wins over the file's definition ----
 mkdir -p "$TMP/mf" && cd "$TMP/mf" || exit 1
