@@ -151,6 +151,11 @@ def expansions(prog):
                         for a, b in cparse.split_args(toks, k + 1, close)]
                 if len(args) != len(sm.params) and not (
                         not sm.params and args == [""]):
+                    sm.why = sm.why or (
+                        "%s is expanded at %s:%d with %d argument(s) for "
+                        "its %d parameter(s)" % (sm.where, f.display,
+                                                 f.line(k), len(args),
+                                                 len(sm.params)))
                     continue
                 sm.expansions.append((f, k, fi))
                 names = []
