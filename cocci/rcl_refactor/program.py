@@ -5,7 +5,8 @@ the decision of which locks are converted to liblock."""
 import os
 import re
 
-from . import analyse, cond, cparse, fields, find, handles, output
+from . import analyse, cond, cparse, fields, find, handles, macrobody, \
+    output
 from .find import canon
 
 COND_FNS = find.COND_API
@@ -81,6 +82,9 @@ class Key:
         self.partners = set()  # cond: mutex keys; mutex: cond keys
         self.waits = []     # (File, tok) of cond waits with this mutex
         self.calls = {"lock": [], "unlock": [], "trylock": []}
+        # (File, token, SectionMacro): expansions of a macro whose body
+        # locks it (macrobody.py)
+        self.macro_calls = []
 
     def refuse(self, why):
         if self.why is None:
@@ -99,6 +103,10 @@ class Program:
         self.ptr_locals = {}
         # Addresses of locks carried between functions (handles.py).
         self.handles = None
+        # Macros whose bodies call lock functions (macrobody.py).
+        self.section_macros = {}
+        # Locals that save a lock by value and put it back (_value_copies).
+        self.value_copies = []
 
     def key(self, name, kind="mutex"):
         k = (kind, name)
@@ -438,6 +446,7 @@ class Program:
         """Declarations, init sites, cond uses and stray uses of every key."""
         self.fields = fields.Fields(self.files, self.types)
         self._macro_fields()
+        self.section_macros = macrobody.find_all(self)
         for f in self.files:
             self._scan_decls(f)
         h = handles.Handles(self)
@@ -445,6 +454,9 @@ class Program:
         self.handles = h
         for f in self.files:
             self._scan_calls(f)
+        macrobody.expansions(self)
+        for f in self.files:
+            self._value_copies(f)
         for f in self.files:
             self._scan_uses(f)
 
@@ -700,11 +712,18 @@ class Program:
             params = {p.strip() for p in m.group(1).split(",")}
             rest = rest[m.end():]
         try:
-            body = cparse.lex(rest.replace("\\\n", " "))
+            body = cparse.lex(rest)
         except cparse.ParseError:
             return
+        # The lock calls of a section macro are its sections' (held);
+        # its other mentions of a lock still keep that lock POSIX.
+        base = t.start + len(t.text) - len(rest)
+        sm = self.section_macros.get(name)
+        calls = sm.ranges() if sm and sm.file is f else []
         for k, b in enumerate(body):
             if b.kind != "id" or b.text in params:
+                continue
+            if any(a <= base + b.start < e for a, e in calls):
                 continue
             member = k > 0 and body[k - 1].text in (".", "->")
             for kind in ("mutex", "cond"):
@@ -712,8 +731,10 @@ class Program:
                         else [b.text]:
                     key = self.keys.get((kind, kn))
                     if key is not None:
-                        key.refuse("used inside macro %s at %s:%d" % (
-                            name, f.display, f.src.line_of(t.start)))
+                        key.refuse("used inside macro %s at %s:%d%s" % (
+                            name, f.display, f.src.line_of(t.start),
+                            ", other than in the lock calls of its body"
+                            if calls else ""))
 
     def _member_keys(self, toks, k, kind, f):
         """Keys the member name at token @k may denote (every candidate
@@ -760,6 +781,9 @@ class Program:
         # Where handles.py follows a lock's address (it refuses the lock
         # itself when the address goes further).
         ok += self.handles.accounted(f)
+        ok += macrobody.accounted(self, f)
+        ok += [r for vf, _, _, _, rs in self.value_copies if vf is f
+               for r in rs]
         for k, t in enumerate(toks):
             if t.kind != "id":
                 continue
@@ -794,6 +818,81 @@ class Program:
                             find.CHECKED_API[via]) if via else
                         "used outside lock/unlock/init/destroy/"
                         "condition calls at %s:%d" % (f.display, f.line(k)))
+
+
+    def _value_copies(self, f):
+        """zstd's ZSTDMT_releaseAllJobResources() saves a job's mutex and
+        condition variable by value, clears the job, and puts them back:
+
+            ZSTD_pthread_mutex_t const mutex = mtctx->jobs[jobID].job_mutex;
+            ... ZSTD_memset(&mtctx->jobs[jobID], 0, sizeof(...));
+            mtctx->jobs[jobID].job_mutex = mutex;
+
+        The lock ends with the bytes it had, whatever its type.  A local
+        declared alone with the mutex (or cond) type, initialised from a
+        lock expression E, and used only in statements `E = local;` with
+        the same text E, whose names are not assigned in between, does
+        not keep E's lock POSIX: its type follows the lock's (rewrite.py).
+        Any other copy still does (the copy would be another lock)."""
+        toks = f.src.toks
+        for _, _, bo, _ in f.funcs:
+            try:
+                fi = f.func_at(toks[bo].start, self.typedefs)
+            except cparse.ParseError:
+                continue
+            if fi is None:
+                continue
+            for d in fi.decls:
+                vc = self._value_copy(f, fi, d)
+                if vc is not None:
+                    self.value_copies.append(vc)
+
+    def _value_copy(self, f, fi, d):
+        toks = f.src.toks
+        if d.is_param or d.is_static or not d.init or d.siblings != 1 or \
+                d.declarator.strip() != d.name:
+            return None
+        typ = [k for k in range(d.stmt[0], d.t0)
+               if toks[k].kind == "id" and toks[k].text in self.types]
+        if len(typ) != 1:
+            return None
+        kind = self.types[toks[typ[0]].text]
+        eq = d.t0 + 1
+        if toks[eq].text != "=":
+            return None
+        src = (eq + 1, d.range[1])
+        expr = find.join_tokens([t.text for t in toks[src[0]:src[1]]])
+        names_in = {toks[k].text for k in range(*src)
+                    if toks[k].kind == "id" and
+                    toks[k - 1].text not in (".", "->")}
+        ranges = [src]
+        for j in range(d.range[1], fi.bc):
+            if toks[j].kind != "id" or toks[j].text != d.name or \
+                    toks[j - 1].text in (".", "->"):
+                continue
+            a = j - 1
+            while toks[a - 1].text not in (";", "{", "}"):
+                a -= 1
+            if toks[j - 1].text != "=" or toks[j + 1].text != ";" or \
+                    canon(find.join_tokens(
+                        [t.text for t in toks[a:j - 1]])) != canon(expr):
+                return None
+            for x in range(d.range[1], a):
+                t = toks[x]
+                if t.kind == "id" and t.text in names_in and \
+                        toks[x - 1].text not in (".", "->") and (
+                            toks[x + 1].text in _ASSIGN_OPS or
+                            toks[x - 1].text in ("++", "--") or
+                            toks[x - 1].text == "&" and
+                            toks[x + 1].text not in (".", "->", "[")):
+                    return None
+            ranges.append((a, j - 1))
+        if len(ranges) < 2:
+            return None
+        names, why = self.lock_keys("&" + expr, f, d.t0, kind)
+        if why or len(names) != 1:
+            return None
+        return (f, typ[0], kind, names[0], ranges)
 
 
 class PtrLocal:
@@ -844,6 +943,10 @@ def _struct_typedefs(toks):
                 out.add(toks[j].text)
             j += 1
     return out
+
+
+_ASSIGN_OPS = ("=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=",
+               ">>=", "++", "--")
 
 
 _TYPEDEF_ALIAS = re.compile(r"\btypedef\s+(?:volatile\s+)?([A-Za-z_]\w*)\s+"

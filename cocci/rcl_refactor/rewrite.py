@@ -4,7 +4,7 @@ sections, rewrite declarations, initialisers and condition calls, and
 produce the new text of every file."""
 import re
 
-from . import analyse, cond, extract, find, lift, safety
+from . import analyse, cond, extract, find, lift, macrobody, safety
 
 
 NOT_SELECTED = "not selected by --locks"
@@ -89,6 +89,7 @@ def discover(prog):
                 if cf is f and k not in seen:
                     _unparsed(prog, f, k, key)
         _trylocks(prog, f)
+    macrobody.sections(prog, prog.report)
 
 
 def _other_unlock(prog, f, fi, k, key, expr):
@@ -230,6 +231,10 @@ def _analyse(prog, sec, selection):
         safety.check(fi, sec.shape, analyse.call_of(fi.src.toks,
                                                     sec.stmt)[1])
         dead = sec.shape["dead"]
+        nested = macrobody.nested_reason(prog, fi, sec.shape["t0"],
+                                         sec.shape["t1"], dead)
+        if nested:
+            raise analyse.Refused(nested)
         occ = f.occ.get(fi.name, [])
         occ = [(n, k) for n, k in occ if fi.bo < k < fi.bc and
                not any(a <= k < b for a, b in dead)]
@@ -410,6 +415,8 @@ def decide(prog):
                 _shared_macro_decl(prog, kind, key)
             if key.why:
                 changed = True
+        if macrobody.decide(prog, lambda n: converted(prog, "mutex", n)):
+            changed = True
     for (kind, name), key in prog.keys.items():
         if kind != "mutex":
             continue
@@ -444,7 +451,8 @@ def _own_lock_callees(prog):
     for (kind, name), key in prog.keys.items():
         if kind != "mutex":
             continue
-        for calls in key.calls.values():
+        for calls in list(key.calls.values()) + [
+                [(cf, k) for cf, k, _ in key.macro_calls]]:
             for cf, k in calls:
                 for fname, _, bo, bc in cf.funcs:
                     if bo < k < bc:
@@ -578,6 +586,14 @@ def small_edits(prog, selection):
             # and its copies in the sections' contexts
             pl.decl.spec = " ".join("liblock_lock_t" if w == t.text else w
                                     for w in pl.decl.spec.split())
+    # Locals that save a converted lock by value and put it back.
+    for f, k, kind, name, _ in prog.value_copies:
+        t = f.src.toks[k]
+        new = "liblock_lock_t" if kind == "mutex" else "liblock_cond_t"
+        if converted(prog, kind, name) and \
+                (t.start, t.end, new) not in f.edits:
+            f.edits.append((t.start, t.end, new))
+            f.needs_include = True
     # Pointers that carry a converted lock between functions, and casts
     # to them (handles.py).
     for f, k in prog.handles.retype(lambda n: converted(prog, "mutex", n)):
@@ -588,6 +604,7 @@ def small_edits(prog, selection):
     for f in prog.files:
         _call_renames(prog, f)
         _held_calls(prog, f)
+    macrobody.edits(prog, lambda n: converted(prog, "mutex", n))
     return entries
 
 

@@ -288,6 +288,7 @@ def unseen_lock_calls(prog):
                        "parameter declarations are not read: give it a "
                        "prototype-style definition)" % fn)
             elif inside and t.text not in prog.fns and \
+                    t.text not in prog.section_macros and \
                     t.text in prog.macros and _locks(prog, t.text, locks):
                 why = ("lock macro %s() is not understood (its expansion "
                        "is more than a lock call): give a plain definition "

@@ -1,5 +1,7 @@
 /* Golden: a macro whose body is a whole section (c-blosc's WAIT_INIT) is
- * not a lock macro: the lock it names stays POSIX. */
+ * not a lock macro.  Its lock calls could become liblock's, but the body
+ * also waits on a condition variable with the lock, which is not
+ * followed: the lock stays POSIX. */
 #include <pthread.h>
 
 struct ctx {
