@@ -197,12 +197,16 @@ class _Frame:
                 (self.taken if rest is False else None)
 
 
-def scan(text, env, out, dead=None):
+def scan(text, env, out, dead=None, skipped=None):
     """Add the function-like #defines of TEXT to OUT, {NAME: [(params,
     body)]}, each list the candidates: a definition in a region surely
     read replaces them, one in a region possibly read is added.  Updates
     ENV with the object-like #defines and the #undefs, and DEAD (a set)
-    with the lines of the #defines in regions surely not read."""
+    with the lines of the #defines in regions surely not read: those of
+    branches the tool decides against, and with SKIPPED (cparse.Skipped,
+    libclang's skipped ranges of the file) those the compiler skips
+    (c-blosc's mutex-and-condition WAIT_INIT() under the #else of
+    `#ifdef _POSIX_BARRIERS_MINE`, which <unistd.h> decides)."""
     stack = []
     dirs = _directives(text)
     for k, (line, word, rest) in enumerate(dirs):
@@ -223,7 +227,8 @@ def scan(text, env, out, dead=None):
             stack[-1].branch(True)
         elif word == "endif" and stack:
             stack.pop()
-        elif word == "define" and state is False:
+        elif word == "define" and (state is False or skipped is not None
+                                   and line in skipped.lines):
             if dead is not None:
                 dead.add(line)
         elif word == "define":
