@@ -796,7 +796,6 @@ class Program:
                         "used outside lock/unlock/init/destroy/"
                         "condition calls at %s:%d" % (f.display, f.line(k)))
 
-
     # -- pointers to heap-allocated locks ----------------------------------
     def _ptr_key(self, key):
         """Whether mutex key @key is a pointer, `pthread_mutex_t *p;` (a
