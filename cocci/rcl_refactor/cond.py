@@ -197,16 +197,12 @@ class _Frame:
                 (self.taken if rest is False else None)
 
 
-def scan(text, env, out, dead=None, skipped=None):
+def scan(text, env, out, dead=None):
     """Add the function-like #defines of TEXT to OUT, {NAME: [(params,
     body)]}, each list the candidates: a definition in a region surely
     read replaces them, one in a region possibly read is added.  Updates
     ENV with the object-like #defines and the #undefs, and DEAD (a set)
-    with the lines of the #defines in regions surely not read: those of
-    branches the tool decides against, and with SKIPPED (cparse.Skipped,
-    libclang's skipped ranges of the file) those the compiler skips
-    (c-blosc's mutex-and-condition WAIT_INIT() under the #else of
-    `#ifdef _POSIX_BARRIERS_MINE`, which <unistd.h> decides)."""
+    with the lines of the #defines in regions surely not read."""
     stack = []
     dirs = _directives(text)
     for k, (line, word, rest) in enumerate(dirs):
@@ -227,8 +223,7 @@ def scan(text, env, out, dead=None, skipped=None):
             stack[-1].branch(True)
         elif word == "endif" and stack:
             stack.pop()
-        elif word == "define" and (state is False or skipped is not None
-                                   and line in skipped.lines):
+        elif word == "define" and state is False:
             if dead is not None:
                 dead.add(line)
         elif word == "define":

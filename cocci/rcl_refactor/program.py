@@ -156,7 +156,7 @@ class Program:
                       finditer(text)]
         macros.update(imposed)
         for f in self.files:
-            cond.scan(f.src.text, env, macros, f.dead_defines, f.skipped)
+            cond.scan(f.src.text, env, macros, f.dead_defines)
             # autoconf's config.h says what it leaves undefined.
             for m in re.finditer(r"^/\*[ \t]*#[ \t]*undef[ \t]+(\w+)[ \t]*"
                                  r"\*/", f.src.text, re.M):
