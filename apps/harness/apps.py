@@ -606,7 +606,12 @@ class Blosc(Recipe):
         return ["blosc/blosc.c"]
 
     def refactor_args(self, tree):
-        return ["-I", "blosc"]
+        # blosc.c defines _POSIX_BARRIERS_MINE when <unistd.h>'s
+        # _POSIX_BARRIERS says so, as glibc's does: WAIT_INIT() and
+        # WAIT_FINISH() are then pthread_barrier_wait(), not their
+        # mutex-and-condition #else, which the tool reads when it cannot
+        # decide the #ifdef (docs/REFACTOR.md, section 6).
+        return ["-I", "blosc", "-D", "_POSIX_BARRIERS_MINE"]
 
     def _bench(self, tree, env, prefix=()):
         p = run(list(prefix) + [os.path.join(tree, "_build", "bench",

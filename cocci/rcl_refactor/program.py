@@ -107,6 +107,10 @@ class Program:
         self.section_macros = {}
         # Locals that save a lock by value and put it back (_value_copies).
         self.value_copies = []
+        # Heap storage of pointer keys (`p = malloc(sizeof(pthread_mutex_t))`):
+        # (key name, File, tokens of the mutex type to become liblock_lock_t).
+        self.ptr_allocs = []
+        self._heap = None
 
     def key(self, name, kind="mutex"):
         k = (kind, name)
@@ -459,6 +463,9 @@ class Program:
             self._value_copies(f)
         for f in self.files:
             self._scan_uses(f)
+        for (kind, _), key in sorted(self.keys.items()):
+            if kind == "mutex":
+                self._ptr_key(key)  # refuses one initialised where declared
 
     def _macro_fields(self):
         """Mutex and condition fields a macro declares in a structure's
@@ -774,7 +781,8 @@ class Program:
             if m and m.group(1) not in self.fns and \
                     f.src.line_of(t.start) not in f.dead_defines:
                 self._scan_macro(f, t, m.group(1))
-        ok = _accounted_ranges(f, self.fns, self.api, self.types)
+        allocs, frees = self._heap_fns()
+        ok = _accounted_ranges(f, self.fns, self.api)
         # The one assignment of a pointer local that is followed.
         ok += [pl.range for (path, _), pl in self.ptr_locals.items()
                if path == f.path and pl.why is None]
@@ -795,9 +803,20 @@ class Program:
                          if (kind, n) in self.keys]
                 if not found or any(a <= k < b for a, b in ok):
                     continue
-                if not member and (_is_member_decl_or_init(toks, k,
-                                                           self.types) or
-                                   _pointer_test_or_free(toks, k)):
+                if not member and _is_member_decl_or_init(toks, k,
+                                                          self.types):
+                    continue
+                # A pointer declared `pthread_mutex_t *p` whose lock lives
+                # on the heap: tested, freed, set to NULL or to memory
+                # allocated for the mutex type.
+                ptr = len(found) == 1 and kind == "mutex" and \
+                    self._ptr_key(found[0])
+                a = k if not member else fields.postfix_start(toks, k)
+                if a is not None and (ptr or not member) and \
+                        _pointer_test_or_free(toks, a, k, frees):
+                    continue
+                if ptr and a is not None and \
+                        self._ptr_assign(f, a, k, found[0], allocs, ok):
                     continue
                 pl = self.pointer_local(f, k, t.text) \
                     if kind == "mutex" and not member else None
@@ -818,6 +837,160 @@ class Program:
                             find.CHECKED_API[via]) if via else
                         "used outside lock/unlock/init/destroy/"
                         "condition calls at %s:%d" % (f.display, f.line(k)))
+
+    # -- pointers to heap-allocated locks ----------------------------------
+    def _ptr_key(self, key):
+        """Whether mutex key @key is a pointer, `pthread_mutex_t *p;` (a
+        global, a static or a field, declared alone or with other pointers,
+        without an initialiser): the storage of a lock allocated on the
+        heap, whose every use _scan_uses() checks."""
+        if not key.decls:
+            return False
+        name = key.name.rsplit(".", 1)[-1]
+        for f, k in key.decls:
+            toks = f.src.toks
+            j = k + 1
+            while toks[j].text in _QUALS:
+                j += 1
+            if toks[j].text != "*":
+                return False
+            j += 1
+            while toks[j].text in _QUALS:
+                j += 1
+            if toks[j].text != name:
+                return False
+            if toks[j + 1].text == "=":
+                key.refuse("pointer '%s' is initialised at its declaration "
+                           "at %s:%d (only NULL and memory allocated for "
+                           "the mutex type, assigned in a statement, are "
+                           "followed)" % (name, f.display, f.line(j)))
+                return False
+            if toks[j + 1].text not in (";", ","):
+                return False
+        return True
+
+    def _heap_fns(self):
+        """(allocators, free functions): the C library's, and the
+        functions of the program whose body calls one of them (an
+        allocator; blosc's my_malloc() calls posix_memalign()) or that only
+        pass their one parameter to one (a free wrapper; my_free())."""
+        if self._heap is not None:
+            return self._heap
+        allocs, frees = set(_ALLOCATORS), set(_FREES)
+        defs = {}
+        for f in self.files:
+            for name, ni, bo, bc in f.funcs:
+                defs.setdefault(name, []).append((f, ni, bo, bc))
+        changed = True
+        while changed:
+            changed = False
+            for name, d in defs.items():
+                if len(d) != 1 or name in allocs or name in frees:
+                    continue
+                f, ni, bo, bc = d[0]
+                toks = f.src.toks
+                calls = {toks[j].text for j in range(bo, bc)
+                         if toks[j].kind == "id" and toks[j + 1].text == "("}
+                if calls & allocs:
+                    allocs.add(name)
+                    changed = True
+                    continue
+                params = [toks[j - 1].text for j in range(ni + 1, bo)
+                          if toks[j].text in (",", ")") and
+                          toks[j - 1].kind == "id" and
+                          cparse.match(toks, ni + 1) >= j]
+                if len(params) != 1 or params[0] == "void":
+                    continue
+                uses = [j for j in range(bo, bc) if toks[j].text == params[0]
+                        and toks[j].kind == "id"]
+                if uses and all(toks[j - 1].text == "(" and
+                                toks[j + 1].text == ")" and
+                                toks[j - 2].text in frees for j in uses):
+                    frees.add(name)
+                    changed = True
+        self._heap = (allocs, frees)
+        return self._heap
+
+    def _ptr_assign(self, f, a, k, key, allocs, ok):
+        """Pointer key @key, named by toks[a:k+1] of @f: when that is the
+        left side of an assignment statement, check what it is given --
+        NULL, or memory an allocator returns for the mutex type
+        (`(pthread_mutex_t *)my_malloc(sizeof(pthread_mutex_t))`,
+        `malloc(sizeof *p)`), whose type names become liblock_lock_t with
+        the lock -- and refuse the key otherwise.  False when it is not
+        such a statement; the range of `sizeof *p` goes to @ok."""
+        toks = f.src.toks
+        if toks[k + 1].text != "=" or not (
+                toks[a - 1].text in (";", "{", "}", "else", ":") or
+                toks[a - 1].text == ")" and handles._control(toks, a - 1)):
+            return False
+        e = k + 2
+        while e < len(toks) and toks[e].text not in (";", ","):
+            if toks[e].text in ("(", "[", "{") and toks[e].kind == "punct":
+                e = cparse.match(toks, e)
+            e += 1
+        if e >= len(toks) or toks[e].text != ";":
+            return False
+        lhs = [t.text for t in toks[a:k + 1]]
+        name = canon(" ".join(lhs))
+        where = "%s:%d" % (f.display, f.line(k))
+        r, b = k + 2, e
+        while toks[r].text == "(" and cparse.match(toks, r) == b - 1:
+            r, b = r + 1, b - 1
+        texts = [t.text for t in toks[r:b]]
+        if texts in (["NULL"], ["0"], ["(", "void", "*", ")", "0"]):
+            return True
+        retype = []
+        if toks[r].text == "(":
+            c = cparse.match(toks, r)
+            inner = [t.text for t in toks[r + 1:c]]
+            if len(inner) == 2 and inner[1] == "*" and (
+                    inner[0] == "void" or self.types.get(inner[0]) ==
+                    "mutex"):
+                if inner[0] != "void":
+                    retype.append(r + 1)
+                r = c + 1
+        if not (toks[r].kind == "id" and toks[r + 1].text == "(" and
+                cparse.match(toks, r + 1) == b - 1):
+            key.refuse("pointer '%s' is assigned '%s' at %s (only NULL and "
+                       "memory allocated for the mutex type are followed: "
+                       "a pointer that may hold another lock stays "
+                       "POSIX)" % (name, canon(" ".join(texts)), where))
+            return True
+        if toks[r].text not in allocs:
+            key.refuse("pointer '%s' is assigned the result of %s() at %s, "
+                       "which is not known to allocate memory (malloc(), "
+                       "calloc(), aligned_alloc(), posix_memalign() or a "
+                       "function of the program that calls one)" % (
+                           name, toks[r].text, where))
+            return True
+        sized = False
+        for i in range(r + 2, b - 1):
+            if toks[i].text != "sizeof":
+                continue
+            if toks[i + 1].text == "(" and toks[i + 3].text == ")" and \
+                    self.types.get(toks[i + 2].text) == "mutex":
+                retype.append(i + 2)
+                sized = True
+                continue
+            j = i + 1
+            paren = toks[j].text == "("
+            if paren:
+                j += 1
+            if toks[j].text == "*" and \
+                    [t.text for t in toks[j + 1:j + 1 + len(lhs)]] == lhs \
+                    and (not paren or toks[j + 1 + len(lhs)].text == ")"):
+                ok.append((j + 1, j + 1 + len(lhs)))
+                sized = True
+        if not sized:
+            key.refuse("pointer '%s' is allocated at %s with a size the tool "
+                       "cannot tie to the mutex (write sizeof(%s) or sizeof "
+                       "*%s: the lock's type, and so its size, changes)" % (
+                           name, where, f.src.toks[key.decls[0][1]].text,
+                           name))
+            return True
+        self.ptr_allocs.append((key.name, f, retype))
+        return True
 
 
     def _value_copies(self, f):
@@ -1064,11 +1237,19 @@ def _is_member_decl_or_init(toks, k, types):
     return False
 
 
-def _pointer_test_or_free(toks, k):
-    """Uses of a pointer to mutexes that do not depend on the mutex type:
-    free(p), !p, if (p), p == NULL, p != NULL."""
-    prev, nxt = toks[k - 1].text, toks[k + 1].text
-    if prev == "(" and nxt == ")" and toks[k - 2].text in ("free", "if"):
+_QUALS = ("const", "volatile", "restrict", "__restrict")
+_ALLOCATORS = ("malloc", "calloc", "aligned_alloc", "posix_memalign",
+               "memalign", "valloc", "pvalloc", "_aligned_malloc")
+_FREES = ("free", "cfree", "_aligned_free")
+
+
+def _pointer_test_or_free(toks, a, k, frees=_FREES):
+    """Uses of a pointer to mutexes, toks[a:k+1], that do not depend on the
+    mutex type: free(p) (or a free wrapper's call), !p, if (p), p == NULL,
+    p != NULL."""
+    prev, nxt = toks[a - 1].text, toks[k + 1].text
+    if prev == "(" and nxt == ")" and (toks[a - 2].text in frees or
+                                       toks[a - 2].text == "if"):
         return True
     if prev == "!" or (nxt in ("==", "!=") and toks[k + 2].text in (
             "NULL", "0")):
@@ -1076,10 +1257,10 @@ def _pointer_test_or_free(toks, k):
     return False
 
 
-def _accounted_ranges(f, fns, api, types):
+def _accounted_ranges(f, fns, api):
     """Token ranges where a mutex or cond key may appear: arguments of lock
-    functions, init/destroy/cond calls, wrapper bodies, and `x = ...alloc(
-    ... sizeof(pthread_mutex_t) ...)` statements."""
+    functions, init/destroy/cond calls and wrapper bodies (allocations of
+    pointer keys: Program._ptr_assign())."""
     toks = f.src.toks
     out = []
     names = set(fns) | set(api)
@@ -1087,12 +1268,6 @@ def _accounted_ranges(f, fns, api, types):
         if t.kind == "id" and t.text in names and k + 1 < len(toks) and \
                 toks[k + 1].text == "(":
             out.append((k + 1, cparse.match(toks, k + 1)))
-        if t.text == "sizeof" and toks[k + 2].text in types:
-            a = k
-            while a > 0 and toks[a].text not in (";", "{", "}"):
-                a -= 1
-            if toks[a + 2].text == "=":
-                out.append((a + 1, a + 2))
     for fn in fns.values():
         w = fn.wrapper
         if w and w["file"] == f.path:

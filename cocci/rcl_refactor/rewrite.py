@@ -684,15 +684,14 @@ def _call_renames(prog, f):
                     close = find.cparse.match(toks, k + 1)
                     f.edits.append((t.start, toks[close].end, "%s(%s)" % (
                         new, ", ".join(args))))
-        if t.text == "sizeof" and toks[k + 2].text in prog.types and \
-                prog.types[toks[k + 2].text] == "mutex":
-            s = k
-            while s > 0 and toks[s].text not in (";", "{", "}"):
-                s -= 1
-            kk = toks[s + 1].text
-            if toks[s + 2].text == "=" and converted(prog, "mutex", kk):
-                x = toks[k + 2]
-                f.edits.append((x.start, x.end, "liblock_lock_t"))
+    # Heap storage of a converted pointer key: its allocation's size and
+    # cast (Program._ptr_assign()).
+    for name, af, retype in prog.ptr_allocs:
+        if af is f and converted(prog, "mutex", name):
+            for k in retype:
+                x = toks[k]
+                if (x.start, x.end, "liblock_lock_t") not in f.edits:
+                    f.edits.append((x.start, x.end, "liblock_lock_t"))
     for k, t in enumerate(toks):
         if t.text == "PTHREAD_COND_INITIALIZER":
             j = k
