@@ -324,9 +324,28 @@ class Parser:
                 return Stmt("label", i, i + 2, name=k)
         if k == ";":
             return Stmt("expr", i, i + 1)
+        loop = self._loop_macro(i, limit)
+        if loop is not None:
+            return loop
         j = self._macro_stmt(i, limit) or self._until_semi(i, limit)
         kind = "decl" if self.is_decl(i) else "expr"
         return Stmt(kind, i, j)
+
+    def _loop_macro(self, i, limit):
+        """`NAME(...) { ... }`: an iterator macro that expands to a loop
+        header (unbound's RBTREE_FOR, the kernel's list_for_each_entry),
+        a loop whose body is the block; None for anything else.  No call
+        is followed by a block in C, so only a macro can be."""
+        toks = self.toks
+        if toks[i].kind != "id" or toks[i].text in _TYPE_WORDS or \
+                toks[i].text in self.typedefs or self.text(i + 1) != "(":
+            return None
+        close = match(toks, i + 1, self.src)
+        if close + 1 >= limit or self.text(close + 1) != "{" or \
+                toks[close + 1].kind != "punct":
+            return None
+        body = self.block(close + 1)
+        return self._mk("for", i, body.t1, [body])
 
     def _macro_stmt(self, i, limit):
         """End of `NAME(...)` or `NAME` used as a statement without ';' (a
