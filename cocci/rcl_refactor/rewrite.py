@@ -336,7 +336,9 @@ def _macro_locals(prog, fi, shape, occ):
                 t.text not in prog.macros and not local.get(t.text) or \
                 any(a <= k < b for a, b in shape["dead"]):
             continue
-        for name in _macro_names(prog, local, t.text):
+        # Sorted: the context's fields follow the occurrences' order, and
+        # a set's order changes from run to run (PYTHONHASHSEED).
+        for name in sorted(_macro_names(prog, local, t.text)):
             if analyse._visible_decl(fi, name, lock_t0) is not None:
                 hidden.add(name)
                 occ.append((name, k))
