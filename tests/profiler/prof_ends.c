@@ -17,13 +17,16 @@
  *   reraise   a SIGABRT handler that restores SIG_DFL with signal() and
  *             raises SIGABRT again
  *   ignore    SIGPIPE ignored: a write to a closed pipe returns EPIPE
- *   busy      SIGTERM while 2 threads are inside lock loops
+ *   busy      SIGTERM while 2 threads are inside lock loops (sent once
+ *             both have made an acquisition: no sleep to wait for them)
  * Each mode also checks that the program reads back its own disposition.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +36,9 @@
 static pthread_mutex_t g_end = PTHREAD_MUTEX_INITIALIZER;
 static volatile sig_atomic_t got;
 static volatile int counter;
+/* Spinners that have made their first acquisition: release, paired with
+ * the acquire load in main before the SIGTERM. */
+static atomic_int spinning;
 
 static void take(int n)
 {
@@ -51,6 +57,8 @@ static void *helper(void *arg)
 
 static void *spinner(void *arg)
 {
+	take(1);
+	atomic_fetch_add_explicit(&spinning, 1, memory_order_release);
 	for (;;)
 		take(1000);
 	return arg;
@@ -195,7 +203,9 @@ int main(int argc, char **argv)
 		if (pthread_create(&t, NULL, spinner, NULL) ||
 		    pthread_create(&t, NULL, spinner, NULL))
 			return 101;
-		usleep(50000);
+		while (atomic_load_explicit(&spinning, memory_order_acquire) <
+		       2)
+			sched_yield();
 		kill(getpid(), SIGTERM);
 		for (;;)
 			pause();

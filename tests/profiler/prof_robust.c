@@ -17,9 +17,11 @@
  */
 #define _GNU_SOURCE
 #include "config.h"
+#include "prof_blocked.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +72,17 @@ static int mode_threads(int n)
 	return 0;
 }
 
+/* The thread id of fork_waiter(), published just before it locks
+ * `shared`: release, paired with the acquire load in mode_fork(). */
+static _Atomic pid_t fork_waiter_tid;
+
+static void *fork_waiter(void *arg)
+{
+	atomic_store_explicit(&fork_waiter_tid, prof_gettid(),
+			      memory_order_release);
+	return bump(arg);
+}
+
 static int wait_child(pid_t pid)
 {
 	int st;
@@ -83,12 +96,17 @@ static int mode_fork(const char *self)
 {
 	pthread_t t;
 	pthread_mutex_t other = PTHREAD_MUTEX_INITIALIZER;
-	struct timespec nap = {0, 20 * 1000 * 1000};
-	pid_t pid;
+	struct timespec nap = {0, 200 * 1000};
+	pid_t pid, tid;
 
 	check(pthread_mutex_lock(&shared), "lock");
-	check(pthread_create(&t, NULL, bump, (void *)(intptr_t)1000), "create");
-	nanosleep(&nap, NULL); /* the thread now waits for `shared` */
+	check(pthread_create(&t, NULL, fork_waiter, (void *)(intptr_t)1000),
+	      "create");
+	/* fork while the thread waits for `shared` */
+	while (!(tid = atomic_load_explicit(&fork_waiter_tid,
+					    memory_order_acquire)) ||
+	       !prof_blocked(tid))
+		nanosleep(&nap, NULL);
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
