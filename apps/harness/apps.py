@@ -210,9 +210,15 @@ class Recipe:
                     if a.startswith(opt) and len(a) > 2:
                         v = a[2:]
                         if opt == "-I":
-                            v = os.path.relpath(os.path.normpath(
-                                os.path.join(d, v)), orig)
-                            if v.startswith(".." + os.sep) or \
+                            a = os.path.normpath(os.path.join(d, v))
+                            v = os.path.relpath(a, orig)
+                            if v.startswith(".." + os.sep) and \
+                                    not a.startswith(self.ctx.work) and \
+                                    os.path.isdir(a):
+                                # A system directory (rsyslog's
+                                # -I/usr/include/libfastjson): as is.
+                                v = a
+                            elif v.startswith(".." + os.sep) or \
                                     not os.path.isdir(os.path.join(orig, v)):
                                 # Outside the tree (mosquitto's lib/
                                 # names ../../include) or never created:
@@ -1148,10 +1154,384 @@ class Fio(Recipe):
             rate)
 
 
+class Libevent(Recipe):
+    """libevent 2.1 (bookworm 2.1.12): the event library behind
+    memcached and tor.  With evthread_use_pthreads() every event_base has
+    a th_base_lock taken by event_add/del/active from any thread and by
+    the loop around each callback, every evbuffer and bufferevent its own
+    lock (EVBUFFER_LOCK, BEV_LOCK), and deferred callbacks cross threads
+    through the base's queue; the locks are created and taken through a
+    table of function pointers (evthread_lock_fns_, evthread_pthread.c:
+    recursive pthread mutexes) on `void *` lock fields.  Tests: test/regress
+    (tinytest, one forked process per test); the quick subset is its
+    thread/ group (100 threads adding, activating and deleting events on
+    one base, condition variables, deferred-callback fairness, fork with
+    threads) with the main/, evbuffer/ and bufferevent/ groups, whose
+    evbuffers and bufferevents are made with locks when threads are on
+    (BEV_OPT_THREADSAFE); the workload is thread/basic and
+    thread/conditions_simple."""
+
+    name = "libevent"
+    source = "libevent"
+    version = "2.1.12-stable-8"
+    build_deps = ()
+    why = ("event_base th_base_lock, evbuffer and bufferevent locks "
+           "(recursive, through a function table on void * fields) from "
+           "100 threads; regress' thread/, main/, evbuffer/, bufferevent/")
+    # Debian's patches touch configure.ac and Makefile.am: regenerate
+    # (make would otherwise ask for the upstream automake).  No OpenSSL.
+    CONFIGURE = ["sh", "-c", "autoreconf -fi >/dev/null 2>&1 && "
+                 "./configure -q --disable-openssl --disable-samples"]
+    BUILD = ["sh", "-c", "make {jobs} && make {jobs} test/regress"]
+    REFACTOR_ARGS = None  # -I/-D of compile_commands.json
+    LOCK_PATTERN = r"\b(EVBASE_ACQUIRE_LOCK|EVLOCK_LOCK|EVBUFFER_LOCK|" \
+        r"BEV_LOCK)\s*\("
+    # evthread-internal.h's lock macros as this build (threads, no lock
+    # debugging) uses them, written as the pthread calls they end in
+    # (evthread_pthread.c); the lock fields stay `void *`.
+    MACROS = """\
+#define EVLOCK_LOCK(lockvar, mode) pthread_mutex_lock((lockvar))
+#define EVLOCK_UNLOCK(lockvar, mode) pthread_mutex_unlock((lockvar))
+#define EVBASE_ACQUIRE_LOCK(base, lockvar) pthread_mutex_lock((base)->lockvar)
+#define EVBASE_RELEASE_LOCK(base, lockvar) pthread_mutex_unlock((base)->lockvar)
+"""
+    QUICK = ["thread/..", "main/..", "evbuffer/..", "bufferevent/.."]
+    WORKLOAD = ["test/regress", "thread/basic", "thread/conditions_simple"]
+    UNIT = "runs/s"
+    TEST_KIND = "exit"
+
+    def lock_files(self, tree):
+        # The library, not its tests (test/regress_thread.c locks too).
+        return [f for f in Recipe.lock_files(self, tree)
+                if not f.startswith(("test/", "sample/"))]
+
+    def test(self, tree, env, log, quick, prefix=()):
+        """test/regress (every group, or the quick ones); tinytest ends
+        with "N tests ok.  (M skipped)" or "X/N TESTS FAILED."."""
+        cmd = ["test/regress"] + (list(self.QUICK) if quick else [])
+        cmd += ["-" + t for t in sorted(self.EXCLUDE)]
+        rc = _run_log(list(prefix) + cmd, tree, env, log, 1200)
+        text = open(log, errors="replace").read()
+        failed = re.findall(r"^\s*\[(\S+) FAILED\]", text, re.M)
+        ok = re.findall(r"^(\d+) tests ok\.", text, re.M)
+        bad = re.findall(r"^(\d+)/(\d+) TESTS FAILED", text, re.M)
+        if bad:
+            total, passed = int(bad[-1][1]), int(bad[-1][1]) - int(bad[-1][0])
+        elif ok:
+            total = passed = int(ok[-1])
+        else:
+            total, passed = 1, 1 if rc == 0 else 0
+        detail = "%d/%d passed" % (passed, total)
+        if rc != 0:
+            detail += "; exit %d, tail:\n%s" % (rc, _tail(log))
+        return rc == 0 and passed == total, detail, {
+            "passed": passed, "total": total, "failed": failed}
+
+    def fmt(self, rate):
+        return "%.3f runs/s (regress thread/basic thread/conditions_simple)" \
+            % rate
+
+
+class Sqlite(Recipe):
+    """SQLite 3.40 (bookworm 3.40.1): built threadsafe (serialized), every
+    connection has a recursive db->mutex, and the shared cache, the page
+    cache (pcache1's group mutex), the memory allocator (mem0.mutex), the
+    VFS list and the unix VFS's inode list (unixBigLock) are static
+    mutexes, all taken through sqlite3_mutex_enter()/leave(), which call
+    the pthreads implementation (src/mutex_unix.c) through a table of
+    function pointers (sqlite3GlobalConfig.mutex) on an opaque
+    sqlite3_mutex.  Built from the split sources (not the amalgamation)
+    so that each file can be refactored.  Tests: test/threadtest3.c,
+    sqlite's own multi-threaded stress program (threads sharing WAL
+    databases, one connection or shared caches, concurrent checkpoints,
+    triggers, vacuum), linked against the library built here, one test
+    per process; the quick subset takes about a minute, the whole one
+    about four.  The workload is its walthread5 (5 threads reading a
+    64 MB WAL database)."""
+
+    name = "sqlite3"
+    source = "sqlite3"
+    version = "3.40.1-2+deb12u2"
+    build_deps = ("tcl8.6",)  # tclsh generates sources at build time
+    why = ("connection, shared-cache, page-cache, allocator and unix VFS "
+           "mutexes (recursive, through a function table); threadtest3's "
+           "WAL, shared-cache, checkpoint and trigger stress tests")
+    CONFIGURE = ["./configure", "-q", "--disable-amalgamation",
+                 "--enable-threadsafe", "--disable-tcl"]
+    # The library from the split sources, then threadtest3 linked against
+    # it (its Makefile target links the amalgamation instead).
+    BUILD = ["sh", "-c", "make {jobs} libsqlite3.la && ./libtool "
+             "--mode=link ${{CC:-cc}} -g -O2 -I. -Isrc $CPPFLAGS $LDFLAGS "
+             "test/threadtest3.c src/test_multiplex.c libsqlite3.la "
+             "-o threadtest3 $LIBS -lpthread -lm"]
+    REFACTOR_ARGS = None  # -I/-D of compile_commands.json
+    LOCK_PATTERN = r"\b(sqlite3_mutex_enter|pthread_mutex_lock)\s*\("
+    LOCK_FNS = ("sqlite3_mutex_enter=sqlite3_mutex_leave",)
+    TESTS_ALL = ("walthread1", "walthread2", "walthread3", "walthread4",
+                 "walthread5", "cgt_pager_1", "dynamic_triggers",
+                 "checkpoint_starvation_1", "checkpoint_starvation_2",
+                 "create_drop_index_1", "lookaside1", "vacuum1", "stress1",
+                 "stress2", "shared1")
+    QUICK = ["walthread1", "walthread5", "cgt_pager_1",
+             "checkpoint_starvation_1", "lookaside1", "stress1", "shared1"]
+    WORKLOAD = ["threadtest3", "walthread5"]
+    UNIT = "runs/s"
+    TEST_KIND = "exit"
+
+    def _scratch(self, tree):
+        d = os.path.join(tree, "_threadtest")
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        return d
+
+    def _workload(self, tree, env, prefix=()):
+        t0 = time.time()
+        run(list(prefix) + [os.path.join(tree, "threadtest3"),
+                            "walthread5"], cwd=self._scratch(tree),
+            env=env, timeout=600, echo=bool(prefix))
+        return 1.0 / (time.time() - t0)
+
+    def test(self, tree, env, log, quick, prefix=()):
+        """threadtest3, one test per process in a fresh directory (it
+        exits 255 and prints "N errors out of 1 tests" on a failure)."""
+        names = [t for t in (self.QUICK if quick else self.TESTS_ALL)
+                 if t not in self.EXCLUDE]
+        failed = []
+        with open(log, "w") as out:
+            for t in names:
+                out.write("$ threadtest3 %s\n" % t)
+                out.flush()
+                try:
+                    r = subprocess.run(
+                        list(prefix) + [os.path.join(tree, "threadtest3"),
+                                        t], cwd=self._scratch(tree),
+                        env=env, stdout=out, stderr=subprocess.STDOUT,
+                        timeout=300).returncode
+                except subprocess.TimeoutExpired:
+                    r = 124
+                out.write("harness: %s exit %d\n" % (t, r))
+                if r != 0:
+                    failed.append(t)
+        n = len(names)
+        detail = "threadtest3: %d/%d passed" % (n - len(failed), n)
+        if failed:
+            detail += ", failed: " + " ".join(failed)
+        return not failed, detail, {"passed": n - len(failed), "total": n,
+                                    "failed": failed}
+
+    def fmt(self, rate):
+        return "%.3f runs/s (threadtest3 walthread5)" % rate
+
+
+class Rsyslog(Recipe):
+    """rsyslog 8.2302 (bookworm 8.2302.0): the system logger.  Its
+    message queues (runtime/queue.c, wtp.c, wti.c: a queue mutex + not-
+    empty/not-full conditions shared by the producers and a pool of
+    worker threads), the message object's lock (runtime/msg.c:
+    MsgLock/MsgUnlock around lazily computed properties, taken by every
+    action thread that formats the message), statistics counters
+    (statsobj.c), the TCP server's session table (tcpsrv.c), regexp and
+    lookup-table caches, the asynchronous file writer of omfile
+    (tools/omfile.c: a writer thread per file) are plain pthread mutexes.
+    Built with its test bench (imdiag, tcpflood, no external services).
+    Tests: the queue and threading scripts of its tests/ (main-queue
+    worker pools, linked-list, array and disk-assisted queues, omfile's
+    async writer, concurrent message and local variables, many TCP
+    connections), through automake's test driver; the whole suite needs
+    databases, Kafka, TLS and hours and is not run.  The workload sends
+    500000 messages over 4 TCP connections (tcpflood) to rsyslogd
+    (imtcp, a main queue of 4 workers, omfile) and waits for the last
+    to be written."""
+
+    name = source = "rsyslog"
+    version = "8.2302.0-1+deb12u1"
+    build_deps = ("libestr-dev", "libfastjson-dev", "bison", "flex",
+                  "zlib1g-dev")
+    why = ("message queue mutex + conditions between producers and worker "
+           "pools, the message object lock, omfile's async writer; its "
+           "queue, threading and concurrency test scripts")
+    CONFIGURE = ["./configure", "-q", "--enable-testbench",
+                 "--enable-imdiag", "--enable-omstdout",
+                 "--disable-libgcrypt", "--disable-liblogging-stdlog",
+                 "--disable-uuid", "--disable-libsystemd", "--disable-fmhttp"]
+    # The daemon and its modules, then the test bench's helpers
+    # (tcpflood, msleep, ...) without running a test.
+    BUILD = ["sh", "-c", "make {jobs} && make {jobs} -C tests check TESTS="]
+    REFACTOR_ARGS = None  # -I/-D of compile_commands.json
+    LOCK_PATTERN = r"\b(d_)?pthread_mutex_lock\s*\("
+    QUICK = ["threadingmq.sh", "threadingmqaq.sh", "linkedlistqueue.sh",
+             "arrayqueue.sh", "asynwr_simple.sh", "asynwr_simple_2.sh",
+             "msgvar-concurrency.sh", "localvar-concurrency.sh"]
+    TESTS_ALL = QUICK + ["msgvar-concurrency-array.sh", "imtcp-multiport.sh",
+                         "da-mainmsg-q.sh", "asynwr_timeout.sh",
+                         "manytcp.sh", "imtcp_conndrop.sh"]
+    TEST = ["make", "-C", "tests", "check"]
+    TEST_KIND = "automake"
+    UNIT = "msgs/s"
+    MSGS = 500000
+
+    def lock_files(self, tree):
+        # The daemon, its runtime and modules, not the test bench.
+        return [f for f in Recipe.lock_files(self, tree)
+                if not f.startswith("tests/")]
+
+    def test_cmd(self, quick):
+        # Always a list: the whole suite is hours and external services.
+        names = self.QUICK if quick else self.TESTS_ALL
+        return list(self.TEST) + ["TESTS=" + " ".join(
+            t for t in names if t not in self.EXCLUDE)]
+
+    def _flood(self, tree, env, prefix=()):
+        d = os.path.join(self.ctx.work, "flood")
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        portf, out = os.path.join(d, "port"), os.path.join(d, "out.log")
+        conf = os.path.join(d, "rsyslog.conf")
+        with open(conf, "w") as f:
+            f.write('global(workDirectory="%s")\n'
+                    'module(load="%s/plugins/imtcp/.libs/imtcp")\n'
+                    'input(type="imtcp" port="0" listenPortFileName="%s")\n'
+                    'main_queue(queue.workerThreads="4" '
+                    'queue.workerThreadMinimumMessages="1000")\n'
+                    'template(name="n" type="string" '
+                    'string="%%msg:F,58:2%%\\n")\n'
+                    'action(type="omfile" file="%s" template="n")\n'
+                    % (d, tree, portf, out))
+        cmd = list(prefix) + [
+            os.path.join(tree, "tools", "rsyslogd"), "-n", "-C", "-i",
+            os.path.join(d, "pid"), "-M", "%s/runtime/.libs:%s/.libs" % (
+                tree, tree), "-f", conf]
+        log = open(os.path.join(self.ctx.work, "rsyslogd.log"), "a")
+        p = subprocess.Popen(cmd, env=env, stdout=log, stderr=log)
+        try:
+            deadline = time.time() + 30
+            while not (os.path.exists(portf) and
+                       open(portf).read().strip()):
+                if p.poll() is not None or time.time() > deadline:
+                    raise StepError("rsyslogd did not start (exit %s): %s"
+                                    % (p.poll(), " ".join(cmd)))
+                time.sleep(0.1)
+            port = open(portf).read().strip()
+            t0 = time.time()
+            run([os.path.join(tree, "tests", "tcpflood"), "-t",
+                 "127.0.0.1", "-p", port, "-m", str(self.MSGS), "-c", "4"],
+                env=env, timeout=300, echo=False)
+            n, deadline = 0, time.time() + 300
+            while n < self.MSGS:
+                if time.time() > deadline or p.poll() is not None:
+                    raise StepError("rsyslogd wrote %d of %d messages"
+                                    % (n, self.MSGS))
+                time.sleep(0.05)
+                with open(out, "rb") if os.path.exists(out) else \
+                        open(os.devnull, "rb") as f:
+                    n = f.read().count(b"\n")
+            return self.MSGS / (time.time() - t0)
+        finally:
+            p.terminate()
+            try:
+                p.wait(30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+            log.close()
+
+    def profile(self, tree, out):
+        self._flood(tree, dict(os.environ),
+                    [self.ctx.tools.prof, "-o", out, "--"])
+        if not os.path.exists(out):
+            raise StepError("rcl-prof -- rsyslogd wrote no profile")
+
+    def bench(self, tree, env):
+        return self._flood(tree, env)
+
+    def fmt(self, rate):
+        return "%.0f msgs/s (tcpflood, 4 conns, %d msgs -> omfile)" % (
+            rate, self.MSGS)
+
+
+class Jemalloc(Recipe):
+    """jemalloc 5.3 (bookworm 5.3.0): the allocator.  Every arena, bin,
+    extent cache, the HPA shards, the background threads and the
+    statistics have a malloc_mutex_t: a pthread mutex inside a struct with
+    profiling counters, taken by malloc_mutex_lock(tsdn, m) (internal/
+    mutex.h: a spinning trylock, then pthread_mutex_lock, witness
+    checks), from every thread that allocates.  Configured as Debian does
+    on amd64 (4 KiB pages, 2 MiB huge pages) without heap profiling.
+    Tests: its test/test.sh runner on the unit and integration tests that
+    run threads (mtx races, background purging threads, decay, thread
+    events, thread-specific data, per-thread arenas and tcaches); the
+    unit tests link the library's objects built a second time with
+    JEMALLOC_JET, the integration tests libjemalloc.so, which replaces
+    malloc in their process (and in rcl-run's).  The workload is the
+    thread_arena and MALLOCX_ARENA integration tests (threads allocating
+    from their own and shared arenas): a sign only."""
+
+    name = source = "jemalloc"
+    version = "5.3.0-1"
+    build_deps = ()
+    why = ("arena, bin, extent and background-thread malloc_mutex_t "
+           "(spin-then-block wrappers); test.sh's mtx, background_thread, "
+           "decay, tsd and thread_arena tests")
+    CONFIGURE = ["./configure", "-q", "--with-lg-page=12",
+                 "--with-lg-hugepage=21", "--disable-doc"]
+    BUILD = ["sh", "-c", "make {jobs} && make {jobs} tests_unit "
+             "tests_integration"]
+    REFACTOR_ARGS = None  # -I/-D of compile_commands.json
+    LOCK_PATTERN = r"\bmalloc_mutex_lock\s*\("
+    LOCK_FNS = ("malloc_mutex_lock=malloc_mutex_unlock",)
+    QUICK = ["test/unit/mtx", "test/unit/background_thread",
+             "test/unit/background_thread_enable", "test/unit/arena_decay",
+             "test/unit/tsd", "test/unit/seq", "test/unit/thread_event",
+             "test/unit/hpa_background_thread",
+             "test/integration/thread_arena",
+             "test/integration/thread_tcache_enabled",
+             "test/integration/MALLOCX_ARENA"]
+    TESTS_ALL = QUICK + ["test/unit/decay", "test/unit/arena_reset",
+                         "test/unit/stats", "test/unit/retained",
+                         "test/unit/junk", "test/integration/mallocx",
+                         "test/integration/allocated"]
+    WORKLOAD = ["sh", "test/test.sh", "test/integration/thread_arena",
+                "test/integration/MALLOCX_ARENA"]
+    UNIT = "runs/s"
+    TEST_KIND = "exit"
+
+    def lock_files(self, tree):
+        return [f for f in Recipe.lock_files(self, tree)
+                if f.startswith("src/")]
+
+    def test(self, tree, env, log, quick, prefix=()):
+        """test/test.sh: "--- pass: P/N, skip: S/N, fail: F/N ---" per
+        program, a suite summary at the end; a program counts as passed
+        when none of its cases failed."""
+        names = [t for t in (self.QUICK if quick else self.TESTS_ALL)
+                 if t not in self.EXCLUDE]
+        rc = _run_log(list(prefix) + ["sh", "test/test.sh"] + names, tree,
+                      env, log, 1200)
+        text = open(log, errors="replace").read()
+        res = dict(re.findall(r"^=== (\S+) ===\n(?:.*\n)*?--- pass: \d+/"
+                              r"\d+, skip: \d+/\d+, fail: (\d+)/", text,
+                              re.M))
+        failed = [t for t in names if res.get(t, "x") != "0"]
+        n = len(names)
+        detail = "test.sh: %d/%d programs passed" % (n - len(failed), n)
+        if failed:
+            detail += ", failed: " + " ".join(failed)
+        if rc != 0:
+            detail += "; exit %d, tail:\n%s" % (rc, _tail(log))
+        return rc == 0 and not failed, detail, {
+            "passed": n - len(failed), "total": n, "failed": failed}
+
+    def fmt(self, rate):
+        return "%.3f runs/s (test.sh thread_arena MALLOCX_ARENA)" % rate
+
+
 APPS = {"memcached": Memcached, "zstd": Zstd, "blosc": Blosc,
         "xz": XzUtils, "apr": Apr, "microhttpd": Microhttpd,
         "mosquitto": Mosquitto, "libuv": Libuv,
-        "fio": Fio}
+        "fio": Fio, "libevent": Libevent,
+        "sqlite3": Sqlite, "rsyslog": Rsyslog,
+        "jemalloc": Jemalloc}
 # Smallest build first.
 ORDER = ["xz", "apr", "microhttpd", "mosquitto", "libuv", "fio", "blosc",
-         "zstd", "memcached"]
+         "zstd", "memcached", "libevent", "sqlite3",
+         "rsyslog", "jemalloc"]

@@ -340,6 +340,13 @@ def refactor(ctx, app, tree, profile):
     if rcl_locks:
         ctx.note("  locks on RCL (rcl-config.h): " + "; ".join(
             "%s (%s, %s sections)" % e for e in rcl_locks))
+    # Its compile check refused an output file, or an input did not
+    # compile with the flags given: then it wrote no file at all,
+    # whatever it found, delegated or held.
+    unwritten = re.search(r"^rcl-refactor: (.*(?:nothing written|the "
+                          r"input does not compile).*)$", out, re.M)
+    if unwritten:
+        stats["not_written"] = unwritten.group(1).strip()[:300]
     stats["locks_converted"], kept = config_locks(tree)
     stats["locks_all"] = stats["locks_converted"] + kept
     stats["extracted"] = "liblock_exec" in "".join(
@@ -555,6 +562,13 @@ def run_app(args, name, progress, steps, on_step=None):
 
     def build_rcl_step():
         if state.get("no_tree"):
+            why = [(k, v["not_written"]) for k, v in
+                   sorted(res["refactor"].items()) if v.get("not_written")]
+            if why:
+                # Sections were delegated or held, but its compile check
+                # stopped every file from being written.
+                raise StepError("rcl-refactor wrote no file (--locks %s: "
+                                "%s)" % why[0])
             raise StepError("rcl-refactor extracted no critical section "
                             "(see %s/refactor.log)" % ctx.work)
         # The copy --build asks for when it moved any section (by default
