@@ -351,11 +351,6 @@ def refactor(ctx, app, tree, profile):
     stats["locks_all"] = stats["locks_converted"] + kept
     stats["extracted"] = "liblock_exec" in "".join(
         open(os.path.join(tree, f), errors="replace").read() for f in files)
-    # Its counts describe what it would have written: an output that
-    # failed its compile check means nothing was (exit 1, as for refusals).
-    lost = re.search(r"^rcl-refactor: .*nothing written.*$", out, re.M)
-    if lost:
-        raise StepError(lost.group(0)[:300])
     return stats
 
 
@@ -540,6 +535,11 @@ def run_app(args, name, progress, steps, on_step=None):
             if kind == "profile" else "all"
         stats = refactor(ctx, app, tree, locks)
         res["refactor"][kind] = stats
+        if stats.get("not_written"):
+            # Its counts describe what it would have written (exit 1, as
+            # for refusals): the step failed.
+            raise StepError("rcl-refactor wrote no file: %s"
+                            % stats["not_written"])
         if stats.get("extracted"):
             state.setdefault("trees", []).append((kind, tree))
         return stats
