@@ -1,6 +1,8 @@
 #!/bin/sh
 # Installs every Debian package librcl needs to build, test and run its
 # demos.  Idempotent; run as root on Debian bookworm (or with sudo).
+# --corpus: also the build dependencies of the applications of
+# `make check-corpus` (apps/harness/apps.py's recipes).
 set -eu
 
 PACKAGES="
@@ -17,6 +19,16 @@ PACKAGES="
   libsasl2-dev libio-socket-ssl-perl
   cmake liblz4-dev libzstd-dev libsnappy-dev zlib1g-dev
 "
+
+case "${1:-}" in
+--corpus)
+	PACKAGES="$PACKAGES $(python3 "$(dirname "$0")/apps/harness/harness.py" \
+		--list-deps)" || exit 1 ;;
+"") ;;
+*)
+	echo "install-deps.sh: unknown option '$1' (usage: install-deps.sh [--corpus])" >&2
+	exit 2 ;;
+esac
 
 if [ "$(id -u)" -ne 0 ]; then
 	if command -v sudo >/dev/null 2>&1; then

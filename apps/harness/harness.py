@@ -46,11 +46,15 @@ def parse_args():
     ap.add_argument("apps", nargs="*", metavar="APP",
                     help="applications to run, in this order (default: "
                     "all, smallest build first: %s)" % " ".join(apps.ORDER))
-    ap.add_argument("--top-srcdir", required=True)
+    ap.add_argument("--list-deps", action="store_true",
+                    help="print the Debian build dependencies of the "
+                    "applications (all by default), one line, and exit "
+                    "(install-deps.sh --corpus installs them)")
+    ap.add_argument("--top-srcdir")
     ap.add_argument("--top-builddir",
                     help="librcl build tree (default: installed tools and "
                     "pkg-config rcl)")
-    ap.add_argument("--workdir", required=True,
+    ap.add_argument("--workdir",
                     help="work directory; the app gets WORKDIR/APP")
     ap.add_argument("--tests", default="full", choices=("full", "quick"),
                     help="the app's full test suite (default) or a quick "
@@ -88,6 +92,8 @@ def parse_args():
     args = ap.parse_args()
     if args.render_only and not (args.doc and args.record):
         ap.error("--render-only needs --doc and --record")
+    if not args.list_deps and not (args.top_srcdir and args.workdir):
+        ap.error("--top-srcdir and --workdir are required")
     for a in args.apps:
         if a not in apps.APPS:
             ap.error("unknown application %r (known: %s)"
@@ -636,6 +642,10 @@ def save_record(args, apps_rec):
 
 def main():
     args = parse_args()
+    if args.list_deps:
+        print(" ".join(sorted({d for a in args.apps
+                               for d in apps.APPS[a].build_deps})))
+        return 0
     if args.render_only:
         with open(args.record) as f:
             recorded = json.load(f)
