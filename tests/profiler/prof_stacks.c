@@ -28,15 +28,22 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "prof_blocked.h"
+
 enum { WORKERS = 4 };
 
 static pthread_mutex_t big = PTHREAD_MUTEX_INITIALIZER;
 static long section_us, work_us, iters;
+/* long: each worker's thread id, published before it takes `big` (0: not
+ * yet), so that hold_long() holds it 60 ms from when all of them wait */
+static _Atomic pid_t waiter_tid[WORKERS];
+static int long_mode;
 static __thread volatile unsigned long sink; /* per thread: no race */
 
 static long long now_us(void)
@@ -81,6 +88,8 @@ static void *worker(void *arg)
 {
 	long idx = (long)(intptr_t)arg;
 
+	if (long_mode)
+		atomic_store(&waiter_tid[idx], prof_gettid());
 	spin_us(idx * work_us / WORKERS); /* this worker's phase */
 	for (long i = 0; i < iters; i++) {
 		outer_fn();
@@ -98,16 +107,42 @@ static int start(pthread_t *t, long idx)
 	return 0;
 }
 
+/* Whether all the workers of a long round are blocked on `big`. */
+static int all_waiting(void)
+{
+	for (int i = 0; i < WORKERS - 1; i++) {
+		pid_t tid = atomic_load(&waiter_tid[i]);
+
+		if (tid == 0 || !prof_blocked(tid))
+			return 0;
+	}
+	return 1;
+}
+
 /* One round of the long program: the workers start while `big` is held
- * and wait for it. */
+ * and wait for it, all of them for 60 ms (on a loaded machine a worker
+ * may first run long after its start: the hold begins to count once
+ * every worker is seen blocked, not at a fixed time). */
 __attribute__((noinline)) static int hold_long(void)
 {
 	pthread_t t[WORKERS - 1];
+	long long give_up;
 
+	for (int i = 0; i < WORKERS - 1; i++)
+		atomic_store(&waiter_tid[i], 0);
 	pthread_mutex_lock(&big);
 	for (int i = 0; i < WORKERS - 1; i++)
-		if (start(&t[i], 0) != 0)
+		if (start(&t[i], i) != 0)
 			return -1;
+	give_up = now_us() + 20000000;
+	while (!all_waiting()) {
+		if (now_us() > give_up) {
+			fprintf(stderr, "prof_stacks: the workers are not all "
+					"blocked on big after 20 s\n");
+			return -1;
+		}
+		spin_us(200);
+	}
 	spin_us(60000);
 	pthread_mutex_unlock(&big);
 	for (int i = 0; i < WORKERS - 1; i++)
@@ -129,6 +164,7 @@ int main(int argc, char **argv)
 		section_us = 0;
 		work_us = 0;
 		iters = 1;
+		long_mode = 1;
 		for (int r = 0; r < 3; r++)
 			if (hold_long() != 0)
 				return 1;
