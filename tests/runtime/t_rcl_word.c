@@ -339,6 +339,7 @@ START_TEST(held_section_blocks_server_serves)
 	struct live *v = calloc(1, sizeof(*v));
 	pthread_t h, ca, cb;
 	long before;
+	double end;
 	rcl_stats_t st;
 
 	ck_assert_ptr_nonnull(v);
@@ -348,11 +349,31 @@ START_TEST(held_section_blocks_server_serves)
 	rt_wait_flag(&v->holding, 10);
 	rt_start(&ca, a_caller, v); /* its request waits for the word */
 	rt_start(&cb, b_caller, v);
-	usleep(50000);
+	/* a's request is pending once the server has deferred it (counted
+	 * only with lock stats; otherwise give the caller a moment) */
+	if (RCL_LOCK_STATS) {
+		end = rt_now() + 30;
+		while (rt_stats(rcl_default_server()).deferred == 0) {
+			ck_assert_msg(rt_now() < end,
+				      "a's request not deferred within 30 s");
+			usleep(1000);
+		}
+	} else {
+		usleep(50000);
+	}
+	/* lock b is served while a's request is pending: wait (bounded:
+	 * a loaded machine gives the threads little CPU, so no rate is
+	 * promised) for 100 more calls on b, with a not done all along */
 	before = atomic_load(&v->b_calls);
-	usleep(200000);
-	/* lock b is served while a's request is pending */
-	ck_assert_int_gt(atomic_load(&v->b_calls), before + 100);
+	end = rt_now() + 30;
+	while (atomic_load(&v->b_calls) <= before + 100) {
+		ck_assert_int_eq(atomic_load(&v->a_done), 0);
+		ck_assert_msg(rt_now() < end,
+			      "lock b got %ld calls in 30 s while a's request "
+			      "was pending; want > 100",
+			      atomic_load(&v->b_calls) - before);
+		usleep(1000);
+	}
 	ck_assert_int_eq(atomic_load(&v->a_done), 0);
 	st = rt_stats(rcl_default_server());
 	RT_COUNTED(ck_assert_uint_ge(st.deferred, 1));
