@@ -210,28 +210,72 @@ START_TEST(trylock_semantics)
 END_TEST
 
 /* An idle server parks (does not spin at RT priority), its manager stops
- * waking up, and the next request wakes it. */
+ * waking up, and the next request wakes it.
+ *
+ * The invariant: once the server sleeps in park() and no client calls,
+ * nothing wakes it, so its sweeps, parks and manager activations stop
+ * growing for good, over a window of any length.  The window's length is
+ * not what matters, and a loaded machine may stretch it (the observer is
+ * preempted) or may keep a still-active server off the CPU for a while (it
+ * then looks quiet).  So: wait (bounded) for a window in which nothing
+ * moved after a park was counted, then require that it stays quiet over a
+ * second window; a server that never parks, or that wakes up again, fails
+ * (a park counted before the last request is not enough: that request
+ * woke it). */
+#define PARK_WINDOW_US 200000
+
+static bool parked_quiet(const rcl_stats_t *a, const rcl_stats_t *b)
+{
+	return b->idle_parks >= 1 && b->idle_parks == a->idle_parks &&
+	       b->sweeps == a->sweeps;
+}
+
 START_TEST(idle_server_parks)
 {
 	liblock_lock_t l;
 	int cpu = rcl_default_server();
-	rcl_stats_t a, b;
+	rcl_stats_t a, b, c;
+	double end, t0, window;
+	bool quiet = false;
 
 	rt_init_rcl(&l, LIBLOCK_SERVER_DEFAULT);
 	ck_assert_ptr_eq(liblock_exec(&l, noop_cs, &l), &l);
 	if (!RCL_LOCK_STATS) /* parks and sweeps are not counted */
-		usleep(200000);
+		usleep(PARK_WINDOW_US);
 	else {
-		/* the idle threshold is 5 ms; allow a loaded machine 5 s */
-		for (int i = 0; i < 500 && rt_stats(cpu).idle_parks == 0; i++)
-			usleep(10000);
-		usleep(20000);
-		a = rt_stats(cpu);
-		ck_assert_uint_ge(a.idle_parks, 1);
-		usleep(200000);
+		/* the idle threshold is 5 ms; allow a loaded machine 20 s */
+		end = rt_now() + 20;
 		b = rt_stats(cpu);
-		ck_assert_uint_le(b.manager_wakeups - a.manager_wakeups, 2);
-		ck_assert_uint_le(b.sweeps - a.sweeps, 2);
+		do {
+			a = b;
+			usleep(PARK_WINDOW_US);
+			b = rt_stats(cpu);
+			quiet = parked_quiet(&a, &b);
+		} while (!quiet && rt_now() < end);
+		ck_assert_msg(quiet,
+			      "the idle server did not park and stay "
+			      "parked for %d ms within 20 s (parks %llu, "
+			      "sweeps %llu)",
+			      PARK_WINDOW_US / 1000,
+			      (unsigned long long)b.idle_parks,
+			      (unsigned long long)b.sweeps);
+		/* parked: it stays so, however long the window really is
+		 * (2 sweeps: a park's re-check sweep, if the server was
+		 * preempted inside park() all through the quiet window) */
+		t0 = rt_now();
+		usleep(PARK_WINDOW_US);
+		c = rt_stats(cpu);
+		window = rt_now() - t0;
+		ck_assert_msg(c.sweeps - b.sweeps <= 2 &&
+				      c.idle_parks == b.idle_parks,
+			      "a parked server woke up: %llu sweeps, %llu "
+			      "parks in %.3f s",
+			      (unsigned long long)(c.sweeps - b.sweeps),
+			      (unsigned long long)(c.idle_parks - b.idle_parks),
+			      window);
+		/* the manager sleeps while the server is idle: at most one
+		 * period in flight when the server parked, over both windows */
+		ck_assert_uint_le(c.manager_wakeups - a.manager_wakeups, 2);
 	}
 	ck_assert_ptr_eq(liblock_exec(&l, noop_cs, &l), &l);
 	ck_assert_int_eq(liblock_destroy(&l), 0);

@@ -339,6 +339,7 @@ START_TEST(held_section_blocks_server_serves)
 	struct live *v = calloc(1, sizeof(*v));
 	pthread_t h, ca, cb;
 	long before;
+	double end;
 	rcl_stats_t st;
 
 	ck_assert_ptr_nonnull(v);
@@ -348,11 +349,31 @@ START_TEST(held_section_blocks_server_serves)
 	rt_wait_flag(&v->holding, 10);
 	rt_start(&ca, a_caller, v); /* its request waits for the word */
 	rt_start(&cb, b_caller, v);
-	usleep(50000);
+	/* a's request is pending once the server has deferred it (counted
+	 * only with lock stats; otherwise give the caller a moment) */
+	if (RCL_LOCK_STATS) {
+		end = rt_now() + 30;
+		while (rt_stats(rcl_default_server()).deferred == 0) {
+			ck_assert_msg(rt_now() < end,
+				      "a's request not deferred within 30 s");
+			usleep(1000);
+		}
+	} else {
+		usleep(50000);
+	}
+	/* lock b is served while a's request is pending: wait (bounded:
+	 * a loaded machine gives the threads little CPU, so no rate is
+	 * promised) for 100 more calls on b, with a not done all along */
 	before = atomic_load(&v->b_calls);
-	usleep(200000);
-	/* lock b is served while a's request is pending */
-	ck_assert_int_gt(atomic_load(&v->b_calls), before + 100);
+	end = rt_now() + 30;
+	while (atomic_load(&v->b_calls) <= before + 100) {
+		ck_assert_int_eq(atomic_load(&v->a_done), 0);
+		ck_assert_msg(rt_now() < end,
+			      "lock b got %ld calls in 30 s while a's request "
+			      "was pending; want > 100",
+			      atomic_load(&v->b_calls) - before);
+		usleep(1000);
+	}
 	ck_assert_int_eq(atomic_load(&v->a_done), 0);
 	st = rt_stats(rcl_default_server());
 	RT_COUNTED(ck_assert_uint_ge(st.deferred, 1));
@@ -509,6 +530,7 @@ struct nest {
 	liblock_lock_t a, b, c, d; /* a, b, d on one server, c on another */
 	long in_a, in_b, in_c, in_d;
 	int iters;
+	atomic_long iters_done; /* progress, for the stall check */
 };
 
 static void *a_takes_b_cs(void *arg)
@@ -539,6 +561,10 @@ static void *nest_worker(void *arg)
 		liblock_exec(&n->c, inc_long_cs, &n->in_c);
 		liblock_exec(&n->d, inc_long_cs, &n->in_d);
 		ck_assert_int_eq(liblock_unlock(&n->b), 0);
+		/* relaxed: a progress count only; the joins order the
+		 * counters the test checks */
+		atomic_fetch_add_explicit(&n->iters_done, 1,
+					  memory_order_relaxed);
 	}
 	return NULL;
 }
@@ -548,17 +574,38 @@ START_TEST(nested_held_and_delegated)
 	struct nest *n = calloc(1, sizeof(*n));
 	pthread_t t[6];
 	int s1 = rcl_default_server(), s2 = s1 == 0 ? 1 : 0;
+	long seen = -1, done;
+	double last;
 
 	ck_assert_ptr_nonnull(n);
+	atomic_init(&n->iters_done, 0);
 	rt_init_rcl(&n->a, s1);
 	rt_init_rcl(&n->b, s1);
 	rt_init_rcl(&n->d, s1);
 	rt_init_rcl(&n->c, s2);
 	n->iters = 2000;
+	last = rt_now();
 	for (int i = 0; i < 6; i++)
 		rt_start(&t[i], nest_worker, n);
+	/* A deadlock stops all progress; a loaded machine (sanitizer build,
+	 * time-sliced servers) only slows it, to ~100 s for the whole run
+	 * under ASan at load 15: fail on 30 s without one more iteration,
+	 * not on a bound for the whole run (the Check timeout caps it). */
+	while ((done = atomic_load_explicit(&n->iters_done,
+					    memory_order_relaxed)) <
+	       6L * n->iters) {
+		if (done != seen) {
+			seen = done;
+			last = rt_now();
+		}
+		ck_assert_msg(rt_now() - last < 30,
+			      "nested sections stalled: no progress for 30 s "
+			      "at %ld of %ld iterations",
+			      done, 6L * n->iters);
+		usleep(10000);
+	}
 	for (int i = 0; i < 6; i++)
-		rt_join(t[i], 100);
+		rt_join(t[i], 10);
 	ck_assert_int_eq(n->in_a, 6L * n->iters);
 	ck_assert_int_eq(n->in_b, 6L * 2 * n->iters);
 	ck_assert_int_eq(n->in_c, 6L * n->iters);
