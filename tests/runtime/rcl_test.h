@@ -76,6 +76,31 @@ static inline void rt_wait_flag(atomic_int *flag, int seconds)
 	}
 }
 
+/* Wait until *@done (a progress count the test's threads bump, relaxed)
+ * reaches @want, failing only if it stops moving for @stall seconds.  A
+ * deadlock stops all progress; a loaded machine (a sanitizer build,
+ * time-sliced servers, a server sharing the clients' last CPU) only slows
+ * it, so a bound on the whole run would measure throughput (the Check
+ * timeout still caps the test). */
+static inline void rt_wait_progress(atomic_long *done, long want, int stall,
+				    const char *what)
+{
+	long seen = -1, now;
+	double last = rt_now();
+
+	while ((now = atomic_load_explicit(done, memory_order_relaxed)) <
+	       want) {
+		if (now != seen) {
+			seen = now;
+			last = rt_now();
+		}
+		ck_assert_msg(rt_now() - last < stall,
+			      "%s stalled: no progress for %d s at %ld of %ld",
+			      what, stall, now, want);
+		usleep(10000);
+	}
+}
+
 /* The servicing threads' counters (cs, cs_inline, sweeps, idle_parks,
  * slow_path, multi_lock_sweeps, try_busy, deferred) read 0 in a
  * --disable-lock-stats build: assert on them only where they are counted. */

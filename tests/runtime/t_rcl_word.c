@@ -574,8 +574,6 @@ START_TEST(nested_held_and_delegated)
 	struct nest *n = calloc(1, sizeof(*n));
 	pthread_t t[6];
 	int s1 = rcl_default_server(), s2 = s1 == 0 ? 1 : 0;
-	long seen = -1, done;
-	double last;
 
 	ck_assert_ptr_nonnull(n);
 	atomic_init(&n->iters_done, 0);
@@ -584,26 +582,10 @@ START_TEST(nested_held_and_delegated)
 	rt_init_rcl(&n->d, s1);
 	rt_init_rcl(&n->c, s2);
 	n->iters = 2000;
-	last = rt_now();
 	for (int i = 0; i < 6; i++)
 		rt_start(&t[i], nest_worker, n);
-	/* A deadlock stops all progress; a loaded machine (sanitizer build,
-	 * time-sliced servers) only slows it, to ~100 s for the whole run
-	 * under ASan at load 15: fail on 30 s without one more iteration,
-	 * not on a bound for the whole run (the Check timeout caps it). */
-	while ((done = atomic_load_explicit(&n->iters_done,
-					    memory_order_relaxed)) <
-	       6L * n->iters) {
-		if (done != seen) {
-			seen = done;
-			last = rt_now();
-		}
-		ck_assert_msg(rt_now() - last < 30,
-			      "nested sections stalled: no progress for 30 s "
-			      "at %ld of %ld iterations",
-			      done, 6L * n->iters);
-		usleep(10000);
-	}
+	/* ~100 s for the whole run under ASan at load 15 */
+	rt_wait_progress(&n->iters_done, 6L * n->iters, 30, "nested sections");
 	for (int i = 0; i < 6; i++)
 		rt_join(t[i], 10);
 	ck_assert_int_eq(n->in_a, 6L * n->iters);
