@@ -39,6 +39,33 @@ def _tail(path, n=12):
         return "".join(f.readlines()[-n:])
 
 
+def _run_each(tests, log, env, timeout, label, mode="w"):
+    """Run the tests of @tests, (name, shown, argv, cwd) each, one process
+    each (generated lazily: a cwd may be made fresh for each), output
+    to @log; (ok, detail, counts) as Recipe.test returns them: ok when
+    there is at least one and every one exits 0 within @timeout s."""
+    failed, n = [], 0
+    with open(log, mode) as out:
+        for name, shown, argv, cwd in tests:
+            n += 1
+            out.write("$ %s\n" % shown)
+            out.flush()
+            try:
+                r = subprocess.run(argv, cwd=cwd, env=env, stdout=out,
+                                   stderr=subprocess.STDOUT,
+                                   timeout=timeout).returncode
+            except subprocess.TimeoutExpired:
+                r = 124
+            out.write("harness: %s exit %d\n" % (name, r))
+            if r != 0:
+                failed.append(name)
+    detail = "%s%d/%d passed" % (label, n - len(failed), n)
+    if failed:
+        detail += ", failed: " + " ".join(failed)
+    return not failed and n > 0, detail, {
+        "passed": n - len(failed), "total": n, "failed": failed}
+
+
 def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -845,29 +872,11 @@ class Mosquitto(Recipe):
         if rc != 0:
             return False, "make -C test/lib/c exited %d, tail:\n%s" % (
                 rc, _tail(log)), {"passed": 0, "total": 1, "failed": []}
-        names = [(py, t) for py, t in self._test_names(tree)
-                 if t not in self.EXCLUDE]
-        failed = []
-        with open(log, "a") as out:
-            for py, t in names:
-                out.write("$ %s c/%s\n" % (py, t))
-                out.flush()
-                try:
-                    r = subprocess.run(list(prefix) + [py, "c/" + t], cwd=tl,
-                                       env=env, stdout=out,
-                                       stderr=subprocess.STDOUT,
-                                       timeout=120).returncode
-                except subprocess.TimeoutExpired:
-                    r = 124
-                out.write("harness: %s exit %d\n" % (t, r))
-                if r != 0:
-                    failed.append(t)
-        n = len(names)
-        detail = "test/lib C clients: %d/%d passed" % (n - len(failed), n)
-        if failed:
-            detail += ", failed: " + " ".join(failed)
-        return not failed and n > 0, detail, {
-            "passed": n - len(failed), "total": n, "failed": failed}
+        return _run_each(((t, "%s c/%s" % (py, t),
+                           list(prefix) + [py, "c/" + t], tl)
+                          for py, t in self._test_names(tree)
+                          if t not in self.EXCLUDE),
+                         log, env, 120, "test/lib C clients: ", mode="a")
 
     def _lines(self):
         path = os.path.join(self.ctx.work, "lines.txt")
@@ -1035,28 +1044,10 @@ class Libuv(Recipe):
             return rc == 0 or (bad == [] and n > 0), \
                 "%d/%d passed" % (len(oks), n), \
                 {"passed": len(oks), "total": n, "failed": bad}
-        names = [t for t in self.QUICK if t not in self.EXCLUDE]
-        failed = []
-        with open(log, "w") as out:
-            for t in names:
-                out.write("$ uv_run_tests %s\n" % t)
-                out.flush()
-                try:
-                    r = subprocess.run(list(prefix) + [runner, t], cwd=tree,
-                                       env=env, stdout=out,
-                                       stderr=subprocess.STDOUT,
-                                       timeout=120).returncode
-                except subprocess.TimeoutExpired:
-                    r = 124
-                out.write("harness: %s exit %d\n" % (t, r))
-                if r != 0:
-                    failed.append(t)
-        n = len(names)
-        detail = "%d/%d passed" % (n - len(failed), n)
-        if failed:
-            detail += ", failed: " + " ".join(failed)
-        return not failed, detail, {"passed": n - len(failed), "total": n,
-                                    "failed": failed}
+        return _run_each(((t, "uv_run_tests " + t,
+                           list(prefix) + [runner, t], tree)
+                          for t in self.QUICK if t not in self.EXCLUDE),
+                         log, env, 120, "")
 
     def fmt(self, rate):
         return "%.3f runs/s (uv_run_benchmarks_a queue_work)" % rate
@@ -1294,30 +1285,12 @@ class Sqlite(Recipe):
     def test(self, tree, env, log, quick, prefix=()):
         """threadtest3, one test per process in a fresh directory (it
         exits 255 and prints "N errors out of 1 tests" on a failure)."""
-        names = [t for t in (self.QUICK if quick else self.TESTS_ALL)
-                 if t not in self.EXCLUDE]
-        failed = []
-        with open(log, "w") as out:
-            for t in names:
-                out.write("$ threadtest3 %s\n" % t)
-                out.flush()
-                try:
-                    r = subprocess.run(
-                        list(prefix) + [os.path.join(tree, "threadtest3"),
-                                        t], cwd=self._scratch(tree),
-                        env=env, stdout=out, stderr=subprocess.STDOUT,
-                        timeout=300).returncode
-                except subprocess.TimeoutExpired:
-                    r = 124
-                out.write("harness: %s exit %d\n" % (t, r))
-                if r != 0:
-                    failed.append(t)
-        n = len(names)
-        detail = "threadtest3: %d/%d passed" % (n - len(failed), n)
-        if failed:
-            detail += ", failed: " + " ".join(failed)
-        return not failed, detail, {"passed": n - len(failed), "total": n,
-                                    "failed": failed}
+        return _run_each(((t, "threadtest3 " + t,
+                           list(prefix) + [os.path.join(tree, "threadtest3"),
+                                           t], self._scratch(tree))
+                          for t in (self.QUICK if quick else self.TESTS_ALL)
+                          if t not in self.EXCLUDE),
+                         log, env, 300, "threadtest3: ")
 
     def fmt(self, rate):
         return "%.3f runs/s (threadtest3 walthread5)" % rate
