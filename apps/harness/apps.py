@@ -39,6 +39,16 @@ def _tail(path, n=12):
         return "".join(f.readlines()[-n:])
 
 
+def _terminate(proc, grace):
+    """Terminate @proc; kill it if it is still there after @grace s."""
+    proc.terminate()
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def _run_each(tests, log, env, timeout, label, mode="w"):
     """Run the tests of @tests, (name, shown, argv, cwd) each, one process
     each (generated lazily: a cwd may be made fresh for each), output
@@ -917,12 +927,7 @@ class Mosquitto(Recipe):
                     stdin=stdin)
             return self.LINES / (time.time() - t0)
         finally:
-            b.terminate()
-            try:
-                b.wait(10)
-            except subprocess.TimeoutExpired:
-                b.kill()
-                b.wait()
+            _terminate(b, 10)
             blog.close()
 
     def profile(self, tree, out):
@@ -1400,12 +1405,7 @@ class Rsyslog(Recipe):
                     n = f.read().count(b"\n")
             return self.MSGS / (time.time() - t0)
         finally:
-            p.terminate()
-            try:
-                p.wait(30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+            _terminate(p, 30)
             log.close()
 
     def profile(self, tree, out):
