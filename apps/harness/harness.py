@@ -138,10 +138,13 @@ class Ctx:
         t = self.tools
         if t.builddir:
             libs = os.path.join(t.builddir, "runtime", ".libs")
+            # Not the build directory: its config.h (librcl's) would
+            # shadow the application's own "config.h" wherever the
+            # application's -I come after CPPFLAGS (mosquitto's clients).
             return {
-                "CPPFLAGS": "-I%s -I%s -I%s" % (
+                "CPPFLAGS": "-I%s -I%s" % (
                     os.path.join(t.srcdir, "liblock"),
-                    os.path.join(t.srcdir, "runtime"), t.builddir),
+                    os.path.join(t.srcdir, "runtime")),
                 "LDFLAGS": "-L%s -Wl,-rpath,%s" % (libs, libs),
                 "LIBS": "-lrcl -lpthread", "LDLIBS": "-lrcl -lpthread"}
         pc = lambda f: subprocess.run(  # noqa: E731
