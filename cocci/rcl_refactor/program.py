@@ -6,7 +6,7 @@ import os
 import re
 
 from . import analyse, cond, cparse, fields, find, handles, macrobody, \
-    output
+    output, scoped
 from .find import canon
 
 COND_FNS = find.COND_API
@@ -185,6 +185,7 @@ class Program:
         # The --macro-file definitions win over the files' own, as
         # rcl-refactor(1) says (the user knows better than the #if).
         macros.update(imposed)
+        self.macro_cands = macros
         find.add_macros(fns, macros)
         self.api = find.pthread_api(macros)
         self.ppenv = env
@@ -755,8 +756,7 @@ class Program:
             # The compiler resolved the member: a field of another type
             # named like the lock (fio's struct sem lock beside a
             # pthread_mutex_t lock) is no use of any lock.
-            line = f.line(k)
-            col = toks[k].start - f.src.line_starts[line - 1] + 1
+            line, col = scoped.clang_pos(f, toks[k].start)
             kinds = fe.member_kinds(f.path, line, col, toks[k].text)
             if kinds and kind not in kinds:
                 return []

@@ -4,7 +4,8 @@ sections, rewrite declarations, initialisers and condition calls, and
 produce the new text of every file."""
 import re
 
-from . import analyse, cond, extract, find, lift, macrobody, safety
+from . import analyse, cond, extract, find, lift, macrobody, safety, \
+    scoped
 
 
 NOT_SELECTED = "not selected by --locks"
@@ -300,12 +301,10 @@ def _hazards(prog, f, shape):
     fe = getattr(prog, "frontend", None)
     if fe is None:
         return [], False
-    src, toks = f.src, f.src.toks
+    toks = f.src.toks
 
     def pos(k):  # libclang's line and (1-based) column of token @k
-        off = toks[k].start
-        line = src.line_of(off)
-        return line, off - src.offset(line, 0) + 1
+        return scoped.clang_pos(f, toks[k].start)
     if shape["t1"] <= shape["t0"]:
         return [], False
     a, b = pos(shape["t0"]), pos(min(shape["t1"], len(toks) - 1))
