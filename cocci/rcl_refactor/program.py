@@ -588,12 +588,16 @@ class Program:
             if args and not api.identity and api.target in \
                     COND_FNS[:4] + MUTEX_FNS[1:]:
                 kind = "cond" if api.target in COND_FNS else "mutex"
+                why = ("%s %s() at %s:%d changes its arguments (only its "
+                       "name could be rewritten)" % (
+                           "function" if api.wrapper else "macro", t.text,
+                           f.display, f.line(k)))
                 self._refuse_all(
-                    self.lock_keys(args[0], f, k, kind)[0], kind,
-                    "%s %s() at %s:%d changes its arguments (only its "
-                    "name could be rewritten)" % (
-                        "function" if api.wrapper else "macro", t.text,
-                        f.display, f.line(k)))
+                    self.lock_keys(args[0], f, k, kind)[0], kind, why)
+                if api.target in COND_FNS[:2] and len(args) >= 2:
+                    # Its mutex would reach the pthread wait unconverted.
+                    self._refuse_all(self.lock_keys(args[1], f, k)[0],
+                                     "mutex", "waits through " + why)
 
     def _member_initialized(self, f, k):
         """The key of the mutex field that PTHREAD_MUTEX_INITIALIZER at

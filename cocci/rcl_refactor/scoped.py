@@ -492,9 +492,9 @@ def _desugar_file(prog, f, names):
             end_label = after_label = None
             for s, how in jumps:
                 if how == "end":
-                    end_label = "rcl_scoped_%d_end" % n
+                    end_label = "rcl_section_end_%d" % n
                 else:
-                    after_label = "rcl_scoped_%d_out" % n
+                    after_label = "rcl_keeps_lock_%d" % n
             head = src.text[t.start:toks[close].end]
             # In a block the calls are statements of it; elsewhere (the
             # body of an if, a loop, a label's) they need a block.
