@@ -614,8 +614,9 @@ def _held_calls(prog, f):
     that no delegated section removes (those of held sections, and the
     unlocks of sections that end elsewhere) become liblock_lock,
     liblock_trylock and liblock_unlock on the same lock: directly, and
-    for a lock macro in place of its call.  A wrapper's calls stay: its
-    body calls liblock (wrappers())."""
+    for a lock macro or a wrapper of the mutex given in place of its call.
+    The calls of a wrapper that names its lock stay: its body calls
+    liblock (wrappers())."""
     toks = f.src.toks
     for (kind, name), key in sorted(prog.keys.items()):
         if kind != "mutex" or key.why:
@@ -627,8 +628,11 @@ def _held_calls(prog, f):
                 if cf is not f or any(a <= k < b for a, b in spans):
                     continue
                 lf = prog.fns[toks[k].text]
-                if lf.wrapper:
+                if lf.wrapper and not lf.wrapper.get("param"):
                     continue
+                # A wrapper of the mutex given (liblzma's
+                # mythread_mutex_lock(m)) stays pthread's for the locks
+                # that stay POSIX: its call is replaced like a macro's.
                 new = "liblock_" + role
                 f.needs_include = True
                 if lf.params is None:  # the pthread function itself
