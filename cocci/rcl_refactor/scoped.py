@@ -73,7 +73,7 @@ def expand(macros, name, args, line, depth=0):
     if depth > _MAX_DEPTH:
         return None
     m = macros.get(name)
-    if m is None or m[0] is None:
+    if m is None or m[0] is None or not _one_definition(name):
         return None
     params, body = m
     if any(not re.fullmatch(r"[A-Za-z_]\w*", p) for p in params) or \
@@ -367,16 +367,27 @@ def _split(toks, a, b):
     return out
 
 
+_CANDS = [{}]
+
+
+def _one_definition(name):
+    """Whether the macro has one definition the compiler may read (not
+    two in #if branches the tool cannot decide)."""
+    cands = _CANDS[0].get(name)
+    if isinstance(cands, list) and len(cands) > 1:
+        return len({" ".join(b.split()) for _, b in cands}) == 1
+    return True
+
+
 def recognise(prog, name, args, line):
     """The Scoped for a use of macro @name with argument texts @args at
     @line, or None when its expansion is not a scoped lock."""
-    cands = prog.macro_cands.get(name)
-    if isinstance(cands, list) and len(cands) > 1:
-        texts = {" ".join(b.split()) for _, b in cands}
-        if len(texts) > 1:
-            return None  # which definition is compiled is not known
+    _CANDS[0] = getattr(prog, "macro_cands", {})
     text = expand(prog.macros, name, args, line)
-    hdrs = headers(text) if text else None
+    try:
+        hdrs = headers(text) if text else None
+    except cparse.ParseError:
+        hdrs = None
     if not hdrs:
         return None
     ev = _Eval(prog.fns)
@@ -463,6 +474,8 @@ def _desugar_file(prog, f, names):
             sc = recognise(prog, t.text, args, line)
             why = None
             try:
+                if close + 1 >= bc:
+                    raise cparse.ParseError(line, "no statement")
                 body = cparse.Parser(src, prog.typedefs).stmt(close + 1, bc)
             except cparse.ParseError:
                 body, why = None, "its statement cannot be parsed"
