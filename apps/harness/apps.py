@@ -712,7 +712,8 @@ class XzUtils(Recipe):
     LOCK_PATTERN = r"\bmythread_(mutex_lock|sync)\s*\("
     # The static inline wrappers of src/common/mythread.h (rcl-refactor
     # does not see through them by itself: their bodies are in #if
-    # branches); mythread_sync() is a for-loop block macro, left as is.
+    # branches); mythread_sync() is a scoped lock macro (two for
+    # headers), read as a section of the mutex it is given.
     LOCK_FNS = ("mythread_mutex_lock=mythread_mutex_unlock",)
     WORKLOAD = ["sh", "-c", "src/xz/xz -T4 --block-size=1MiB -1 -c {data} "
                 "| src/xz/xz -T4 -d -c >/dev/null"]

@@ -2,6 +2,7 @@
 """rcl-refactor: extract the critical sections of pthread mutexes into
 functions run by liblock_exec().  See rcl-refactor(1)."""
 import argparse
+import copy
 import os
 import re
 import shlex
@@ -11,7 +12,7 @@ import sys
 import tempfile
 
 from . import (ccheck, config, cparse, find, frontend, lift, output,
-               program, report, rewrite, safety)
+               program, report, rewrite, safety, scoped)
 
 EPILOG = """\
 Every section of a converted lock is delegated (extracted, run by
@@ -148,7 +149,7 @@ def main(argv=None):
             if f.edits or f.big or f.before or f.needs_include])
         opts.root = root
         outputs = render_outputs(prog, opts, root, entries)
-        if not cc or not any(f is not None and text != f.src.text
+        if not cc or not any(f is not None and text != input_text(f)
                              for f, text in outputs.values()):
             break
         verdict = check_outputs(cc, opts, outputs, root, prog)
@@ -293,6 +294,7 @@ def analyse_program(prog, opts, sel, root, cc):
     try:
         prog.load(opts.files, root, opts.forced)
         prog.lock_functions()
+        scoped.desugar(prog)
     except UnicodeError as e:
         raise Stop(1, str(e))
     except ValueError as e:
@@ -311,7 +313,7 @@ def analyse_program(prog, opts, sel, root, cc):
         if f.is_header:
             continue
         try:
-            f.facts = find.spatch_facts(f.path, prog.fns, opts)
+            f.facts = _facts(f, prog, opts)
         except (RuntimeError, subprocess.TimeoutExpired) as e:
             raise Stop(1, str(e))
     for f in prog.files:
@@ -328,7 +330,27 @@ def analyse_program(prog, opts, sel, root, cc):
     helpers = rewrite.wrappers(prog)
     rewrite.sections(prog, helpers)
     rewrite.unlift(prog)
+    scoped.restore(prog, lambda name: rewrite.converted(prog, "mutex", name))
     return entries
+
+
+def _facts(f, prog, opts):
+    """Coccinelle's facts on the text read: the file's, or the text with
+    its scoped lock macros rewritten (scoped.py), read from a copy that
+    finds the file's headers through -I."""
+    if getattr(f, "input_text", None) is None:
+        return find.spatch_facts(f.path, prog.fns, opts)
+    tmp = tempfile.mkdtemp(prefix="rcl-scoped-")
+    try:
+        path = os.path.join(tmp, os.path.basename(f.path))
+        with open(path, "w", encoding="latin-1", newline="") as fh:
+            fh.write(f.src.text)
+        o = copy.copy(opts)
+        o.include = [os.path.dirname(os.path.abspath(f.path))] + \
+            list(opts.include)
+        return find.spatch_facts(path, prog.fns, o)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _apply_forced(prog):
@@ -361,7 +383,7 @@ def render_outputs(prog, opts, root, entries):
                 os.path.abspath(dest)))
             rewrite.includes_edit(f, crel)
         new = rewrite.render_file(f)
-        if opts.outdir or new != f.src.text:
+        if opts.outdir or new != input_text(f):
             outputs[dest] = (f, new)
     # Keep the entries (and the user's edits) of an existing rcl-config.h:
     # the destination's, or with -o the one next to the inputs.
@@ -372,6 +394,12 @@ def render_outputs(prog, opts, root, entries):
             getattr(f, "needs_config", False) for f in prog.files):
         outputs[cfg_path] = (None, config.write_config(entries, old))
     return outputs
+
+
+def input_text(f):
+    """The text of File @f as read from disk (before scoped.py)."""
+    t = getattr(f, "input_text", None)
+    return f.src.text if t is None else t
 
 
 def compiler(opts):

@@ -6,7 +6,7 @@ import os
 import re
 
 from . import analyse, cond, cparse, fields, find, handles, macrobody, \
-    output
+    output, scoped
 from .find import canon
 
 COND_FNS = find.COND_API
@@ -185,6 +185,7 @@ class Program:
         # The --macro-file definitions win over the files' own, as
         # rcl-refactor(1) says (the user knows better than the #if).
         macros.update(imposed)
+        self.macro_cands = macros
         find.add_macros(fns, macros)
         self.api = find.pthread_api(macros)
         self.ppenv = env
@@ -587,12 +588,16 @@ class Program:
             if args and not api.identity and api.target in \
                     COND_FNS[:4] + MUTEX_FNS[1:]:
                 kind = "cond" if api.target in COND_FNS else "mutex"
+                why = ("%s %s() at %s:%d changes its arguments (only its "
+                       "name could be rewritten)" % (
+                           "function" if api.wrapper else "macro", t.text,
+                           f.display, f.line(k)))
                 self._refuse_all(
-                    self.lock_keys(args[0], f, k, kind)[0], kind,
-                    "%s %s() at %s:%d changes its arguments (only its "
-                    "name could be rewritten)" % (
-                        "function" if api.wrapper else "macro", t.text,
-                        f.display, f.line(k)))
+                    self.lock_keys(args[0], f, k, kind)[0], kind, why)
+                if api.target in COND_FNS[:2] and len(args) >= 2:
+                    # Its mutex would reach the pthread wait unconverted.
+                    self._refuse_all(self.lock_keys(args[1], f, k)[0],
+                                     "mutex", "waits through " + why)
 
     def _member_initialized(self, f, k):
         """The key of the mutex field that PTHREAD_MUTEX_INITIALIZER at
@@ -755,8 +760,7 @@ class Program:
             # The compiler resolved the member: a field of another type
             # named like the lock (fio's struct sem lock beside a
             # pthread_mutex_t lock) is no use of any lock.
-            line = f.line(k)
-            col = toks[k].start - f.src.line_starts[line - 1] + 1
+            line, col = scoped.clang_pos(f, toks[k].start)
             kinds = fe.member_kinds(f.path, line, col, toks[k].text)
             if kinds and kind not in kinds:
                 return []

@@ -4,7 +4,8 @@ sections, rewrite declarations, initialisers and condition calls, and
 produce the new text of every file."""
 import re
 
-from . import analyse, cond, extract, find, lift, macrobody, safety
+from . import analyse, cond, extract, find, lift, macrobody, safety, \
+    scoped
 
 
 NOT_SELECTED = "not selected by --locks"
@@ -300,12 +301,10 @@ def _hazards(prog, f, shape):
     fe = getattr(prog, "frontend", None)
     if fe is None:
         return [], False
-    src, toks = f.src, f.src.toks
+    toks = f.src.toks
 
     def pos(k):  # libclang's line and (1-based) column of token @k
-        off = toks[k].start
-        line = src.line_of(off)
-        return line, off - src.offset(line, 0) + 1
+        return scoped.clang_pos(f, toks[k].start)
     if shape["t1"] <= shape["t0"]:
         return [], False
     a, b = pos(shape["t0"]), pos(min(shape["t1"], len(toks) - 1))
@@ -615,8 +614,9 @@ def _held_calls(prog, f):
     that no delegated section removes (those of held sections, and the
     unlocks of sections that end elsewhere) become liblock_lock,
     liblock_trylock and liblock_unlock on the same lock: directly, and
-    for a lock macro in place of its call.  A wrapper's calls stay: its
-    body calls liblock (wrappers())."""
+    for a lock macro or a wrapper of the mutex given in place of its call.
+    The calls of a wrapper that names its lock stay: its body calls
+    liblock (wrappers())."""
     toks = f.src.toks
     for (kind, name), key in sorted(prog.keys.items()):
         if kind != "mutex" or key.why:
@@ -628,8 +628,11 @@ def _held_calls(prog, f):
                 if cf is not f or any(a <= k < b for a, b in spans):
                     continue
                 lf = prog.fns[toks[k].text]
-                if lf.wrapper:
+                if lf.wrapper and not lf.wrapper.get("param"):
                     continue
+                # A wrapper of the mutex given (liblzma's
+                # mythread_mutex_lock(m)) stays pthread's for the locks
+                # that stay POSIX: its call is replaced like a macro's.
                 new = "liblock_" + role
                 f.needs_include = True
                 if lf.params is None:  # the pthread function itself

@@ -290,10 +290,12 @@ def unseen_lock_calls(prog):
             elif inside and t.text not in prog.fns and \
                     t.text not in prog.section_macros and \
                     t.text in prog.macros and _locks(prog, t.text, locks):
-                why = ("lock macro %s() is not understood (its expansion "
-                       "is more than a lock call): give a plain definition "
-                       "with --macro-file, or wrap it in a function and use "
-                       "--lock-fn" % t.text)
+                why = getattr(prog, "scoped_why", {}).get(
+                    (f.path, f.line(k))) or (
+                    "lock macro %s() is not understood (its expansion "
+                    "is more than a lock call): give a plain definition "
+                    "with --macro-file, or wrap it in a function and use "
+                    "--lock-fn" % t.text)
             else:
                 continue
             line = f.line(k)

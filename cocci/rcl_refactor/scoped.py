@@ -1,0 +1,623 @@
+# SPDX-License-Identifier: MIT
+"""Stage 0b, scoped lock macros: `MACRO(m) STATEMENT` where MACRO expands
+(through other macros) to `for` headers that take a lock on entry and
+release it when the loop ends, as liblzma's mythread.h writes
+
+    #define mythread_sync(mutex) mythread_sync_helper1(mutex, __LINE__)
+    #define mythread_sync_helper1(mutex, line) \\
+        mythread_sync_helper2(mutex, line)
+    #define mythread_sync_helper2(mutex, line) \\
+        for (unsigned int mythread_i_ ## line = 0; \\
+             mythread_i_ ## line ? (mythread_mutex_unlock(&(mutex)), 0) \\
+                                 : (mythread_mutex_lock(&(mutex)), 1); \\
+             mythread_i_ ## line = 1) \\
+            for (unsigned int mythread_j_ ## line = 0; \\
+                 !mythread_j_ ## line; mythread_j_ ## line = 1)
+
+or with one `for` and a flag (`for (int f_ = (lock(&m), 1); f_;
+f_ = (unlock(&m), 0))`).  A *scoped macro* is a function-like macro whose
+expansion is only `for` headers, made of constants, the loop variables
+they declare and one lock and one unlock call of the same lock, derived
+from its arguments.  Its headers are run (a small evaluator) with the
+body ending normally, by `break` and by `continue`: ending normally it
+must give lock, body once, unlock.
+
+Each use inside a function is rewritten, before anything else reads the
+file, to the usual shape, on the same lines:
+
+    mythread_sync(c->mu) { ... }  ->  {mythread_mutex_lock(&c->mu); { ... }
+                                       mythread_mutex_unlock(&c->mu);}
+
+A `break`/`continue` of the body that the macro's loops catch becomes a
+`goto` to a label before the unlock (it ends the section: the two-`for`
+form) or after it (it skips the unlock: the one-`for` form), as the
+evaluator says; a `return`/`goto` out of the body skips the unlock in both
+texts.  So the rewritten text behaves as the macro, and the sections are
+found, delegated or held by the usual rules.  A use whose lock stays POSIX
+gets its macro back when the file is rendered (restore()); a held section
+keeps the rewritten text (the macro's own calls would act on a
+pthread_mutex_t).  A use that cannot be rewritten (a `break` the macro
+does not make end once) is left as it is, and its lock is refused with
+the reason (safety.unseen_lock_calls)."""
+import bisect
+import re
+
+from . import cparse, find
+
+
+class Scoped:
+    """A scoped macro: @headers are (init, cond, step) token lists of the
+    expansion for @args; built per use (the arguments differ)."""
+
+    def __init__(self, name, lock_call, unlock_call, ident, on_break,
+                 on_continue):
+        self.name = name
+        self.lock_call, self.unlock_call = lock_call, unlock_call
+        self.ident = ident
+        # "end" (the unlock runs), "skip" (it does not) or None (the
+        # loops do not end once)
+        self.on = {"break": on_break, "continue": on_continue}
+
+
+class _Fail(Exception):
+    pass
+
+
+_MAX_DEPTH = 16
+
+
+def expand(macros, name, args, line, depth=0):
+    """The text of macro @name's expansion with argument texts @args at
+    @line, following a body that is one call of another function-like
+    macro; None when not followed."""
+    if depth > _MAX_DEPTH:
+        return None
+    m = macros.get(name)
+    if m is None or m[0] is None or not _one_definition(name):
+        return None
+    params, body = m
+    if any(not re.fullmatch(r"[A-Za-z_]\w*", p) for p in params) or \
+            len(params) != len(args):
+        return None
+    body = re.sub(r"/\*.*?\*/|//[^\n]*", " ", body.replace("\\\n", " "),
+                  flags=re.S)
+    body = re.sub(r"\b__LINE__\b", str(line), body)
+    args = [re.sub(r"\b__LINE__\b", str(line), a) for a in args]
+    if "#" in body.replace("##", ""):
+        return None  # stringising: not followed
+    try:
+        toks = cparse.lex(body)
+    except cparse.ParseError:
+        return None
+    out = []
+    for t in toks:
+        if t.kind == "id" and t.text in params:
+            out.append(args[params.index(t.text)].strip())
+        else:
+            out.append(t.text)
+    text = " ".join(out)
+    text = re.sub(r"\s*##\s*", "", text)
+    try:
+        toks = cparse.lex(text)
+    except cparse.ParseError:
+        return None
+    if len(toks) > 2 and toks[0].kind == "id" and toks[1].text == "(" and \
+            toks[0].text in macros and macros[toks[0].text][0] is not None:
+        try:
+            close = cparse.match(toks, 1)
+        except cparse.ParseError:
+            return None
+        if close == len(toks) - 1:
+            inner = [" ".join(t.text for t in toks[a:b])
+                     for a, b in cparse.split_args(toks, 1, close)]
+            return expand(macros, toks[0].text, inner, line, depth + 1)
+    return text
+
+
+def headers(text):
+    """[(init, cond, step)] token lists when @text is only `for` headers,
+    else None."""
+    try:
+        toks = cparse.lex(text)
+    except cparse.ParseError:
+        return None
+    out, i = [], 0
+    while i < len(toks):
+        if toks[i].text != "for" or i + 1 >= len(toks) or \
+                toks[i + 1].text != "(":
+            return None
+        close = cparse.match(toks, i + 1)
+        parts, start, j = [], i + 2, i + 2
+        while j < close:
+            if toks[j].text in ("(", "[", "{"):
+                j = cparse.match(toks, j) + 1
+                continue
+            if toks[j].text == ";":
+                parts.append(toks[start:j])
+                start = j + 1
+            j += 1
+        parts.append(toks[start:close])
+        if len(parts) != 3:
+            return None
+        out.append(tuple(parts))
+        i = close + 1
+    return out or None
+
+
+_TYPE = {"int", "unsigned", "signed", "char", "short", "long", "_Bool",
+         "bool", "const", "volatile", "register", "size_t"}
+
+
+class _Eval:
+    """Runs the headers on ints: loop variables, constants, `! ?: , = ==
+    != < > <= >= && || + -`, parentheses, and calls of lock functions
+    (recorded in @events, worth 0)."""
+
+    def __init__(self, fns):
+        self.fns, self.env, self.events = fns, {}, []
+
+    def run(self, hdrs, body_ends):
+        self.env, self.events = {}, []
+        self.bodies = 0
+        self._loop(hdrs, 0, body_ends)
+        return self.events
+
+    def _loop(self, hdrs, level, body_ends):
+        init, cond, step = hdrs[level]
+        self._init(init)
+        n = 0
+        while True:
+            n += 1
+            if n > 4:
+                raise _Fail()
+            if cond and not self.expr(cond):
+                return
+            if level == len(hdrs) - 1:
+                self.events.append(("body",))
+                self.bodies += 1
+                if self.bodies > 2:
+                    raise _Fail()
+                how = body_ends if self.bodies == 1 else "normal"
+                if how == "break":
+                    return
+            else:
+                self._loop(hdrs, level + 1, body_ends)
+            if step:
+                self.expr(step)
+
+    def _init(self, toks):
+        if not toks:
+            return
+        if toks[0].kind == "id" and toks[0].text in _TYPE:
+            j = 0
+            while j < len(toks) and toks[j].text in _TYPE:
+                j += 1
+            k = j
+            for a, b in _split(toks, j, len(toks)):
+                if b - a < 3 or toks[a].kind != "id" or \
+                        toks[a + 1].text != "=":
+                    raise _Fail()
+                self.env[toks[a].text] = self.expr(toks[a + 2:b])
+                k = b
+            if k != len(toks):
+                raise _Fail()
+            return
+        self.expr(toks)
+
+    def expr(self, toks):
+        self.t, self.i = toks, 0
+        v = self._comma()
+        if self.i != len(toks):
+            raise _Fail()
+        return v
+
+    def _peek(self):
+        return self.t[self.i].text if self.i < len(self.t) else None
+
+    def _take(self, text=None):
+        if self.i >= len(self.t) or (text and self.t[self.i].text != text):
+            raise _Fail()
+        self.i += 1
+        return self.t[self.i - 1]
+
+    def _comma(self):
+        v = self._assign()
+        while self._peek() == ",":
+            self._take()
+            v = self._assign()
+        return v
+
+    def _assign(self):
+        if self.i + 1 < len(self.t) and self.t[self.i].kind == "id" and \
+                self.t[self.i + 1].text == "=":
+            name = self._take().text
+            if name not in self.env:
+                raise _Fail()
+            self._take("=")
+            self.env[name] = self._assign()
+            return self.env[name]
+        return self._ternary()
+
+    def _ternary(self):
+        c = self._binary(0)
+        if self._peek() != "?":
+            return c
+        self._take()
+        # Both branches are parsed; only the chosen one runs.
+        a0 = self.i
+        self._skip_to(":")
+        self._take(":")
+        b0 = self.i
+        self._skip_to(None)
+        end = self.i
+        saved = self.t
+        if c:
+            v = self._sub(saved[a0:b0 - 1])
+        else:
+            v = self._sub(saved[b0:end])
+        self.t, self.i = saved, end
+        return v
+
+    def _sub(self, toks):
+        t, i = self.t, self.i
+        v = self.expr(toks)
+        self.t, self.i = t, i
+        return v
+
+    def _skip_to(self, stop):
+        depth = 0
+        while self.i < len(self.t):
+            x = self.t[self.i].text
+            if x in ("(", "?"):
+                depth += 1
+            elif x == ")" or (x == ":" and depth > 0):
+                if depth == 0:
+                    return
+                depth -= 1
+            elif depth == 0 and (x == stop or x == ","):
+                return
+            self.i += 1
+
+    _PREC = [("||",), ("&&",), ("==", "!="), ("<", ">", "<=", ">="),
+             ("+", "-")]
+
+    def _binary(self, level):
+        if level == len(self._PREC):
+            return self._unary()
+        v = self._binary(level + 1)
+        while self._peek() in self._PREC[level]:
+            op = self._take().text
+            if op in ("||", "&&"):
+                if (op == "||" and v) or (op == "&&" and not v):
+                    self._skip_operand(level + 1)
+                    v = int(bool(v))
+                    continue
+            w = self._binary(level + 1)
+            v = int({"||": lambda: bool(v or w), "&&": lambda: bool(v and w),
+                     "==": lambda: v == w, "!=": lambda: v != w,
+                     "<": lambda: v < w, ">": lambda: v > w,
+                     "<=": lambda: v <= w, ">=": lambda: v >= w,
+                     "+": lambda: v + w, "-": lambda: v - w}[op]())
+        return v
+
+    def _skip_operand(self, level):
+        events, env = list(self.events), dict(self.env)
+        self._binary(level)
+        self.events, self.env = events, env  # not evaluated
+
+    def _unary(self):
+        x = self._peek()
+        if x == "!":
+            self._take()
+            return int(not self._unary())
+        if x == "-":
+            self._take()
+            return -self._unary()
+        if x == "(":
+            if self.i + 2 < len(self.t) and self.t[self.i + 1].text in (
+                    "void",) and self.t[self.i + 2].text == ")":
+                self.i += 3
+                self._unary()
+                return 0
+            self._take()
+            v = self._comma()
+            self._take(")")
+            return v
+        t = self._take()
+        if t.kind == "num":
+            try:
+                return int(t.text.rstrip("uUlL"), 0)
+            except ValueError:
+                raise _Fail()
+        if t.kind == "id" and self._peek() == "(":
+            return self._call(t)
+        if t.kind == "id" and t.text in self.env:
+            return self.env[t.text]
+        raise _Fail()
+
+    def _call(self, t):
+        lf = self.fns.get(t.text)
+        if lf is None or lf.role not in ("lock", "unlock"):
+            raise _Fail()
+        open_i = self.i
+        close = cparse.match(self.t, open_i)
+        args = [find.join_tokens([x.text for x in self.t[a:b]])
+                for a, b in cparse.split_args(self.t, open_i, close)]
+        self.i = close + 1
+        expr = lf.expr(args)
+        if expr is None:
+            raise _Fail()
+        call = find.tidy(find.join_tokens(
+            [x.text for x in self.t[open_i - 1:close + 1]]))
+        self.events.append((lf.role, find.canon(expr), call))
+        return 0
+
+
+def _split(toks, a, b):
+    out, j, start = [], a, a
+    while j < b:
+        if toks[j].text in ("(", "[", "{"):
+            j = cparse.match(toks, j) + 1
+            continue
+        if toks[j].text == ",":
+            out.append((start, j))
+            start = j + 1
+        j += 1
+    out.append((start, b))
+    return out
+
+
+_CANDS = [{}]
+
+
+def _one_definition(name):
+    """Whether the macro has one definition the compiler may read (not
+    two in #if branches the tool cannot decide)."""
+    cands = _CANDS[0].get(name)
+    if isinstance(cands, list) and len(cands) > 1:
+        return len({" ".join(b.split()) for _, b in cands}) == 1
+    return True
+
+
+def recognise(prog, name, args, line):
+    """The Scoped for a use of macro @name with argument texts @args at
+    @line, or None when its expansion is not a scoped lock."""
+    _CANDS[0] = getattr(prog, "macro_cands", {})
+    text = expand(prog.macros, name, args, line)
+    try:
+        hdrs = headers(text) if text else None
+    except cparse.ParseError:
+        hdrs = None
+    if not hdrs:
+        return None
+    ev = _Eval(prog.fns)
+    try:
+        normal = ev.run(hdrs, "normal")
+    except (_Fail, cparse.ParseError, IndexError, KeyError):
+        return None
+    if len(normal) != 3 or normal[1] != ("body",) or \
+            normal[0][0] != "lock" or normal[2][0] != "unlock" or \
+            normal[0][1] != normal[2][1]:
+        return None
+    ident = normal[0][1]
+    if not any(a.strip() and find.canon(a) in ident for a in args):
+        return None  # the lock is not the macro's argument's
+    on = {}
+    for how in ("break", "continue"):
+        try:
+            ev2 = _Eval(prog.fns)
+            got = ev2.run(hdrs, how)
+        except (_Fail, cparse.ParseError, IndexError, KeyError):
+            got = None
+        if got is not None and [e[:2] for e in got] == [e[:2]
+                                                        for e in normal]:
+            on[how] = "end"
+        elif got is not None and [e[:2] for e in got] == [e[:2] for e in
+                                                          normal[:2]]:
+            on[how] = "skip"
+        else:
+            on[how] = None
+    return Scoped(name, normal[0][2], normal[2][2], ident, on["break"],
+                  on["continue"])
+
+
+def is_scoped_name(prog, name):
+    """Whether macro @name (any arguments) expands to a scoped lock."""
+    m = prog.macros.get(name)
+    if m is None or m[0] is None or name in prog.fns:
+        return False
+    args = ["rcl_arg%d" % i for i in range(len(m[0]))]
+    return recognise(prog, name, args, 1) is not None
+
+
+class Use:
+    """One use rewritten: offsets in the rewritten text."""
+
+    def __init__(self, name, line):
+        self.name, self.line = name, line
+        self.lock_off = None  # where the lock call starts
+        self.restore = []     # (start, end, original text)
+
+
+def desugar(prog):
+    """Rewrite the uses of scoped macros in the functions of the source
+    files of @prog (not headers: Coccinelle reads those)."""
+    prog.scoped_why = {}    # (path, line) -> why a use is left as it is
+    names = {n for n in prog.macros if is_scoped_name(prog, n)}
+    prog.scoped_names = names
+    if not names:
+        return
+    for f in prog.files:
+        if f.is_header:
+            continue
+        _desugar_file(prog, f, names)
+
+
+def _desugar_file(prog, f, names):
+    src, toks = f.src, f.src.toks
+    pieces = []  # (start, end, new text) in the original text
+    uses = []
+    n = 0
+    for _, _, bo, bc in f.funcs:
+        k = bo
+        while k < bc:
+            t = toks[k]
+            if t.kind != "id" or t.text not in names or \
+                    toks[k + 1].text != "(" or toks[k - 1].text in (
+                        ".", "->"):
+                k += 1
+                continue
+            line = f.line(k)
+            close = cparse.match(toks, k + 1)
+            args = [find.join_tokens([x.text for x in toks[a:b]])
+                    for a, b in cparse.split_args(toks, k + 1, close)]
+            sc = recognise(prog, t.text, args, line)
+            why = None
+            try:
+                if close + 1 >= bc:
+                    raise cparse.ParseError(line, "no statement")
+                body = cparse.Parser(src, prog.typedefs).stmt(close + 1, bc)
+            except cparse.ParseError:
+                body, why = None, "its statement cannot be parsed"
+            if sc is None and why is None:
+                why = "its expansion here is not a scoped lock"
+            jumps = []
+            if why is None:
+                for s in body.walk():
+                    if s.kind not in ("break", "continue") or \
+                            _caught_inside(s, body):
+                        continue
+                    how = sc.on[s.kind]
+                    if how is None:
+                        why = ("%s at line %d: the macro's loops do not end "
+                               "once on it" % (s.kind, f.line(s.t0)))
+                        break
+                    jumps.append((s, how))
+            if why is not None:
+                prog.scoped_why[(f.path, line)] = (
+                    "lock macro %s() at line %d is a scoped lock but %s "
+                    "(write the section with lock and unlock calls)" % (
+                        t.text, line, why))
+                k = close + 1
+                continue
+            n += 1
+            use = Use(t.text, line)
+            end_label = after_label = None
+            for s, how in jumps:
+                if how == "end":
+                    end_label = "rcl_section_end_%d" % n
+                else:
+                    after_label = "rcl_keeps_lock_%d" % n
+            head = src.text[t.start:toks[close].end]
+            # In a block the calls are statements of it; elsewhere (the
+            # body of an if, a loop, a label's) they need a block.
+            block = toks[k - 1].kind == "pp" or toks[k - 1].text in (
+                ";", "{", "}")
+            pieces.append((t.start, toks[close].end,
+                           ("%s;" if block else "{%s;") % sc.lock_call, head,
+                           use, "lock"))
+            for s, how in jumps:
+                label = end_label if how == "end" else after_label
+                a, b = toks[s.t0].start, toks[s.t1 - 1].end
+                pieces.append((a, b, "goto %s;" % label, src.text[a:b], use,
+                               None))
+            tail = " "
+            if end_label:
+                tail += "%s: ; " % end_label
+            tail += "%s;" % sc.unlock_call
+            if after_label:
+                tail += " %s: ;" % after_label
+            tail += "" if block else "}"
+            e = toks[body.t1 - 1].end
+            # inner uses close first: later heads sort first at one offset
+            pieces.append((e, e, tail, "", use, -t.start))
+            uses.append(use)
+            k = close + 1
+    if not pieces:
+        return
+    pieces.sort(key=lambda p: (p[0], p[1] != p[0],
+                               p[5] if isinstance(p[5], int) else 0))
+    out, pos, new_pos = [], 0, 0
+    segs = []  # (new start, orig start, length) of text kept
+    for a, b, new, old, use, what in pieces:
+        keep = src.text[pos:a]
+        segs.append((new_pos, pos, len(keep)))
+        out.append(keep)
+        new_pos += len(keep)
+        if what == "lock":
+            use.lock_off = new_pos + (new[0] == "{")
+        use.restore.append((new_pos, new_pos + len(new), old))
+        # the inserted text stands for the text it replaces
+        segs.append((new_pos, a, 0))
+        out.append(new)
+        new_pos += len(new)
+        pos = b
+    segs.append((new_pos, pos, len(src.text) - pos))
+    out.append(src.text[pos:])
+    f.input_text = src.text
+    f.input_src = src
+    f.scoped_map = segs
+    f.scoped_uses = uses
+    f.retext("".join(out))
+
+
+def orig_offset(f, off):
+    """The offset in the input of @f of offset @off of the text read (the
+    text lifts moved and scoped uses rewrote)."""
+    lifts = getattr(f, "lifts", [])
+    off -= 2 * sum(1 for x in lifts if off >= x.insert_off + 2)
+    segs = getattr(f, "scoped_map", None)
+    if not segs:
+        return off
+    i = bisect.bisect_right([s[0] for s in segs], off) - 1
+    ns, os_, ln = segs[max(i, 0)]
+    return os_ + min(off - ns, ln)
+
+
+def clang_pos(f, off):
+    """libclang's (line, 1-based column) of offset @off of the text read."""
+    src = getattr(f, "input_src", None)
+    if src is None:
+        line = f.src.line_of(off)
+        return line, off - f.src.offset(line, 0) + 1
+    o = orig_offset(f, off)
+    line = src.line_of(o)
+    return line, o - src.offset(line, 0) + 1
+
+
+def _caught_inside(s, body):
+    """Whether break/continue @s lands in a loop (or, for break, a switch)
+    inside @body."""
+    kinds = ("for", "while", "do", "switch") if s.kind == "break" else (
+        "for", "while", "do")
+    a = s
+    while a is not body and a.parent is not None:
+        a = a.parent
+        if a.kind in kinds:
+            return True
+    return False
+
+
+def restore(prog, converted):
+    """Edits giving their macro back to the uses whose lock is not
+    converted (@converted(key name) is false) or that name no lock."""
+    for f in prog.files:
+        for use in getattr(f, "scoped_uses", []):
+            off = _lifted(f, use.lock_off)
+            k = f.src.tok_at(off)
+            key = None
+            for kk in prog.keys.values():
+                if kk.kind == "mutex" and any(
+                        cf is f and ck == k for cf, ck in kk.calls["lock"]):
+                    key = kk
+            if key is not None and converted(key.name):
+                continue
+            for a, b, old in use.restore:
+                f.edits.append((_lifted(f, a), _lifted(f, b), old))
+
+
+def _lifted(f, off):
+    """Offset @off of the rewritten text in the text lift.py moved."""
+    lifts = getattr(f, "lifts", [])
+    return off + 2 * sum(1 for n, x in enumerate(lifts)
+                         if off >= x.insert_off - 2 * n)
