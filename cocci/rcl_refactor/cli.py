@@ -418,7 +418,11 @@ def _compile_check(cc, opts, path, tmpdir, extra):
                 "-pthread"]
     if tmpdir:
         cmd += ["-I", tmpdir]
-    cmd += ["-I", os.path.dirname(os.path.abspath(extra or path))]
+    # The file's own directory, for its quoted #includes only (a copy in
+    # @tmpdir no longer sits there): a <header> is looked up through -I,
+    # as the compiler does, even when one of that name sits beside the
+    # file (redis-benchmark.c's <sds.h> is hiredis', not src/sds.h).
+    cmd += ["-iquote", os.path.dirname(os.path.abspath(extra or path))]
     c = frontend.command_for(opts.commands, extra or path) \
         if opts.commands else None
     if c is not None:
