@@ -113,8 +113,31 @@ struct count { long n; };
 static inline long count_get(const struct count *c) { return c->n; }
 #endif
 EOC
+# (src/count.h is also the header of another input, copied beside the
+# outputs for their compile check)
 cat >shadow/src/count.h <<'EOC'
-#error the file's own directory is not searched for <count.h>
+#ifndef SRC_COUNT_H
+#define SRC_COUNT_H
+#ifdef LIB_COUNT_H
+#error src/count.h read for <count.h>
+#endif
+struct count { int n; };
+#endif
+EOC
+cat >shadow/src/other.c <<'EOC'
+#include <pthread.h>
+#include "count.h"
+
+static pthread_mutex_t other_lock = PTHREAD_MUTEX_INITIALIZER;
+struct count others;
+
+void other_bump(void);
+void other_bump(void)
+{
+	pthread_mutex_lock(&other_lock);
+	others.n++;
+	pthread_mutex_unlock(&other_lock);
+}
 EOC
 cat >shadow/src/tally.c <<'EOC'
 #include <pthread.h>
@@ -145,7 +168,7 @@ int main(void)
 	return 0;
 }
 EOC
-"$RCLR" --locks all -I shadow/lib -o o6 shadow/src/tally.c >log 2>&1 ||
+"$RCLR" --locks all -I shadow/lib -o o6 shadow/src/tally.c shadow/src/other.c >log 2>&1 ||
 	{ cat log; fail "angle include through -I: rcl-refactor"; }
 grep -q "liblock_exec" o6/tally.c || { cat log; fail "angle include through -I: nothing delegated"; }
 cc_rcl o6/prog o6/tally.c -I shadow/lib -I o6 || fail "angle include through -I: build"
