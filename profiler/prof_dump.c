@@ -157,7 +157,12 @@ static void put_addr(struct out *o, const void *a)
 	put_s(o, " ");
 	put_s(o, info.dli_sname ? info.dli_sname : "-");
 	put_s(o, " ");
-	put_s(o, info.dli_fname[0] ? info.dli_fname : "/proc/self/exe");
+	/* The main program's link map has no name, and dladdr() then gives
+	 * argv[0], which a program may have rewritten (redis-server's
+	 * process title): rcl-prof reads the header's exe for it. */
+	put_s(o, lm->l_name && lm->l_name[0] && info.dli_fname[0]
+			 ? info.dli_fname
+			 : "/proc/self/exe");
 	put_s(o, "\n");
 }
 

@@ -94,7 +94,7 @@ def _grep_files(tree, pattern, files):
 
 def _tests_result(kind, text, rc):
     """{'passed', 'total', 'failed': [names]} from a test log of @kind
-    (automake, prove, ctest, exit), or None counts when the log says
+    (automake, prove, abts, tcl, ctest, exit), or None counts when the log says
     nothing countable (the exit status alone then decides)."""
     failed, passed, total = [], None, None
     if kind == "automake":
@@ -119,6 +119,16 @@ def _tests_result(kind, text, rc):
         if res:
             failed = [n for n, r in res if r != "SUCCESS"]
             total, passed = len(res), len(res) - len(failed)
+    elif kind == "tcl":
+        # Redis's Tcl runner (tests/test_helper.tcl): "[ok]: name (N ms)"
+        # per test passed, "[err]: name" or "[exception]: ..." otherwise,
+        # coloured when TERM says so.
+        res = re.findall(r"^\[(?:\x1b\[[0-9;]*m)?(ok|err|exception)"
+                         r"(?:\x1b\[[0-9;]*m)?\]: (.*?)(?: \(\d+ ms\))?$",
+                         text, re.M)
+        if res:
+            failed = [n for r, n in res if r != "ok"]
+            total, passed = len(res), len(res) - len(failed)
     elif kind == "ctest":
         m = re.findall(r"(\d+)% tests passed, (\d+) tests? failed out of "
                        r"(\d+)", text)
@@ -142,12 +152,12 @@ class Recipe:
     which locks are hot and what its tests exercise; CONFIGURE, BUILD:
     commands run in the unpacked tree (BUILD under `bear --` so the build
     writes compile_commands.json); FILES: sources to refactor (None: the
-    compiled files of compile_commands.json matching LOCK_PATTERN);
-    LOCK_FNS: lock wrapper pairs for --lock-fn; MACROS: a --macro-file
+    compiled files of compile_commands.json matching LOCK_PATTERN, less
+    those whose path LOCK_EXCLUDE matches: the app's own tests); LOCK_FNS: lock wrapper pairs for --lock-fn; MACROS: a --macro-file
     (lock macros defined in #if branches, parser hints); REFACTOR_ARGS:
     -I/-D/-U; WORKLOAD: the timed command ({tree}, {data}: a 64 MB
     text file); TEST, TEST_KIND: the own test suite and how its log is
-    read (automake, prove, ctest, exit); TESTS_ALL: the suite's test
+    read (automake, prove, abts, tcl, ctest, exit); TESTS_ALL: the suite's test
     names when some are excluded; EXCLUDE: {test: why} left out of every
     run, recorded in the table; QUICK: a subset for --tests=quick."""
 
@@ -158,6 +168,7 @@ class Recipe:
     BUILD = ["make", JOBS]
     FILES = None
     LOCK_PATTERN = r"\bpthread_mutex_lock\s*\("
+    LOCK_EXCLUDE = None
     LOCK_FNS = ()
     MACROS = ""
     REFACTOR_ARGS = ()
@@ -213,7 +224,9 @@ class Recipe:
     def lock_files(self, tree):
         files = self.FILES if self.FILES is not None else \
             self.compiled_files()
-        files = [f for f in files if os.path.exists(os.path.join(tree, f))]
+        files = [f for f in files if os.path.exists(os.path.join(tree, f))
+                 and not (self.LOCK_EXCLUDE and
+                          re.match(self.LOCK_EXCLUDE, f))]
         return _grep_files(tree, self.LOCK_PATTERN, files)
 
     def db_flags(self, tree):
@@ -310,6 +323,9 @@ class Recipe:
             if self.EXCLUDE else None)
         if names and self.TEST_KIND == "automake":
             cmd.append("TESTS=" + " ".join(names))
+        elif names and self.TEST_KIND == "tcl":
+            for n in names:
+                cmd += ["--single", n]
         return cmd
 
     def test(self, tree, env, log, quick, prefix=()):
@@ -1499,13 +1515,111 @@ class Jemalloc(Recipe):
         return "%.3f runs/s (test.sh thread_arena MALLOCX_ARENA)" % rate
 
 
+class Redis(Recipe):
+    """Redis 7.0 (bookworm 7.0.15): an in-memory key-value server, one
+    event loop thread plus helper threads.  Its background-I/O threads
+    (src/bio.c: a job list per kind under bio_mutex[] with two
+    conditions, for lazy frees, AOF fsyncs and file closes), the I/O
+    threads of networking.c (io_threads_mutex[] park and wake them) and
+    module.c's GIL, unblocked-clients and event-loop mutexes (module
+    threads, blocked clients) are plain pthread_mutex_lock() calls;
+    redis-benchmark's client threads share a live-clients mutex.  Tests:
+    its Tcl suite (./runtest: servers on loopback ports, driven by
+    clients; the quick subset is the units whose servers use those
+    threads: lazy free, AOF fsync and rewrite, io-threads in the
+    networking unit, redis-benchmark --threads).  Built with libc
+    malloc (the bundled jemalloc doubles the build time and has no lock
+    of the server's own); the workload is redis-benchmark --threads 2
+    against a server with 2 I/O threads on a Unix socket in the tree."""
+
+    name = source = "redis"
+    version = "7.0.15-1~deb12u7"
+    build_deps = ("tcl", "pkg-config")
+    why = ("bio job lists (mutex + 2 conditions per kind: lazy free, AOF "
+           "fsync, close), io-threads park mutexes, module GIL; runtest's "
+           "lazyfree, aof, aofrw, networking and redis-benchmark units")
+    # src/Makefile reads CPPFLAGS (a Debian patch) but no LIBS: librcl
+    # goes in REDIS_LDFLAGS (before the objects: kept with
+    # --no-as-needed); in the original build $LIBS is empty.
+    BUILD = ["sh", "-c", "make {jobs} MALLOC=libc USE_SYSTEMD=no "
+             "REDIS_LDFLAGS=\"-Wl,--no-as-needed $LIBS\""]
+    REFACTOR_ARGS = None  # -I/-D of compile_commands.json
+    WORKLOAD = ["sh", "-c", "s={tree}/bench.sock; rm -f $s; "
+                "src/redis-server --port 0 --unixsocket $s --save '' "
+                "--appendonly no --io-threads 2 --io-threads-do-reads yes "
+                "--lazyfree-lazy-user-del yes >/dev/null & p=$!; i=0; "
+                "while [ ! -S $s ] && [ $i -lt 150 ]; do sleep 0.1; "
+                "i=$((i+1)); done; src/redis-benchmark -s $s -n 100000 "
+                "-c 32 --threads 2 -P 4 -d 256 -q -t set,get,lpush,lpop "
+                ">/dev/null; r=$?; src/redis-cli -s $s shutdown nosave "
+                ">/dev/null 2>&1; wait $p; exit $r"]
+    UNIT = "runs/s"
+    TEST = ["./runtest", "--clients", "2", "--timeout", "600"]
+    TEST_KIND = "tcl"
+    QUICK = ["unit/lazyfree", "unit/info", "unit/networking",
+             "integration/aof", "unit/aofrw", "integration/redis-benchmark"]
+
+    def fmt(self, rate):
+        return ("%.3f runs/s (redis-benchmark --threads 2 -c 32 -P 4, "
+                "100000 requests x 4 commands, 2 io-threads)" % rate)
+
+
+class Tor(Recipe):
+    """Tor 0.4 (bookworm 0.4.9): the onion router.  Its thread pool
+    (src/lib/evloop/workqueue.c: a work queue under the pool's lock and
+    condition, a control lock, a reply queue lock) runs the relay's
+    onion-skin crypto on worker threads; the logging system, the
+    control-event queue and the RNG have mutexes too.  Every lock goes
+    through tor_mutex_acquire()/tor_mutex_release() on a tor_mutex_t (a
+    struct around a pthread_mutex_t, src/lib/lock/compat_mutex_pthreads.c,
+    with an assert on the call's result).  Tests: `make check` (the unit
+    tests in eight parts, test-slow, test-timers) and test_workqueue,
+    which floods the pool from the main thread with every alert-socket
+    backend (the quick subset); the workload is test_workqueue with 2
+    threads.  Expected today: rcl-refactor does not recognise these
+    wrappers (--lock-fn exits 2: tests/cocci/awkward/wrapper_decl_check.c,
+    a known failure), and tor_mutex_init() makes recursive mutexes (only
+    tor_mutex_init_nonrecursive()'s could be converted)."""
+
+    name = source = "tor"
+    version = "0.4.9.11-0+deb12u1"
+    build_deps = ("libevent-dev", "libssl-dev", "zlib1g-dev")
+    why = ("thread pool work queue (lock + condition), its control and "
+           "reply-queue locks, log and control-event mutexes, through "
+           "tor_mutex_acquire(); test_workqueue floods the pool with every "
+           "alert backend, the unit tests run thread/")
+    CONFIGURE = ["./configure", "-q", "--disable-asciidoc",
+                 "--disable-manpage", "--disable-html-manual"]
+    # The test programs too, so the test steps time the tests only.
+    BUILD = ["sh", "-c", "make {jobs} && make {jobs} check TESTS="]
+    REFACTOR_ARGS = None  # -I/-D of compile_commands.json
+    LOCK_PATTERN = r"\btor_mutex_acquire\s*\("
+    LOCK_EXCLUDE = r"src/test/"
+    LOCK_FNS = ("tor_mutex_acquire=tor_mutex_release",)
+    WORKLOAD = ["src/test/test_workqueue", "-T", "2", "-N", "100000",
+                "-I", "1000", "-R", "50"]
+    UNIT = "runs/s"
+    TEST = ["make", "check"]
+    TEST_KIND = "automake"
+    QUICK = ["src/test/test_workqueue", "src/test/test_workqueue_cancel.sh",
+             "src/test/test_workqueue_efd.sh",
+             "src/test/test_workqueue_efd2.sh",
+             "src/test/test_workqueue_pipe.sh",
+             "src/test/test_workqueue_pipe2.sh",
+             "src/test/test_workqueue_socketpair.sh", "src/test/test-timers"]
+
+    def fmt(self, rate):
+        return ("%.3f runs/s (test_workqueue -T 2 -N 100000, 1 in 50 "
+                "items RSA)" % rate)
+
+
 APPS = {"memcached": Memcached, "zstd": Zstd, "blosc": Blosc,
         "xz": XzUtils, "apr": Apr, "microhttpd": Microhttpd,
         "mosquitto": Mosquitto, "libuv": Libuv,
         "fio": Fio, "libevent": Libevent,
         "sqlite3": Sqlite, "rsyslog": Rsyslog,
-        "jemalloc": Jemalloc}
+        "jemalloc": Jemalloc, "redis": Redis, "tor": Tor}
 # Smallest build first.
 ORDER = ["xz", "apr", "microhttpd", "mosquitto", "libuv", "fio", "blosc",
          "zstd", "memcached", "libevent", "sqlite3",
-         "rsyslog", "jemalloc"]
+         "redis", "rsyslog", "jemalloc", "tor"]

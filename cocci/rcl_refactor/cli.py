@@ -444,9 +444,14 @@ def compile_check(cc, opts, path, tmpdir, extra):
 def _compile_check(cc, opts, path, tmpdir, extra):
     cmd = cc + ["-std=gnu11", "-O2", "-c", "-o", os.devnull, "-Wall",
                 "-pthread"]
+    # The copies' root and the file's own directory, for quoted #includes
+    # only (a copy in @tmpdir no longer sits beside the input): a
+    # <header> is looked up through -I, as the compiler does, even when
+    # one of that name sits beside the file or was copied to the root
+    # (redis-benchmark.c's <sds.h> is hiredis', not src/sds.h).
     if tmpdir:
-        cmd += ["-I", tmpdir]
-    cmd += ["-I", os.path.dirname(os.path.abspath(extra or path))]
+        cmd += ["-iquote", tmpdir]
+    cmd += ["-iquote", os.path.dirname(os.path.abspath(extra or path))]
     c = frontend.command_for(opts.commands, extra or path) \
         if opts.commands else None
     if c is not None:

@@ -51,6 +51,10 @@ class Selection:
             raise ValueError("%s: the profile lists no lock" % path)
         for ent in prof.locks:
             names = [n for n in (ent.name, ent.symbol) if n]
+            # A block-scope static's symbol is NAME.N (GCC, Clang): NAME.
+            names += [m.group(1) for m in
+                      (re.match(r"([A-Za-z_]\w*)\.\d+$", n) for n in names)
+                      if m]
             site = "%s:%s" % (ent.file, ent.line) \
                 if ent.file and ent.line else ""
             comment = _comment(ent)

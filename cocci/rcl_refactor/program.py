@@ -532,7 +532,11 @@ class Program:
             if toks[k - 1].text == "(" and toks[k + 1].text == ")":
                 continue  # sizeof(pthread_mutex_t), a cast
             field = bool(struct_depth and struct_depth[-1])
-            local = f.in_function(k) and not field
+            # A block-scope `static pthread_mutex_t m = ...;` is one
+            # object for the whole run, as a global is (redis'
+            # freeClientAsync() guards its queue with one).
+            local = f.in_function(k) and not field and \
+                not _static_object(toks, k)
             tag = self.fields.owner.get((f.path, k), "") if field else None
             for name in _declarators(toks, k):
                 key = self.key(name if tag is None else tag + "." + name,
@@ -1168,6 +1172,26 @@ def _is_struct_body(toks, k):
     if toks[j].kind == "id" and toks[j - 1].text in ("struct", "union"):
         return True
     return toks[j].text in ("struct", "union")
+
+
+def _static_object(toks, k):
+    """True when the declaration whose type token is at @k has static
+    storage (`static`, not thread-local) and declares no pointer."""
+    j, specs = k - 1, set()
+    while j >= 0 and toks[j].kind == "id":
+        specs.add(toks[j].text)
+        j -= 1
+    if "static" not in specs or specs & {"__thread", "_Thread_local",
+                                         "thread_local", "typedef"}:
+        return False
+    j = k + 1
+    while j < len(toks) and toks[j].text != ";":
+        if toks[j].text == "*":
+            return False
+        if toks[j].text in ("(", "[", "{"):
+            j = cparse.match(toks, j)
+        j += 1
+    return True
 
 
 def _declarators(toks, k):

@@ -100,4 +100,78 @@ cc_rcl ew/prog ew/extwrap.c -I ew ew/extwrap_use.c -Wmissing-prototypes \
 	-Wredundant-decls || fail "extwrap: build with -Wmissing-prototypes -Wredundant-decls"
 [ "$(LIBLOCK_LOCK=rcl timeout -k 5 60 ./ew/prog)" = 1 ] || fail "extwrap: run under rcl"
 echo "ok: a non-static wrapper's companion is declared once"
+
+# #include <count.h> from src/ means the -I directory's count.h, as the
+# compiler reads it, even with a different count.h beside the file (redis'
+# redis-benchmark.c takes hiredis' <sds.h>, not its own directory's
+# sds.h): the compile check does not put the file's directory first
+mkdir -p shadow/src shadow/lib
+cat >shadow/lib/count.h <<'EOC'
+#ifndef LIB_COUNT_H
+#define LIB_COUNT_H
+struct count { long n; };
+static inline long count_get(const struct count *c) { return c->n; }
+#endif
+EOC
+# (src/count.h is also the header of another input, copied beside the
+# outputs for their compile check)
+cat >shadow/src/count.h <<'EOC'
+#ifndef SRC_COUNT_H
+#define SRC_COUNT_H
+#ifdef LIB_COUNT_H
+#error src/count.h read for <count.h>
+#endif
+struct count { int n; };
+#endif
+EOC
+cat >shadow/src/other.c <<'EOC'
+#include <pthread.h>
+#include "count.h"
+
+static pthread_mutex_t other_lock = PTHREAD_MUTEX_INITIALIZER;
+struct count others;
+
+void other_bump(void);
+void other_bump(void)
+{
+	pthread_mutex_lock(&other_lock);
+	others.n++;
+	pthread_mutex_unlock(&other_lock);
+}
+EOC
+cat >shadow/src/tally.c <<'EOC'
+#include <pthread.h>
+#include <stdio.h>
+#include <count.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct count total;
+
+static void *work(void *arg)
+{
+	for (int i = 0; i < 1000; i++) {
+		pthread_mutex_lock(&lock);
+		total.n++;
+		pthread_mutex_unlock(&lock);
+	}
+	return arg;
+}
+
+int main(void)
+{
+	pthread_t t[4];
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, work, NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	printf("%ld\n", count_get(&total));
+	return 0;
+}
+EOC
+"$RCLR" --locks all -I shadow/lib -o o6 shadow/src/tally.c shadow/src/other.c >log 2>&1 ||
+	{ cat log; fail "angle include through -I: rcl-refactor"; }
+grep -q "liblock_exec" o6/tally.c || { cat log; fail "angle include through -I: nothing delegated"; }
+cc_rcl o6/prog o6/tally.c -I shadow/lib -I o6 || fail "angle include through -I: build"
+[ "$(LIBLOCK_LOCK=rcl timeout -k 5 60 ./o6/prog)" = 4000 ] || fail "angle include through -I: run under rcl"
+echo "ok: <header> through -I, not the file's own directory"
 exit 0

@@ -80,3 +80,41 @@ sed 's/RCL recommended/may help/' ok.json >help.json
 "$RCLR" --locks help.json -o out2 c.c >log 2>&1 || { cat log; fail "help.json"; }
 grep -q "liblock_exec" out2/c.c && fail "help.json: a 'may help' lock converted"
 echo "ok: a good profile is used, 'may help' is not selected"
+
+# A mutex declared static in a function is named by the compiler's
+# symbol for it, NAME.N (rcl-prof reports redis' async_free_queue_mutex
+# as async_free_queue_mutex.1): that selects NAME.
+cat >sl.c <<'EOC'
+#include <pthread.h>
+#include <stdio.h>
+
+static pthread_mutex_t other = PTHREAD_MUTEX_INITIALIZER;
+static long n, o;
+
+static void bump(void)
+{
+	static pthread_mutex_t tally_lock = PTHREAD_MUTEX_INITIALIZER;
+
+	pthread_mutex_lock(&tally_lock);
+	n++;
+	pthread_mutex_unlock(&tally_lock);
+	pthread_mutex_lock(&other);
+	o++;
+	pthread_mutex_unlock(&other);
+}
+
+int main(void)
+{
+	bump();
+	printf("%ld %ld\n", n, o);
+	return 0;
+}
+EOC
+cat >sl.json <<EOC
+{"version": 1, "locks": [
+ {"name": "tally_lock.2", "symbol": "tally_lock.2", "verdict": "RCL recommended"}]}
+EOC
+"$RCLR" --locks sl.json -o out3 sl.c >log 2>&1 || { cat log; fail "sl.json refused"; }
+grep -q "liblock_exec(&tally_lock" out3/sl.c || { cat log; fail "sl.json: tally_lock.2 does not select tally_lock"; }
+grep -q "liblock_exec(&other" out3/sl.c && fail "sl.json: other converted"
+echo "ok: NAME.N (a block-scope static's symbol) selects NAME"

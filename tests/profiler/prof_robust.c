@@ -14,6 +14,10 @@
  *   errors       recursive and error-checking mutexes: return codes
  *   mainexit     main calls pthread_exit; the last thread exits the process
  *   sanitizer    prints the sanitizer the tree was built with
+ *   title        rewrites its argv[0] in place (a process title, as
+ *                redis-server sets one), then locks the static `titled`
+ *                and a mutex initialised here: the profile must still
+ *                name both from this program's symbols and lines
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -222,6 +226,34 @@ static void *last(void *arg)
 	return NULL;
 }
 
+static pthread_mutex_t titled = PTHREAD_MUTEX_INITIALIZER;
+
+static int mode_title(char *argv0)
+{
+	pthread_mutex_t *h = malloc(sizeof(*h));
+	size_t n = strlen(argv0);
+
+	if (!h)
+		return 1;
+	/* What setproctitle() emulations do: the loader's argv[0] (which
+	 * dladdr() reports for the main program) now reads as another
+	 * path. */
+	memset(argv0, 0, n);
+	memcpy(argv0, "/nonexistent/title", n < 18 ? n : 18);
+	check(pthread_mutex_init(h, NULL), "init");
+	for (int i = 0; i < 10; i++) {
+		check(pthread_mutex_lock(&titled), "lock");
+		check(pthread_mutex_lock(h), "heap lock");
+		counter++;
+		check(pthread_mutex_unlock(h), "heap unlock");
+		check(pthread_mutex_unlock(&titled), "unlock");
+	}
+	check(pthread_mutex_destroy(h), "destroy");
+	free(h);
+	printf("title done: %ld\n", counter);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -245,6 +277,8 @@ int main(int argc, char **argv)
 		return mode_reinit();
 	if (strcmp(m, "errors") == 0)
 		return mode_errors();
+	if (strcmp(m, "title") == 0)
+		return mode_title(argv[0]);
 	if (strcmp(m, "mainexit") == 0) {
 		check(pthread_create(&t, NULL, last, NULL), "create");
 		pthread_exit(NULL);

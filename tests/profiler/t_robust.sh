@@ -45,6 +45,13 @@ check "$T/reinit.json" \
 	'sorted(l["instances"] for l in p["locks"] if l["kind"] == "init") == [100, 100]' \
 	'sum(l["acquisitions"] for l in p["locks"]) == 201'
 
+same title title
+# a rewritten argv[0] (dladdr's name for the main program) does not hide
+# the program's symbols and lines from rcl-prof
+check "$T/title.json" 'lock("titled")["acquisitions"] == 10' \
+	'[l["acquisitions"] for l in p["locks"] if "prof_robust.c:" in l["name"] and "mode_title" in l["name"]] == [10]' \
+	'not [l for l in p["locks"] if "title+" in l["name"]]'
+
 # The misuse is deliberate: ThreadSanitizer would (rightly) stop it.
 TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}report_bugs=0" same errors errors
 grep -qx '0 0 0 0 0 0 1 1 0 35 16 0 1 0 0' "$T/errors.plain" ||
