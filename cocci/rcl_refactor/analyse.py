@@ -120,6 +120,55 @@ def parse_decl(toks, a, b, block):
     return out
 
 
+def decl_from_type(fi, ld, k):
+    """A Decl for the local @ld (frontend.LocalDecl) of @fi that the
+    tool's reading of the declarations lacks, declared at token @k (the
+    macro that declares it): its declaration text is made from the type
+    the compiler gives it.  None when that type cannot be written as a
+    declaration (an anonymous structure)."""
+    if ld.anonymous:
+        return None
+    ty = ld.type
+    if "(*)" in ty:
+        text = ty.replace("(*)", "(*%s)" % ld.name, 1)
+    elif "(" in ty:
+        return None
+    elif "[" in ty:
+        text = ty.replace("[", " %s[" % ld.name, 1)
+    else:
+        text = "%s %s" % (ty, ld.name)
+    try:
+        toks = cparse.lex(text)
+        ds = [d for d in parse_decl(toks, 0, len(toks), None)
+              if d.name == ld.name]
+    except (cparse.ParseError, IndexError):
+        return None
+    if len(ds) != 1:
+        return None
+    d = ds[0]
+    src = fi.src.toks
+    d.t0, d.is_param, d.init = k, ld.is_param, ld.has_init
+    d.is_static = ld.storage == "static"
+    d.is_extern = ld.storage == "extern"
+    d.is_array = ld.is_array
+    d.by_macro = src[k].text
+    blocks = [s for s in fi.body.walk() if s.kind == "block" and
+              s.t0 <= k < s.t1]
+    d.block = None if ld.is_param or not blocks else \
+        max(blocks, key=lambda s: s.t0)
+    st = fi.stmt_at.get(k)
+    d.stmt = (st.t0, st.t1) if st is not None else (k, k + 1)
+    d.range = (k, d.stmt[1])
+    d.siblings = 1
+    return d
+
+
+def decls_of(fi):
+    """The declarations of @fi: the tool's, and those only the compiler
+    sees (made by a macro: fi.cdecls)."""
+    return fi.decls + getattr(fi, "cdecls", [])
+
+
 def call_of(toks, stmt):
     """(name, [arg texts], open_paren_index) when @stmt is `name(args);`
     or `(void) name(args);`, else None."""
@@ -630,7 +679,8 @@ def variables(fi, sec, occ):
     for name in order:
         d = _visible_decl(fi, name, lock_t0)
         if d is None:
-            if any(x.name == name and t0 <= x.t0 < t1 for x in fi.decls):
+            if any(x.name == name and t0 <= x.t0 < t1
+                   for x in decls_of(fi)):
                 continue
             raise Refused("cannot find the declaration of local '%s'" % name)
         if d.is_extern:
@@ -638,16 +688,21 @@ def variables(fi, sec, occ):
         byptr = d.is_array or d.is_static or any(
             _addr_taken(toks, k) for n, k in occ if n == name) or any(
             _addr_taken(toks, k) for k in range(fi.bo, fi.bc)
-            if toks[k].text == name)
+            if toks[k].text == name) or name in sec.get("addr", ())
+        hidden = name in sec.get("hidden", ())
         written = any(_writes(toks, k) or k in sec.get("macro_args", ())
-                      for k in uses[name])
+                      for k in uses[name]) or (hidden and name in sec.get(
+                          "hidden_rw", sec.get("hidden", ())))
         outside = any(n == name and fi.bo < k < fi.bc and not in_region(k)
                       for n, k in occ)
         k0 = uses[name][0]
         assigned_first = k0 in tops and toks[k0 + 1].text == "="
         is_in = byptr or not assigned_first or (
             (d.init or d.is_param) and not outside)
-        is_out = not byptr and written and outside
+        # In a loop (or after a label), what the section leaves in a
+        # local it reads on entry is what its next run reads: it comes
+        # back as well (`n = 0; for (...) { lock; n++; g += n; unlock; }`).
+        is_out = not byptr and written and (outside or (in_loop and is_in))
         if is_in and not byptr and not d.init and not d.is_param and \
                 not in_loop and name not in sec.get("named_before", ()) \
                 and not any(n == name and fi.bo < k < lock_t0
@@ -656,15 +711,27 @@ def variables(fi, sec, occ):
             # ... out: unlock; return ret;`): its value on entry is
             # indeterminate; copying it in would read it.
             is_in = False
-        if name in sec.get("hidden", ()):
-            # Named inside a macro body: we cannot see its reads or writes
-            # there.  It goes in unless the section first assigns it, and
-            # out if the caller uses it afterwards.
+        if hidden:
+            # Named inside a macro's body, whose text stays as it is: the
+            # extracted function declares the local under its own name
+            # (from the context) and hands it back when the section may
+            # write it and the caller may read it after (hidden_rw: the
+            # compiler's facts; every such local without them).  Reached
+            # by pointer, it would have to be written (*x): the macro
+            # cannot be rewritten for one expansion.
             if byptr:
-                raise Refused("a macro in the section uses local '%s', "
-                              "whose address is taken" % name)
-            is_out = outside
-        elif not outside and not byptr and not d.init and not d.is_param:
+                by = sec.get("hidden_by", {}).get(name)
+                raise Refused("%s in the section names local '%s', "
+                              "which would travel by pointer (%s): the "
+                              "macro's text cannot be made to reach the "
+                              "caller's object" % (
+                                  "macro %s" % by if by else "a macro",
+                                  name, "an array" if d.is_array else
+                                  "a static local" if d.is_static else
+                                  "its address is taken"))
+            is_out = written and (outside or (in_loop and is_in))
+        elif not outside and not byptr and not d.init and \
+                not d.is_param and not is_out:
             # Only the section uses it: its value on entry is
             # indeterminate, so it becomes a local of the extracted
             # function (copying it in would read an uninitialised value).
@@ -675,7 +742,7 @@ def variables(fi, sec, occ):
 
 def _visible_decl(fi, name, at):
     best = None
-    for d in fi.decls:
+    for d in decls_of(fi):
         if d.name != name or d.t0 >= at:
             continue
         if d.is_param or d.block is None:
@@ -700,13 +767,17 @@ def _hoist(fi, sec, occ, in_region):
     tops = {s.t0: s for s in blk.subs[sec["i"] + 1:sec["j"]]}
     esc = sec.get("escape", set())
     out = []
-    for d in fi.decls:
+    for d in decls_of(fi):
         if d.block is not blk or d.stmt[0] not in tops:
             continue
         after = [k for n, k in occ if n == d.name and not in_region(k)
                  and k > d.t0]
         if not after and d.name not in esc:
             continue
+        if getattr(d, "by_macro", None):
+            raise Refused("'%s' is declared by macro %s inside the section "
+                          "and used after it (a macro's declaration cannot "
+                          "be split)" % (d.name, d.by_macro))
         addr = any(_addr_taken(toks, k) for n, k in occ if n == d.name)
         if d.is_static or (d.is_array and d.init):
             raise Refused("'%s' is declared inside the section and %s after "

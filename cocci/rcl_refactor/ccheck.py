@@ -11,6 +11,8 @@ import os
 import re
 
 _DIAG = re.compile(r"^(.*?):(\d+):(?:(\d+):)? (warning|error): (.*)$")
+_EXPANSION = re.compile(r"^(.*?):(\d+):(?:\d+:)? note: in expansion of "
+                        r"macro\b")
 
 
 class Diag:
@@ -20,6 +22,10 @@ class Diag:
     def __init__(self, path, line, kind, msg, text):
         self.path, self.line, self.kind, self.msg = path, line, kind, msg
         self.text = text
+        # (path, line) of the macro expansions the compiler names after
+        # it ("note: in expansion of macro"), innermost first: where an
+        # error in a header's #define comes from.
+        self.expansions = []
 
     def key(self):
         return (os.path.basename(self.path), self.kind, self.msg,
@@ -34,6 +40,9 @@ def parse(stderr, scratch=None):
     for ln in stderr.splitlines():
         m = _DIAG.match(ln)
         if not m:
+            e = _EXPANSION.match(ln)
+            if e and out:
+                out[-1].expansions.append((e.group(1), int(e.group(2))))
             continue
         path, line = m.group(1), int(m.group(2))
         msg = m.group(5)
@@ -49,6 +58,21 @@ def parse(stderr, scratch=None):
         text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
         out.append(Diag(path, line, m.group(4), msg, text))
     return out
+
+
+def at_expansion(diag, path):
+    """@diag when it is in file @path; else, when it is in a macro's body
+    elsewhere (a header) expanded in @path, a copy of it placed on the
+    line of @path that expands the macro (the outermost expansion there);
+    else None."""
+    if diag.path == path:
+        return diag
+    lines = [ln for p, ln in diag.expansions if p == path]
+    if not lines:
+        return None
+    d = Diag(path, lines[-1], diag.kind, diag.msg, diag.text)
+    d.expansions = diag.expansions
+    return d
 
 
 def new_diags(before, after):

@@ -549,16 +549,26 @@ def check_outputs(cc, opts, outputs, root, prog):
                 new = [d for d in after if d.kind == "error"][:1]
             new.sort(key=lambda d: d.kind != "error")  # errors first
             for d in new:
-                b = ccheck.blame(d, text, gens, macros) if d.path == \
-                    mapping[dest] else None
+                here = ccheck.at_expansion(d, mapping[dest])
+                b = ccheck.blame(here, text, gens, macros) if here else None
                 what = "%s: %s" % (d.kind, d.msg)
                 if b and b[0] == "section":
                     sec = b[1]
-                    ul = _user_line(f, d.text)
+                    if here is not d:
+                        # In a macro's body (a header's #define): the line
+                        # of the section that expands it.
+                        tl = text.split("\n")[here.line - 1].strip()
+                        ul = _user_line(f, tl)
+                        where = "%s:%d, in the expansion of a macro" % (
+                            f.display, ul) if ul else \
+                            "at '%s', in the expansion of a macro" % tl[:60]
+                    else:
+                        ul = _user_line(f, d.text)
+                        where = "%s:%d" % (f.display, ul) if ul else \
+                            "at '%s'" % d.text[:60]
                     forced.setdefault(("section", sec.file, sec.line), (
                         "its extracted code gets a new compiler diagnostic "
-                        "(%s: %s)" % ("%s:%d" % (f.display, ul) if ul else
-                                      "at '%s'" % d.text[:60], what)))
+                        "(%s: %s)" % (where, what)))
                 elif b:
                     sf, sk, _ = b[1].sites[0]
                     forced.setdefault(("lock", b[1].name), (

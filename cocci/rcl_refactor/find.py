@@ -286,6 +286,10 @@ def _negated(body):
 def _one_call(body):
     """The match of _CALL_BODY when @body is one call (its '(' closes at
     the end), not `f(a); if (x) g(b)` as in c-blosc's WAIT_INIT."""
+    # One blank for each run of them: the pattern's adjacent \s* would
+    # otherwise try every split of a long run (a body aligned with tabs and
+    # spaces before its continuation backslashes took minutes to fail).
+    body = re.sub(r"\s+", " ", body)
     for rx in (_CALL_BODY, _CALL_BODY_SHORT):
         # The greedy form first; the short one for `do { f(x); } while
         # (0)`, where the greedy one swallows up to the 0.

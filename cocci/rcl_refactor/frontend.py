@@ -94,6 +94,51 @@ class ThreadUse:
 
 
 @dataclass
+class LocalDecl:
+    """A local variable or parameter of a function, as the compiler
+    declares it (also when a macro's expansion declares it: rsyslog's
+    `DEFiRet;` is `rsRetVal iRet = RS_RET_OK`)."""
+    name: str
+    type: str             # the type's spelling ("rsRetVal", "char *")
+    loc: Loc              # its name (the macro's, when a macro declares it)
+    is_param: bool
+    has_init: bool
+    storage: str          # as VarDecl.storage
+    is_array: bool
+    anonymous: bool       # of a structure or union type without a name
+
+
+@dataclass
+class LocalRef:
+    """A use of a local of the function (a DECL_REF_EXPR), where the
+    compiler puts it after preprocessing.  @loc is where it is expanded in
+    the file (the macro's name, for a use that a macro's expansion holds),
+    @spell where it is spelled: a use written in the file or passed as a
+    macro argument is spelled in the file's text at or after @loc; a use
+    in a macro's body is not.  @access: "read", "write" (assigned),
+    "rw" (++, --, op=, or a use the front end cannot classify), "addr"
+    (its address, or that of a part of it, is taken: &x, &x.f)."""
+    name: str
+    decl: Loc
+    loc: Loc
+    spell: Loc
+    access: str
+
+
+@dataclass
+class Jump:
+    """A goto, return, break or continue of the function: @loc where it
+    is expanded, @spell where spelled (as LocalRef), @label the goto's
+    label, @target where the loop or switch a break or continue leaves
+    starts and ends (expansion locations)."""
+    kind: str             # "goto" | "return" | "break" | "continue"
+    loc: Loc
+    spell: Loc
+    label: str = ""
+    target: tuple = ()    # (Loc, Loc)
+
+
+@dataclass
 class Function:
     name: str
     key: str
@@ -104,6 +149,9 @@ class Function:
     calls: list = field(default_factory=list)        # [Call]
     thread_uses: list = field(default_factory=list)  # [ThreadUse]
     addr_taken: set = field(default_factory=set)     # local names
+    locals: dict = field(default_factory=dict)       # Loc -> LocalDecl
+    local_refs: list = field(default_factory=list)   # [LocalRef]
+    jumps: list = field(default_factory=list)        # [Jump]
 
     def contains(self, path, line):
         return path == self.loc.path and \
@@ -442,6 +490,95 @@ def _loc(cur):
     return Loc(os.path.realpath(loc.file.name), loc.line, loc.column)
 
 
+def _spelling_loc(cur):
+    """Where the token of @cur is spelled: its argument's place in the
+    file for a macro argument, the expansion's place (as _loc) for a token
+    of a macro's body (libclang's clang_getSpellingLocation does not go
+    into the #define)."""
+    lib = ci.conf.lib
+    fn = lib.clang_getSpellingLocation
+    fn.argtypes = [ci.SourceLocation, ctypes.POINTER(ci.c_object_p),
+                   ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(
+                       ctypes.c_uint), ctypes.POINTER(ctypes.c_uint)]
+    fn.restype = None
+    f, line, col, off = ci.c_object_p(), ctypes.c_uint(), ctypes.c_uint(), \
+        ctypes.c_uint()
+    fn(cur.location, ctypes.byref(f), ctypes.byref(line), ctypes.byref(col),
+       ctypes.byref(off))
+    if not f:
+        return None
+    name = ci.File(f).name
+    return Loc(os.path.realpath(name), line.value, col.value)
+
+
+def _has_init(cur):
+    """Whether the VarDecl @cur has an initialiser."""
+    fn = ci.conf.lib.clang_Cursor_getVarDeclInitializer
+    fn.argtypes = [ci.Cursor]
+    fn.restype = ci.Cursor
+    init = fn(cur)
+    return not ci.conf.lib.clang_Cursor_isNull(init)
+
+
+def _canon(t):
+    return t.get_canonical().spelling
+
+
+def _access(chain):
+    """How the DECL_REF_EXPR at the end of @chain ([(cursor, index of the
+    next one among its children)], outermost first, the reference last)
+    uses its variable: see LocalRef.access."""
+    K = ci.CursorKind
+    i = len(chain) - 1
+    cur = chain[i][0]
+    decayed = False  # a member array of it, as a pointer
+    while i > 0:
+        par, pos = chain[i - 1]
+        if par.kind == K.PAREN_EXPR or (par.kind == K.MEMBER_REF_EXPR and
+                                        not decayed):
+            # (x), x.f: still the variable's own storage; x.f with f an
+            # array is the array (its decay below).
+            cur, i = par, i - 1
+            continue
+        if par.kind == K.UNEXPOSED_EXPR and cur.kind == K.MEMBER_REF_EXPR \
+                and cur.type.get_canonical().kind in (
+                    ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY) \
+                and par.type.get_canonical().kind == ci.TypeKind.POINTER:
+            decayed = True
+            cur, i = par, i - 1
+            continue
+        if decayed and par.kind == K.ARRAY_SUBSCRIPT_EXPR and pos == 0:
+            cur, i, decayed = par, i - 1, False  # x.arr[i]: an element
+            continue
+        break
+    if i == 0:
+        return "rw"
+    par, pos = chain[i - 1]
+    if decayed:
+        return "rw"  # x.arr passed on: written through, maybe
+    if par.kind == K.UNEXPOSED_EXPR:
+        # An implicit conversion: its value (lvalue to rvalue), or the
+        # address of an array (the variable is one: it travels by
+        # pointer anyway).
+        t = cur.type.get_canonical().kind
+        return "addr" if t in (ci.TypeKind.CONSTANTARRAY,
+                               ci.TypeKind.INCOMPLETEARRAY,
+                               ci.TypeKind.VARIABLEARRAY) else "read"
+    if par.kind == K.UNARY_OPERATOR:
+        pt = par.type.get_canonical()
+        if pt.kind == ci.TypeKind.POINTER and \
+                _canon(pt.get_pointee()) == _canon(cur.type):
+            return "addr"
+        return "rw"  # ++, --
+    if par.kind == K.BINARY_OPERATOR and pos == 0:
+        return "write"  # x = ... (a comma's left side: as good as one)
+    if par.kind == K.COMPOUND_ASSIGNMENT_OPERATOR and pos == 0:
+        return "rw"
+    if par.kind in (K.CXX_UNARY_EXPR, K.CSTYLE_CAST_EXPR):
+        return "read"  # sizeof x, alignof x, (void)x
+    return "rw"
+
+
 def _end(cur):
     e = cur.extent.end
     if e.file is None:
@@ -648,6 +785,61 @@ class _Walker:
                               tl.column), found[0].spelling, ch.spelling,
                           tag, _sync_kind(ch.type), inst.spelling, dl)
 
+    def _locals(self, cur, fn):
+        """fn.locals, fn.local_refs, fn.jumps of the definition @cur."""
+        K = ci.CursorKind
+        loops = (K.FOR_STMT, K.WHILE_STMT, K.DO_STMT)
+        # [(cursor, index of the child being walked)], and the loops and
+        # switches around it (for break and continue).
+        todo = [(cur, [], ())]
+        while todo:
+            c, chain, around = todo.pop()
+            k = c.kind
+            if k in (K.VAR_DECL, K.PARM_DECL) and \
+                    c.semantic_parent == cur:
+                loc = _loc(c)
+                if loc is not None:
+                    ct = c.type.get_canonical()
+                    fn.locals[loc] = LocalDecl(
+                        c.spelling, c.type.spelling, loc,
+                        k == K.PARM_DECL,
+                        k == K.VAR_DECL and _has_init(c), _storage(c),
+                        ct.kind in (ci.TypeKind.CONSTANTARRAY,
+                                    ci.TypeKind.INCOMPLETEARRAY,
+                                    ci.TypeKind.VARIABLEARRAY),
+                        "(unnamed" in c.type.spelling or
+                        "(anonymous" in c.type.spelling)
+            elif k == K.DECL_REF_EXPR:
+                ref = c.referenced
+                if ref is not None and ref.kind in (K.VAR_DECL,
+                                                    K.PARM_DECL) and \
+                        ref.semantic_parent == cur:
+                    loc, dl, sp = _loc(c), _loc(ref), _spelling_loc(c)
+                    if loc and dl and sp:
+                        fn.local_refs.append(LocalRef(
+                            c.spelling, dl, loc, sp,
+                            _access(chain + [(c, 0)])))
+            elif k in (K.GOTO_STMT, K.RETURN_STMT, K.BREAK_STMT,
+                       K.CONTINUE_STMT):
+                loc, sp = _loc(c), _spelling_loc(c)
+                if loc and sp:
+                    j = Jump(k.name.split("_")[0].lower(), loc, sp)
+                    if k == K.GOTO_STMT:
+                        j.label = next((x.spelling for x in c.get_children()
+                                        if x.kind == K.LABEL_REF), "")
+                    elif k != K.RETURN_STMT:
+                        t = next((a for a in reversed(around) if
+                                  k == K.BREAK_STMT or a.kind in loops),
+                                 None)
+                        if t is not None and _loc(t) and _end(t):
+                            j.target = (_loc(t), _end(t))
+                    fn.jumps.append(j)
+            if k in loops or k == K.SWITCH_STMT:
+                around = around + (c,)
+            kids = list(c.get_children())
+            for n in range(len(kids) - 1, -1, -1):
+                todo.append((kids[n], chain + [(c, n)], around))
+
     def _function(self, cur):
         K = ci.CursorKind
         loc, end = _loc(cur), _end(cur)
@@ -659,6 +851,7 @@ class _Walker:
         fn = Function(cur.spelling, key, loc, end,
                       cur.storage_class == ci.StorageClass.STATIC,
                       key in self.noreturn_keys or _is_noreturn(cur))
+        self._locals(cur, fn)
         for ch in cur.walk_preorder():
             k = ch.kind
             if k == K.CALL_EXPR:

@@ -800,6 +800,7 @@ class Program:
         ok += macrobody.accounted(self, f)
         ok += [r for vf, _, _, _, rs in self.value_copies if vf is f
                for r in rs]
+        self._field_macro_args(f, ok)
         for k, t in enumerate(toks):
             if t.kind != "id":
                 continue
@@ -845,6 +846,43 @@ class Program:
                             find.CHECKED_API[via]) if via else
                         "used outside lock/unlock/init/destroy/"
                         "condition calls at %s:%d" % (f.display, f.line(k)))
+
+    def _field_macro_args(self, f, ok):
+        """Refuse the mutex and condition fields whose name is an argument
+        of a function-like macro that uses that parameter as a member
+        (rsyslog's `DEFpropSetMethPTR(wtp, pmutUsr, pthread_mutex_t)`
+        defines a setter doing `pThis->prop = pVal`): what the expansion
+        does with the field is not followed, and a field whose type
+        changes would be assigned a pthread_mutex_t there."""
+        toks = f.src.toks
+        for k, t in enumerate(toks):
+            if t.kind != "id" or k + 1 >= len(toks) or \
+                    toks[k + 1].text != "(" or any(a <= k < b for a, b in ok):
+                continue
+            m = self.macros.get(t.text)
+            if not m or not m[0]:
+                continue
+            params, body = m
+            try:
+                btoks = cparse.lex(body.replace("\\\n", " "))
+                close = cparse.match(toks, k + 1)
+            except cparse.ParseError:
+                continue
+            members = {b.text for i, b in enumerate(btoks) if i and
+                       b.kind == "id" and btoks[i - 1].text in (".", "->")}
+            for n, (a, b) in enumerate(cparse.split_args(toks, k + 1,
+                                                         close)):
+                if b - a != 1 or toks[a].kind != "id" or \
+                        n >= len(params) or params[n] not in members:
+                    continue
+                for (kind, name), key in self.keys.items():
+                    if "." in name and name.rsplit(".", 1)[1] == \
+                            toks[a].text:
+                        key.refuse("field '%s' is named in the arguments of "
+                                   "macro %s() at %s:%d, whose body uses it "
+                                   "as a member (not followed)" % (
+                                       toks[a].text, t.text, f.display,
+                                       f.line(a)))
 
     # -- pointers to heap-allocated locks ----------------------------------
     def _ptr_key(self, key):

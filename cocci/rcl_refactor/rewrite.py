@@ -2,6 +2,7 @@
 """Stage 4, rewrite: decide which locks are converted, extract their
 sections, rewrite declarations, initialisers and condition calls, and
 produce the new text of every file."""
+import os
 import re
 
 from . import analyse, cond, extract, find, lift, macrobody, safety, \
@@ -270,7 +271,13 @@ def _analyse(prog, sec, selection):
             raise analyse.Refused(hazards[0])
         if errno:
             sec.shape["errno"] = True
-        sec.shape["hidden"] = _macro_locals(prog, fi, sec.shape, occ)
+        cl = _clang_locals(prog, f, fi, sec.shape, occ)
+        if cl is None:
+            # No compiler facts for this function (code libclang does not
+            # see with these flags): the #define texts are read instead.
+            sec.shape["hidden"] = _macro_locals(prog, fi, sec.shape, occ)
+        else:
+            sec.shape.update(cl)
         sec.shape["macro_args"] = safety.macro_arg_tokens(prog, fi,
                                                           sec.shape)
         sec.shape["escape"] = safety.escaping(fi, sec.shape, occ)
@@ -342,6 +349,136 @@ def _macro_locals(prog, fi, shape, occ):
                 hidden.add(name)
                 occ.append((name, k))
     return hidden
+
+
+def _clang_function(prog, f, fi):
+    """The front end's Function of @fi (a function of File @f), or None."""
+    fe = getattr(prog, "frontend", None)
+    if fe is None:
+        return None
+    u = fe.unit_of(f.path)
+    if u is None:
+        return None
+    src = f.src
+    line = src.line_of(src.toks[fi.bo].start)
+    fn = u.function_at(os.path.realpath(f.path), line)
+    if fn is None or fn.name != fi.name:
+        return None
+    return fn
+
+
+def _tok_of(f, loc):
+    """Index of the token of File @f at the front end's Loc @loc."""
+    src = f.src
+    if loc.path != os.path.realpath(f.path) or \
+            not 0 < loc.line <= len(src.line_starts):
+        return None
+    return src.tok_at(src.offset(loc.line, loc.col - 1))
+
+
+def _clang_locals(prog, f, fi, shape, occ):
+    """The locals of the function that the section uses, from the
+    compiler's facts (frontend.LocalRef): those its code names through
+    the body of a macro (rsyslog's ABORT_FINALIZE() assigns the caller's
+    iRet and jumps to finalize_it; memcached's APPEND_STAT() reads the
+    caller's add_stats and c), where Coccinelle sees the macro only.  Their
+    uses, in the section and after it, are added to @occ at the macro's
+    name; a local only a macro declares (rsyslog's DEFiRet) gets a Decl
+    made from its type (fi.cdecls).  Also refuses what a macro's body
+    hides that leaves the section: a return, a goto to a label outside it,
+    a break or continue of a loop around it, or a goto into it from
+    outside.  None when the front end does not know the function; else
+    the entries for the section's shape: hidden (names used in a macro's
+    body), hidden_rw (those of them a macro may write), hidden_by (name ->
+    the first such macro), addr (names whose address the function takes,
+    by its text or in a macro), macro_jumps."""
+    fn = _clang_function(prog, f, fi)
+    if fn is None:
+        return None
+    toks = fi.src.toks
+    t0, t1 = shape["t0"], shape["t1"]
+    skip = shape["conts"] + shape["dead"]
+
+    def in_region(k):
+        return t0 <= k < t1 and not any(a <= k < b for a, b in skip)
+    _clang_decls(f, fi, fn)
+    have = set(occ)
+    hidden, rw, by, addr = set(), set(), {}, set()
+    for r in fn.local_refs:
+        k = _tok_of(f, r.loc)
+        if k is None or not fi.bo < k < fi.bc:
+            continue
+        if r.access == "addr":
+            addr.add(r.name)
+        plain = toks[k].text == r.name and r.spell == r.loc
+        if not plain and r.spell != r.loc and \
+                r.spell.path == r.loc.path:
+            # A macro's argument: Coccinelle sees the name in the text.
+            ka = _tok_of(f, r.spell)
+            plain = ka is not None and toks[ka].text == r.name
+        if plain:
+            if toks[k].text == r.name and (r.name, k) not in have:
+                occ.append((r.name, k))
+                have.add((r.name, k))
+            continue
+        if (r.name, k) not in have:
+            occ.append((r.name, k))
+            have.add((r.name, k))
+        if in_region(k):
+            hidden.add(r.name)
+            by.setdefault(r.name, toks[k].text)
+            if r.access != "read":
+                rw.add(r.name)
+    labels = {s.name for b in shape["block"].subs[shape["i"] + 1:
+                                                   shape["j"]]
+              for s in b.walk() if s.kind == "label"}
+    for j in fn.jumps:
+        k = _tok_of(f, j.loc)
+        if k is None or not fi.bo < k < fi.bc or toks[k].text == j.kind:
+            continue  # written in the text: analyse.shape() saw it
+        where = "in the body of macro %s at line %d" % (
+            toks[k].text, fi.src.line_of(toks[k].start))
+        if not in_region(k):
+            if j.kind == "goto" and j.label in labels and \
+                    not t0 <= k < t1:
+                raise analyse.Refused("jump into the section (goto %s %s)"
+                                      % (j.label, where))
+            continue
+        if j.kind == "return":
+            raise analyse.Refused("returns with the lock held (return %s)"
+                                  % where)
+        if j.kind == "goto" and j.label not in labels:
+            raise analyse.Refused("jumps out of the section with the lock "
+                                  "held (goto %s %s)" % (j.label, where))
+        if j.kind in ("break", "continue") and j.target:
+            kt = _tok_of(f, j.target[0])
+            if kt is None or not t0 <= kt < t1:
+                raise analyse.Refused("%s %s leaves the section with the "
+                                      "lock held" % (j.kind, where))
+    # The context's fields follow the occurrences' order.
+    occ.sort(key=lambda x: (x[1], x[0]))
+    return {"hidden": hidden, "hidden_rw": rw, "hidden_by": by,
+            "addr": addr}
+
+
+def _clang_decls(f, fi, fn):
+    """fi.cdecls: a Decl for each local of @fn (frontend.Function) that
+    the tool's reading of the declarations lacks (one a macro declares:
+    rsyslog's `DEFiRet;`), made from the type the compiler gives it."""
+    if hasattr(fi, "cdecls"):
+        return
+    fi.cdecls = []
+    toks = fi.src.toks
+    for ld in fn.locals.values():
+        k = _tok_of(f, ld.loc)
+        if k is None or not fi.bo - 1 <= k < fi.bc and not ld.is_param:
+            continue
+        if any(d.name == ld.name and d.range[0] <= k < d.range[1]
+               for d in fi.decls):
+            continue
+        d = analyse.decl_from_type(fi, ld, k)
+        if d is not None:
+            fi.cdecls.append(d)
 
 
 def _macro_names(prog, local, name):

@@ -21,6 +21,10 @@
 #  - deadinc (wholeprog/deadinc): what the compiler skips does not count: a
 #    header included only under a false #ifdef, a typedef in a skipped
 #    branch, and with -p, macros in a skipped branch.
+#  - statushdr (wholeprog/statushdr): locals a header's macros declare,
+#    set and return (rsyslog's DEFiRet, ABORT_FINALIZE, RETiRet) travel in
+#    the context; an error inside a header's #define is blamed on the
+#    section that expands the macro, which alone is held.
 #  - --macro-file definitions win over the file's own.
 #  - bad -p input: one line each, exit 2.
 . "$(dirname "$0")/common.sh"
@@ -256,6 +260,31 @@ printf '#define LOCK(m) pthread_mutex_lock(&(m))\n#define UNLOCK(m) pthread_mute
 grep -q "1 section(s) found, 1 delegated" "$TMP/log" ||
 	{ cat "$TMP/log"; fail "--macro-file: its LOCK did not win"; }
 grep -q "liblock_exec(&mu" out/m.c || fail "--macro-file: mu not converted"
+
+# ---- statushdr: locals named only through a header's macros ----
+# DEFRC (status.h) declares the status local, FAIL() and CHK() set it and
+# jump to `out:`, RETRC returns it: take()'s section is delegated with the
+# local in its context (it was undeclared in the extracted function, and
+# the error, inside status.h, was blamed on no section: nothing written).
+# add()'s section names add()'s own enumeration constant through
+# TOO_BIG(): the compiler's error in status.h is blamed, through its "in
+# expansion of macro" note, on that section alone, which is held.
+cp -R "$WP/statushdr" "$TMP/sh" && chmod -R u+w "$TMP/sh"
+cd "$TMP/sh" || exit 1
+$CC -std=gnu11 -O2 -Wall -Werror -pthread main.c -o "$TMP/sh.orig" ||
+	fail "statushdr does not build"
+timeout 60 "$TMP/sh.orig" >"$TMP/sh.want" || fail "statushdr fails"
+"$RCLR" --locks all -o "$TMP/shout" main.c >"$TMP/log" 2>&1
+[ $? -eq 0 ] || { cat "$TMP/log"; fail "statushdr: want exit 0"; }
+grep -q "2 section(s) found, 1 delegated, 1 held, 0 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "statushdr: summary"; }
+grep -q "^main.c:32: held: .*main.c:33, in the expansion of a macro: error: .*LIMIT" \
+	"$TMP/log" || { cat "$TMP/log"; fail "statushdr: add() not held"; }
+grep -q "rc_t rc = rcl_ctx->in.rc;" "$TMP/shout/main.c" ||
+	fail "statushdr: take()'s status local not in its context"
+cc_rcl "$TMP/sh.new" "$TMP/shout/main.c" -I "$TMP/sh" ||
+	fail "statushdr: the result does not build"
+same_output sh "$TMP/sh.want" "$TMP/sh.new"
 
 # ---- bad -p input ----
 badp() { # WANT-MESSAGE ARGS...
