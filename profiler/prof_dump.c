@@ -279,6 +279,20 @@ static void put_kv(struct out *o, const char *key, uint64_t v)
 	put_s(o, "\n");
 }
 
+/* The program's path, read at load time: once main() has called
+ * pthread_exit(), /proc/self/exe no longer resolves (the thread group's
+ * leader is a zombie), and put_addr() names the main program's addresses
+ * after this path. */
+static char start_exe[PATH_MAX];
+
+__attribute__((constructor)) static void remember_exe(void)
+{
+	ssize_t n =
+		readlink("/proc/self/exe", start_exe, sizeof(start_exe) - 1);
+
+	start_exe[n > 0 ? n : 0] = 0;
+}
+
 static void put_header(struct out *o, struct prof_thread *tot, uint64_t now,
 		       const char *ended)
 {
@@ -291,6 +305,8 @@ static void put_header(struct out *o, struct prof_thread *tot, uint64_t now,
 				tot->sections_c, tot->union_c};
 
 	exe[n > 0 ? n : 0] = 0;
+	if (n <= 0)
+		memcpy(exe, start_exe, sizeof(exe));
 	put_s(o, "rclprof-dump 1\n");
 	put_kv(o, "pid", (uint64_t)getpid());
 	put_kv(o, "ppid", (uint64_t)getppid());

@@ -434,8 +434,12 @@ def _clang_locals(prog, f, fi, shape, occ):
               for s in b.walk() if s.kind == "label"}
     for j in fn.jumps:
         k = _tok_of(f, j.loc)
-        if k is None or not fi.bo < k < fi.bc or toks[k].text == j.kind:
-            continue  # written in the text: analyse.shape() saw it
+        if k is None or not fi.bo < k < fi.bc or toks[k].text in (
+                "break", "continue", "goto", "return"):
+            # Written in the text: analyse.shape() saw it.  Any jump
+            # keyword, not only j.kind: a scoped lock macro's use is read
+            # rewritten (scoped.py), its break a goto to the section's end.
+            continue
         where = "in the body of macro %s at line %d" % (
             toks[k].text, fi.src.line_of(toks[k].start))
         if not in_region(k):
