@@ -279,10 +279,10 @@ static void put_kv(struct out *o, const char *key, uint64_t v)
 	put_s(o, "\n");
 }
 
-/* The program's path, read at load time: once main() has called
- * pthread_exit(), /proc/self/exe no longer resolves (the thread group's
- * leader is a zombie), and put_addr() names the main program's addresses
- * after this path. */
+/* The program's path, read once at load time (an exec reloads us): once
+ * main() has called pthread_exit(), /proc/self/exe no longer resolves (the
+ * thread group's leader is a zombie), and put_addr() names the main
+ * program's addresses after this path. */
 static char start_exe[PATH_MAX];
 
 __attribute__((constructor)) static void remember_exe(void)
@@ -296,22 +296,17 @@ __attribute__((constructor)) static void remember_exe(void)
 static void put_header(struct out *o, struct prof_thread *tot, uint64_t now,
 		       const char *ended)
 {
-	static char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	uint64_t wall_ns, hz = tsc_hz(&wall_ns);
 	const uint64_t cond[] = {tot->cond_waits, tot->signals,
 				 tot->broadcasts};
 	const uint64_t sec[] = {tot->sections, tot->sections_timed,
 				tot->sections_c, tot->union_c};
 
-	exe[n > 0 ? n : 0] = 0;
-	if (n <= 0)
-		memcpy(exe, start_exe, sizeof(exe));
 	put_s(o, "rclprof-dump 1\n");
 	put_kv(o, "pid", (uint64_t)getpid());
 	put_kv(o, "ppid", (uint64_t)getppid());
 	put_s(o, "exe ");
-	put_s(o, exe);
+	put_s(o, start_exe);
 	put_s(o, "\n");
 	put_kv(o, "tsc_hz", hz);
 	put_kv(o, "wall_ns", wall_ns);
