@@ -87,6 +87,15 @@ static struct rcl_lock *serve(struct rcl_server *s, struct rcl_req *r,
 			rcl_unclaim(s, r);
 			RCL_STAT_INC(t->st.deferred);
 			return NULL;
+		} else if (!rcl_pending_for(r, l)) {
+			/* The claim does not stop the word's holder: it may
+			 * have seen the slot unclaimed just before we
+			 * claimed it, run the request and released the word
+			 * we then took.  Only the word makes a non-try
+			 * request ours: look again now that we hold it. */
+			rcl_unclaim(s, r);
+			rcl_lock_release(l, me);
+			return NULL;
 		}
 		/* word and claim held: the request is ours */
 	}
