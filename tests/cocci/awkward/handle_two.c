@@ -12,7 +12,9 @@
 
 static pthread_mutex_t reads_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t writes_lock = PTHREAD_MUTEX_INITIALIZER;
-static long reads, writes, releases;
+static long reads, writes;
+/* Counted per thread: the two locks do not protect one shared counter. */
+static __thread long releases;
 
 static void release(void *h)
 {
