@@ -29,6 +29,18 @@ fail() {
 	exit 1
 }
 
+# tool_only: for a test that runs rcl-refactor and compares its text
+# output, and builds and runs nothing: rcl-refactor is Python, spatch and
+# libclang, none of it built here, so a sanitizer build has nothing to
+# instrument and the run would repeat the plain build's.  Skips there.
+tool_only() {
+	if [ -n "$SAN_CFLAGS" ]; then
+		echo "SKIP: runs no code this build instruments ($SAN_CFLAGS);" \
+			"the plain build runs it"
+		exit 77
+	fi
+}
+
 # cc_rcl OUT SRC [FLAGS...]: build a transformed program against librcl.
 cc_rcl() {
 	out=$1 src=$2

@@ -3,6 +3,7 @@
 # Bad input: clear one-line messages, the documented exit codes, and no
 # file written or touched.
 . "$(dirname "$0")/common.sh"
+tool_only
 cd "$TMP" || exit 1
 
 # expect CODE PATTERN CMD...: run CMD, check its exit code and that its

@@ -6,6 +6,7 @@
 # initialised there only.  Input: golden/fields_ok.c, where counter_t.mutex
 # is initialised at line 31 and shard.mutex at line 30.
 . "$(dirname "$0")/common.sh"
+tool_only
 cd "$TMP" || exit 1
 cp "$GOLDEN/fields_ok.c" .
 

@@ -5,6 +5,7 @@
 # .c), NAME.out (what the tool printed) and, when present, NAME.cfg
 # (rcl-config.h) and HEADER.res for a rewritten project header.
 . "$(dirname "$0")/common.sh"
+tool_only
 status=0
 for src in "$GOLDEN"/*_ok.c "$GOLDEN"/*_refuse.c; do
 	name=$(basename "$src" .c)

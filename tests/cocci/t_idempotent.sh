@@ -4,6 +4,7 @@
 # with -o and with --in-place (files are not even rewritten), and the
 # user's edits to rcl-config.h survive a new run.
 . "$(dirname "$0")/common.sh"
+tool_only
 cd "$TMP" || exit 1
 mkdir in && cp "$CORPUS"/*.c in/ && cp "$GOLDEN"/*_ok.c "$GOLDEN"/*.h in/
 cp "$GOLDEN"/*.json in/

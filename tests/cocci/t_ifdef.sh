@@ -4,6 +4,7 @@
 # given, in a header found through -I and in a --macro-file; a condition
 # the tool cannot decide reads both branches and keeps the pthread one.
 . "$(dirname "$0")/common.sh"
+tool_only
 cd "$TMP" || exit 1
 mkdir -p src inc
 cat >inc/thr.h <<'EOC'

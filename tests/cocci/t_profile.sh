@@ -7,6 +7,7 @@
 # the version or the entry, exit 2, and nothing written or touched.  A
 # good profile with keys this reader does not know is used.
 . "$(dirname "$0")/common.sh"
+tool_only
 cd "$TMP" || exit 1
 cp "$CORPUS/counter.c" c.c
 cp c.c c.orig
