@@ -345,7 +345,12 @@ static struct timespec deadline_in(int seconds)
 static void stop_threads(struct rcl_server *s)
 {
 	struct rcl_sthread *t, *next;
-	struct timespec dl = deadline_in(5);
+	/* The manager and the backup stop at their next look at the state,
+	 * but the backup has the lowest SCHED_FIFO priority of the CPU: a
+	 * servicing thread spinning inside a section keeps it off the CPU
+	 * until that section ends, which on a loaded machine took more than
+	 * the 5 s this once allowed.  Past 30 s something is really wrong. */
+	struct timespec dl = deadline_in(30);
 	bool stuck = false;
 
 	/* seq_cst (also a release for the acquire of state in every loop):
