@@ -88,6 +88,26 @@ class Call:
 
 
 @dataclass
+class IndirectCall:
+    """A call through a function pointer: @ftype the canonical spelling
+    of the function type it calls, None when unknown; @cast when the
+    pointer went through an explicit cast (any function may be behind
+    it)."""
+    loc: Loc
+    ftype: object
+    cast: bool
+
+
+@dataclass
+class FnAddr:
+    """A function whose address a function takes (a callback handed to
+    qsort(), stored in a structure, ...): whoever has it may call it."""
+    callee: str
+    key: str
+    loc: Loc
+
+
+@dataclass
 class ThreadUse:
     what: str             # "thread-local variable 'x'", "errno", ...
     loc: Loc
@@ -152,6 +172,8 @@ class Function:
     locals: dict = field(default_factory=dict)       # Loc -> LocalDecl
     local_refs: list = field(default_factory=list)   # [LocalRef]
     jumps: list = field(default_factory=list)        # [Jump]
+    indirect: list = field(default_factory=list)     # [IndirectCall]
+    fn_addrs: list = field(default_factory=list)     # [FnAddr]
 
     def contains(self, path, line):
         return path == self.loc.path and \
@@ -220,6 +242,12 @@ class Unit:
     # What the preprocessor skipped in each file (real path) with this
     # unit's flags: a cparse.Skipped.
     skipped: dict = field(default_factory=dict)
+    # Functions whose address is taken anywhere in the unit (a function
+    # body or a static initialiser): the possible targets of a call
+    # through a pointer.  key -> (name, canonical function type, erased:
+    # the address went through an explicit cast, so its type says
+    # nothing).
+    addr_funcs: dict = field(default_factory=dict)
 
     def macros_at(self, path, line):
         """Macros expanded on @line of @path."""
@@ -618,6 +646,17 @@ def _is_noreturn(cur):
     return False
 
 
+def _pointee_fn_type(t):
+    """Canonical spelling of the function type a callee expression of
+    type @t calls, or None."""
+    t = t.get_canonical()
+    if t.kind == ci.TypeKind.POINTER:
+        t = t.get_pointee().get_canonical()
+    if t.kind in (ci.TypeKind.FUNCTIONPROTO, ci.TypeKind.FUNCTIONNOPROTO):
+        return t.spelling
+    return None
+
+
 def _storage(cur):
     sc = cur.storage_class
     return {ci.StorageClass.STATIC: "static",
@@ -693,6 +732,8 @@ class _Walker:
         for cur in root.get_children():
             if cur.kind == K.VAR_DECL:
                 self._var(cur, True)
+                if not _in_system_header(cur):
+                    self._fn_refs(cur)  # static struct ops o = { f };
             elif cur.kind == K.FUNCTION_DECL and cur.is_definition():
                 self._function(cur)
             elif cur.kind in (K.STRUCT_DECL, K.UNION_DECL, K.TYPEDEF_DECL):
@@ -706,6 +747,48 @@ class _Walker:
                     self.unit.sync_types[cur.spelling] = kind
         self.unit.field_refs = [r for r in self.field_refs
                                 if r[1] in self.unit.sync_fields]
+
+    def _fn_refs(self, root, fn=None):
+        """The functions whose address @root takes, and (into @fn) its
+        calls through pointers.  A function named as the callee of a
+        call is called, not taken: the callee is the call's first child,
+        under implicit casts and parentheses."""
+        K = ci.CursorKind
+        through = (K.UNEXPOSED_EXPR, K.PAREN_EXPR)
+        todo = [(root, False, False)]  # (cursor, callee position, cast)
+        while todo:
+            c, callee, cast = todo.pop()
+            k = c.kind
+            kids = list(c.get_children())
+            if k == K.CALL_EXPR and kids:
+                ref = c.referenced
+                if fn is not None and \
+                        (ref is None or ref.kind != K.FUNCTION_DECL):
+                    cl = _loc(c)
+                    if cl is not None:
+                        fn.indirect.append(IndirectCall(
+                            cl, _pointee_fn_type(kids[0].type),
+                            any(x.kind == K.CSTYLE_CAST_EXPR
+                                for x in kids[0].walk_preorder())))
+                todo.append((kids[0], True, False))
+                todo.extend((x, False, False) for x in kids[1:])
+                continue
+            if k == K.DECL_REF_EXPR and not callee:
+                ref = c.referenced
+                if ref is not None and ref.kind == K.FUNCTION_DECL and \
+                        not _in_system_header(ref):
+                    key = _fn_key(ref)
+                    old = self.unit.addr_funcs.get(key)
+                    self.unit.addr_funcs[key] = (
+                        ref.spelling,
+                        ref.type.get_canonical().spelling,
+                        cast or bool(old and old[2]))
+                    cl = _loc(c)
+                    if fn is not None and cl is not None:
+                        fn.fn_addrs.append(FnAddr(ref.spelling, key, cl))
+            keep = k in through
+            cast = (cast and keep) or k == K.CSTYLE_CAST_EXPR
+            todo.extend((x, callee and keep, cast) for x in kids)
 
     def _var(self, cur, file_scope):
         loc = _loc(cur)
@@ -852,6 +935,7 @@ class _Walker:
                       cur.storage_class == ci.StorageClass.STATIC,
                       key in self.noreturn_keys or _is_noreturn(cur))
         self._locals(cur, fn)
+        self._fn_refs(cur, fn)
         for ch in cur.walk_preorder():
             k = ch.kind
             if k == K.CALL_EXPR:
@@ -926,9 +1010,14 @@ class Program:
     def __init__(self, units):
         self.units = list(units)
         self.defs = {}
+        self.addr_funcs = {}
         for u in self.units:
             for key, fn in u.functions.items():
                 self.defs.setdefault(key, fn)
+            for key, (name, ftype, erased) in u.addr_funcs.items():
+                old = self.addr_funcs.get(key)
+                self.addr_funcs[key] = (name, ftype,
+                                        erased or bool(old and old[2]))
 
     def unit_of(self, path):
         rp = os.path.realpath(path)
@@ -982,11 +1071,40 @@ class Program:
     def callees(self, fn):
         return [self.defs[c.key] for c in fn.calls if c.key in self.defs]
 
-    def reach(self, calls):
+    def pointer_targets(self, ind):
+        """Keys and names of the functions of the program a call through
+        a pointer (@ind, an IndirectCall) may reach: those whose address
+        is taken with the type it calls, and those whose address went
+        through a cast; every one whose address is taken when the call
+        casts the pointer or its type is unknown."""
+        return [(key, name) for key, (name, ftype, erased)
+                in sorted(self.addr_funcs.items())
+                if ind.cast or ind.ftype is None or erased or
+                ftype == ind.ftype]
+
+    def edges(self, fn, where=None):
+        """(key, chain start) of what @fn may run next, for the calls
+        where @where(loc) holds (all of them when None): its direct
+        calls, the functions it hands out by address (a callback given
+        to qsort() or stored for later runs on whoever calls it), and
+        the possible targets of its calls through pointers."""
+        def ok(loc):
+            return where is None or where(loc)
+        out = [(c.key, [c.callee]) for c in fn.calls if ok(c.loc)]
+        out += [(a.key, ["&" + a.callee]) for a in fn.fn_addrs
+                if ok(a.loc)]
+        for ind in fn.indirect:
+            if ok(ind.loc):
+                out += [(key, ["(*pointer)", name])
+                        for key, name in self.pointer_targets(ind)]
+        return out
+
+    def reach(self, seeds):
         """{key: (Function, [names of the call chain])} of every function
-        of the program reached from @calls, transitively."""
+        of the program reached from @seeds ((key, chain) pairs, see
+        edges()), transitively."""
         out = {}
-        todo = [(c.key, [c.callee]) for c in calls]
+        todo = list(seeds)
         while todo:
             key, chain = todo.pop(0)
             if key in out or key not in self.defs:
@@ -997,8 +1115,8 @@ class Program:
                 # process ends there, whichever thread calls it
                 continue
             out[key] = (fn, chain)
-            for c in fn.calls:
-                todo.append((c.key, chain + [c.callee]))
+            for k, more in self.edges(fn):
+                todo.append((k, chain + more))
         return out
 
     def hazards(self, path, start, end):
@@ -1016,6 +1134,7 @@ class Program:
         def inside(loc):
             return loc.path == rp and start <= loc.pos() < end
         calls = [c for c in fn.calls if inside(c.loc)]
+        seeds = self.edges(fn, lambda loc: inside(loc))
         out = []
         for c in calls:
             if c.noreturn:
@@ -1030,8 +1149,9 @@ class Program:
             if inside(t.loc) and t.what != "errno":
                 out.append("%s in the section (at %s; the server thread "
                            "has its own)" % (t.what, t.loc))
-        for key, (g, chain) in sorted(self.reach(calls).items()):
-            via = " -> ".join(n + "()" for n in chain)
+        for key, (g, chain) in sorted(self.reach(seeds).items()):
+            via = " -> ".join(n + "()" if n.isidentifier() else n
+                              for n in chain)
             for c in g.calls:
                 if c.noreturn:
                     out.append("no-return call in a function called from "
@@ -1090,8 +1210,8 @@ class Program:
             return loc.path == rp and start <= loc.pos() < end
         if any(t.what == "errno" and inside(t.loc) for t in fn.thread_uses):
             return True
-        calls = [c for c in fn.calls if inside(c.loc)]
-        return any(t.what == "errno" for g, _ in self.reach(calls).values()
+        return any(t.what == "errno"
+                   for g, _ in self.reach(self.edges(fn, inside)).values()
                    for t in g.thread_uses)
 
     def thread_locals(self):
