@@ -49,6 +49,33 @@ THREAD_CALLS = {
     "pthread_setspecific": "thread-specific data (pthread_setspecific)",
     "gettid": "gettid()",
     "thrd_current": "thrd_current()",
+    "tss_get": "thread-specific data (tss_get)",
+    "tss_set": "thread-specific data (tss_set)",
+    "__h_errno_location": "h_errno",
+    "sched_getcpu": "sched_getcpu() (the server's CPU)",
+    "pthread_sigmask": "the thread's signal mask (pthread_sigmask)",
+    "sigprocmask": "the thread's signal mask (sigprocmask)",
+    "pthread_setcancelstate": "the thread's cancellation state",
+    "pthread_setcanceltype": "the thread's cancellation state",
+    "pthread_testcancel": "the thread's cancellation state",
+    "uselocale": "the thread's locale (uselocale)",
+    "omp_get_thread_num": "omp_get_thread_num()",
+    "omp_get_num_threads": "omp_get_num_threads()",
+    "omp_get_team_size": "omp_get_team_size()",
+    "omp_get_ancestor_thread_num": "omp_get_ancestor_thread_num()",
+    "omp_in_parallel": "omp_in_parallel()",
+    "omp_get_level": "omp_get_level()",
+    "omp_get_active_level": "omp_get_active_level()",
+}
+# Calls whose result depends on the calling thread when given one of these
+# arguments (the tokens of the call, as written).
+THREAD_ARG_CALLS = {
+    "syscall": {"SYS_gettid": "gettid()", "__NR_gettid": "gettid()"},
+    "clock_gettime": {"CLOCK_THREAD_CPUTIME_ID": "the thread's CPU clock"},
+    "clock_getres": {"CLOCK_THREAD_CPUTIME_ID": "the thread's CPU clock"},
+    "getrusage": {"RUSAGE_THREAD": "the thread's resource usage"},
+    "prctl": {"PR_SET_NAME": "the thread's name", "PR_GET_NAME":
+              "the thread's name"},
 }
 
 
@@ -952,6 +979,12 @@ class _Walker:
                 if ref.spelling in THREAD_CALLS:
                     fn.thread_uses.append(ThreadUse(
                         THREAD_CALLS[ref.spelling], cl))
+                elif ref.spelling in THREAD_ARG_CALLS:
+                    args = THREAD_ARG_CALLS[ref.spelling]
+                    what = next((args[t.spelling] for t in ch.get_tokens()
+                                 if t.spelling in args), None)
+                    if what:
+                        fn.thread_uses.append(ThreadUse(what, cl))
             elif k == K.DECL_REF_EXPR:
                 ref = ch.referenced
                 if ref is not None and ref.kind == K.VAR_DECL and \
