@@ -66,6 +66,42 @@ THREAD_CALLS = {
     "omp_in_parallel": "omp_in_parallel()",
     "omp_get_level": "omp_get_level()",
     "omp_get_active_level": "omp_get_active_level()",
+    # fork() copies the calling thread only: the child would be a copy
+    # of the server thread, inside the server's loop, and never run the
+    # caller's code after the section.
+    "fork": "fork() (the child would copy the server thread)",
+    "vfork": "vfork() (the child would copy the server thread)",
+    "_Fork": "_Fork() (the child would copy the server thread)",
+    "daemon": "daemon() (it forks: the child would copy the server "
+              "thread)",
+    # Signals sent to, or waited for by, the calling thread.
+    "raise": "raise() (the signal goes to the thread that runs it)",
+    "sigwait": "the thread's signals (sigwait)",
+    "sigwaitinfo": "the thread's signals (sigwaitinfo)",
+    "sigtimedwait": "the thread's signals (sigtimedwait)",
+    "sigsuspend": "the thread's signals (sigsuspend)",
+    "sigpending": "the thread's pending signals (sigpending)",
+    # The dynamic linker keeps its error, which dlerror() reads, per
+    # thread.
+    "dlopen": "dlopen() (dlerror()'s state is per thread)",
+    "dlmopen": "dlmopen() (dlerror()'s state is per thread)",
+    "dlsym": "dlsym() (dlerror()'s state is per thread)",
+    "dlvsym": "dlvsym() (dlerror()'s state is per thread)",
+    "dlclose": "dlclose() (dlerror()'s state is per thread)",
+    "dlinfo": "dlinfo() (dlerror()'s state is per thread)",
+    "dlerror": "dlerror() (its state is per thread)",
+    # Linux schedules threads: pid 0 (and a thread's id) names the
+    # calling thread, whose CPU affinity, policy and nice value these
+    # read or change.
+    "sched_getaffinity": "the thread's CPU affinity (sched_getaffinity)",
+    "sched_setaffinity": "the thread's CPU affinity (sched_setaffinity)",
+    "sched_getscheduler": "the thread's scheduling (sched_getscheduler)",
+    "sched_setscheduler": "the thread's scheduling (sched_setscheduler)",
+    "sched_getparam": "the thread's scheduling (sched_getparam)",
+    "sched_setparam": "the thread's scheduling (sched_setparam)",
+    "sched_getattr": "the thread's scheduling (sched_getattr)",
+    "sched_setattr": "the thread's scheduling (sched_setattr)",
+    "nice": "the thread's nice value (nice)",
 }
 # Calls whose result depends on the calling thread when given one of these
 # arguments (the tokens of the call, as written).
@@ -76,6 +112,10 @@ THREAD_ARG_CALLS = {
     "getrusage": {"RUSAGE_THREAD": "the thread's resource usage"},
     "prctl": {"PR_SET_NAME": "the thread's name", "PR_GET_NAME":
               "the thread's name"},
+    "getpriority": {"PRIO_PROCESS": "the thread's nice value "
+                    "(getpriority)"},
+    "setpriority": {"PRIO_PROCESS": "the thread's nice value "
+                    "(setpriority)"},
 }
 
 
