@@ -103,6 +103,19 @@ THREAD_CALLS = {
     "sched_setattr": "the thread's scheduling (sched_setattr)",
     "nice": "the thread's nice value (nice)",
 }
+# Calls that give the frame of the function they are written in: in the
+# extracted function, that frame is no longer the caller's.
+FRAME_CALLS = frozenset(("__builtin_frame_address",
+                         "__builtin_return_address"))
+# Calls through which a thread owns a mutex: a mutex with attributes
+# (recursive: taken again by its owner; error-checking: checked against
+# it) sees the server thread as another thread.
+OWNER_CALLS = frozenset(("pthread_mutex_lock", "pthread_mutex_trylock",
+                         "pthread_mutex_timedlock", "pthread_mutex_clocklock",
+                         "pthread_mutex_unlock"))
+_OWNED_INITIALIZERS = ("PTHREAD_RECURSIVE_MUTEX_INITIALIZER",
+                       "PTHREAD_ERRORCHECK_MUTEX_INITIALIZER",
+                       "PTHREAD_ADAPTIVE_MUTEX_INITIALIZER")
 # Calls whose result depends on the calling thread when given one of these
 # arguments (the tokens of the call, as written).
 THREAD_ARG_CALLS = {
@@ -175,6 +188,16 @@ class FnAddr:
 
 
 @dataclass
+class LockCall:
+    """A call of a pthread mutex function through which a thread owns
+    the mutex (lock, trylock, timed lock, unlock): @lock the mutex, a
+    variable's name or ".field"; @text the call as written."""
+    lock: str
+    text: str
+    loc: Loc
+
+
+@dataclass
 class ThreadUse:
     what: str             # "thread-local variable 'x'", "errno", ...
     loc: Loc
@@ -241,6 +264,8 @@ class Function:
     jumps: list = field(default_factory=list)        # [Jump]
     indirect: list = field(default_factory=list)     # [IndirectCall]
     fn_addrs: list = field(default_factory=list)     # [FnAddr]
+    lock_calls: list = field(default_factory=list)   # [LockCall]
+    frame_uses: list = field(default_factory=list)   # [Call] of FRAME_CALLS
 
     def contains(self, path, line):
         return path == self.loc.path and \
@@ -315,6 +340,12 @@ class Unit:
     # the address went through an explicit cast, so its type says
     # nothing).
     addr_funcs: dict = field(default_factory=dict)
+    # Mutexes (as LockCall.lock) initialised with attributes (a
+    # pthread_mutex_init() whose second argument is not a null pointer)
+    # or a recursive, error-checking or adaptive static initialiser:
+    # which thread owns them matters (a recursive one is taken again by
+    # its owner, an error-checking one fails for another thread).
+    owned_locks: dict = field(default_factory=dict)  # name -> (Loc, how)
 
     def macros_at(self, path, line):
         """Macros expanded on @line of @path."""
@@ -713,6 +744,35 @@ def _is_noreturn(cur):
     return False
 
 
+def _mutex_named(call, n):
+    """The mutex that argument @n of @call names (as LockCall.lock): a
+    variable's name, or ".field"; None otherwise."""
+    args = list(call.get_arguments())
+    if len(args) <= n:
+        return None
+    K = ci.CursorKind
+    for c in args[n].walk_preorder():
+        ref = c.referenced if c.kind in (K.DECL_REF_EXPR,
+                                         K.MEMBER_REF_EXPR) else None
+        if ref is None or not _is_mutex_type(ref.type):
+            continue
+        if ref.kind == K.FIELD_DECL:
+            return "." + ref.spelling
+        if ref.kind == K.VAR_DECL:
+            return ref.spelling
+    return None
+
+
+def _null_pointer(arg):
+    """Whether the expression @arg is a null pointer constant (NULL, 0,
+    (void *)0): it names no object and calls nothing (an attribute
+    object is named: &attr, attrp, make_attr())."""
+    K = ci.CursorKind
+    return not any(x.kind in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR,
+                              K.CALL_EXPR, K.ARRAY_SUBSCRIPT_EXPR)
+                   for x in arg.walk_preorder())
+
+
 def _pointee_fn_type(t):
     """Canonical spelling of the function type a callee expression of
     type @t calls, or None."""
@@ -861,6 +921,13 @@ class _Walker:
         loc = _loc(cur)
         if loc is None:
             return
+        if _is_mutex_type(cur.type):
+            init = next((t.spelling for t in cur.get_tokens()
+                         if t.spelling.startswith(_OWNED_INITIALIZERS)),
+                        None)
+            if init:
+                self.unit.owned_locks.setdefault(cur.spelling,
+                                                 (loc, "with " + init))
         tls = cur.tls_kind != ci.TLSKind.NONE
         self.unit.decls.append(VarDecl(cur.spelling, cur.type.spelling,
                                        _storage(cur), tls, file_scope, loc))
@@ -1016,6 +1083,20 @@ class _Walker:
                 fn.calls.append(Call(ref.spelling, ck, cl,
                                      ck in self.noreturn_keys or
                                      _is_noreturn(ref)))
+                if ref.spelling in FRAME_CALLS:
+                    fn.frame_uses.append(fn.calls[-1])
+                if ref.spelling in OWNER_CALLS:
+                    lk = _mutex_named(ch, 0)
+                    if lk:
+                        fn.lock_calls.append(LockCall(
+                            lk, "".join(t.spelling for t in
+                                        ch.get_tokens()), cl))
+                elif ref.spelling == "pthread_mutex_init":
+                    lk = _mutex_named(ch, 0)
+                    args = list(ch.get_arguments())
+                    if lk and len(args) > 1 and not _null_pointer(args[1]):
+                        self.unit.owned_locks.setdefault(
+                            lk, (cl, "with attributes"))
                 if ref.spelling in THREAD_CALLS:
                     fn.thread_uses.append(ThreadUse(
                         THREAD_CALLS[ref.spelling], cl))
@@ -1084,6 +1165,10 @@ class Program:
         self.units = list(units)
         self.defs = {}
         self.addr_funcs = {}
+        self.owned_locks = {}
+        for u in self.units:
+            for name, how in u.owned_locks.items():
+                self.owned_locks.setdefault(name, how)
         for u in self.units:
             for key, fn in u.functions.items():
                 self.defs.setdefault(key, fn)
@@ -1222,6 +1307,15 @@ class Program:
             if inside(t.loc) and t.what != "errno":
                 out.append("%s in the section (at %s; the server thread "
                            "has its own)" % (t.what, t.loc))
+        for c in fn.frame_uses:
+            if inside(c.loc):
+                out.append("%s() in the section (at %s; it would give the "
+                           "extracted function's frame, not its caller's)"
+                           % (c.callee, c.loc))
+        for lc in fn.lock_calls:
+            if inside(lc.loc) and lc.lock in self.owned_locks:
+                out.append("%s in the section (at %s): %s" % (
+                    lc.text, lc.loc, self._owned_why(lc.lock)))
         for key, (g, chain) in sorted(self.reach(seeds).items()):
             via = " -> ".join(n + "()" if n.isidentifier() else n
                               for n in chain)
@@ -1239,7 +1333,21 @@ class Program:
                            "server thread has its own)" % (
                                t.what, g.name, t.loc, via))
                 break
+            for lc in g.lock_calls:
+                if lc.lock in self.owned_locks:
+                    out.append("a lock call in a function called from the "
+                               "section: %s in %s() at %s (through %s): %s"
+                               % (lc.text, g.name, lc.loc, via,
+                                  self._owned_why(lc.lock)))
+                    break
         return out
+
+    def _owned_why(self, lock):
+        loc, how = self.owned_locks[lock]
+        return ("'%s' is initialised %s at %s, and a recursive or "
+                "error-checking mutex would take the server thread, not "
+                "the caller, for the thread that owns it"
+                % (lock.lstrip("."), how, loc))
 
     def outside(self, name, worked, headers):
         """Files of units not in @worked (real paths) that see the lock

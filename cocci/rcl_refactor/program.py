@@ -11,6 +11,9 @@ from .find import canon
 
 COND_FNS = find.COND_API
 MUTEX_FNS = find.MUTEX_API
+OWNED_INITIALIZERS = ("PTHREAD_RECURSIVE_MUTEX_INITIALIZER",
+                      "PTHREAD_ERRORCHECK_MUTEX_INITIALIZER",
+                      "PTHREAD_ADAPTIVE_MUTEX_INITIALIZER")
 
 
 class File:
@@ -567,6 +570,17 @@ class Program:
                     name = self._member_initialized(f, k)
                 if name:
                     self.key(name).sites.append((f, k, "static"))
+                continue
+            if t.text.startswith(OWNED_INITIALIZERS):
+                # glibc's recursive, error-checking and adaptive static
+                # initialisers: as a mutex initialised with attributes.
+                name = _initialized_name(toks, k, self.types) or \
+                    self._member_initialized(f, k)
+                if name:
+                    self.key(name).refuse(
+                        "initialised with %s at %s:%d (recursive or "
+                        "error-checking mutexes are not converted)" % (
+                            t.text, f.display, f.line(k)))
                 continue
             if toks[k + 1].text != "(":
                 continue
