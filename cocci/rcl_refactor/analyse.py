@@ -286,14 +286,19 @@ def _op(toks, s, fns):
     return (f, canon(e) if e else None)
 
 
-def shape(fi, lock_s, fns, is_selected, api, ppenv):
+def shape(fi, lock_s, fns, is_selected, api, ppenv, trysh=None):
     """Check the section starting at @lock_s and return a dict describing
     it; raise Refused with the reason when it cannot be extracted.
     @is_selected(lock_fn, args, tok): whether that lock call may take a
     selected lock; @api: the pthread calls and their macros
     (find.pthread_api); @ppenv: the macros for the #if inside sections
-    (cond.Env)."""
+    (cond.Env); @trysh: a trylock section's shape (try_shape()), whose
+    body is checked as a section's."""
     toks = fi.src.toks
+    if trysh is not None:
+        return _shape_body(fi, trysh["f"], trysh["ident"], trysh["block"],
+                           trysh["i"], trysh["j"], fns, is_selected, api,
+                           ppenv, trysh)
     f, ident = _op(toks, lock_s, fns)
     blk = lock_s.parent
     if blk is None or blk.kind != "block":
@@ -319,11 +324,25 @@ def shape(fi, lock_s, fns, is_selected, api, ppenv):
         raise Refused("the lock is not released at the level where it is "
                       "taken (unlock only in branches or in another "
                       "function)")
+    _alone_in_if(fi, blk, i)
+    return _shape_body(fi, f, ident, blk, i, j, fns, is_selected, api,
+                       ppenv, None)
+
+
+def _shape_body(fi, f, ident, blk, i, j, fns, is_selected, api, ppenv,
+                trysh):
+    """The checks of shape() on the section blk.subs[i + 1:j] (@i is -1
+    for a section that starts its block: a trylock's if)."""
+    toks = fi.src.toks
     body = blk.subs[i + 1:j]
     t0 = body[0].t0 if body else blk.subs[j].t0
     t1 = body[-1].t1 if body else t0
+    lock_s = trysh["if"] if trysh else blk.subs[i]
     sec = {"f": f, "ident": ident, "block": blk, "i": i, "j": j,
-           "t0": t0, "t1": t1, "exits": [], "conds": [], "exit_vars": []}
+           "t0": t0, "t1": t1, "exits": [], "conds": [], "exit_vars": [],
+           "lock_stmt": lock_s,
+           "lock_t0": trysh["lock_t0"] if trysh else lock_s.t0,
+           "try": trysh}
     tops = {s.t0 for s in body}
     internal = {d.name for d in fi.decls if d.t0 >= t0 and d.t0 < t1 and
                 not (d.block is blk and d.stmt[0] in tops)}
@@ -331,7 +350,6 @@ def shape(fi, lock_s, fns, is_selected, api, ppenv):
     conts = []
     others = {}  # another mutex's depth inside the section
     ops = set()  # the call tokens of the lock-call statements seen
-    _alone_in_if(fi, blk, i)
     sec["dead"] = _pp_dead(fi, body, t0, t1, ppenv)
     stmts = [s for b in body for s in b.walk()
              if not any(a <= s.t0 < b for a, b in sec["dead"])]
@@ -654,7 +672,7 @@ def variables(fi, sec, occ):
     def in_region(k):
         return t0 <= k < t1 and not any(a <= k < b for a, b in conts)
 
-    lock_t0 = sec["block"].subs[sec["i"]].t0
+    lock_t0 = sec["lock_t0"]
     order, uses = [], {}
     for name, k in sorted(occ, key=lambda x: x[1]):
         if in_region(k):
@@ -668,7 +686,7 @@ def variables(fi, sec, occ):
         tops.add(s.t0)
         if s.kind == "for":
             tops.add(s.t0 + 2)
-    lock_s = sec["block"].subs[sec["i"]]
+    lock_s = sec["lock_stmt"]
     # In a loop, or after a label (a goto may run the section again).
     in_loop = any(a.kind in ("for", "while", "do") for a in
                   ancestors(lock_s)) or any(
@@ -808,3 +826,154 @@ def in_call_of(toks, k, names):
                 return True
             depth = max(depth - 1, 0)
     return False
+
+
+def _strip(toks, a, b):
+    """Tokens [a, b) without the parentheses around all of them."""
+    while b - a >= 2 and toks[a].text == "(" and \
+            cparse.match(toks, a) == b - 1:
+        a, b = a + 1, b - 1
+    return a, b
+
+
+def _ends_in_jump(s):
+    """Whether statement @s cannot fall through to the next one: a
+    return, goto, break or continue, or a block ending with one (with no
+    label or case inside, which could be entered by a jump)."""
+    if s.kind in EXITS:
+        return True
+    if s.kind != "block" or not s.subs or s.subs[-1].kind not in EXITS:
+        return False
+    return not any(x.kind in ("label", "case") for x in s.walk())
+
+
+def try_shape(fi, k, fns):
+    """The shape of the trylock section whose call (of the trylock
+    function fns[toks[k]]) is at token @k, when rcl_tryexec() can run it:
+
+    1. `if (trylock(&m) == 0) { BODY unlock(&m); REST } [else ELSE]`
+       (also `!trylock(&m)`): BODY is the section; REST and ELSE stay;
+    2. `if (trylock(&m) != 0) EXIT; BODY unlock(&m);` (also
+       `if (trylock(&m))`), EXIT a return, goto, break or continue, or a
+       block that ends with one.
+
+    Returns a dict (kind 1 or 2, the if statement, the section's block
+    and the indices of its first statement minus one and of its unlock,
+    the lock function and its lock expression), or raises Refused."""
+    toks = fi.src.toks
+    lf = fns[toks[k].text]
+    ifs = None
+    for s in fi.body.walk():
+        if s.kind == "if" and s.t0 + 1 < k < s.subs[0].t0:
+            ifs = s  # the innermost if whose condition holds the call
+    close = cparse.match(toks, k + 1)
+    assign = None
+    if ifs is None:
+        assign = _try_assign(fi, k, close)
+        ifs = assign["if"]
+    args = [join_tokens([t.text for t in toks[x:y]])
+            for x, y in cparse.split_args(toks, k + 1, close)]
+    e = lf.expr(args)
+    if e is None:
+        raise Refused("cannot name the trylock's lock")
+    ident = canon(e)
+    a, b = _strip(toks, ifs.t0 + 2, cparse.match(toks, ifs.t0 + 1))
+    # The call, with the parentheses around it, at either end.
+    ca, cb = k, close + 1
+    if assign is not None:  # the variable that holds its result
+        ca = next((x for x in range(a, b) if toks[x].text ==
+                   assign["var"]), a)
+        cb = ca + 1
+    while ca > a and cb < b and toks[ca - 1].text == "(" and \
+            toks[cb].text == ")":
+        ca, cb = ca - 1, cb + 1
+    rest = [t.text for t in toks[a:ca]] + ["@"] + \
+        [t.text for t in toks[cb:b]]
+    if rest in (["@", "==", "0"], ["0", "==", "@"], ["!", "@"]):
+        kind = 1
+    elif rest in (["@", "!=", "0"], ["0", "!=", "@"], ["@"]):
+        kind = 2
+    else:
+        raise Refused("the trylock's result is tested as '%s' (the shapes "
+                      "delegated test it == 0, != 0 or alone)" %
+                      join_tokens([t.text for t in toks[a:b]]))
+    then = ifs.subs[0]
+    out = {"kind": kind, "if": ifs, "f": lf, "ident": ident, "expr": e,
+           "else": ifs.subs[1] if len(ifs.subs) > 1 else None,
+           "lock_t0": ifs.t0, "tok": k, "assign": assign}
+    if assign is not None:
+        out["lock_t0"] = assign["stmt"].t0
+    if kind == 1:
+        if then.kind != "block":
+            raise Refused("the if that succeeds on the trylock has no block "
+                          "ending the section")
+        blk, i = then, -1
+    else:
+        if out["else"] is not None:
+            raise Refused("the if that fails on the trylock has an else")
+        if not _ends_in_jump(then):
+            raise Refused("the code run when the trylock fails does not end "
+                          "with a return, goto, break or continue")
+        if any(toks[x].text in fns and toks[x + 1].text == "("
+               for x in range(then.t0, then.t1)):
+            raise Refused("the code run when the trylock fails calls a lock "
+                          "function")
+        blk = ifs.parent
+        if blk is None or blk.kind != "block":
+            raise Refused("the if of the trylock is the body of another "
+                          "statement")
+        i = blk.subs.index(ifs)
+    j = None
+    for x in range(i + 1, len(blk.subs)):
+        o = _op(toks, blk.subs[x], fns)
+        if o and o[1] == ident and o[0].role == "unlock":
+            j = x
+            break
+    if j is None:
+        raise Refused("no unlock of %s follows at the level of the "
+                      "section's block" % e)
+    if assign is not None and any(
+            toks[x].text == assign["var"] and toks[x].kind == "id"
+            for s in blk.subs[i + 1:j] for x in range(s.t0, s.t1)):
+        raise Refused("the section reads '%s', which holds the trylock's "
+                      "result" % assign["var"])
+    out.update({"block": blk, "i": i, "j": j})
+    return out
+
+
+def _try_assign(fi, k, close):
+    """`rc = trylock(&m);` or `int rc = trylock(&m);` (one declarator)
+    directly followed by an if on rc: {stmt, var, decl (the declaration's
+    text before ' = ', or None), if}; else raise Refused."""
+    toks = fi.src.toks
+    st = None
+    for s in fi.body.walk():
+        if s.kind in ("expr", "decl") and s.t0 <= k < s.t1:
+            st = s
+    why = "the trylock's result is not the condition of an if, nor " \
+        "assigned to a local the next statement tests"
+    if st is None or st.parent is None or st.parent.kind != "block" or \
+            close != st.t1 - 2 or toks[st.t1 - 1].text != ";" or \
+            toks[k - 1].text != "=" or toks[k - 2].kind != "id":
+        raise Refused(why)
+    var = toks[k - 2].text
+    if st.kind == "expr" and k - 2 != st.t0:
+        raise Refused(why)
+    decl = None
+    if st.kind == "decl":
+        ds = parse_decl(toks, st.t0, st.t1 - 1, st.parent)
+        if len(ds) != 1 or ds[0].name != var or ds[0].is_static or \
+                "*" in ds[0].declarator or "[" in ds[0].declarator:
+            raise Refused(why)
+        decl = fi.src.text[toks[st.t0].start:toks[k - 2].end]
+    elif _visible_decl(fi, var, st.t0) is None:
+        raise Refused("the trylock's result goes to '%s', not a local" % var)
+    subs = st.parent.subs
+    n = subs.index(st)
+    if n + 1 >= len(subs) or subs[n + 1].kind != "if":
+        raise Refused(why)
+    ifs = subs[n + 1]
+    a, b = _strip(toks, ifs.t0 + 2, cparse.match(toks, ifs.t0 + 1))
+    if not any(toks[x].text == var for x in range(a, b)):
+        raise Refused(why)
+    return {"stmt": st, "var": var, "decl": decl, "if": ifs}

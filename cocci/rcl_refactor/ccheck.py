@@ -10,7 +10,8 @@ them does not change."""
 import os
 import re
 
-_DIAG = re.compile(r"^(.*?):(\d+):(?:(\d+):)? (warning|error): (.*)$")
+_DIAG = re.compile(r"^(.*?):(\d+):(?:(\d+):)? (warning|error|fatal error): "
+                   r"(.*)$")
 _EXPANSION = re.compile(r"^(.*?):(\d+):(?:\d+:)? note: in expansion of "
                         r"macro\b")
 
@@ -56,7 +57,10 @@ def parse(stderr, scratch=None):
                 cache[path] = []
         lines = cache[path]
         text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
-        out.append(Diag(path, line, m.group(4), msg, text))
+        # A fatal error (a missing header) is an error: the output
+        # does not compile.
+        out.append(Diag(path, line, m.group(4).replace("fatal ", ""), msg,
+                        text))
     return out
 
 

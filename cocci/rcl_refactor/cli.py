@@ -547,6 +547,9 @@ def check_outputs(cc, opts, outputs, root, prog):
                 continue
             if not good and not new:
                 new = [d for d in after if d.kind == "error"][:1]
+            if not good and not new and not unblamed:
+                unblamed = "%s: the transformed file does not compile; " \
+                    "nothing written: %s" % (f.display, msg)
             new.sort(key=lambda d: d.kind != "error")  # errors first
             for d in new:
                 here = ccheck.at_expansion(d, mapping[dest])

@@ -29,6 +29,7 @@ the section runs) and the section's value comes back (out.rcl_errno,
 restored in the caller after liblock_exec()), so the section sees and
 leaves errno as if it had run on the caller's thread.
 """
+import bisect
 import re
 
 
@@ -211,7 +212,7 @@ def _function(fi, sec, plan, names, body, lockname):
     """The context union and the extracted function."""
     fn, un = names
     src, toks = fi.src, fi.src.toks
-    lock_s = sec["block"].subs[sec["i"]]
+    lock_s = sec["lock_stmt"]
     where = "%s:%d" % (src.rel, src.line_of(toks[lock_s.t0].start))
     g = ["/* rcl-refactor: critical section of %s in %s() at %s */" %
          (lockname, fi.name, where)]
@@ -279,6 +280,176 @@ def _prologue(plan, un):
     if plan.errno:
         g.append("\terrno = rcl_ctx->in.rcl_errno;")
     return g
+
+
+def _context(plan, un):
+    """(the context argument, the statements that fill it)."""
+    ctx, c = "NULL", []
+    if plan.word == "pointer":
+        ctx = "(void *)%s" % plan.vars[0][0].name
+    elif plan.word:
+        ctx = "(void *)(uintptr_t)%s" % plan.vars[0][0].name
+    elif plan.single:
+        d = plan.vars[0][0]
+        qual = re.search(r"\b(const|volatile)\b", d.spec + " " + d.declarator)
+        ctx = ("(void *)&%s" if qual else "&%s") % d.name
+    elif plan.union:
+        ctx = "&rcl_ctx"
+        c.append("union %s rcl_ctx;" % un)
+    return ctx, c
+
+
+def _copy_in(plan):
+    c = []
+    if plan.union:
+        c += ["rcl_ctx.in.%s = %s%s;" % (d.name, "&" if bp else "", d.name)
+              for d, bp, _, _ in plan.ins]
+    if plan.errno:
+        c.append("rcl_ctx.in.rcl_errno = errno;")
+    return c
+
+
+def _copy_out(plan):
+    c = []
+    if plan.errno:
+        c.append("errno = rcl_ctx.out.rcl_errno;")
+    c += ["%s = rcl_ctx.out.%s;" % (d.name, d.name)
+          for d, _, _, _ in plan.outs]
+    c += ["(void)%s; /* read by assert() only */" % d.name
+          for d in plan.hoisted if getattr(d, "only_asserted", False)]
+    return c
+
+
+def _lines(block, ind):
+    """Statements @block (one per item, items may hold newlines) at
+    indentation @ind, as text lines."""
+    out = []
+    for x in block:
+        out += [ind + ln if ln.strip() else "" for ln in x.split("\n")]
+    return out
+
+
+def generate_try(fi, sec, vars_, names, small_edits, lock_expr, lockname):
+    """A trylock section (analyse.try_shape()) run by rcl_tryexec():
+    returns (text placed before the function, [(start, end, text)] edits
+    of the caller).  The context is filled before the call, the outputs
+    and the early exits' code are taken only when the section ran (0);
+    on EBUSY nothing was written and the trylock's failure code runs."""
+    toks, text = fi.src.toks, fi.src.text
+    ts = sec["try"]
+    ifs, blk = ts["if"], sec["block"]
+    unlock_s = blk.subs[sec["j"]]
+    ind = line_indent(text, toks[ifs.t0].start)
+    plan = _Plan(vars_, sec["exit_vars"], sec.get("hidden", ()),
+                 (sec["t0"], sec["t1"]), sec.get("errno", False))
+    bind = line_indent(text, toks[sec["t0"]].start) \
+        if sec["t1"] > sec["t0"] else ind
+    body = _body(fi, sec, plan, small_edits, bind)
+    before = _function(fi, sec, plan, names, body, lockname)
+    fn, un = names
+    has_exit = bool(sec["exits"])
+    ctx, pre = _context(plan, un)
+    if has_exit:
+        pre += ["void *rcl_ret;", "uintptr_t rcl_exit;"]
+    pre += _copy_in(plan)
+    call = "rcl_tryexec(%s, %s, %s, %s)" % (lock_expr, fn, ctx,
+                                           "&rcl_ret" if has_exit else
+                                           "NULL")
+    asg = ts.get("assign")
+    start = toks[ifs.t0].start
+    head = []  # the declaration of the result's variable, kept
+    if asg is not None:
+        # `rc = trylock(&m); if (rc == 0)`: rc gets rcl_tryexec()'s
+        # result (0, or EBUSY as the trylock's) before it is tested.
+        start = toks[asg["stmt"].t0].start
+        if asg["decl"]:
+            head = [asg["decl"] + ";"]
+        call = "(%s = %s)" % (asg["var"], call)
+    ran = (["rcl_exit = (uintptr_t)rcl_ret;"] if has_exit else []) + \
+        _copy_out(plan) + _dispatch(fi, sec, small_edits)
+    hoisted = ["%s;" % d.text(d.name) for d in plan.hoisted]
+    edits = []
+    end_unlock = toks[unlock_s.t1 - 1].end
+    if ts["kind"] == 1:
+        rest = blk.subs[sec["j"] + 1:]
+        wrap = bool(pre or hoisted)
+        inner = ind + "\t" if wrap else ind
+        whole = not rest and ts["else"] is None
+        lines = _lines(head, ind) + ([ind + "{"] + _lines(
+            hoisted + pre, ind + "\t") if wrap else [])
+        if whole and not ran and head and not wrap:
+            lines = [ind + "%s = %s;" % (asg["decl"], call[1:-1].split(
+                " = ", 1)[1])]
+        elif whole and not ran:
+            lines.append(inner + (call[1:-1] if asg else call) + ";")
+        else:
+            lines.append(inner + "if (%s == 0) {" % call)
+            lines += _lines(ran, inner + "\t")
+            if whole:
+                lines.append(inner + "}")
+        if whole:
+            if wrap:
+                lines.append(ind + "}")
+            edits.append((start, toks[ifs.t1 - 1].end,
+                          "\n".join(lines).lstrip()))
+        else:
+            edits.append((start, end_unlock, "\n".join(lines).lstrip()))
+            if wrap:
+                end = toks[ifs.t1 - 1].end
+                edits.append((end, end, "\n" + ind + "}"))
+                edits += _indent_edits(fi, end_unlock, end)
+    else:
+        # The code of a failed trylock, as written (it ends in a jump).
+        then = ifs.subs[0]
+        a, b = toks[then.t0].start, toks[then.t1 - 1].end
+        fail = reindent(line_indent(text, a) + render(text, a, b,
+                                                      small_edits),
+                        line_indent(text, a), "")
+        wrap = bool(pre or ran)
+        inner = ind + "\t" if wrap else ind
+        lines = _lines(head + hoisted, ind)
+        if wrap:
+            lines.append(ind + "{")
+        lines += _lines(pre, inner)
+        if then.kind == "block":
+            lines += _lines(["if (%s != 0) %s" % (call, fail.strip())],
+                            inner)
+        else:
+            lines.append(inner + "if (%s != 0)" % call)
+            lines += _lines([fail.strip()], inner + "\t")
+        lines += _lines(ran, inner)
+        if wrap:
+            lines.append(ind + "}")
+        edits.append((start, end_unlock, "\n".join(lines).lstrip()))
+    if ind and "\t" not in ind:
+        unit = " " * (len(ind) if len(ind) in (2, 3, 4, 8) else 4)
+        before = before.replace("\t", unit)
+        edits = [(x, y, r.replace("\t", unit)) for x, y, r in edits]
+    return before, edits
+
+
+def _indent_edits(fi, a, b):
+    """One more level of indentation for the lines that start in
+    (@a, @b] (code that moved into the block rcl_tryexec()'s context
+    opens), except directives and lines that start inside a token."""
+    src, text = fi.src, fi.src.text
+    unit = "\t"
+    ind = line_indent(text, a)
+    if ind and "\t" not in ind:
+        unit = " " * (len(ind) if len(ind) in (2, 3, 4, 8) else 4)
+    out = []
+    off = text.find("\n", a)
+    while 0 <= off < b:
+        ls = off + 1
+        off = text.find("\n", ls)
+        line = text[ls:off if off >= 0 else len(text)]
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        k = bisect.bisect_right(src.tok_starts, ls) - 1
+        if k >= 0 and src.toks[k].start < ls < src.toks[k].end:
+            continue  # a directive or a string continued on this line
+        out.append((ls, ls, unit))
+    return out
 
 
 def _call(fi, sec, plan, names, small_edits, exec_text, ind):

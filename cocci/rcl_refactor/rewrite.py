@@ -152,9 +152,12 @@ def _call_args(toks, k):
 
 
 def _trylocks(prog, f):
-    """Every trylock starts a held section: it is not extracted, its calls
-    become liblock_trylock/liblock_unlock on the lock word.  A trylock
-    whose lock cannot be told keeps every candidate POSIX."""
+    """Every trylock starts a section.  In the shapes analyse.try_shape()
+    knows, it is delegated through rcl_tryexec() when its body can be
+    extracted as any section's; otherwise it is held: it is not
+    extracted, its calls become liblock_trylock/liblock_unlock on the
+    lock word.  A trylock whose lock cannot be told keeps every candidate
+    POSIX."""
     src, toks = f.src, f.src.toks
     for fname, line, col in f.facts.trylock:
         k = src.tok_at(src.offset(line, col))
@@ -169,7 +172,20 @@ def _trylocks(prog, f):
             sec = analyse.Section(f.display, fi.name, line)
             sec.fi, sec.tok, sec.fileobj, sec.key = fi, k, f, names[0]
             sec.stmt, sec.lf = fi.stmt_at.get(k), prog.fns[toks[k].text]
-            sec.reason = "trylock section"
+            sec.trylock = True
+            lf = sec.lf
+            try:
+                if lf.wrapper and not lf.wrapper.get("param"):
+                    raise analyse.Refused(
+                        "through the wrapper function %s(), whose lock the "
+                        "call site does not name" % lf.name)
+                sec.try_shape = analyse.try_shape(fi, k, prog.fns)
+                asg = sec.try_shape["assign"]
+                sec.stmt = asg["stmt"] if asg else sec.try_shape["if"]
+                sec.reason = prog.handles.held_reason(
+                    f, k, sec.try_shape["expr"])
+            except analyse.Refused as e:
+                sec.reason = str(e)
             prog.key(names[0]).sections.append(sec)
             continue
         why = unsure or "cannot name the lock of the trylock"
@@ -228,10 +244,12 @@ def _analyse(prog, sec, selection):
         return any(selection.selected(n) for n in
                    prog.fn_keys(lf, args, f, k)[0])
     try:
+        trysh = getattr(sec, "try_shape", None)
         sec.shape = analyse.shape(fi, sec.stmt, prog.fns, is_sel, prog.api,
-                                  prog.ppenv)
-        safety.check(fi, sec.shape, analyse.call_of(fi.src.toks,
-                                                    sec.stmt)[1])
+                                  prog.ppenv, trysh)
+        safety.check(fi, sec.shape, _call_args(fi.src.toks, sec.tok)
+                     if trysh else analyse.call_of(fi.src.toks,
+                                                   sec.stmt)[1])
         dead = sec.shape["dead"]
         nested = macrobody.nested_reason(prog, fi, sec.shape["t0"],
                                          sec.shape["t1"], dead)
@@ -283,7 +301,7 @@ def _analyse(prog, sec, selection):
         sec.shape["escape"] = safety.escaping(fi, sec.shape, occ)
         # Locals that macros used before the section name in their bodies
         # (they may set them there).
-        lock_t0 = sec.shape["block"].subs[sec.shape["i"]].t0
+        lock_t0 = sec.shape["lock_t0"]
         sec.shape["named_before"] = {
             n for k in range(fi.bo, lock_t0) if toks[k].kind == "id" and
             toks[k].text in prog.macros
@@ -326,7 +344,7 @@ def _macro_locals(prog, fi, shape, occ):
     Coccinelle does not see them, so they are added as occurrences at the
     macro."""
     toks = fi.src.toks
-    lock_t0 = shape["block"].subs[shape["i"]].t0
+    lock_t0 = shape["lock_t0"]
     local = {}  # name -> the definition the section has made last
     hidden = set()
     for k in range(shape["t0"], shape["t1"]):
@@ -569,6 +587,9 @@ def decide(prog):
                 sec.reason = "lock %s stays POSIX: %s" % (name, key.why)
                 prog.report.refuse(sec.file, sec.line, sec.reason)
             elif sec.reason:
+                if getattr(sec, "trylock", False) and \
+                        not sec.reason.startswith("trylock section"):
+                    sec.reason = "trylock section: " + sec.reason
                 prog.report.hold(sec.file, sec.line, sec.reason)
             else:
                 prog.report.transformed += 1
@@ -764,6 +785,10 @@ def _held_calls(prog, f):
             continue
         spans = [(s.stmt.t0, s.shape["block"].subs[s.shape["j"]].t1)
                  for s in key.sections if delegated(s) and s.fileobj is f]
+        # a delegated trylock's call sits in the if before its section
+        spans += [(s.tok, s.tok + 1) for s in key.sections
+                  if delegated(s) and s.fileobj is f and
+                  getattr(s, "try_shape", None)]
         for role, calls in sorted(key.calls.items()):
             for cf, k in calls:
                 if cf is not f or any(a <= k < b for a, b in spans):
@@ -924,6 +949,9 @@ def sections(prog, helpers):
                      "rcl_ctx_%s_%d" % (fi.name, n))
             sec.gen = names[0]
             lf = sec.lf
+            if sec.shape.get("try"):
+                _try_section(prog, sec, names, name)
+                continue
             lock_s = sec.shape["block"].subs[sec.shape["i"]]
             call = analyse.call_of(f.src.toks, lock_s)
             if lf.wrapper and lf.wrapper.get("param"):
@@ -985,6 +1013,38 @@ def sections(prog, helpers):
         for nm in sorted(names):
             proto, hf, static, _, _ = helpers[nm]
             f.protos = getattr(f, "protos", []) + [proto + ";"]
+
+
+def _try_section(prog, sec, names, lockname):
+    """Extract the trylock section @sec: rcl_tryexec() runs it."""
+    f, fi, lf = sec.fileobj, sec.fi, sec.lf
+    if lf.wrapper and lf.wrapper.get("param"):
+        _keep_unused(prog, lf)
+        u = analyse.call_of(f.src.toks,
+                            sec.shape["block"].subs[sec.shape["j"]])
+        _keep_unused(prog, prog.fns.get(u[0]) if u else None)
+    expr = re.sub(r"\b(%s)\b" % "|".join(
+        re.escape(n) for n, kd in sorted(prog.types.items())
+        if kd == "mutex"), "liblock_lock_t", sec.shape["try"]["expr"])
+    small = [e for e in f.edits]
+    before, edits = extract.generate_try(fi, sec.shape, sec.vars, names,
+                                         small, expr, lockname)
+    a, b, repl = edits[0]
+    f.big.append((a, b, repl))
+    for e in edits[1:]:
+        f.before.setdefault(e[0], []).append(e[2])
+    for d, _, is_in, is_out in sec.vars:
+        if not is_in and not is_out and not d.is_param:
+            f.dead = getattr(f, "dead", {})
+            f.dead.setdefault((fi.ni, d.stmt), []).append(d)
+    if safety.names_function(prog, fi, sec.shape):
+        before = safety.keep_function_name(before, fi.name)
+    start = def_start(f, fi)
+    f.before.setdefault(start, []).append(
+        _same_conditions(f, start, sec.tok, before) + "\n")
+    f.needs_include = True
+    f.needs_config = True
+    f.needs_rcl = True
 
 
 def _keep_unused(prog, fn):
@@ -1087,6 +1147,8 @@ def includes_edit(f, config_rel):
     if not f.is_header:
         lines.append("#include <stdint.h>")
     lines.append("#include <liblock.h>")
+    if getattr(f, "needs_rcl", False):
+        lines.append("#include <rcl.h>")  # rcl_tryexec()
     if getattr(f, "needs_config", False):
         lines.append('#include "%s"' % config_rel)
     lines += getattr(f, "protos", [])

@@ -16,7 +16,7 @@ if ! command -v "$SPATCH" >/dev/null 2>&1 || [ "$SPATCH" = no ]; then
 fi
 export SPATCH
 export RCL_REFACTOR_DATADIR="$top_srcdir/cocci"
-export RCL_CFLAGS="-I$top_srcdir/liblock"
+export RCL_CFLAGS="-I$top_srcdir/liblock -I$top_srcdir/runtime"
 RCLR="$top_builddir/cocci/rcl-refactor"
 CORPUS="$top_srcdir/tests/cocci/corpus"
 GOLDEN="$top_srcdir/tests/cocci/golden"
@@ -46,7 +46,7 @@ cc_rcl() {
 	out=$1 src=$2
 	shift 2
 	$CC -std=gnu11 -O2 -Wall -Werror $SAN_CFLAGS -pthread \
-		-I"$top_srcdir/liblock" "$@" "$src" -o "$out" \
+		-I"$top_srcdir/liblock" -I"$top_srcdir/runtime" "$@" "$src" -o "$out" \
 		-L"$LIBDIR" -Wl,-rpath,"$LIBDIR" -lrcl
 }
 

@@ -80,7 +80,7 @@ cmp -s refuse.c refuse.orig || fail "refuse.c was modified"
 
 # Held sections are not refusals: exit 0, one "held:" line each.
 cp "$GOLDEN/held_ok.c" held.c
-expect 0 "held.c:38: held: trylock section (runs in place on the lock word)" \
+expect 0 "held.c:50: held: returns with the lock held (runs in place on the lock word)" \
 	"$RCLR" -o oh held.c
 grep -q "not transformed" out.txt && { cat out.txt; fail "held.c: refused"; }
 # -q: refusals only (held sections need nothing from the user)

@@ -36,6 +36,7 @@ tree() {
 # cc_c FILE: the transformed FILE compiles warning-free.
 cc_c() {
 	$CC -std=gnu11 -O2 -Wall -Werror -pthread -I"$top_srcdir/liblock" \
+		-I"$top_srcdir/runtime" \
 		-c "$1" -o "$TMP/x.o" || fail "$1 does not compile"
 }
 

@@ -49,7 +49,7 @@ if [ -z "${SPATCH:-}" ] || [ "$SPATCH" = no ] ||
 	exit 0
 fi
 export SPATCH
-export RCL_REFACTOR_DATADIR="$S/../../cocci" RCL_CFLAGS="-I$S/../../liblock"
+export RCL_REFACTOR_DATADIR="$S/../../cocci" RCL_CFLAGS="-I$S/../../liblock -I$S/../../runtime"
 mkdir "$T/src" && cp "$S/prof_wrapinit.c" "$S/prof_wrapinit.h" "$T/src/" ||
 	fail "copy"
 cat >"$T/src/macros.h" <<'EOM'

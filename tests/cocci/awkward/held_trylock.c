@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Per-thread counters flushed into global statistics opportunistically:
    a worker tries the stats lock through a macro and keeps counting
-   locally while it is busy (a trylock section, held), and every so often
-   adds a sample under the same lock the plain way (delegated). */
-/* expect: held trylock */
+   locally while it is busy (a trylock section through a macro, run by
+   rcl_tryexec(): the pending count is cleared only when it ran), and
+   every so often adds a sample under the same lock the plain way. */
 /* expect: transformed */
 #include <pthread.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* A trylock section with a fallback to the blocking lock. */
-/* expect: held trylock */
+/* A trylock section with a fallback to the blocking lock: the trylock
+   section runs through rcl_tryexec(), its return only when it ran. */
 /* expect: transformed */
 #include <pthread.h>
 #include <stdio.h>

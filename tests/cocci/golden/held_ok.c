@@ -1,11 +1,12 @@
 /* Golden: one lock whose sections are delegated and held side by side.
- * The held ones (a trylock through a macro, a function that returns with
+ * The held ones (a function that returns with
  * the lock held and the unlock in its caller through an unlock
  * wrapper, a condition wait in a section that returns holding the lock,
  * a section calling a function that lets go of the lock and takes it
  * back) keep their place and call liblock_lock,
  * liblock_trylock and liblock_unlock on the same lock; the cond wait
- * becomes liblock_cond_wait. */
+ * becomes liblock_cond_wait.  The trylock through a macro, if (TRY() != 0)
+ * return; BODY unlock, runs through rcl_tryexec(). */
 #include <pthread.h>
 #include <sched.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* Golden: shapes rcl-refactor refuses.  Each uses its own mutex, so each
- * refusal keeps only that lock POSIX; the file must come out unchanged. */
+ * refusal keeps only that lock POSIX (try_it() runs by rcl_tryexec()). */
 #include <alloca.h>
 #include <errno.h>
 #include <pthread.h>
