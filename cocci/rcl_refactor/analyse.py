@@ -714,7 +714,13 @@ def variables(fi, sec, occ):
         outside = any(n == name and fi.bo < k < fi.bc and not in_region(k)
                       for n, k in occ)
         k0 = uses[name][0]
-        assigned_first = k0 in tops and toks[k0 + 1].text == "="
+        # ... and nothing before it leaves the section or jumps: an early
+        # exit (unlock; return x;) or a goto past the assignment reads the
+        # local as it was before the section.
+        skipped = any(a < k0 for a, b in conts) or any(
+            toks[k].text == "goto" for k in range(t0, k0))
+        assigned_first = k0 in tops and toks[k0 + 1].text == "=" and \
+            not skipped
         is_in = byptr or not assigned_first or (
             (d.init or d.is_param) and not outside)
         # In a loop (or after a label), what the section leaves in a
