@@ -261,10 +261,14 @@ static inline struct pti_obj *pti_tag_record(uint64_t tag, uintptr_t key)
 
 	if (ll_unlikely(index >> PTI_CHUNK_BITS >= 1u << PTI_DIR_BITS))
 		return NULL;
-	/* relaxed: a tag we wrote was published with release after the
-	 * chunk (see pti_mutex_lookup()); other bytes only need a value */
+	/* acquire: pairs with the release in obj_new() (pti_map.c), so the
+	 * chunk's zeroing is seen before its records are read.  A tag we
+	 * wrote ourselves is ordered already (see pti_mutex_lookup()), but
+	 * a tag another thread wrote in a mutex we never used, or garbage,
+	 * may name a chunk allocated a moment ago (TSan reported the
+	 * race); the acquire is a plain load on x86-64 */
 	chunk = atomic_load_explicit(&pti_map_dir[index >> PTI_CHUNK_BITS],
-				     memory_order_relaxed);
+				     memory_order_acquire);
 	if (ll_unlikely(!chunk))
 		return NULL;
 	o = &chunk[index & ((1u << PTI_CHUNK_BITS) - 1)];

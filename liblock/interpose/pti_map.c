@@ -188,10 +188,9 @@ static struct pti_obj *obj_new(void)
 				   PTI_CHUNK_RECORDS * sizeof(*o)) != 0)
 			return NULL;
 		memset(mem, 0, PTI_CHUNK_RECORDS * sizeof(*o));
-		/* release: a lookup that reads this entry through a tag
-		 * we wrote is ordered by the tag already; this one is for
-		 * the relaxed loads of garbage tags, which only need a
-		 * pointer to memory that exists */
+		/* release: pairs with the acquire in pti_tag_record(), so
+		 * a lookup through any tag, ours, another thread's or
+		 * garbage, sees the zeroed chunk */
 		atomic_store_explicit(&pti_map_dir[chunks_used], mem,
 				      memory_order_release);
 		chunks_used++;
