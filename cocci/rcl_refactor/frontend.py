@@ -114,8 +114,7 @@ OWNER_CALLS = frozenset(("pthread_mutex_lock", "pthread_mutex_trylock",
                          "pthread_mutex_timedlock", "pthread_mutex_clocklock",
                          "pthread_mutex_unlock"))
 _OWNED_INITIALIZERS = ("PTHREAD_RECURSIVE_MUTEX_INITIALIZER",
-                       "PTHREAD_ERRORCHECK_MUTEX_INITIALIZER",
-                       "PTHREAD_ADAPTIVE_MUTEX_INITIALIZER")
+                       "PTHREAD_ERRORCHECK_MUTEX_INITIALIZER")
 # Calls whose result depends on the calling thread when given one of these
 # arguments (the tokens of the call, as written).
 THREAD_ARG_CALLS = {

@@ -12,8 +12,11 @@ from .find import canon
 COND_FNS = find.COND_API
 MUTEX_FNS = find.MUTEX_API
 OWNED_INITIALIZERS = ("PTHREAD_RECURSIVE_MUTEX_INITIALIZER",
-                      "PTHREAD_ERRORCHECK_MUTEX_INITIALIZER",
-                      "PTHREAD_ADAPTIVE_MUTEX_INITIALIZER")
+                      "PTHREAD_ERRORCHECK_MUTEX_INITIALIZER")
+# Static initialisers of a plain mutex: glibc's adaptive one only spins a
+# little before it sleeps; its owner does not matter.
+PLAIN_INITIALIZERS = ("PTHREAD_MUTEX_INITIALIZER",
+                      "PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP")
 
 
 class File:
@@ -564,7 +567,7 @@ class Program:
         for k, t in enumerate(toks):
             if t.kind != "id" or k + 1 >= len(toks):
                 continue
-            if t.text == "PTHREAD_MUTEX_INITIALIZER":
+            if t.text in PLAIN_INITIALIZERS:
                 name = _initialized_name(toks, k, self.types)
                 if name is None:
                     name = self._member_initialized(f, k)
@@ -572,7 +575,7 @@ class Program:
                     self.key(name).sites.append((f, k, "static"))
                 continue
             if t.text.startswith(OWNED_INITIALIZERS):
-                # glibc's recursive, error-checking and adaptive static
+                # glibc's recursive and error-checking static
                 # initialisers: as a mutex initialised with attributes.
                 name = _initialized_name(toks, k, self.types) or \
                     self._member_initialized(f, k)
