@@ -458,18 +458,7 @@ def _call(fi, sec, plan, names, small_edits, exec_text, ind):
     fn, un = names
     blk = sec["block"]
     has_exit = bool(sec["exits"])
-    ctx, c = "NULL", []
-    if plan.word == "pointer":
-        ctx = "(void *)%s" % plan.vars[0][0].name
-    elif plan.word:
-        ctx = "(void *)(uintptr_t)%s" % plan.vars[0][0].name
-    elif plan.single:
-        d = plan.vars[0][0]
-        qual = re.search(r"\b(const|volatile)\b", d.spec + " " + d.declarator)
-        ctx = ("(void *)&%s" if qual else "&%s") % d.name
-    elif plan.union:
-        ctx = "&rcl_ctx"
-        c.append("union %s rcl_ctx;" % un)
+    ctx, c = _context(plan, un)
     if has_exit:
         c.append("uintptr_t rcl_exit;")
     if plan.union:

@@ -983,17 +983,7 @@ def sections(prog, helpers):
             before, repl, (a, b) = extract.generate(
                 fi, sec.shape, sec.vars, names, small, exec_text, name)
             f.big.append((a, b, repl))
-            for d, _, is_in, is_out in sec.vars:
-                if not is_in and not is_out and not d.is_param:
-                    f.dead = getattr(f, "dead", {})
-                    f.dead.setdefault((fi.ni, d.stmt), []).append(d)
-            if safety.names_function(prog, fi, sec.shape):
-                before = safety.keep_function_name(before, fi.name)
-            start = def_start(f, fi)
-            f.before.setdefault(start, []).append(
-                _same_conditions(f, start, sec.tok, before) + "\n")
-            f.needs_include = True
-            f.needs_config = True
+            _place_extracted(prog, f, fi, sec, before)
     for f in prog.files:
         for (_, (a, b)), dead in getattr(f, "dead", {}).items():
             _drop_declarators(f, a, b, dead)
@@ -1015,6 +1005,24 @@ def sections(prog, helpers):
             f.protos = getattr(f, "protos", []) + [proto + ";"]
 
 
+def _place_extracted(prog, f, fi, sec, before):
+    """After a section of @fi in @f is replaced by its call: put the
+    extracted function (@before) ahead of @fi's definition, under the same
+    #if conditions, and mark the declarations the section alone used (now
+    the extracted function's) to be dropped from the caller."""
+    for d, _, is_in, is_out in sec.vars:
+        if not is_in and not is_out and not d.is_param:
+            f.dead = getattr(f, "dead", {})
+            f.dead.setdefault((fi.ni, d.stmt), []).append(d)
+    if safety.names_function(prog, fi, sec.shape):
+        before = safety.keep_function_name(before, fi.name)
+    start = def_start(f, fi)
+    f.before.setdefault(start, []).append(
+        _same_conditions(f, start, sec.tok, before) + "\n")
+    f.needs_include = True
+    f.needs_config = True
+
+
 def _try_section(prog, sec, names, lockname):
     """Extract the trylock section @sec: rcl_tryexec() runs it."""
     f, fi, lf = sec.fileobj, sec.fi, sec.lf
@@ -1033,17 +1041,7 @@ def _try_section(prog, sec, names, lockname):
     f.big.append((a, b, repl))
     for e in edits[1:]:
         f.before.setdefault(e[0], []).append(e[2])
-    for d, _, is_in, is_out in sec.vars:
-        if not is_in and not is_out and not d.is_param:
-            f.dead = getattr(f, "dead", {})
-            f.dead.setdefault((fi.ni, d.stmt), []).append(d)
-    if safety.names_function(prog, fi, sec.shape):
-        before = safety.keep_function_name(before, fi.name)
-    start = def_start(f, fi)
-    f.before.setdefault(start, []).append(
-        _same_conditions(f, start, sec.tok, before) + "\n")
-    f.needs_include = True
-    f.needs_config = True
+    _place_extracted(prog, f, fi, sec, before)
     f.needs_rcl = True
 
 
