@@ -286,6 +286,16 @@ def _op(toks, s, fns):
     return (f, canon(e) if e else None)
 
 
+def _unlock_at(toks, blk, start, ident, fns):
+    """Index of the first statement of @blk from @start that unlocks the
+    mutex @ident, or None."""
+    for k in range(start, len(blk.subs)):
+        o = _op(toks, blk.subs[k], fns)
+        if o and o[1] == ident and o[0].role == "unlock":
+            return k
+    return None
+
+
 def shape(fi, lock_s, fns, is_selected, api, ppenv, trysh=None):
     """Check the section starting at @lock_s and return a dict describing
     it; raise Refused with the reason when it cannot be extracted.
@@ -305,12 +315,7 @@ def shape(fi, lock_s, fns, is_selected, api, ppenv, trysh=None):
         raise Refused("lock taken conditionally (lock is the body of "
                       "an if or a loop)")
     i = blk.subs.index(lock_s)
-    j = None
-    for k in range(i + 1, len(blk.subs)):
-        o = _op(toks, blk.subs[k], fns)
-        if o and o[1] == ident and o[0].role == "unlock":
-            j = k
-            break
+    j = _unlock_at(toks, blk, i + 1, ident, fns)
     if j is None:
         inner = [x for b in blk.subs[i + 1:] for x in b.walk()
                  if (_op(toks, x, fns) or (None, None))[1] == ident]
@@ -929,12 +934,7 @@ def try_shape(fi, k, fns):
             raise Refused("the if of the trylock is the body of another "
                           "statement")
         i = blk.subs.index(ifs)
-    j = None
-    for x in range(i + 1, len(blk.subs)):
-        o = _op(toks, blk.subs[x], fns)
-        if o and o[1] == ident and o[0].role == "unlock":
-            j = x
-            break
+    j = _unlock_at(toks, blk, i + 1, ident, fns)
     if j is None:
         raise Refused("no unlock of %s follows at the level of the "
                       "section's block" % e)
