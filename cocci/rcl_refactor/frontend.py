@@ -532,6 +532,9 @@ def parse(index, cmd, text=None):
     args = list(cmd.flags)
     if "-pthread" not in args:
         args.append("-pthread")
+    # gcc's warning options clang does not know (-Wlogical-op): libclang's
+    # driver would print a line for each on every unit
+    args.append("-Wno-unknown-warning-option")
     # libclang reads -include FILE as the driver does; a file it cannot
     # find is reported as an error of the unit below.
     for f in cmd.forced:
