@@ -461,12 +461,17 @@ void rcl_servers_lock(void) LL_HIDDEN;
 void rcl_servers_unlock(void) LL_HIDDEN;
 /* The server on @cpu if one was ever created there, else NULL. */
 struct rcl_server *rcl_server_lookup(int cpu) LL_HIDDEN;
-/* Start a thread of @srv bound to its CPU at @prio_off above the FIFO
- * minimum (ignored without FIFO). */
+/* The runtime threads' roles; each is also its SCHED_FIFO priority
+ * above the minimum (the manager preempts the servicing threads, which
+ * preempt the backup). */
+enum { RCL_PRIO_BACKUP = 1, RCL_PRIO_SERVICING = 2, RCL_PRIO_MANAGER = 3 };
+
+/* Start a thread of @srv bound to its CPU, in role @prio_off (an
+ * RCL_PRIO_*: its priority above the FIFO minimum, ignored without FIFO),
+ * named after it ("rcl-svc/CPU", "rcl-mgr/CPU", "rcl-bak/CPU": what top
+ * -H, ps -L, perf and gdb show). */
 int rcl_thread_start(struct rcl_server *srv, pthread_t *t, void *(*fn)(void *),
 		     void *arg, int prio_off) LL_HIDDEN;
-
-enum { RCL_PRIO_BACKUP = 1, RCL_PRIO_SERVICING = 2, RCL_PRIO_MANAGER = 3 };
 
 /* ---- servicing.c -----------------------------------------------------------
  */

@@ -20,6 +20,7 @@
 
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -28,6 +29,23 @@ static _Atomic(struct rcl_server *) srv_table[CPU_SETSIZE];
 static bool srv_exiting;	   /* under srv_mu: no restart at exit */
 static bool srv_atexit_done;	   /* under srv_mu */
 static bool srv_forked_in_runtime; /* under srv_mu: see free_orphans() */
+
+/* Name a runtime thread after its role and CPU.  A name is a diagnostic:
+ * pthread_setname_np() fails only on a name over 15 bytes, which the
+ * format cannot produce for a CPU below CPU_SETSIZE, so its result is not
+ * worth a failure of the start. */
+static void name_thread(pthread_t t, int role, int cpu)
+{
+	static const char *const roles[] = {
+		[RCL_PRIO_BACKUP] = "bak",
+		[RCL_PRIO_SERVICING] = "svc",
+		[RCL_PRIO_MANAGER] = "mgr",
+	};
+	char name[16];
+
+	snprintf(name, sizeof(name), "rcl-%s/%d", roles[role], cpu);
+	(void)pthread_setname_np(t, name);
+}
 
 int rcl_thread_start(struct rcl_server *s, pthread_t *t, void *(*fn)(void *),
 		     void *arg, int prio_off)
@@ -60,6 +78,8 @@ int rcl_thread_start(struct rcl_server *s, pthread_t *t, void *(*fn)(void *),
 		rc = pthread_create(t, &a, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&a);
+	if (!rc)
+		name_thread(*t, prio_off, s->cpu);
 	return rc;
 }
 

@@ -3,10 +3,12 @@
  * The RCL runtime's API and behaviour: CPU reservation, start/stop,
  * rcl_tryexec, idle parking, client-id recycling, mutual exclusion with
  * 1..16 clients, several servers with nested sections across them,
- * condition variables (many waiters, broadcast, timed waits).
+ * condition variables (many waiters, broadcast, timed waits), the runtime
+ * threads' names.
  */
 #include "rcl_test.h"
 
+#include <dirent.h>
 #include <sys/wait.h>
 
 static bool cpu_in_my_mask(int cpu)
@@ -470,6 +472,56 @@ START_TEST(multiple_servers_nested)
 }
 END_TEST
 
+/* ---- the runtime threads carry names: top -H, ps -L, perf, gdb --------- */
+
+/* How many threads of this process are named @name. */
+static int threads_named(const char *name)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) != NULL) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
+			 e->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue; /* the thread ended meanwhile */
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+		n += strcmp(comm, name) == 0;
+	}
+	closedir(d);
+	return n;
+}
+
+START_TEST(runtime_threads_named)
+{
+	liblock_lock_t l;
+	int cpu = rcl_default_server();
+	char svc[16], mgr[16], bak[16];
+
+	rt_init_rcl(&l, LIBLOCK_SERVER_DEFAULT);
+	ck_assert_ptr_eq(liblock_exec(&l, noop_cs, &l), &l);
+	snprintf(svc, sizeof(svc), "rcl-svc/%d", cpu);
+	snprintf(mgr, sizeof(mgr), "rcl-mgr/%d", cpu);
+	snprintf(bak, sizeof(bak), "rcl-bak/%d", cpu);
+	ck_assert_int_ge(threads_named(svc), 1);
+	ck_assert_int_eq(threads_named(mgr), 1);
+	/* the backup thread exists with SCHED_FIFO only */
+	ck_assert_int_eq(threads_named(bak), rt_stats(cpu).fifo ? 1 : 0);
+	ck_assert_int_eq(liblock_destroy(&l), 0);
+	ck_assert_int_eq(rcl_server_stop(cpu), 0);
+	ck_assert_int_eq(threads_named(mgr), 0);
+}
+END_TEST
+
 Suite *make_suite(const char *mode)
 {
 	Suite *s = suite_create(mode);
@@ -483,6 +535,7 @@ Suite *make_suite(const char *mode)
 	tcase_add_test(tc, mutual_exclusion_1_to_16);
 	tcase_add_test(tc, thread_churn_recycles_ids);
 	tcase_add_test(tc, multiple_servers_nested);
+	tcase_add_test(tc, runtime_threads_named);
 	suite_add_tcase(s, tc);
 	return s;
 }
