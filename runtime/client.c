@@ -109,6 +109,7 @@ static int rcl_init(void **impl, const liblock_attr_t *attr)
 	atomic_store_explicit(&l->holder, 0, memory_order_relaxed);
 	atomic_store_explicit(&l->waiting, 0, memory_order_relaxed);
 	atomic_store_explicit(&l->orphaned, 0, memory_order_relaxed);
+	atomic_store_explicit(&l->kept, 0, memory_order_relaxed);
 	atomic_fetch_add_explicit(&s->nlocks, 1, memory_order_relaxed);
 	*impl = l;
 	return 0;
@@ -119,6 +120,8 @@ static int rcl_destroy(void *impl)
 {
 	struct rcl_lock *l = impl;
 
+	if (atomic_load_explicit(&l->holder, memory_order_relaxed) != 0)
+		rcl_word_wait_kept(l, 0); /* free, but kept by its server */
 	if (atomic_load_explicit(&l->holder, memory_order_relaxed) != 0)
 		return EBUSY;
 	atomic_fetch_sub_explicit(&l->server->nlocks, 1, memory_order_relaxed);
@@ -324,7 +327,7 @@ int rcl_tryexec(liblock_lock_t *lock, liblock_fn_t fn, void *ctx, void **ret)
 	} else if (l = ll_lock_impl(lock), me && me->srv == l->server) {
 		uintptr_t tok = rcl_token();
 
-		if (!rcl_word_try(l, tok, false))
+		if (!rcl_word_try_kept(l, tok))
 			return EBUSY;
 		v = fn(ctx);
 		rcl_lock_release(l, tok);

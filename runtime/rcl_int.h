@@ -74,6 +74,16 @@ struct rcl_sthread;
  * blocking acquire never takes RCL_W_HANDOFF: the two kinds alternate
  * when both want the lock, so neither starves (docs/RUNTIME.md).
  *
+ * A servicing thread keeps the word of the lock it served last, from one
+ * sweep to the next, as long as nobody else wants it (@waiting is 0, no
+ * flag is set): a lock used only through liblock_exec then costs no
+ * atomic read-modify-write per request, as in the original RCL, whose
+ * server owned its locks outright.  @kept says the word is held that way,
+ * between sections; a thread that wants it counts itself in @waiting and
+ * the keeper lets go at the end of its sweep, or before it sleeps
+ * (servicing.c); trylock and destroy wait for that instead of reporting
+ * the lock busy (word.c, client.c).
+ *
  * Layout: @server is read by every client call, @holder written by the
  * server on every request; they live on two lines, so a call does not
  * pull the lock line away from the server.  Lock structures are never
@@ -89,6 +99,10 @@ struct rcl_lock {
 	_Atomic uintptr_t holder LL_ALIGNED;
 	_Atomic uint32_t waiting;  /* threads in a blocking acquire */
 	_Atomic uint32_t orphaned; /* a holder exited without unlocking */
+	/* 1 while a servicing thread keeps the word between two sections
+	 * (servicing.c): whoever finds the word taken and this set waits
+	 * for it to be let go instead of taking the lock for busy */
+	_Atomic uint32_t kept;
 } LL_ALIGNED;
 
 static_assert(sizeof(struct rcl_lock) == 2 * LL_CACHELINE,
@@ -197,6 +211,11 @@ struct rcl_sthread {
 	 * read by this thread only: a condition wait claims it, the report
 	 * of a section that never returns names its lock (servicing.c) */
 	struct rcl_req *req;
+	/* the lock whose word this thread holds for its delegated sections,
+	 * kept from one sweep to the next while nobody else wants it
+	 * (servicing.c); written by this thread only, read by the fork
+	 * child handler */
+	_Atomic(struct rcl_lock *) kept;
 	struct rcl_tstats st;
 } LL_ALIGNED;
 
@@ -273,6 +292,15 @@ bool rcl_word_serve(struct rcl_lock *l, uintptr_t me,
 		    struct rcl_req *r) LL_HIDDEN;
 /* One attempt to take @l for @me; @server: RCL_W_HANDOFF may be taken. */
 bool rcl_word_try(struct rcl_lock *l, uintptr_t me, bool server) LL_HIDDEN;
+/* rcl_word_try() for a held section or an inline try: when the word is
+ * only kept by a servicing thread between sections (the lock is free),
+ * wait for it to be let go instead of failing. */
+bool rcl_word_try_kept(struct rcl_lock *l, uintptr_t me) LL_HIDDEN;
+/* If a servicing thread keeps the word of @l between sections, make it
+ * let go and wait until it has; with @me non-zero, take the word for @me
+ * then (true).  Returns at once, false, when the word is not kept, and
+ * false when a section holds it meanwhile. */
+bool rcl_word_wait_kept(struct rcl_lock *l, uintptr_t me) LL_HIDDEN;
 /* Take @l for @me, waiting as long as it takes (@server: yield instead of
  * parking, and take RCL_W_HANDOFF: a client running its own request). */
 void rcl_word_acquire(struct rcl_lock *l, uintptr_t me, bool server) LL_HIDDEN;
@@ -393,14 +421,23 @@ static inline bool rcl_unclaimed(struct rcl_server *s, const struct rcl_req *r)
 
 /* Execute the request in @r of @s, validated by the caller @me, which
  * holds the request's lock word: ctx = fn(ctx), then complete it, with
- * the claim if the caller or the section (a condition wait) took it. */
+ * the claim if the caller or the section (a condition wait) took it.
+ * @keep: the lock whose word the caller keeps after the section (a
+ * servicing thread, see servicing.c), or NULL. */
 static inline void rcl_run(struct rcl_server *s, struct rcl_req *r,
-			   uintptr_t me)
+			   uintptr_t me, struct rcl_lock *keep)
 {
 	liblock_fn_t f = atomic_load_explicit(&r->fn, memory_order_relaxed);
 	void *ctx = atomic_load_explicit(&r->ctx, memory_order_relaxed);
 
 	ctx = f(ctx);
+	/* The section is over: kept from here on, before the client hears
+	 * of it (the reply's release orders this store before it), so the
+	 * client's trylock right after its own call does not find the lock
+	 * busy.  release: the section's stores come before, for the fork
+	 * child handler (server.c). */
+	if (keep)
+		atomic_store_explicit(&keep->kept, 1, memory_order_release);
 	atomic_store_explicit(&r->ctx, ctx, memory_order_relaxed);
 	if (atomic_load_explicit(rcl_claim_word(s, r), memory_order_relaxed) ==
 	    me)

@@ -179,9 +179,11 @@ static void clear_slots(struct rcl_server *s)
 
 /* A forked child has only the forking thread: every server is stopped
  * (requests run on their clients, see client.c) and may be started again.
- * A lock word held by a parent's servicing thread at the fork stays held
- * in the child, as with any mutex.  Async-signal-safe: memory writes and
- * sched_{get,set}affinity only; nothing is freed or started here. */
+ * A lock word held by a parent's servicing thread for a section at the
+ * fork stays held in the child, as with any mutex; one it only kept
+ * between sections (servicing.c) is freed: no section held the lock.
+ * Async-signal-safe: memory writes and sched_{get,set}affinity only;
+ * nothing is freed or started here. */
 static void fork_child(void)
 {
 	for (int c = 0; c < CPU_SETSIZE; c++) {
@@ -193,6 +195,22 @@ static void fork_child(void)
 			continue;
 		for (t = atomic_load_explicit(&s->all, memory_order_relaxed); t;
 		     t = t->next_all) {
+			struct rcl_lock *k = atomic_load_explicit(
+				&t->kept, memory_order_relaxed);
+
+			/* acquire: pairs with the release that set kept after
+			 * the section, whose stores we then see as they were
+			 * (and kept is cleared, with a fence, before the next
+			 * section's stores) */
+			if (k && atomic_load_explicit(&k->kept,
+						      memory_order_acquire)) {
+				atomic_store_explicit(&k->kept, 0,
+						      memory_order_relaxed);
+				atomic_store_explicit(&k->holder, 0,
+						      memory_order_relaxed);
+			}
+			atomic_store_explicit(&t->kept, NULL,
+					      memory_order_relaxed);
 			rcl_stats_fold(&s->retired, &t->st);
 			memset(&t->st, 0, sizeof(t->st));
 			last = t;

@@ -23,6 +23,33 @@
  */
 #include "rcl_int.h"
 
+/* Let go of the word this thread keeps between sections, if any. */
+static void let_go(struct rcl_sthread *t, uintptr_t me)
+{
+	struct rcl_lock *l =
+		atomic_load_explicit(&t->kept, memory_order_relaxed);
+
+	if (!l)
+		return;
+	/* relaxed: both are ordered before the word's release by its
+	 * release CAS, so a thread (or a fork child) that sees the word free
+	 * or taken by someone else sees them cleared */
+	atomic_store_explicit(&l->kept, 0, memory_order_relaxed);
+	atomic_store_explicit(&t->kept, NULL, memory_order_relaxed);
+	rcl_lock_release(l, me);
+}
+
+/* Does anyone but us want the word we keep, @l?  A held-section thread
+ * (or trylock, destroy) counts itself in @waiting; another servicing
+ * thread that found it busy set RCL_W_SRV_WANT; a sleeper set
+ * RCL_W_SLEEPERS.  All on the word's line, which is ours. */
+static bool wanted(struct rcl_lock *l)
+{
+	return atomic_load_explicit(&l->waiting, memory_order_relaxed) != 0 ||
+	       (atomic_load_explicit(&l->holder, memory_order_relaxed) &
+		RCL_W_FLAGS) != 0;
+}
+
 /* Serve the request in @r if its lock's word can be had; returns the lock
  * served, or NULL.  Fast path: a free word nobody waits for, taken, then
  * the slot re-validated (the word is what makes the request ours, see
@@ -31,24 +58,25 @@
  * be completed without its word (EBUSY), and a deferral (RCL_W_SRV_WANT)
  * is only left for a request validated under the claim.
  *
- * The word of the lock served last stays ours (*@kept) while the next
- * requests of the sweep are for the same lock and no held section waits
- * for it: many clients of one hot lock then cost one take and one
- * release per sweep instead of one per request.  A thread waiting for
- * the word waits at most for the request being served. */
+ * The word of the lock served last stays ours (t->kept) while the next
+ * requests are for the same lock and nobody else wants it, in this sweep
+ * and the next ones (see sweep()): many clients of one hot lock, or one
+ * client calling again and again, cost no take and no release at all.
+ * A thread waiting for the word waits at most for the request being
+ * served and the rest of the sweep. */
 static struct rcl_lock *serve(struct rcl_server *s, struct rcl_req *r,
-			      uintptr_t me, struct rcl_sthread *t,
-			      struct rcl_lock **kept)
+			      uintptr_t me, struct rcl_sthread *t)
 {
-	struct rcl_lock *l;
+	struct rcl_lock *l, *k;
 
 	/* acquire: pairs with the client's release of fn, so lock is the
 	 * request's or newer (lock structures are never freed) */
 	if (atomic_load_explicit(&r->fn, memory_order_acquire) == NULL)
 		return NULL;
 	l = atomic_load_explicit(&r->lock, memory_order_relaxed);
-	if (*kept) {
-		if (l == *kept &&
+	k = atomic_load_explicit(&t->kept, memory_order_relaxed);
+	if (k) {
+		if (l == k &&
 		    atomic_load_explicit(&l->waiting, memory_order_relaxed) ==
 			    0 &&
 		    !(atomic_load_explicit(&r->flags, memory_order_relaxed) &
@@ -57,8 +85,7 @@ static struct rcl_lock *serve(struct rcl_server *s, struct rcl_req *r,
 				return NULL;
 			goto run;
 		}
-		rcl_lock_release(*kept, me);
-		*kept = NULL;
+		let_go(t, me);
 	}
 	if (ll_likely(rcl_lock_try(l, me))) {
 		if (!rcl_pending_for(r, l) || !rcl_unclaimed(s, r)) {
@@ -77,9 +104,19 @@ static struct rcl_lock *serve(struct rcl_server *s, struct rcl_req *r,
 			return NULL;
 		if (atomic_load_explicit(&r->flags, memory_order_relaxed) &
 		    RCL_REQ_TRY) {
-			if (!rcl_word_try(l, me, true)) {
+			if (rcl_word_try(l, me, true)) {
+				/* word and claim held */
+			} else if (!atomic_load_explicit(&l->kept,
+							 memory_order_relaxed)) {
 				rcl_complete(s, r, EBUSY);
 				RCL_STAT_INC(t->st.try_busy);
+				return NULL;
+			} else if (!rcl_word_serve(l, me, r)) {
+				/* another servicing thread keeps the word
+				 * between sections: the lock is not busy;
+				 * our want makes it let go, try again */
+				rcl_unclaim(s, r);
+				RCL_STAT_INC(t->st.deferred);
 				return NULL;
 			}
 		} else if (!rcl_word_serve(l, me, r)) {
@@ -99,20 +136,27 @@ static struct rcl_lock *serve(struct rcl_server *s, struct rcl_req *r,
 		}
 		/* word and claim held: the request is ours */
 	}
-	*kept = l;
+	atomic_store_explicit(&t->kept, l, memory_order_relaxed);
 run:
+	/* not kept while the section runs: a trylock then finds the lock
+	 * busy, as it is.  The fence keeps the section's stores after this
+	 * one for a fork child, which frees a word kept between sections
+	 * only (server.c). */
+	atomic_store_explicit(&l->kept, 0, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
 	t->req = r;
-	rcl_run(s, r, me);
+	rcl_run(s, r, me, l);
 	t->req = NULL;
 	return l;
 }
 
-/* One pass over the request array; returns the sections executed. */
+/* One pass over the request array; returns the sections executed.  The
+ * word kept last stays ours after the sweep unless someone wants it. */
 static unsigned int sweep(struct rcl_server *s, struct rcl_sthread *t,
 			  uintptr_t me)
 {
 	uint32_t n = rcl_ids_limit();
-	struct rcl_lock *first = NULL, *kept = NULL, *l;
+	struct rcl_lock *first = NULL, *k, *l;
 	unsigned int served = 0;
 	bool multi = false;
 
@@ -121,7 +165,7 @@ static unsigned int sweep(struct rcl_server *s, struct rcl_sthread *t,
 
 		if (atomic_load_explicit(&r->fn, memory_order_relaxed) == NULL)
 			continue;
-		if ((l = serve(s, r, me, t, &kept)) == NULL)
+		if ((l = serve(s, r, me, t)) == NULL)
 			continue;
 		served++;
 		if (!first)
@@ -129,8 +173,9 @@ static unsigned int sweep(struct rcl_server *s, struct rcl_sthread *t,
 		else if (l != first)
 			multi = true;
 	}
-	if (kept)
-		rcl_lock_release(kept, me);
+	k = atomic_load_explicit(&t->kept, memory_order_relaxed);
+	if (k && wanted(k))
+		let_go(t, me);
 	RCL_STAT_INC(t->st.sweeps);
 	if (served) {
 		RCL_STAT_INC(t->st.active_sweeps);
@@ -176,6 +221,8 @@ static void park(struct rcl_server *s, struct rcl_sthread *t)
 		rcl_server_unpark(s);
 		return;
 	}
+	/* nobody could make a sleeping keeper let go */
+	let_go(t, rcl_token());
 	while (atomic_load_explicit(&s->idle, memory_order_relaxed) == 1 &&
 	       atomic_load_explicit(&s->state, memory_order_relaxed) ==
 		       RCL_RUNNING)
@@ -236,6 +283,7 @@ static void leave_pool(struct rcl_server *s, struct rcl_sthread *t)
 {
 	struct rcl_sthread *head;
 
+	let_go(t, rcl_token()); /* as before parking */
 	atomic_store_explicit(&t->is_servicing, RCL_PREPARED,
 			      memory_order_relaxed);
 	atomic_fetch_sub_explicit(&s->nservicing, 1, memory_order_relaxed);
@@ -327,6 +375,7 @@ void *rcl_servicing_main(void *arg)
 		}
 		after_sweep(s, t, served, &is);
 	}
+	let_go(t, me);
 	pthread_setspecific(exit_key, NULL);
 	return NULL;
 }

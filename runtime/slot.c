@@ -38,7 +38,7 @@ bool rcl_run_own(struct rcl_server *s, struct rcl_req *r, struct rcl_lock *l)
 			rcl_complete(s, r, EBUSY);
 			return true;
 		}
-		rcl_run(s, r, me);
+		rcl_run(s, r, me, NULL);
 		rcl_lock_release(l, me);
 		return true;
 	}
@@ -55,7 +55,7 @@ bool rcl_run_own(struct rcl_server *s, struct rcl_req *r, struct rcl_lock *l)
 		rcl_lock_release(l, me);
 		return false;
 	}
-	rcl_run(s, r, me);
+	rcl_run(s, r, me, NULL);
 	rcl_lock_release(l, me);
 	return true;
 }

@@ -334,11 +334,54 @@ void rcl_word_adopt(struct rcl_lock *l)
 	held.v[held.n++] = l;
 }
 
+bool rcl_word_wait_kept(struct rcl_lock *l, uintptr_t me)
+{
+	unsigned int polls = 0;
+	uintptr_t keeper, own;
+	bool got = false;
+
+	if (!atomic_load_explicit(&l->kept, memory_order_relaxed))
+		return false;
+	/* kept is set by the word's owner only, and cleared before it
+	 * lets go: its owner now (or, if it let go meanwhile, the owner
+	 * since, for at most one section) is the keeper */
+	keeper = rcl_w_owner(
+		atomic_load_explicit(&l->holder, memory_order_relaxed));
+	/* Counted in @waiting: the keeper lets go at the end of its sweep
+	 * (servicing.c) and no servicing thread takes the free word while
+	 * we wait. */
+	atomic_fetch_add_explicit(&l->waiting, 1, memory_order_relaxed);
+	for (;;) {
+		if (me && (got = rcl_word_try(l, me, false)))
+			break;
+		own = rcl_w_owner(
+			atomic_load_explicit(&l->holder, memory_order_relaxed));
+		if (own == 0) {
+			if (!me)
+				break;
+			continue; /* free: take it */
+		}
+		/* neither kept nor the keeper letting go (it clears kept
+		 * just before its release): a section holds the word */
+		if (own != keeper &&
+		    !atomic_load_explicit(&l->kept, memory_order_relaxed))
+			break;
+		ll_poll(&polls, RCL_WORD_SPIN); /* the keeper may share our CPU */
+	}
+	atomic_fetch_sub_explicit(&l->waiting, 1, memory_order_relaxed);
+	return got;
+}
+
+bool rcl_word_try_kept(struct rcl_lock *l, uintptr_t me)
+{
+	return rcl_word_try(l, me, false) || rcl_word_wait_kept(l, me);
+}
+
 int rcl_word_trylock(struct rcl_lock *l)
 {
 	if (held_reserve() != 0)
 		return ENOMEM;
-	if (!rcl_word_try(l, rcl_token(), false))
+	if (!rcl_word_try_kept(l, rcl_token()))
 		return EBUSY;
 	held.v[held.n++] = l;
 	return 0;

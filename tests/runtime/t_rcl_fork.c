@@ -190,6 +190,42 @@ START_TEST(fork_with_busy_threads)
 }
 END_TEST
 
+/* The server keeps the word of a lock used only through liblock_exec from
+ * one request to the next (servicing.c): a child forked then must find
+ * the lock free, for every kind of section, as a POSIX mutex that nobody
+ * held at the fork. */
+static int child_after_exec(void)
+{
+	CHILD_CHECK(liblock_trylock(&la) == 0);
+	CHILD_CHECK(liblock_unlock(&la) == 0);
+	CHILD_CHECK(run_sections(10));
+	CHILD_CHECK(liblock_lock(&la) == 0);
+	CHILD_CHECK(liblock_unlock(&la) == 0);
+	return 0;
+}
+
+START_TEST(fork_after_delegated_sections)
+{
+	pid_t pid;
+	int status;
+
+	rt_init_rcl(&la, LIBLOCK_SERVER_DEFAULT);
+	for (int f = 0; f < FORKS; f++) {
+		ck_assert(run_sections(200));
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0)
+			_exit(child_after_exec());
+		status = wait_child(pid, 20);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "child %d status %#x", f, status);
+	}
+	ck_assert(run_sections(10));
+	ck_assert_int_eq(liblock_destroy(&la), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
+}
+END_TEST
+
 static Suite *make(const char *mode)
 {
 	Suite *s = suite_create(mode);
@@ -197,6 +233,7 @@ static Suite *make(const char *mode)
 
 	tcase_set_timeout(tc, TEST_TIMEOUT);
 	tcase_add_test(tc, fork_with_busy_threads);
+	tcase_add_test(tc, fork_after_delegated_sections);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -203,6 +203,52 @@ START_TEST(held_api)
 }
 END_TEST
 
+/* ---- a word kept between delegated sections ---------------------------
+ * The server keeps the word of the lock it served last while nobody else
+ * wants it (servicing.c).  The lock is free all the same: a trylock, a
+ * lock, a delegated try and a destroy right after a delegated section
+ * must each succeed, from this thread and from another one. */
+
+static void *trylock_unlock_other(void *arg)
+{
+	int rc = liblock_trylock(arg);
+
+	if (rc == 0)
+		rc = liblock_unlock(arg);
+	return (void *)(intptr_t)rc;
+}
+
+START_TEST(word_kept_between_sections_is_free)
+{
+	struct tx x = {.n = 0};
+	pthread_t t;
+	void *rc;
+
+	rt_init_rcl(&x.l, LIBLOCK_SERVER_DEFAULT);
+	for (int i = 0; i < 2000; i++) {
+		ck_assert_ptr_eq(liblock_exec(&x.l, count_cs, &x.n), &x.n);
+		ck_assert_int_eq(liblock_trylock(&x.l), 0);
+		x.n++;
+		ck_assert_int_eq(liblock_unlock(&x.l), 0);
+		ck_assert_ptr_eq(liblock_exec(&x.l, count_cs, &x.n), &x.n);
+		ck_assert_int_eq(rcl_tryexec(&x.l, count_cs, &x.n, NULL), 0);
+		ck_assert_ptr_eq(liblock_exec(&x.l, count_cs, &x.n), &x.n);
+		ck_assert_int_eq(liblock_lock(&x.l), 0);
+		ck_assert_int_eq(liblock_unlock(&x.l), 0);
+	}
+	ck_assert_int_eq(x.n, 5 * 2000);
+	for (int i = 0; i < 50; i++) {
+		ck_assert_ptr_eq(liblock_exec(&x.l, count_cs, &x.n), &x.n);
+		rt_start(&t, trylock_unlock_other, &x.l);
+		ck_assert_int_eq(pthread_join(t, &rc), 0);
+		ck_assert_int_eq((int)(intptr_t)rc, 0);
+	}
+	ck_assert_ptr_eq(liblock_exec(&x.l, count_cs, &x.n), &x.n);
+	ck_assert_int_eq(liblock_destroy(&x.l), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
+}
+END_TEST
+
 /* ---- condition waits across the two kinds ------------------------------ */
 
 struct cx {
@@ -702,6 +748,7 @@ Suite *make_suite(const char *mode)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, held_api);
+	tcase_add_test(tc, word_kept_between_sections_is_free);
 	tcase_add_test(tc, cond_across_kinds);
 	tcase_add_test(tc, held_section_blocks_server_serves);
 	tcase_add_test(tc, held_cond_wait_lets_delegated_in);
