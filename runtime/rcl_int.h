@@ -310,6 +310,9 @@ void rcl_word_release_held(struct rcl_lock *l, uintptr_t me) LL_HIDDEN;
 /* liblock_lock/trylock/unlock on an RCL lock (held sections). */
 int rcl_word_lock(struct rcl_lock *l) LL_HIDDEN;
 int rcl_word_trylock(struct rcl_lock *l) LL_HIDDEN;
+/* rcl_word_trylock() that also reports a word kept by a servicing thread
+ * between sections busy, at once (shipping sends the section there). */
+int rcl_word_trylock_now(struct rcl_lock *l) LL_HIDDEN;
 int rcl_word_unlock(struct rcl_lock *l) LL_HIDDEN;
 /* A fork child whose only thread runs a section of @l that a servicing
  * thread of the parent held: make it a held section of this thread. */

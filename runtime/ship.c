@@ -35,7 +35,9 @@
  * synchronous ones stay open.
  *
  * What does not ship, and runs in place on the lock word (word.c):
- *   - a free word: taken at once (an uncontended lock costs one CAS);
+ *   - a free word: taken at once (an uncontended lock costs one CAS); a
+ *     word its server keeps between sections is not free: the section
+ *     ships there, where the lock's data was last used;
  *   - trylock and timed locks (rcl-run polls trylock);
  *   - a lock taken inside a shipped section, or by a servicing thread
  *     (nested): the servicing thread takes it with the client's token,
@@ -209,7 +211,7 @@ int rcl_ship_lock(struct rcl_lock *l)
 
 	if (atomic_load_explicit(&rcl_ship_on, memory_order_relaxed) !=
 		    RCL_SHIP_ALWAYS &&
-	    (rc = rcl_word_trylock(l)) != EBUSY)
+	    (rc = rcl_word_trylock_now(l)) != EBUSY)
 		return rc;
 	if (rcl_shipped || rcl_self) {
 		/* nested: a servicing thread must not post a request of its

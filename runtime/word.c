@@ -377,14 +377,27 @@ bool rcl_word_try_kept(struct rcl_lock *l, uintptr_t me)
 	return rcl_word_try(l, me, false) || rcl_word_wait_kept(l, me);
 }
 
-int rcl_word_trylock(struct rcl_lock *l)
+static int word_trylock(struct rcl_lock *l, bool wait_kept)
 {
+	uintptr_t me = rcl_token();
+
 	if (held_reserve() != 0)
 		return ENOMEM;
-	if (!rcl_word_try_kept(l, rcl_token()))
+	if (!(wait_kept ? rcl_word_try_kept(l, me)
+			: rcl_word_try(l, me, false)))
 		return EBUSY;
 	held.v[held.n++] = l;
 	return 0;
+}
+
+int rcl_word_trylock(struct rcl_lock *l)
+{
+	return word_trylock(l, true);
+}
+
+int rcl_word_trylock_now(struct rcl_lock *l)
+{
+	return word_trylock(l, false);
 }
 
 int rcl_word_unlock(struct rcl_lock *l)
