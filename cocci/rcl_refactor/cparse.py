@@ -286,25 +286,26 @@ class Parser:
         if t.kind == "id":
             if k == "if":
                 j = self._paren(i + 1)
-                then = self.stmt(j, limit)
+                then = self._sub(j, limit)
                 subs = [then]
                 j = then.t1
-                if self.text(j) == "else":
-                    els = self.stmt(j + 1, limit)
+                e = self._past_pp(j, limit)
+                if self.text(e) == "else":
+                    els = self._sub(e + 1, limit)
                     subs.append(els)
                     j = els.t1
                 return self._mk("if", i, j, subs)
             if k in ("while", "switch"):
                 j = self._paren(i + 1)
-                body = self.stmt(j, limit)
+                body = self._sub(j, limit)
                 return self._mk(k, i, body.t1, [body])
             if k == "for":
                 j = self._paren(i + 1)
-                body = self.stmt(j, limit)
+                body = self._sub(j, limit)
                 return self._mk("for", i, body.t1, [body])
             if k == "do":
-                body = self.stmt(i + 1, limit)
-                j = body.t1
+                body = self._sub(i + 1, limit)
+                j = self._past_pp(body.t1, limit)
                 if self.text(j) != "while":
                     self.err(j, "expected 'while' after do body")
                 j = self._paren(j + 1)
@@ -330,6 +331,20 @@ class Parser:
         j = self._macro_stmt(i, limit) or self._until_semi(i, limit)
         kind = "decl" if self.is_decl(i) else "expr"
         return Stmt(kind, i, j)
+
+    def _past_pp(self, i, limit):
+        """The first token at or after @i that is not a directive."""
+        while i < limit and self.toks[i].kind == "pp":
+            i += 1
+        return i
+
+    def _sub(self, i, limit):
+        """The statement that is the body of an if, else, loop or switch
+        at @i.  Directives before it belong to no statement: of
+        `if (a) / #else / if (b) / #endif / { ... }`, the branch not read
+        is gone (lex()), and its #else and #endif stand between the head
+        and the body (opendkim's dkim-cache.c)."""
+        return self.stmt(self._past_pp(i, limit), limit)
 
     def _loop_macro(self, i, limit):
         """`NAME(...) { ... }`: an iterator macro that expands to a loop
