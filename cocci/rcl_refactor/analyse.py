@@ -393,9 +393,9 @@ def _shape_body(fi, f, ident, blk, i, j, fns, is_selected, api, ppenv,
             raise Refused("%s (in the nested section of %s at line %d)" % (
                 e, lock_name(n[2]), n[3]))
     if sec["nested"] and trysh:
-        raise Refused("a trylock section that contains a section of "
-                      "another selected lock (nested sections of trylock "
-                      "sections are not extracted)")
+        raise Refused("contains a section of another selected lock "
+                      "(nested sections of trylock sections are not "
+                      "extracted)")
     for k in range(t0, t1):
         if toks[k].text in fns and k + 1 < t1 and \
                 toks[k + 1].text == "(" and \
