@@ -25,6 +25,16 @@ class Refused(Exception):
     pass
 
 
+class _NestedRefused(Refused):
+    """A refusal whose reason names the nested section already."""
+
+
+def lock_name(ident):
+    """How a reason names the lock of lock expression @ident (`&m` is
+    m)."""
+    return ident[1:] if ident.startswith("&") else ident
+
+
 class Decl:
     """One declarator: name, its declaration text pieces, where it lives."""
 
@@ -361,37 +371,31 @@ def _shape_body(fi, f, ident, blk, i, j, fns, is_selected, api, ppenv,
     for s in stmts:
         if s.kind == "label":
             labels.add(s.name)
+    # Sections of other selected locks nested in this one, at statement
+    # level (lock B; ... unlock B; inside the section, in the same block):
+    # each is extracted on its own and its liblock_exec() call runs inside
+    # this section's extracted function.  [lock stmt, unlock stmt, lock
+    # expression, line, depth] (depth 1: directly in this section).
+    nest = []
+    sec["nested"] = []
     for s in stmts:
         if any(c[0] <= s.t0 < c[1] for c in conts):
             continue
-        o = _op(toks, s, fns)
-        if o and o[1] == ident:
-            ops.add(_call_tok(toks, s))
-            if o[0].role != "unlock":
-                raise Refused("the lock is taken again inside its section")
-            conts.append(_early_exit(fi, s, t0, t1, labels, internal, sec))
-            continue
-        if o and is_selected(o[0], call_of(toks, s)[1], s.t0):
-            raise Refused("contains a section of another selected lock "
-                          "(nested sections are not extracted)")
-        if o:
-            ops.add(_call_tok(toks, s))
-            _other_lock_op(others, o, fi.src.line_of(toks[s.t0].start))
-        if s.kind == "return":
-            raise Refused("returns with the lock held")
-        if s.kind == "goto" and s.name not in labels:
-            raise Refused("jumps out of the section with the lock held "
-                          "(goto %s)" % s.name if s.name != "*" else
-                          "computed goto in the section")
-        if s.kind in ("break", "continue") and \
-                not jump_target_inside(s, t0, t1):
-            raise Refused("%s leaves the section with the lock held" %
-                          s.kind)
-        if s.kind == "case" and not any(
-                a.kind == "switch" and inside(a, t0, t1)
-                for a in ancestors(s)):
-            raise Refused("a case label of an outer switch is inside the "
-                          "section (jump into the section)")
+        within = [n for n in nest if n[0].t0 <= s.t0 < n[1].t1]
+        try:
+            _section_stmt(fi, s, sec, ident, fns, is_selected, t0, t1,
+                          labels, internal, conts, others, ops, nest,
+                          within)
+        except Refused as e:
+            if not within or isinstance(e, _NestedRefused):
+                raise
+            n = within[-1]
+            raise Refused("%s (in the nested section of %s at line %d)" % (
+                e, lock_name(n[2]), n[3]))
+    if sec["nested"] and trysh:
+        raise Refused("contains a section of another selected lock "
+                      "(nested sections of trylock sections are not "
+                      "extracted)")
     for k in range(t0, t1):
         if toks[k].text in fns and k + 1 < t1 and \
                 toks[k + 1].text == "(" and \
@@ -413,6 +417,86 @@ def _shape_body(fi, f, ident, blk, i, j, fns, is_selected, api, ppenv,
                 s.name, fi.src.line_of(toks[s.t0].start)))
     _scan_tokens(fi, sec, ident, api)
     return sec
+
+
+def _section_stmt(fi, s, sec, ident, fns, is_selected, t0, t1, labels,
+                  internal, conts, others, ops, nest, within):
+    """The checks of _shape_body() on statement @s of the section; @nest:
+    the nested sections of other selected locks found so far, @within:
+    those that contain @s."""
+    toks = fi.src.toks
+    o = _op(toks, s, fns)
+    if o and o[1] == ident:
+        ops.add(_call_tok(toks, s))
+        if o[0].role != "unlock":
+            raise Refused("the lock is taken again inside its section")
+        if within:
+            raise Refused("releases the lock inside a nested section")
+        conts.append(_early_exit(fi, s, t0, t1, labels, internal, sec))
+        return
+    if o and is_selected(o[0], call_of(toks, s)[1], s.t0):
+        if any(n[1] is s for n in within):
+            ops.add(_call_tok(toks, s))  # the end of a nested section
+            return
+        if o[0].role == "unlock" and any(n[2] == o[1] for n in within):
+            n = [n for n in within if n[2] == o[1]][-1]
+            raise _NestedRefused(
+                "the nested section of %s at line %d unlocks it early at "
+                "line %d (nested sections with early exits are not "
+                "extracted)" % (lock_name(n[2]), n[3],
+                                fi.src.line_of(toks[s.t0].start)))
+        n = _nested(fi, s, o, fns, t1, nest, within)
+        if n is None:
+            raise Refused("contains a section of another selected lock "
+                          "(only sections nested at statement level, "
+                          "lock and unlock in the same block, are "
+                          "extracted)")
+        ops.add(_call_tok(toks, s))
+        nest.append(n)
+        if not within:
+            sec["nested"].append(n)
+        return
+    if o:
+        ops.add(_call_tok(toks, s))
+        _other_lock_op(others, o, fi.src.line_of(toks[s.t0].start))
+    if s.kind == "return":
+        raise Refused("returns with the lock held")
+    if s.kind == "goto" and s.name not in labels:
+        raise Refused("jumps out of the section with the lock held "
+                      "(goto %s)" % s.name if s.name != "*" else
+                      "computed goto in the section")
+    if s.kind in ("break", "continue") and \
+            not jump_target_inside(s, t0, t1):
+        raise Refused("%s leaves the section with the lock held" %
+                      s.kind)
+    if s.kind == "case" and not any(
+            a.kind == "switch" and inside(a, t0, t1)
+            for a in ancestors(s)):
+        raise Refused("a case label of an outer switch is inside the "
+                      "section (jump into the section)")
+
+
+def _nested(fi, s, o, fns, t1, nest, within):
+    """[lock stmt, unlock stmt, lock expression, line, depth] when the
+    lock statement @s (of the selected lock @o) starts a section nested
+    at statement level in the section that ends before token @t1 (and in
+    the nested sections @within): its unlock follows in the same block,
+    inside them.  Else None (hand-over-hand: lock A; lock B; unlock A;
+    ...; unlock B is not nesting)."""
+    toks = fi.src.toks
+    lf, name = o
+    blk = s.parent
+    if lf.role != "lock" or name is None or blk is None or \
+            blk.kind != "block" or any(n[2] == name for n in within):
+        return None
+    end = within[-1][1].t0 if within else t1
+    j = _unlock_at(toks, blk, blk.subs.index(s) + 1, name, fns)
+    if j is None or blk.subs[j].t1 > end:
+        return None
+    u = blk.subs[j]
+    if call_of(toks, u) is None:
+        return None
+    return [s, u, name, fi.src.line_of(toks[s.t0].start), len(within) + 1]
 
 
 def _call_tok(toks, s):

@@ -125,16 +125,19 @@ class _Plan:
                                               errno)
 
 
-def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
+def generate(fi, sec, vars_, names, small_edits, exec_text, lockname,
+             nested=()):
     """Return (text placed before the function, caller replacement text,
-    caller replacement range (start, end) in bytes)."""
+    caller replacement range (start, end) in bytes).  @nested: the
+    (start, end, replacement) of the sections of other locks nested in
+    this one, already extracted: their calls go in its function."""
     toks, text = fi.src.toks, fi.src.text
     blk = sec["block"]
     lock_s, unlock_s = blk.subs[sec["i"]], blk.subs[sec["j"]]
     ind = line_indent(text, toks[lock_s.t0].start)
     plan = _Plan(vars_, sec["exit_vars"], sec.get("hidden", ()),
                  (sec["t0"], sec["t1"]), sec.get("errno", False))
-    body = _body(fi, sec, plan, small_edits, ind)
+    body = _body(fi, sec, plan, small_edits, ind, nested)
     before = _function(fi, sec, plan, names, body, lockname)
     repl = _call(fi, sec, plan, names, small_edits, exec_text, ind)
     # Follow the file's indentation: tabs, or spaces as in memcached.
@@ -144,12 +147,15 @@ def generate(fi, sec, vars_, names, small_edits, exec_text, lockname):
     return before, repl, (toks[lock_s.t0].start, toks[unlock_s.t1 - 1].end)
 
 
-def _body(fi, sec, plan, small_edits, ind):
+def _body(fi, sec, plan, small_edits, ind, nested=()):
     """The section's text for the extracted function: by-pointer locals
     dereferenced, early exits turned into exit numbers, hoisted
-    declarations turned into assignments."""
+    declarations turned into assignments, nested sections replaced by
+    their calls."""
     toks, text = fi.src.toks, fi.src.text
     occ_edits, exit_edits = [], []
+    for a, b, repl in nested:
+        exit_edits.append((a, b, _nested_call(repl, plan.byptr)))
     for k in range(sec["t0"], sec["t1"]):
         t = toks[k]
         if t.kind == "id" and t.text in plan.byptr and \
@@ -176,6 +182,22 @@ def _body(fi, sec, plan, small_edits, ind):
     a, b = toks[sec["t0"]].start, toks[sec["t1"] - 1].end
     return reindent(line_indent(text, a) + render(text, a, b, edits), ind,
                     "\t")
+
+
+def _nested_call(repl, byptr):
+    """The call of a nested section (@repl, written for the caller) as
+    the outer section's function writes it: its context variable renamed
+    (the outer one's is rcl_ctx), and the locals that reach the outer
+    function by pointer (@byptr) dereferenced."""
+    parts = re.split(r"(/\*.*?\*/)", repl, flags=re.S)
+    for i in range(0, len(parts), 2):
+        p = re.sub(r"(?<![.\w])(?<!->)\brcl_ctx\b", "rcl_nested_ctx",
+                   parts[i])
+        for name in byptr:
+            p = re.sub(r"(?<![.\w])(?<!->)\b%s\b" % re.escape(name),
+                       "(*%s)" % name, p)
+        parts[i] = p
+    return "".join(parts)
 
 
 def _hoist_edit(fi, d, plan, small_edits):

@@ -231,13 +231,102 @@ def analyse_all(prog, selection):
             key.refuse("no declaration of a pthread_mutex_t named '%s' "
                        "was found (add -I for its header)" % name.lstrip("."))
         for sec in key.sections:
-            if sec.reason:
+            if sec.reason or getattr(sec, "analysed", False):
                 continue
             _analyse(prog, sec, selection)
 
 
+def _section_at(prog, f, k):
+    """The Section of a mutex whose lock call is at token @k of @f."""
+    if getattr(prog, "sec_at", None) is None:
+        prog.sec_at = {}
+        for (kind, _), key in prog.keys.items():
+            for s in key.sections if kind == "mutex" else ():
+                prog.sec_at[(s.fileobj.path, s.tok)] = s
+    return prog.sec_at.get((f.path, k))
+
+
+def _inner_sections(prog, sec, selection):
+    """The sections of other selected locks nested in @sec (found by
+    analyse.shape()), analysed first: [(Section, nest entry)].  Refused
+    when one of them is not extracted itself (its lock calls would run
+    on the server thread) or has early exits."""
+    toks = sec.fi.src.toks
+    out = []
+    for n in sec.shape["nested"]:
+        lock_s, _, name, line, _ = n
+        inner = _section_at(prog, sec.fileobj,
+                            analyse._call_tok(toks, lock_s))
+        if inner is None or inner is sec:
+            raise analyse.Refused("contains a section of %s at line %d "
+                                  "that is not a section of its own" % (
+                                      analyse.lock_name(name), line))
+        if not getattr(inner, "analysed", False) and not inner.reason:
+            _analyse(prog, inner, selection)
+        if inner.reason:
+            raise analyse.Refused("contains a section of %s at line %d, "
+                                  "which is not extracted: %s" % (
+                                      analyse.lock_name(name), line,
+                                      inner.reason))
+        if inner.shape["exits"] or inner.shape.get("try"):
+            raise analyse.Refused("contains a section of %s at line %d "
+                                  "with early exits (nested sections with "
+                                  "early exits are not extracted)" % (
+                                      analyse.lock_name(name), line))
+        inner.outer = sec
+        out.append((inner, n))
+    return out
+
+
+def _nested_occ(sec, occ):
+    """@occ without the occurrences, inside the sections nested in
+    @sec, of the locals that do not travel to or from them (the nested
+    section's own: its extracted function declares them).  On the nested
+    section's lock and unlock calls, only the locals written there (in
+    the lock expression) stay: a scoped lock macro's own loop variables
+    are gone with the macro."""
+    toks = sec.fi.src.toks
+    for inner, (lock_s, unlock_s, _, _, _) in sec.inner:
+        a, b = inner.shape["t0"], inner.shape["t1"]
+        travel = {d.name for d, _, i, o in inner.vars if i or o}
+
+        def keep(n, k):
+            if a <= k < b:
+                return n in travel
+            if lock_s.t0 <= k < unlock_s.t1:
+                return toks[k].text == n
+            return True
+        occ = [(n, k) for n, k in occ if keep(n, k)]
+    return occ
+
+
+def _nested_checks(sec):
+    """Refuse what the extraction of the nested sections in @sec cannot
+    carry: a local declared in one of them that this section must declare
+    in its caller (used after it), or one declared there under the name
+    of a local that travels with this section."""
+    names = {d.name for d, _, _, _ in sec.vars}
+    for inner, n in sec.inner:
+        lock_s, unlock_s, name, line, _ = n
+        for d, _, _, _ in sec.vars:
+            h = getattr(d, "hoist", None)
+            if h is not None and lock_s.t0 <= h.t0 < unlock_s.t1:
+                raise analyse.Refused(
+                    "'%s' is declared in the nested section of %s at line "
+                    "%d and used after this section" % (
+                        d.name, analyse.lock_name(name), line))
+        for d, _, _, _ in inner.vars:
+            if getattr(d, "hoist", None) is not None and d.name in names:
+                raise analyse.Refused(
+                    "'%s' is declared in the nested section of %s at line "
+                    "%d and names a local of this section too" % (
+                        d.name, analyse.lock_name(name), line))
+
+
 def _analyse(prog, sec, selection):
     fi, f = sec.fi, sec.fileobj
+    sec.analysed = True
+    sec.inner = []
 
     def is_sel(lf, args, k):
         """Whether the lock @lf(@args) at token @k may be a selected one."""
@@ -247,6 +336,7 @@ def _analyse(prog, sec, selection):
         trysh = getattr(sec, "try_shape", None)
         sec.shape = analyse.shape(fi, sec.stmt, prog.fns, is_sel, prog.api,
                                   prog.ppenv, trysh)
+        sec.inner = _inner_sections(prog, sec, selection)
         safety.check(fi, sec.shape, _call_args(fi.src.toks, sec.tok)
                      if trysh else analyse.call_of(fi.src.toks,
                                                    sec.stmt)[1])
@@ -306,7 +396,10 @@ def _analyse(prog, sec, selection):
             n for k in range(fi.bo, lock_t0) if toks[k].kind == "id" and
             toks[k].text in prog.macros
             for n in _macro_names(prog, {}, toks[k].text)}
+        if sec.inner:
+            occ = _nested_occ(sec, occ)
         sec.vars = analyse.variables(fi, sec.shape, occ)
+        _nested_checks(sec)
         # Inputs read only as macro arguments (memcached's dtrace probes,
         # empty without dtrace) would be unused in the extracted function.
         sec.shape["macro_args_only"] = {
@@ -577,6 +670,7 @@ def decide(prog):
                 changed = True
         if macrobody.decide(prog, lambda n: converted(prog, "mutex", n)):
             changed = True
+    _nested_decide(prog)
     for (kind, name), key in prog.keys.items():
         if kind != "mutex":
             continue
@@ -593,6 +687,38 @@ def decide(prog):
                 prog.report.hold(sec.file, sec.line, sec.reason)
             else:
                 prog.report.transformed += 1
+
+
+def _nested_decide(prog):
+    """A section that contains a section of another lock is extracted
+    only when that one is extracted too (its liblock_exec() call then
+    runs in the outer section's function); otherwise the inner section's
+    lock calls would run on the server thread: the outer one is held."""
+    changed = True
+    while changed:
+        changed = False
+        for (kind, _), key in prog.keys.items():
+            if kind != "mutex" or key.why:
+                continue
+            for sec in key.sections:
+                if sec.reason:
+                    continue
+                for inner, n in getattr(sec, "inner", ()):
+                    ik = prog.keys.get(("mutex", inner.key))
+                    if ik is None:
+                        why = "stays POSIX"
+                    elif ik.why:
+                        why = "stays POSIX: %s" % ik.why
+                    elif inner.reason:
+                        why = "is held: %s" % inner.reason
+                    else:
+                        why = None
+                    if why:
+                        sec.reason = "contains a section of %s at line " \
+                            "%d, which %s" % (analyse.lock_name(n[2]), n[3],
+                                              why)
+                        changed = True
+                        break
 
 
 def delegated(sec):
@@ -931,59 +1057,26 @@ def wrappers(prog):
 
 
 def sections(prog, helpers):
-    """Extract every section of every converted lock."""
+    """Extract every section of every converted lock.  A section that
+    contains sections of other locks (nested) is extracted after them: its
+    function calls theirs through liblock_exec()."""
     used_helpers = {}
     counters = {}
+    done = set()
+
+    def emit(name, sec):
+        if id(sec) in done:
+            return
+        done.add(id(sec))
+        for inner, _ in getattr(sec, "inner", ()):
+            emit(inner.key, inner)
+        _emit(prog, helpers, name, sec, counters, used_helpers)
     for (kind, name), key in sorted(prog.keys.items()):
         if kind != "mutex" or key.why:
             continue
         for sec in key.sections:
-            if not delegated(sec):
-                continue
-            f, fi = sec.fileobj, sec.fi
-            n = counters.get((f.path, fi.name), 0) + 1
-            while re.search(r"\brcl_cs_%s_%d\b" % (fi.name, n), f.src.text):
-                n += 1
-            counters[(f.path, fi.name)] = n
-            names = ("rcl_cs_%s_%d" % (fi.name, n),
-                     "rcl_ctx_%s_%d" % (fi.name, n))
-            sec.gen = names[0]
-            lf = sec.lf
-            if sec.shape.get("try"):
-                _try_section(prog, sec, names, name)
-                continue
-            lock_s = sec.shape["block"].subs[sec.shape["i"]]
-            call = analyse.call_of(f.src.toks, lock_s)
-            if lf.wrapper and lf.wrapper.get("param"):
-                # The call site names the lock: liblock_exec() on it, as
-                # for pthread_mutex_lock().  The wrappers themselves stay
-                # for the locks that stay POSIX (they may have no caller
-                # left).
-                _keep_unused(prog, lf)
-                for u in [sec.shape["block"].subs[sec.shape["j"]]] + [
-                        u for u, _ in sec.shape["exits"]]:
-                    uc = analyse.call_of(f.src.toks, u)
-                    _keep_unused(prog, prog.fns.get(uc[0]) if uc else None)
-            if lf.wrapper and not lf.wrapper.get("param"):
-                if not (lf.wrapper["file"] == f.path and
-                        lf.wrapper["end"] <= def_start(f, fi) and
-                        helpers[lf.name][3]):
-                    used_helpers.setdefault(f.path, set()).add(lf.name)
-
-                def exec_text(fn, ctx, lf=lf, args=call[1]):
-                    return "%s_rcl_exec(%s%s%s, %s)" % (
-                        lf.name, ", ".join(args), ", " if args else "",
-                        fn, ctx)
-            else:
-                expr = lf.expr(call[1])
-
-                def exec_text(fn, ctx, expr=expr):
-                    return "liblock_exec(%s, %s, %s)" % (expr, fn, ctx)
-            small = [e for e in f.edits]
-            before, repl, (a, b) = extract.generate(
-                fi, sec.shape, sec.vars, names, small, exec_text, name)
-            f.big.append((a, b, repl))
-            _place_extracted(prog, f, fi, sec, before)
+            if delegated(sec):
+                emit(name, sec)
     for f in prog.files:
         for (_, (a, b)), dead in getattr(f, "dead", {}).items():
             _drop_declarators(f, a, b, dead)
@@ -1003,6 +1096,62 @@ def sections(prog, helpers):
         for nm in sorted(names):
             proto, hf, static, _, _ = helpers[nm]
             f.protos = getattr(f, "protos", []) + [proto + ";"]
+
+
+def _emit(prog, helpers, name, sec, counters, used_helpers):
+    """Extract the delegated section @sec of lock @name."""
+    f, fi = sec.fileobj, sec.fi
+    n = counters.get((f.path, fi.name), 0) + 1
+    while re.search(r"\brcl_cs_%s_%d\b" % (fi.name, n), f.src.text):
+        n += 1
+    counters[(f.path, fi.name)] = n
+    names = ("rcl_cs_%s_%d" % (fi.name, n),
+             "rcl_ctx_%s_%d" % (fi.name, n))
+    sec.gen = names[0]
+    lf = sec.lf
+    if sec.shape.get("try"):
+        _try_section(prog, sec, names, name)
+        return
+    lock_s = sec.shape["block"].subs[sec.shape["i"]]
+    call = analyse.call_of(f.src.toks, lock_s)
+    if lf.wrapper and lf.wrapper.get("param"):
+        # The call site names the lock: liblock_exec() on it, as
+        # for pthread_mutex_lock().  The wrappers themselves stay
+        # for the locks that stay POSIX (they may have no caller
+        # left).
+        _keep_unused(prog, lf)
+        for u in [sec.shape["block"].subs[sec.shape["j"]]] + [
+                u for u, _ in sec.shape["exits"]]:
+            uc = analyse.call_of(f.src.toks, u)
+            _keep_unused(prog, prog.fns.get(uc[0]) if uc else None)
+    if lf.wrapper and not lf.wrapper.get("param"):
+        if not (lf.wrapper["file"] == f.path and
+                lf.wrapper["end"] <= def_start(f, fi) and
+                helpers[lf.name][3]):
+            used_helpers.setdefault(f.path, set()).add(lf.name)
+
+        def exec_text(fn, ctx, lf=lf, args=call[1]):
+            return "%s_rcl_exec(%s%s%s, %s)" % (
+                lf.name, ", ".join(args), ", " if args else "",
+                fn, ctx)
+    else:
+        expr = lf.expr(call[1])
+
+        def exec_text(fn, ctx, expr=expr):
+            return "liblock_exec(%s, %s, %s)" % (expr, fn, ctx)
+    nested = [inner.nested_edit for inner, _ in getattr(sec, "inner", ())]
+    small = [e for e in f.edits
+             if not any(x[0] <= e[0] < x[1] for x in nested)]
+    before, repl, (a, b) = extract.generate(
+        fi, sec.shape, sec.vars, names, small, exec_text, name, nested)
+    outer = getattr(sec, "outer", None)
+    if outer is not None and delegated(outer) and \
+            converted(prog, "mutex", outer.key):
+        # Its call goes in the outer section's function, not the caller.
+        sec.nested_edit = (a, b, repl)
+    else:
+        f.big.append((a, b, repl))
+    _place_extracted(prog, f, fi, sec, before)
 
 
 def _place_extracted(prog, f, fi, sec, before):

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* A section of one lock nested in the section of another. */
-/* expect: held nested */
+/* A section of one lock nested in the section of another: both are
+   extracted, the outer one's function calls the inner one's. */
 /* expect: transformed */
 #include <pthread.h>
 #include <stdio.h>

@@ -8,8 +8,7 @@
    that alias to the lock, to the condition wait in a loop and to the
    unlock.  The alias stands for its pointee: the window lock converts,
    the consumer's section is delegated with its wait, and the producer's
-   nested section is held in the main mutex's. */
-/* expect: held contains a section of another selected lock */
+   nested section is extracted and called from the main mutex's. */
 /* expect: transformed */
 #include <pthread.h>
 #include <stdio.h>

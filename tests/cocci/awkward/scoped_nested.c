@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* SYNCHRONIZED(m) blocks nested: a transfer takes the bank's lock, then
    each account's inside it (lock order bank, then account).  The inner
-   blocks are sections of their own; the outer one contains them. */
-/* expect: held contains a section of another selected lock */
+   blocks are sections of their own; the outer one contains them: each
+   is extracted, the outer one's function calls the inner ones'. */
+/* expect: transformed */
 #include <pthread.h>
 #include <stdio.h>
 
