@@ -84,6 +84,9 @@ class ApiCall:
         # MHD_mutex_init_(m) is (! (pthread_mutex_init ((m), NULL)))):
         # pthread_mutex_init only, whose call site is rebuilt whole.
         self.wrap = None
+        # A function whose condition is a structure's field (see
+        # find._in_place): its call sites stay, its body calls liblock.
+        self.in_place = None
 
     @property
     def identity(self):
@@ -324,7 +327,7 @@ def _split_text_args(text):
             for a, b in cparse.split_args(toks, 0, len(toks) - 1)]
 
 
-def find_wrappers(src, fns, api=None):
+def find_wrappers(src, fns, api=None, sole=None):
     """Trivial wrapper functions: a body that only locks/unlocks/trylocks a
     mutex derived from the parameters, e.g. memcached's
     void item_lock(uint32_t hv) { mutex_lock(&item_locks[hv & mask]); }
@@ -335,7 +338,11 @@ def find_wrappers(src, fns, api=None):
     init/destroy/condition function on their parameters are added to it
     (mythread_mutex_init(mythread_mutex *mutex)).  Returns whether
     anything was added (a wrapper of a wrapper defined before it is found
-    by calling again)."""
+    by calling again).  @sole(name, line) gives where the compiler sees
+    the one call of a body that otherwise only declares, asserts and
+    checks (frontend.Program.sole_call): Tor's tor_mutex_acquire()
+    declares its result, asserts on its argument and ends the process
+    when the call fails, behind macros of its own."""
     toks = src.toks
     added = False
     for name, ni, bo, bc in cparse.find_functions(src):
@@ -343,6 +350,11 @@ def find_wrappers(src, fns, api=None):
             continue
         body = _wrapper_call(toks[bo + 1:bc])
         checked = len(body) != bc - bo - 1
+        if not _call_body(body) and sole is not None:
+            found = _sole_call(src, sole(name, src.line_of(toks[ni].start)),
+                               bo, bc)
+            if found is not None:
+                body, checked = found, True
         if body and body[0].text == "return":
             body = body[1:]
         if len(body) < 4 or body[-1].text != ";" or body[0].kind != "id":
@@ -370,7 +382,9 @@ def find_wrappers(src, fns, api=None):
                                       "inline": any(
                                           t.text in ("inline", "__inline",
                                                      "__inline__")
-                                          for t in toks[j + 1:ni])})
+                                          for t in toks[j + 1:ni]),
+                                      "call": body[0].start,
+                                      "ptypes": _param_types(toks, ni + 1)})
             continue
         if inner.wrapper and not inner.wrapper.get("param"):
             continue
@@ -402,6 +416,32 @@ def find_wrappers(src, fns, api=None):
     return added
 
 
+def _call_body(body):
+    """Whether tokens @body are `[return] NAME(...);`."""
+    if body and body[0].text == "return":
+        body = body[1:]
+    return len(body) >= 4 and body[-1].text == ";" and \
+        body[0].kind == "id" and body[1].text == "(" and \
+        cparse.match(body, 1) == len(body) - 2
+
+
+def _sole_call(src, loc, bo, bc):
+    """The tokens `NAME(...);` of the call the front end found at @loc
+    (frontend.Loc) inside the body from token @bo to @bc, or None when
+    it is not spelled there as a call (a macro's expansion)."""
+    if loc is None or os.path.realpath(src.path) != loc.path:
+        return None
+    k = src.tok_at(src.offset(loc.line, loc.col - 1))
+    toks = src.toks
+    if k is None or not bo < k < bc - 2 or toks[k].kind != "id" or \
+            toks[k + 1].text != "(":
+        return None
+    close = cparse.match(toks, k + 1)
+    if close >= bc:
+        return None
+    return toks[k:close + 1] + [_Semi(toks[close])]
+
+
 # The calls whose failure a wrapper may check and the rewrite drop (they
 # do not fail on an object the program uses correctly); a check on the
 # others (init: memory, the algorithm asked for; timedwait: the time out)
@@ -420,24 +460,77 @@ def _api_wrapper(api, name, callee, names, args, checked, where):
     when @callee is a pthread init/destroy/condition function (or a
     wrapper of one) and the call's arguments are made of the parameters
     and constants only (the call site then says which object it acts on):
-    a converted lock's call site calls liblock instead.  @checked: the
-    body checks the call's result; @where: the definition (file, start,
-    static)."""
+    a converted lock's call site calls liblock instead.  A condition
+    function given a member of a parameter (liblzma's
+    mythread_cond_wait(mythread_cond *cond, ...) waits on &cond->cond)
+    is an in-place wrapper (ApiCall.in_place): its body calls liblock
+    when that field is converted.  @checked: the body checks the call's
+    result; @where: the definition (file, start, static, call, ptypes)."""
     inner = api.get(callee) if api is not None else None
     targs = inner.args(args) if inner else None
     if targs is None:
         return False
-    if checked and inner.target not in _CHECK_DROPPABLE:
+    place = _in_place(inner.target, targs, names)
+    # An in-place wrapper keeps its checks, on liblock's result.
+    if checked and inner.target not in _CHECK_DROPPABLE and place is None:
         CHECKED_API[name] = inner.target
         return False
     for a in targs:
-        for t in cparse.lex(a):
+        ts = cparse.lex(a)
+        for i, t in enumerate(ts):
             if t.kind == "id" and t.text not in names and \
-                    t.text not in ("NULL",):
+                    t.text not in ("NULL",) and not (
+                        place is not None and i and
+                        ts[i - 1].text in ("->", ".")):
                 return False
     api[name] = ApiCall(name, inner.target, names, targs)
     api[name].wrapper = where
+    api[name].in_place = place
     return True
+
+
+def _in_place(target, targs, names):
+    """ApiCall.in_place of a wrapper whose body calls pthread's @target
+    with @targs (made of parameters @names): when @target is a condition
+    function and its condition is a member of a parameter (`&c->cv`: the
+    same structure field whatever the call site passes), {"mutex": the
+    index of the parameter passed as the mutex of a wait, or None (a
+    member too, or no wait)}; None otherwise."""
+    if target not in COND_API or not targs:
+        return None
+    try:
+        ts = cparse.lex(targs[0])
+    except cparse.ParseError:
+        return None
+    if not any(t.text in ("->", ".") for t in ts):
+        return None
+    mutex = None
+    if target in COND_API[:2] and len(targs) > 1:
+        m = canon(targs[1])
+        if m in names:
+            mutex = names.index(m)
+        elif not any(t.text in ("->", ".") for t in cparse.lex(targs[1])):
+            return None
+    return {"mutex": mutex}
+
+
+def _param_types(toks, open_i):
+    """For each parameter of the list opening at token @open_i: (start,
+    end, text) of its one type name when it is `[const] NAME *name` (or
+    without the pointer), else None."""
+    close = cparse.match(toks, open_i)
+    out = []
+    quals = ("const", "volatile", "restrict", "__restrict", "__restrict__")
+    for a, b in cparse.split_args(toks, open_i, close):
+        ids = [k for k in range(a, b) if toks[k].kind == "id" and
+               toks[k].text not in quals]
+        if len(ids) == 2 and all(toks[k].kind == "id" or toks[k].text == "*"
+                                 for k in range(a, b)):
+            t = toks[ids[0]]
+            out.append((t.start, t.end, t.text))
+        else:
+            out.append(None)
+    return out
 
 
 # What a wrapper may do with the pthread call's result besides the call:

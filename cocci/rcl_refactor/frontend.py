@@ -265,6 +265,11 @@ class Function:
     fn_addrs: list = field(default_factory=list)     # [FnAddr]
     lock_calls: list = field(default_factory=list)   # [LockCall]
     frame_uses: list = field(default_factory=list)   # [Call] of FRAME_CALLS
+    # Where the one call is that the body makes besides checks (see
+    # _SoleCall), when it is such a body: a lock wrapper's
+    # pthread_mutex_lock() behind declarations, assertions and a fatal
+    # check of its result.  None otherwise.
+    sole_call: object = None
 
     def contains(self, path, line):
         return path == self.loc.path and \
@@ -840,6 +845,372 @@ def _in_system_header(cur):
             loc.file.name.startswith(("/usr/include/", "/usr/lib/"))
 
 
+# Calls a check of a wrapper's result may make and go on: reporting only
+# (a check whose branch ends the process may call anything first).
+REPORT_CALLS = frozenset((
+    "fprintf", "printf", "fputs", "puts", "perror", "fputc", "putc",
+    "fwrite", "fflush", "vfprintf", "vprintf", "dprintf", "syslog",
+    "vsyslog", "strerror", "strerror_r", "__fprintf_chk", "__printf_chk",
+    "__vfprintf_chk", "__vprintf_chk", "__dprintf_chk", "__syslog_chk",
+    "__vsyslog_chk", "__builtin_expect"))
+# The branch hints of a condition: no call, a hint to the compiler.
+_HINTS = frozenset(("__builtin_expect", "__builtin_expect_with_probability"))
+
+
+class _SoleCall:
+    """The one call a function body makes besides checks, as the
+    compiler sees it after preprocessing: Tor's tor_mutex_acquire()
+
+        int err;
+        raw_assert(m);
+        err = pthread_mutex_lock(&m->mutex);
+        if (PREDICT_UNLIKELY(err)) { log...; abort(); }
+
+    makes pthread_mutex_lock() and checks.  Besides the call (a statement,
+    the initialiser of a local, the value assigned to a local, the
+    condition of a check, or the value returned), the body may only
+    declare locals (without an initialiser that calls or writes),
+    assert or test without side effects (assert() expands to a test
+    whose failing branch ends the process), silence a local ((void)r),
+    check with an `if` whose branches end the process (a no-return or
+    abort() call last, after anything: a report) or only report
+    (REPORT_CALLS), and return nothing, a local (the result) or an
+    integer constant.  find() gives the CALL_EXPR, or None for
+    any other body."""
+
+    def __init__(self, cur, noreturn_keys):
+        self.cur, self.noreturn_keys = cur, noreturn_keys
+        self.call = None
+        self.ok = True
+
+    def find(self):
+        body = [c for c in self.cur.get_children()
+                if c.kind == ci.CursorKind.COMPOUND_STMT]
+        if len(body) != 1:
+            return None
+        stmts = list(body[0].get_children())
+        if not stmts or not self._top(stmts):
+            return None
+        return self.call if self.ok else None
+
+    # -- statements --------------------------------------------------------
+    def _top(self, stmts):
+        """The statements of the body (or of a do { } while (0) in it),
+        where the call is."""
+        K = ci.CursorKind
+        for n, s in enumerate(stmts):
+            k = s.kind
+            if k == K.NULL_STMT:
+                continue
+            if k == K.DECL_STMT:
+                if not all(self._decl(d, True) for d in s.get_children()):
+                    return False
+            elif k == K.IF_STMT:
+                kids = list(s.get_children())
+                if not self._expr(kids[0], True) or \
+                        not all(self._branch(b) for b in kids[1:]):
+                    return False
+            elif k == K.RETURN_STMT:
+                if n != len(stmts) - 1:
+                    return False
+                # nothing, the call's result, or a constant: a wrapper
+                # that returns anything else (a pointer to what the lock
+                # guards) is more than a lock
+                kids = list(s.get_children())
+                r = _strip(kids[0]) if kids else None
+                if r is not None and not (
+                        r.kind == K.INTEGER_LITERAL or
+                        r.kind == K.DECL_REF_EXPR and self._local(r) or
+                        r.kind == K.CALL_EXPR and self._expr(r, True)):
+                    return False
+            elif k == K.DO_STMT:
+                kids = list(s.get_children())
+                if len(kids) != 2 or not _zero(kids[1]) or \
+                        kids[0].kind != K.COMPOUND_STMT or \
+                        not self._top(list(kids[0].get_children())):
+                    return False
+            elif k.is_expression():
+                if not self._expr(s, True):
+                    return False
+            else:
+                return False
+        return self.ok
+
+    def _decl(self, d, top):
+        K = ci.CursorKind
+        if d.kind != K.VAR_DECL:
+            return d.kind in (K.TYPE_REF, K.STRUCT_DECL, K.UNION_DECL,
+                              K.ENUM_DECL)
+        if d.storage_class in (ci.StorageClass.STATIC,
+                               ci.StorageClass.EXTERN):
+            return False
+        if not _has_init(d):
+            return True
+        init = [c for c in d.get_children() if c.kind.is_expression()]
+        return len(init) == 1 and self._expr(init[-1], top)
+
+    def _checks(self, stmts):
+        """Statements that only check (no call but hints)."""
+        K = ci.CursorKind
+        for s in stmts:
+            k = s.kind
+            if k == K.NULL_STMT:
+                continue
+            if k == K.COMPOUND_STMT:
+                if not self._checks(list(s.get_children())):
+                    return False
+            elif k == K.DECL_STMT:
+                if not all(self._decl(d, False) for d in s.get_children()):
+                    return False
+            elif k == K.IF_STMT:
+                kids = list(s.get_children())
+                if not self._expr(kids[0], False) or \
+                        not all(self._branch(b) for b in kids[1:]):
+                    return False
+            elif k == K.DO_STMT:
+                kids = list(s.get_children())
+                if len(kids) != 2 or not _zero(kids[1]) or \
+                        not self._checks([kids[0]]):
+                    return False
+            elif k.is_expression():
+                if not self._expr(s, False):
+                    return False
+            else:
+                return False
+        return True
+
+    def _branch(self, b):
+        """A branch of a check: nothing, checks, a report, or the end of
+        the process."""
+        return self._checks([b]) or self._dies(b) or self._reports(b)
+
+    def _flat(self, s):
+        """The statements of @s, through blocks and do { } while (0)."""
+        K = ci.CursorKind
+        if s.kind == K.COMPOUND_STMT:
+            return [x for c in s.get_children() for x in self._flat(c)]
+        if s.kind == K.DO_STMT:
+            kids = list(s.get_children())
+            if len(kids) == 2 and _zero(kids[1]):
+                return self._flat(kids[0])
+        return [s]
+
+    def _dies(self, b):
+        """Whether branch @b ends the process: its last statement calls
+        a no-return function (abort(), exit(), assert's failure, one
+        declared noreturn); the statements before it are calls or checks
+        (a report), without jumps."""
+        flat = [s for s in self._flat(b) if s.kind != ci.CursorKind.NULL_STMT]
+        if not flat:
+            return False
+        last = _strip(flat[-1])
+        if last.kind != ci.CursorKind.CALL_EXPR or not self._ends(last):
+            return False
+        for s in flat[:-1]:
+            if not s.kind.is_expression() and s.kind not in (
+                    ci.CursorKind.DECL_STMT,):
+                return False
+            if any(x.kind in (ci.CursorKind.GOTO_STMT,
+                              ci.CursorKind.RETURN_STMT,
+                              ci.CursorKind.BREAK_STMT,
+                              ci.CursorKind.CONTINUE_STMT)
+                   for x in s.walk_preorder()):
+                return False
+        return True
+
+    def _reports(self, b):
+        """Whether branch @b only reports: calls of REPORT_CALLS with
+        arguments that do not write."""
+        flat = [s for s in self._flat(b) if s.kind != ci.CursorKind.NULL_STMT]
+        if not flat:
+            return False
+        for s in flat:
+            c = _strip(s)
+            if c.kind != ci.CursorKind.CALL_EXPR or \
+                    _callee(c) not in REPORT_CALLS:
+                return False
+            if not all(self._pure(a, REPORT_CALLS)
+                       for a in c.get_arguments()):
+                return False
+        return True
+
+    def _ends(self, call):
+        ref = call.referenced
+        if ref is None or ref.kind != ci.CursorKind.FUNCTION_DECL:
+            return False
+        return ref.spelling in PROCESS_ENDS or \
+            _fn_key(ref) in self.noreturn_keys or _is_noreturn(ref)
+
+    # -- expressions -------------------------------------------------------
+    def _expr(self, e, top):
+        """Expression @e (of the body when @top: it may make the call,
+        once in the whole body, and assign its result to a local)."""
+        K = ci.CursorKind
+        s = _strip(e)
+        if top and s.kind == K.BINARY_OPERATOR:
+            kids = list(s.get_children())
+            lhs = _strip_parens(kids[0])
+            if len(kids) == 2 and lhs.kind == K.DECL_REF_EXPR and \
+                    self._local(lhs) and \
+                    _strip(kids[1]).kind == K.CALL_EXPR:
+                # r = CALL(...), or a test of (r = CALL(...))
+                return self._the_call(_strip(kids[1]))
+        if top and s.kind == K.CALL_EXPR and _callee(s) not in _HINTS:
+            return self._the_call(s)
+        if top and not self._pure(s, ()):
+            # a test of the call's result: CALL(...) != 0,
+            # __builtin_expect(!!(CALL(...)), 0), !(r = CALL(...))
+            calls = _calls(s)
+            if len(calls) == 1:
+                inner = calls[0]
+                return self._pure(s, (), skip=inner, top=True) and \
+                    self._the_call(inner)
+        return self._pure(s, ())
+
+    def _the_call(self, call):
+        if self.call is not None:
+            self.ok = False
+            return False
+        if not all(self._pure(a, ()) for a in call.get_arguments()):
+            return False
+        self.call = call
+        return True
+
+    def _local(self, ref):
+        d = ref.referenced
+        return d is not None and d.kind == ci.CursorKind.VAR_DECL and \
+            d.semantic_parent == self.cur and \
+            d.storage_class not in (ci.StorageClass.STATIC,
+                                    ci.StorageClass.EXTERN)
+
+    def _pure(self, e, calls_ok, skip=None, top=False):
+        """Whether @e has no side effect: no call but hints and @calls_ok
+        (the subtree @skip aside: the call, whose result may be assigned
+        to a local when @top), no assignment, increment or decrement
+        (an operand the compiler does not convert to its value is
+        written, or its address taken), statement expressions of checks
+        only (assert())."""
+        K = ci.CursorKind
+        todo = [e]
+        while todo:
+            c = todo.pop()
+            if skip is not None and c == skip:
+                continue
+            k = c.kind
+            kids = list(c.get_children())
+            if k == K.CALL_EXPR:
+                if _callee(c) not in _HINTS and _callee(c) not in calls_ok:
+                    return False
+                todo.extend(kids[1:])
+                continue
+            if k == K.COMPOUND_ASSIGNMENT_OPERATOR:
+                return False
+            if k == K.BINARY_OPERATOR and kids and \
+                    _written(_strip_parens(kids[0])):
+                lhs = _strip_parens(kids[0])
+                if top and skip is not None and len(kids) == 2 and \
+                        lhs.kind == K.DECL_REF_EXPR and self._local(lhs) \
+                        and _strip(kids[1]) == skip:
+                    continue  # (r = CALL(...)) in a test
+                return False  # x = ..., or x, ... (as good as one)
+            if k == K.UNARY_OPERATOR and kids and \
+                    _written(_strip_parens(kids[0])):
+                pt = c.type.get_canonical()
+                if not (pt.kind == ci.TypeKind.POINTER and
+                        _canon(pt.get_pointee()) == _canon(kids[0].type)):
+                    return False  # ++, -- (not &x)
+            if k.name == "StmtExpr":
+                if not self._checks(kids):
+                    return False
+                continue
+            todo.extend(kids)
+        return True
+
+
+def _calls(e):
+    """The calls of expression @e but hints, outside statement
+    expressions."""
+    K = ci.CursorKind
+    out, todo = [], [e]
+    while todo:
+        c = todo.pop()
+        if c.kind.name == "StmtExpr":
+            continue
+        if c.kind == K.CALL_EXPR and _callee(c) not in _HINTS:
+            out.append(c)
+        todo.extend(c.get_children())
+    return out
+
+
+def _strip(c):
+    """@c under implicit conversions and parentheses."""
+    K = ci.CursorKind
+    while c.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+        kids = list(c.get_children())
+        if len(kids) != 1:
+            break
+        c = kids[0]
+    return c
+
+
+def _strip_parens(c):
+    while c.kind == ci.CursorKind.PAREN_EXPR:
+        kids = list(c.get_children())
+        if len(kids) != 1:
+            break
+        c = kids[0]
+    return c
+
+
+def _written(c):
+    """Whether operand @c is an object the operator may write (or take
+    the address of): an lvalue the compiler did not convert to its value
+    (x, s.f, a[i], *p); a value read is under an implicit conversion."""
+    K = ci.CursorKind
+    if c.kind in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR,
+                  K.ARRAY_SUBSCRIPT_EXPR):
+        ref = c.referenced if c.kind != K.ARRAY_SUBSCRIPT_EXPR else None
+        # a function's name or an enumerator is no object
+        return ref is None or ref.kind not in (K.FUNCTION_DECL,
+                                               K.ENUM_CONSTANT_DECL)
+    if c.kind != K.UNARY_OPERATOR:
+        return False
+    kids = list(c.get_children())
+    if not kids:
+        return False
+    kt = kids[0].type.get_canonical()
+    return kt.kind == ci.TypeKind.POINTER and \
+        _canon(kt.get_pointee()) == _canon(c.type)
+
+
+def _callee(call):
+    ref = call.referenced
+    return ref.spelling if ref is not None else None
+
+
+def _zero(e):
+    """Whether @e is the constant 0 (of do { } while (0))."""
+    lib = ci.conf.lib
+    ev = lib.clang_Cursor_Evaluate
+    ev.argtypes = [ci.Cursor]
+    ev.restype = ctypes.c_void_p
+    res = ev(_strip(e))
+    if not res:
+        return False
+    try:
+        kind = lib.clang_EvalResult_getKind
+        kind.argtypes = [ctypes.c_void_p]
+        kind.restype = ctypes.c_int
+        as_int = lib.clang_EvalResult_getAsLongLong
+        as_int.argtypes = [ctypes.c_void_p]
+        as_int.restype = ctypes.c_longlong
+        return kind(res) == 1 and as_int(res) == 0  # CXEval_Int
+    finally:
+        dispose = lib.clang_EvalResult_dispose
+        dispose.argtypes = [ctypes.c_void_p]
+        dispose(res)
+
+
 class _Walker:
     def __init__(self, unit):
         self.unit = unit
@@ -1072,6 +1443,11 @@ class _Walker:
                       key in self.noreturn_keys or _is_noreturn(cur))
         self._locals(cur, fn)
         self._fn_refs(cur, fn)
+        call = _SoleCall(cur, self.noreturn_keys).find()
+        # where its name is spelled: in the file for a call written as a
+        # macro's argument (LIKELY(e = pthread_mutex_lock(m))), else the
+        # macro's name
+        fn.sole_call = _spelling_loc(call) if call is not None else None
         for ch in cur.walk_preorder():
             k = ch.kind
             if k == K.CALL_EXPR:
@@ -1227,6 +1603,21 @@ class Program:
             if rp in u.files:
                 out |= u.member_kinds(rp, line, col, fieldname)
         return out
+
+    def sole_call(self, path, line, name):
+        """Function.sole_call of the definition of @name whose name is on
+        @line of @path, when every unit that compiles it agrees (a header
+        read with other macros by another unit may differ); else None."""
+        rp = os.path.realpath(path)
+        seen = set()
+        for u in self.units:
+            if rp not in u.files:
+                continue
+            for fn in u.functions.values():
+                if fn.name == name and fn.loc.path == rp and \
+                        fn.loc.line == line:
+                    seen.add(fn.sole_call)
+        return seen.pop() if len(seen) == 1 else None
 
     def callees(self, fn):
         return [self.defs[c.key] for c in fn.calls if c.key in self.defs]

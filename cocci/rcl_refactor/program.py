@@ -224,7 +224,11 @@ class Program:
         self.types = find.type_aliases(given, found)
         # Wrappers of wrappers (table_lock(t) calls xlock(&t->mu), which
         # calls pthread with its parameter), whatever their order.
-        while any([find.find_wrappers(f.src, fns, self.api)
+        def sole(f):
+            if fe is None:
+                return None
+            return lambda name, line: fe.sole_call(f.path, line, name)
+        while any([find.find_wrappers(f.src, fns, self.api, sole(f))
                    for f in self.files]):
             pass
         find.add_macros(fns, macros)
@@ -465,6 +469,7 @@ class Program:
         self.handles = h
         for f in self.files:
             self._scan_calls(f)
+        self._in_place_unseen()
         macrobody.expansions(self)
         for f in self.files:
             self._value_copies(f)
@@ -600,10 +605,20 @@ class Program:
                 elif names:
                     self.key(names[0]).calls[lf.role].append((f, k))
             api = self.api.get(t.text)
-            if api and self._in_wrapper(f, k):
+            home = self._in_place_at(f, k) if api else None
+            if api and self._in_wrapper(f, k) and home is None:
                 continue  # mythread_mutex_init()'s own pthread call
-            args = api.args(_args(toks, k + 1, cparse.match(toks, k + 1))) \
+            call_args = _args(toks, k + 1, cparse.match(toks, k + 1)) \
                 if api else None
+            args = api.args(call_args) if api else None
+            if args and api.in_place is not None:
+                self._in_place_call(f, k, api, call_args, home)
+                continue
+            if args and home is not None and len(args) > 1 and \
+                    self._home_mutex(home, args[1]):
+                # the body of an in-place wrapper: its callers say which
+                # mutex it waits with
+                args = args[:1]
             if args:
                 self._api_call(f, k, api.target, args)
             if args and not api.identity and api.target in \
@@ -619,6 +634,113 @@ class Program:
                     # Its mutex would reach the pthread wait unconverted.
                     self._refuse_all(self.lock_keys(args[1], f, k)[0],
                                      "mutex", "waits through " + why)
+
+    def _in_place_at(self, f, k):
+        """The in-place condition wrapper (find._in_place) whose body
+        holds token @k of @f, or None."""
+        off = f.src.toks[k].start
+        for api in self.api.values():
+            w = api.wrapper
+            if api.in_place is not None and w and w["file"] == f.path and \
+                    w["start"] <= off < w["end"]:
+                return api
+        return None
+
+    def _home_mutex(self, home, expr):
+        """Whether @expr is the parameter in-place wrapper @home passes as
+        the mutex of its wait."""
+        i = home.in_place["mutex"]
+        return i is not None and find.canon(expr) == home.params[i]
+
+    def in_place_cond(self, api):
+        """(keys, why) of the condition field in-place wrapper @api acts
+        on, read in its own body (as lock_keys()), and why its mutex
+        parameter cannot be given liblock's type (None when it can)."""
+        memo = api.in_place.get("keys")
+        if memo is not None:
+            return memo
+        w = api.wrapper
+        f = next((x for x in self.files if x.path == w["file"]), None)
+        k = f.src.tok_at(w["call"]) if f is not None else None
+        if k is None:
+            memo = ([], "its body is not in the files read")
+        else:
+            memo = self.lock_keys(api.bodies[0], f, k, "cond")
+        i = api.in_place["mutex"]
+        pt = w["ptypes"][i] if i is not None and \
+            i < len(w["ptypes"]) else None
+        if i is not None and not memo[1] and (
+                pt is None or pt[2] != "void" and
+                self.types.get(pt[2]) != "mutex"):
+            memo = (memo[0], "the mutex parameter of %s() is not declared "
+                    "as a pointer to a mutex type (its type cannot be "
+                    "changed to liblock_lock_t)" % api.name)
+        api.in_place["keys"] = memo
+        return memo
+
+    def _in_place_unseen(self):
+        """An in-place wrapper must be called only where this run reads
+        its mutex argument: the compiler's calls of it in a macro's
+        expansion, in a file not rewritten, or through its address
+        (taken anywhere in the program) could pass a mutex that stays
+        POSIX to the body that now calls liblock.  Its condition field
+        then stays POSIX."""
+        fe = getattr(self, "frontend", None)
+        if fe is None:
+            return
+        for api in self.api.values():
+            if api.in_place is None:
+                continue
+            seen = api.in_place.get("sites", set())
+            where = None
+            for u in fe.units:
+                for fn in u.functions.values():
+                    for c in fn.calls:
+                        if c.callee == api.name and \
+                                (c.loc.path, c.loc.line) not in seen:
+                            where = where or "called at %s, where the " \
+                                "tool does not read the call (a macro's " \
+                                "expansion, or a file not rewritten)" % \
+                                c.loc
+                    for a in fn.fn_addrs:
+                        if a.callee == api.name:
+                            where = where or "its address is taken at " \
+                                "%s" % a.loc
+                if any(n == api.name for n, _, _ in u.addr_funcs.values()):
+                    where = where or "its address is taken"
+            if where:
+                cks, _ = self.in_place_cond(api)
+                self._refuse_all(cks, "cond", "the condition wrapper %s() "
+                                 "is %s" % (api.name, where))
+
+    def _in_place_call(self, f, k, api, call_args, home):
+        """A call at token @k of @f of in-place wrapper @api (arguments
+        @call_args): the call stays, the wrapper's body calls liblock when
+        the condition field is converted, which every mutex waited with
+        through it must then be too (the wrapper's mutex parameter gets
+        liblock's type).  Inside another in-place wrapper @home, a mutex
+        that is @home's own parameter is named by @home's callers."""
+        cks, why = self.in_place_cond(api)
+        api.in_place.setdefault("sites", set()).add(
+            (os.path.realpath(f.path),
+             scoped.clang_pos(f, f.src.toks[k].start)[0]))
+        i = api.in_place["mutex"]
+        mexpr = call_args[i] if i is not None and i < len(call_args) \
+            else None
+        if mexpr is not None and home is not None and \
+                self._home_mutex(home, mexpr):
+            mexpr = None
+        if why or len(cks) != 1:
+            why = why or "cannot name the condition variable %s() acts on" \
+                % api.name
+            self._refuse_all(cks, "cond", why)
+            if mexpr is not None:
+                self._refuse_all(self.lock_keys(mexpr, f, k)[0], "mutex",
+                                 "waits through %s() at %s:%d: %s" % (
+                                     api.name, f.display, f.line(k), why))
+            return
+        if mexpr is not None and api.target in COND_FNS[:2]:
+            self._scan_wait(f, k, cks, mexpr)
 
     def _member_initialized(self, f, k):
         """The key of the mutex field that PTHREAD_MUTEX_INITIALIZER at

@@ -890,11 +890,34 @@ def small_edits(prog, selection):
         if (t.start, t.end, "liblock_lock_t") not in f.edits:
             f.edits.append((t.start, t.end, "liblock_lock_t"))
             f.needs_include = True
+    _in_place_wrappers(prog)
     for f in prog.files:
         _call_renames(prog, f)
         _held_calls(prog, f)
     macrobody.edits(prog, lambda n: converted(prog, "mutex", n))
     return entries
+
+
+def _in_place_wrappers(prog):
+    """The in-place condition wrappers (find._in_place) of converted
+    condition fields: their pthread call is renamed with the others
+    (_call_renames()), and the parameter they wait with becomes a
+    liblock_lock_t pointer (every mutex waited with through them is
+    converted: Program._in_place_call())."""
+    for api in prog.api.values():
+        if api.in_place is None:
+            continue
+        cks, why = prog.in_place_cond(api)
+        i = api.in_place["mutex"]
+        if why or len(cks) != 1 or not converted(prog, "cond", cks[0]) or \
+                i is None:
+            continue
+        start, end, text = api.wrapper["ptypes"][i]
+        if text == "void":
+            continue
+        f = [x for x in prog.files if x.path == api.wrapper["file"]][0]
+        f.edits.append((start, end, "liblock_lock_t"))
+        f.needs_include = True
 
 
 def _held_calls(prog, f):
@@ -963,6 +986,8 @@ def _call_renames(prog, f):
                 toks[k + 1].text != "(":
             continue
         api = prog.api.get(t.text)
+        if api and api.in_place is not None:
+            continue  # its body calls liblock: _in_place_wrappers()
         if api and api.target != "pthread_mutex_init":
             args = _api_args(prog, toks, k)
             kind = "mutex" if api.target.startswith("pthread_mutex") \

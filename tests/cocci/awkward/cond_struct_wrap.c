@@ -2,9 +2,11 @@
 /* liblzma's mythread.h: the condition type is a structure around the
    pthread_cond_t (with the clock it uses), and the wait wrapper passes
    &cond->cond on, so a call of it cannot be renamed to liblock's.  The
-   mutex it waits with must then stay POSIX too (it was converted, and
-   the wait was given a liblock_lock_t). */
-/* expect: refused changes its arguments */
+   wrapper is rewritten in place instead: its body waits with
+   liblock_cond_wait() on the converted field, its mutex parameter
+   becomes a liblock_lock_t pointer, and its callers stay as they are
+   (it was refused before: "changes its arguments"). */
+/* expect: transformed */
 #include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
