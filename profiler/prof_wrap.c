@@ -211,7 +211,9 @@ ALWAYS_INLINE void prof_acquired(struct prof_thread *th, struct prof_lock *lk,
 		.site = site,
 		.sampled = th->timing || contended,
 		.contended = contended,
-		.waited = !contended && nwait,
+		/* the stratum of holds_w: blind or timed (a hold re-taken by
+		 * pthread_cond_wait outside the sample has exact blame) */
+		.waited = !contended && nwait && (th->timing || !t_acq),
 		.blind = !t_acq && nwait,
 		.t_call = t_call,
 		.t_acq = t_acq,
