@@ -285,6 +285,12 @@ struct prof_stat {
 	 * their times to hold_u/cs_u, which rcl-prof scales by holds/timed. */
 	uint64_t holds, timed, hold_u, cs_u;
 	uint64_t serial; /* only in the dump's totals: prof_site_serial */
+	/* Blame strata: uncontended holds that found waiters registered on
+	 * the lock at acquisition (holds_w); outside the sample such a hold
+	 * reads no clock and gets no blame ("blind"), so the timed ones
+	 * among them (timed_w) carry their blame (blame_w, also in blame),
+	 * which rcl-prof scales by holds_w/timed_w. */
+	uint64_t holds_w, timed_w, blame_w;
 	uint64_t hist_hold[PROF_HBUCKETS];
 	uint64_t hist_wait[PROF_HBUCKETS];
 };
@@ -297,6 +303,8 @@ struct prof_held {
 	bool sampled;		/* counts in the time sums */
 	bool contended;		/* acquired after waiting */
 	bool lean;		/* untimed, no waiter at t_acq: `seq` valid */
+	bool waited;		/* uncontended, found waiters at t_acq */
+	bool blind;		/* untimed and waited: blame not measured */
 	unsigned seq;		/* the lock's seqlock at t_acq (lean holds) */
 	uint64_t t_call, t_acq; /* 0 when not read (unsampled hold) */
 	uint64_t area, misses;

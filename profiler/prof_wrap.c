@@ -195,16 +195,11 @@ ALWAYS_INLINE void prof_acquired(struct prof_thread *th, struct prof_lock *lk,
 		th->untracked++;
 		return;
 	}
-	/* Outside the sample, but threads wait: the integral must be
-	 * projected to now for this hold's blame, so read the time first
-	 * (relaxed: a hint; the seqlock read below decides). */
-	if (!t_acq && atomic_load_explicit(&lk->nwait, memory_order_relaxed))
-		t_call = t_acq = prof_now();
+	/* Outside the sample (t_acq 0) the integral is not projected: exact
+	 * when no thread waits, and a hold that finds waiters is blind (no
+	 * clock, no blame measured: its stratum's blame is estimated from
+	 * the timed holds that found waiters, "Sampling"). */
 	area = prof_lock_area(lk, t_acq, &nwait);
-	if (!t_acq && nwait) { /* a waiter came after the hint */
-		t_call = t_acq = prof_now();
-		area = prof_lock_area(lk, t_acq, NULL);
-	}
 	if (th->nheld == 0) {
 		th->section_c = contended;
 		th->timing |= contended;
@@ -216,6 +211,10 @@ ALWAYS_INLINE void prof_acquired(struct prof_thread *th, struct prof_lock *lk,
 		.site = site,
 		.sampled = th->timing || contended,
 		.contended = contended,
+		/* the stratum of holds_w: blind or timed (a hold re-taken by
+		 * pthread_cond_wait outside the sample has exact blame) */
+		.waited = !contended && nwait && (th->timing || !t_acq),
+		.blind = !t_acq && nwait,
 		.t_call = t_call,
 		.t_acq = t_acq,
 		.area = area,
@@ -252,13 +251,20 @@ ALWAYS_INLINE void prof_released(struct prof_thread *th, int idx,
 	struct prof_held h = th->held[idx];
 	struct prof_stat *st = &th->stat[h.site];
 	uint64_t hold = t_rel > h.t_acq ? t_rel - h.t_acq : 0;
-	uint64_t blame = area > h.area ? area - h.area : 0;
+	uint64_t blame = area > h.area && !h.blind ? area - h.area : 0;
 
 	for (unsigned i = (unsigned)idx + 1; i < th->nheld; i++)
 		th->held[i - 1] = th->held[i];
 	th->nheld--;
 	if (!h.contended)
 		st->holds++;
+	if (h.waited) {
+		st->holds_w++;
+		if (h.sampled && h.t_acq) {
+			st->timed_w++;
+			st->blame_w += blame;
+		}
+	}
 	if (h.sampled && h.t_acq) {
 		uint64_t cs = t_done > h.t_call ? t_done - h.t_call : 0;
 
@@ -310,11 +316,15 @@ ALWAYS_INLINE void prof_released(struct prof_thread *th, int idx,
  * that finds no waiter records only the lock's seqlock word; at the
  * release, an unchanged word proves that no waiter came (every waiter
  * start and stop bumps it), and the release skips the integral, the
- * clock and the general bookkeeping.  Otherwise both ends take the
- * general path, which reads the clock for the blame. */
+ * clock and the general bookkeeping.  Otherwise the release takes the
+ * general path, which reads the clock for the blame.  An untimed hold
+ * that finds waiters already registered (a preempted holder left a
+ * queue) is blind: neither end reads the clock or the integral, and its
+ * blame is estimated from the timed holds that found waiters (holds_w,
+ * timed_w, blame_w; "Sampling" in docs/PROFILER.md). */
 
 /* Push a lean hold of @lk (at @l, site @site); false when the general path
- * must be taken (a waiter, a recursive hold, a full stack, counters). */
+ * must be taken (a recursive hold, a full stack, counters). */
 ALWAYS_INLINE bool lean_acquired(struct prof_thread *th, struct prof_lock *lk,
 				 const void *l, int site)
 {
@@ -334,7 +344,7 @@ ALWAYS_INLINE bool lean_acquired(struct prof_thread *th, struct prof_lock *lk,
 	/* acquire fence: the loads above complete before the re-check
 	 * (pairs with the writer's release fence) */
 	atomic_thread_fence(memory_order_acquire);
-	if ((s & 1) || n ||
+	if ((s & 1) ||
 	    atomic_load_explicit(&lk->seq, memory_order_relaxed) != s)
 		return false;
 	stat_of(th, site)->acq++;
@@ -350,6 +360,8 @@ ALWAYS_INLINE bool lean_acquired(struct prof_thread *th, struct prof_lock *lk,
 	h->sampled = false;
 	h->contended = false;
 	h->lean = true;
+	/* threads wait: the hold is blind (its blame is estimated) */
+	h->waited = h->blind = n != 0;
 	h->seq = s;
 	h->t_call = h->t_acq = 0;
 	h->area = area;
@@ -373,7 +385,10 @@ ALWAYS_INLINE bool lean_unchanged(const struct prof_held *h)
 /* Close lean hold @idx after the real unlock succeeded. */
 ALWAYS_INLINE void lean_released(struct prof_thread *th, int idx)
 {
-	th->stat[th->held[idx].site].holds++;
+	struct prof_stat *st = &th->stat[th->held[idx].site];
+
+	st->holds++;
+	st->holds_w += th->held[idx].waited;
 	for (unsigned i = (unsigned)idx + 1; i < th->nheld; i++)
 		th->held[i - 1] = th->held[i];
 	if (--th->nheld == 0)
@@ -506,7 +521,9 @@ static int lock_slow(struct prof_thread *th, struct prof_lock *lk, int site,
 
 	th->waiting_on = lk;
 	prof_block(+1);
-	prof_lock_wait_edge(lk, prof_now(), +1);
+	/* the wait starts at t_call: the failed try is part of it, and the
+	 * edge saves a clock read */
+	prof_lock_wait_edge(lk, t_call, +1);
 	rc = real_lock(type, l, h);
 	t = prof_now();
 	prof_block(-1);
@@ -628,30 +645,34 @@ ALWAYS_INLINE int unlock_body(void *l, int type, enum prof_call call,
 		th->held[idx].depth--;
 		return real_unlock(type, l);
 	}
-	if (th->held[idx].lean && lean_unchanged(&th->held[idx])) {
+	if (th->held[idx].lean &&
+	    (th->held[idx].blind || lean_unchanged(&th->held[idx]))) {
 		rc = real_unlock(type, l);
 		if (rc == 0)
 			lean_released(th, idx);
 		return rc;
 	}
-	/* A hold outside the sample that made threads wait needs the
-	 * integral projected to now for its blame: it read the clock at
-	 * acquisition when there were waiters (t_acq), or there are some
-	 * now (relaxed: a hint; the seqlock read below decides). */
+	/* A hold outside the sample that found no waiter but made threads
+	 * wait needs the integral projected to now for its blame: there
+	 * are waiters now (relaxed: a hint; the seqlock read below
+	 * decides).  A blind hold (it found waiters) reads nothing. */
 	t_rel = th->held[idx].sampled || th->held[idx].t_acq ||
-				atomic_load_explicit(&lk->nwait,
-						     memory_order_relaxed)
+				(!th->held[idx].blind &&
+				 atomic_load_explicit(&lk->nwait,
+						      memory_order_relaxed))
 			? prof_now()
 			: 0;
 	area = prof_lock_area(lk, t_rel, &nwait);
-	if (!t_rel && (nwait || area != th->held[idx].area)) {
+	if (!t_rel && !th->held[idx].blind &&
+	    (nwait || area != th->held[idx].area)) {
 		/* outside the sample, and waiters came and went after the
 		 * hint */
 		t_rel = prof_now();
 		area = prof_lock_area(lk, t_rel, &nwait);
 	}
 	misses = prof_misses(th);
-	wake = t_rel && may_wake(l, type, nwait);
+	/* t_done only serves a timed hold's cs */
+	wake = th->held[idx].sampled && may_wake(l, type, nwait);
 	rc = real_unlock(type, l);
 	/* Without a sleeping waiter the release is a single store: t_done =
 	 * t_rel saves a TSC read; with one it is a futex wake-up. */

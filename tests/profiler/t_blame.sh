@@ -5,7 +5,8 @@
 # waiting each hold caused.  rcl-prof must charge that waiting to the two
 # release call sites within 5% + 2 ms, also with --sample 1000000 (no
 # uncontended hold is timed: blame stays exact, because an untimed hold
-# that gets waiters reads the clock at its release).
+# that found no waiter and gets some reads the clock at its release;
+# only holds that find waiters already queued are estimated, t_truth.sh).
 . "${srcdir:-.}/profiler/lib.sh"
 
 for sample in 1 1000000; do

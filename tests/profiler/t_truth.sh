@@ -5,7 +5,8 @@
 # the locks, count instances and acquisitions exactly, and give the
 # verdicts of the default thresholds (15%, 60%).  Then again with
 # --sample 4 (one outermost section in 4 timed, then scaled): counts stay
-# exact, %CS within 3 points + 10%.
+# exact, %CS within 3 points + 10%, and g_heavy's blame (estimated in
+# part) within 15% of its waiting, in both modes.
 . "${srcdir:-.}/profiler/lib.sh"
 
 for sample in 1 4; do
@@ -61,6 +62,18 @@ for l in (private, cold, q):
 expect(heavy["blame_ns"] > 0 and heavy["release_sites"] and
        heavy["release_sites"][0]["function"] == "heavy",
        "g_heavy: blame not charged to heavy()")
+# All of g_heavy's waiting happens while it is held (its holders sleep
+# inside, the next one is already queued), so the blame of its holds is
+# its waiting, which is timed exactly in both modes.  Under --sample a
+# hold that finds waiters queued (the releaser re-locks before the woken
+# waiter runs) is blind outside the sample, and its blame is estimated
+# from the timed ones: that estimate must stay within 15% (the exact
+# blame lands within 1-9% of the waiting on the loaded VM: hand-over
+# gaps).
+hw = heavy["wait_ns"]["total"]
+expect(abs(heavy["blame_ns"] - hw) <= 0.15 * hw,
+       "g_heavy: blame %.1f ms, waiting %.1f ms" % (heavy["blame_ns"] / 1e6,
+                                                   hw / 1e6))
 g = p["global"]
 expect(g["cond_waits"] == t["q_lock"]["waits"], "cond waits %d, truth %d"
        % (g["cond_waits"], t["q_lock"]["waits"]))
