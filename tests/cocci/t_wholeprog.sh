@@ -25,6 +25,9 @@
 #    set and return (rsyslog's DEFiRet, ABORT_FINALIZE, RETiRet) travel in
 #    the context; an error inside a header's #define is blamed on the
 #    section that expands the macro, which alone is held.
+#  - an #if on a function-like macro inside a section is decided as the
+#    compiler does (delegated), and a section in code the build skips is
+#    held with that reason.
 #  - --macro-file definitions win over the file's own.
 #  - bad -p input: one line each, exit 2.
 . "$(dirname "$0")/common.sh"
@@ -229,6 +232,86 @@ grep -q "2 section(s) found, 2 delegated, 0 held, 0 refused" "$TMP/log" ||
 cc_rcl "$TMP/di.new2" "$TMP/dout2/main.c" ||
 	fail "deadinc -p: the result does not build"
 same_output di2 "$TMP/di.want" "$TMP/di.new2"
+
+# ---- #if inside a section decided by the build, and code it skips ----
+# A condition on a function-like macro inside a section (opendkim's
+# DB_VERSION_CHECK(x,y,z)): the tool's own reading cannot evaluate it (it
+# held the section, "give -D or -U"); libclang's skipped ranges decide, as
+# the compiler does, and it is delegated.  A section in a branch the build
+# skips (#ifdef QUERY_CACHE, #undef in config.h) is held with that reason.
+# The file includes its config.h, so libclang reads the same branches with
+# and without -p.
+mkdir -p "$TMP/vg" && cd "$TMP/vg" || exit 1
+cat >config.h <<'EOC'
+#define API_VERSION 3
+/* #undef QUERY_CACHE */
+EOC
+cat >vg.c <<'EOC'
+#include "config.h"
+#include <pthread.h>
+#include <stdio.h>
+#define API_AT_LEAST(v) (API_VERSION >= (v))
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static long total, adds;
+static void add(long v)
+{
+	pthread_mutex_lock(&mu);
+#if API_AT_LEAST(2)
+	total += v;
+#else
+	total -= v;
+#endif
+	adds++;
+	pthread_mutex_unlock(&mu);
+}
+#ifdef QUERY_CACHE
+long cached(void)
+{
+	long v;
+
+	pthread_mutex_lock(&mu);
+	v = total;
+	pthread_mutex_unlock(&mu);
+	return v;
+}
+#endif
+static void *worker(void *arg)
+{
+	for (long i = 0; i < 20000; i++)
+		add((long)arg + i % 7);
+	return NULL;
+}
+int main(void)
+{
+	pthread_t t[4];
+
+	for (long i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, worker, (void *)i);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	printf("%ld %ld\n", total, adds);
+	return 0;
+}
+EOC
+$CC -std=gnu11 -O2 -Wall -Werror -pthread vg.c -o "$TMP/vg.orig" ||
+	fail "vg does not build"
+timeout 60 "$TMP/vg.orig" >"$TMP/vg.want" || fail "vg fails"
+"$RCLR" --locks all -o "$TMP/vgout" vg.c >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "vg: rcl-refactor failed"; }
+grep -q "2 section(s) found, 1 delegated, 1 held, 0 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "vg: summary"; }
+printf '[{"directory": "%s", "file": "vg.c", "command": "cc -std=gnu11 -O2 -c vg.c"}]\n' \
+	"$TMP/vg" >compile_commands.json
+"$RCLR" -p . --locks all -o "$TMP/vgout2" vg.c >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "vg -p: rcl-refactor failed"; }
+grep -q "2 section(s) found, 1 delegated, 1 held, 0 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "vg -p: summary"; }
+grep -q "^vg.c:23: held: in code the build does not compile" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "vg -p: the skipped section's reason"; }
+grep -q "liblock_exec(&mu" "$TMP/vgout2/vg.c" ||
+	fail "vg -p: add()'s section was not delegated"
+cc_rcl "$TMP/vg.new" "$TMP/vgout2/vg.c" || fail "vg -p: the result does not build"
+same_output vg "$TMP/vg.want" "$TMP/vg.new"
 
 # ---- --macro-file wins over the file's definition ----
 mkdir -p "$TMP/mf" && cd "$TMP/mf" || exit 1
