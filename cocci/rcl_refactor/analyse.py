@@ -572,19 +572,10 @@ def _pp_dead(fi, body, t0, t1, env):
     for s in pps:
         m = re.match(r"#\s*(\w*)\s*(.*)", toks[s.t0].text, re.S)
         word, rest = m.group(1), re.sub(r"\\\n", " ", m.group(2)).strip()
-        # The compiler's answer first: libclang's skipped ranges (with -p,
-        # the build's own flags) say whether the branch this directive
-        # opens is compiled, whatever its condition's macros (function-like
-        # ones included); the tool's own reading (-D/-U) is the fallback.
-        live = _branch_live(fi.src, toks[s.t0]) if word in (
-            "if", "ifdef", "ifndef", "elif", "else") else None
-        if word in ("if", "ifdef", "ifndef", "elif", "else") and \
-                live is None:
+        if word in ("if", "ifdef", "ifndef", "elif", "else"):
             _agrees(fi.src, toks[s.t0], stack, word, rest, env)
         if word in ("if", "ifdef", "ifndef", "elif"):
-            if live is not None:
-                v = live
-            elif word == "if" or word == "elif":
+            if word == "if" or word == "elif":
                 v = cond.evaluate(rest, env)
             else:
                 v = env.defined(rest.split()[0]) if rest else None
@@ -596,15 +587,13 @@ def _pp_dead(fi, body, t0, t1, env):
                 if not stack:
                     raise Refused("#elif without #if inside the section")
                 _close_branch(stack[-1], s, dead)
-                if live is None:
-                    v = v and not stack[-1][0]
+                v = v and not stack[-1][0]
                 stack[-1][:] = [stack[-1][0] or v, v, s.t1]
             else:
                 stack.append([v, v, s.t1])
         elif word == "else" and stack:
             _close_branch(stack[-1], s, dead)
-            stack[-1][1:] = [not stack[-1][0] if live is None else live,
-                             s.t1]
+            stack[-1][1:] = [not stack[-1][0], s.t1]
             stack[-1][0] = True
         elif word == "endif" and stack:
             _close_branch(stack.pop(), s, dead)
@@ -617,17 +606,6 @@ def _pp_dead(fi, body, t0, t1, env):
     if stack:
         raise Refused("an #if inside the section ends after it")
     return dead
-
-
-def _branch_live(src, tok):
-    """Whether the compiler reads the branch that directive @tok opens
-    (libclang's skipped ranges), or None when that is not known: no
-    libclang facts for the file, a header compiled two ways, or the
-    directive itself in skipped code."""
-    if src.skipped is None:
-        return None
-    dead = src.skipped.branch_dead(src.line_of(tok.start))
-    return None if dead is None else not dead
 
 
 def _agrees(src, tok, stack, word, rest, env):
