@@ -22,6 +22,9 @@ class Env:
     def __init__(self, defines=(), undefs=()):
         self.values = {}  # name -> int value (or None: defined, no number)
         self.undef = set(undefs)
+        # True when the build's own flags (-p) decided what libclang
+        # skipped: its skipped ranges are then the build's, not a guess
+        self.build_flags = False
         for d in defines:
             name, eq, val = d.partition("=")
             self.values[name] = _int(val) if eq else 1

@@ -194,6 +194,7 @@ class Program:
         self.macro_cands = macros
         find.add_macros(fns, macros)
         self.api = find.pthread_api(macros)
+        env.build_flags = bool(self.opts.commands)
         self.ppenv = env
         self.macros = {name: _chosen(fns, name, cands)
                        for name, cands in macros.items() if cands}
