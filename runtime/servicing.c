@@ -106,8 +106,8 @@ static struct rcl_lock *serve(struct rcl_server *s, struct rcl_req *r,
 		    RCL_REQ_TRY) {
 			if (rcl_word_try(l, me, true)) {
 				/* word and claim held */
-			} else if (!atomic_load_explicit(&l->kept,
-							 memory_order_relaxed)) {
+			} else if (!atomic_load_explicit(
+					   &l->kept, memory_order_relaxed)) {
 				rcl_complete(s, r, EBUSY);
 				RCL_STAT_INC(t->st.try_busy);
 				return NULL;

@@ -366,7 +366,8 @@ bool rcl_word_wait_kept(struct rcl_lock *l, uintptr_t me)
 		if (own != keeper &&
 		    !atomic_load_explicit(&l->kept, memory_order_relaxed))
 			break;
-		ll_poll(&polls, RCL_WORD_SPIN); /* the keeper may share our CPU */
+		/* the keeper may share our CPU */
+		ll_poll(&polls, RCL_WORD_SPIN);
 	}
 	atomic_fetch_sub_explicit(&l->waiting, 1, memory_order_relaxed);
 	return got;
