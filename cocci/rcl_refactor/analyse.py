@@ -205,6 +205,11 @@ class Section:
         self.file, self.func, self.line = file, func, line
         self.key = None
         self.reason = None
+        self.analysed = False  # rewrite._analyse() ran on it
+        # nested sections of other locks: [(Section, nest entry)], and the
+        # section this one is nested in (rewrite._inner_sections())
+        self.inner = []
+        self.outer = None
 
 
 class FuncInfo:

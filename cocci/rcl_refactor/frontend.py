@@ -889,52 +889,54 @@ class _SoleCall:
         if len(body) != 1:
             return None
         stmts = list(body[0].get_children())
-        if not stmts or not self._top(stmts):
+        if not stmts or not self._stmts(stmts, True):
             return None
         return self.call if self.ok else None
 
     # -- statements --------------------------------------------------------
-    def _top(self, stmts):
-        """The statements of the body (or of a do { } while (0) in it),
-        where the call is."""
+    def _stmts(self, stmts, top):
+        """Statements of the body (@top: the call may be among them, and
+        a return end them) or of a check (no call but hints), through do
+        { } while (0) and, in a check, blocks."""
         K = ci.CursorKind
         for n, s in enumerate(stmts):
             k = s.kind
             if k == K.NULL_STMT:
                 continue
-            if k == K.DECL_STMT:
-                if not all(self._decl(d, True) for d in s.get_children()):
-                    return False
+            if k == K.COMPOUND_STMT and not top:
+                ok = self._stmts(list(s.get_children()), False)
+            elif k == K.DECL_STMT:
+                ok = all(self._decl(d, top) for d in s.get_children())
             elif k == K.IF_STMT:
                 kids = list(s.get_children())
-                if not self._expr(kids[0], True) or \
-                        not all(self._branch(b) for b in kids[1:]):
-                    return False
-            elif k == K.RETURN_STMT:
-                if n != len(stmts) - 1:
-                    return False
-                # nothing, the call's result, or a constant: a wrapper
-                # that returns anything else (a pointer to what the lock
-                # guards) is more than a lock
-                kids = list(s.get_children())
-                r = _strip(kids[0]) if kids else None
-                if r is not None and not (
-                        r.kind == K.INTEGER_LITERAL or
-                        r.kind == K.DECL_REF_EXPR and self._local(r) or
-                        r.kind == K.CALL_EXPR and self._expr(r, True)):
-                    return False
+                ok = self._expr(kids[0], top) and \
+                    all(self._branch(b) for b in kids[1:])
+            elif k == K.RETURN_STMT and top:
+                ok = n == len(stmts) - 1 and self._returns(s)
             elif k == K.DO_STMT:
                 kids = list(s.get_children())
-                if len(kids) != 2 or not _zero(kids[1]) or \
-                        kids[0].kind != K.COMPOUND_STMT or \
-                        not self._top(list(kids[0].get_children())):
-                    return False
+                ok = len(kids) == 2 and _zero(kids[1]) and (
+                    kids[0].kind == K.COMPOUND_STMT and
+                    self._stmts(list(kids[0].get_children()), True)
+                    if top else self._stmts([kids[0]], False))
             elif k.is_expression():
-                if not self._expr(s, True):
-                    return False
+                ok = self._expr(s, top)
             else:
+                ok = False
+            if not ok:
                 return False
         return self.ok
+
+    def _returns(self, ret):
+        """Whether return statement @ret gives nothing, the call's result
+        or a constant: a wrapper that returns anything else (a pointer to
+        what the lock guards) is more than a lock."""
+        K = ci.CursorKind
+        kids = list(ret.get_children())
+        r = _strip(kids[0]) if kids else None
+        return r is None or r.kind == K.INTEGER_LITERAL or \
+            r.kind == K.DECL_REF_EXPR and self._local(r) or \
+            r.kind == K.CALL_EXPR and self._expr(r, True)
 
     def _decl(self, d, top):
         K = ci.CursorKind
@@ -949,40 +951,10 @@ class _SoleCall:
         init = [c for c in d.get_children() if c.kind.is_expression()]
         return len(init) == 1 and self._expr(init[-1], top)
 
-    def _checks(self, stmts):
-        """Statements that only check (no call but hints)."""
-        K = ci.CursorKind
-        for s in stmts:
-            k = s.kind
-            if k == K.NULL_STMT:
-                continue
-            if k == K.COMPOUND_STMT:
-                if not self._checks(list(s.get_children())):
-                    return False
-            elif k == K.DECL_STMT:
-                if not all(self._decl(d, False) for d in s.get_children()):
-                    return False
-            elif k == K.IF_STMT:
-                kids = list(s.get_children())
-                if not self._expr(kids[0], False) or \
-                        not all(self._branch(b) for b in kids[1:]):
-                    return False
-            elif k == K.DO_STMT:
-                kids = list(s.get_children())
-                if len(kids) != 2 or not _zero(kids[1]) or \
-                        not self._checks([kids[0]]):
-                    return False
-            elif k.is_expression():
-                if not self._expr(s, False):
-                    return False
-            else:
-                return False
-        return True
-
     def _branch(self, b):
         """A branch of a check: nothing, checks, a report, or the end of
         the process."""
-        return self._checks([b]) or self._dies(b) or self._reports(b)
+        return self._stmts([b], False) or self._dies(b) or self._reports(b)
 
     def _flat(self, s):
         """The statements of @s, through blocks and do { } while (0)."""
@@ -1120,7 +1092,7 @@ class _SoleCall:
                         _canon(pt.get_pointee()) == _canon(kids[0].type)):
                     return False  # ++, -- (not &x)
             if k.name == "StmtExpr":
-                if not self._checks(kids):
+                if not self._stmts(kids, False):
                     return False
                 continue
             todo.extend(kids)

@@ -103,6 +103,7 @@ class Program:
         self.files = []
         self.fns = {}
         self.keys = {}
+        self.sec_at = None  # (path, lock token) -> Section, when built
         self.typedefs = set()
         self._macro_locs = {}  # (path, offset) -> Loc key of a macro field
         # Pointer locals to mutexes: (path, decl token) -> PtrLocal.

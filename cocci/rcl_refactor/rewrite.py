@@ -231,14 +231,14 @@ def analyse_all(prog, selection):
             key.refuse("no declaration of a pthread_mutex_t named '%s' "
                        "was found (add -I for its header)" % name.lstrip("."))
         for sec in key.sections:
-            if sec.reason or getattr(sec, "analysed", False):
+            if sec.reason or sec.analysed:
                 continue
             _analyse(prog, sec, selection)
 
 
 def _section_at(prog, f, k):
     """The Section of a mutex whose lock call is at token @k of @f."""
-    if getattr(prog, "sec_at", None) is None:
+    if prog.sec_at is None:
         prog.sec_at = {}
         for (kind, _), key in prog.keys.items():
             for s in key.sections if kind == "mutex" else ():
@@ -261,7 +261,7 @@ def _inner_sections(prog, sec, selection):
             raise analyse.Refused("contains a section of %s at line %d "
                                   "that is not a section of its own" % (
                                       analyse.lock_name(name), line))
-        if not getattr(inner, "analysed", False) and not inner.reason:
+        if not inner.analysed and not inner.reason:
             _analyse(prog, inner, selection)
         if inner.reason:
             raise analyse.Refused("contains a section of %s at line %d, "
@@ -703,7 +703,7 @@ def _nested_decide(prog):
             for sec in key.sections:
                 if sec.reason:
                     continue
-                for inner, n in getattr(sec, "inner", ()):
+                for inner, n in sec.inner:
                     ik = prog.keys.get(("mutex", inner.key))
                     if ik is None:
                         why = "stays POSIX"
@@ -1093,7 +1093,7 @@ def sections(prog, helpers):
         if id(sec) in done:
             return
         done.add(id(sec))
-        for inner, _ in getattr(sec, "inner", ()):
+        for inner, _ in sec.inner:
             emit(inner.key, inner)
         _emit(prog, helpers, name, sec, counters, used_helpers)
     for (kind, name), key in sorted(prog.keys.items()):
@@ -1164,12 +1164,12 @@ def _emit(prog, helpers, name, sec, counters, used_helpers):
 
         def exec_text(fn, ctx, expr=expr):
             return "liblock_exec(%s, %s, %s)" % (expr, fn, ctx)
-    nested = [inner.nested_edit for inner, _ in getattr(sec, "inner", ())]
+    nested = [inner.nested_edit for inner, _ in sec.inner]
     small = [e for e in f.edits
              if not any(x[0] <= e[0] < x[1] for x in nested)]
     before, repl, (a, b) = extract.generate(
         fi, sec.shape, sec.vars, names, small, exec_text, name, nested)
-    outer = getattr(sec, "outer", None)
+    outer = sec.outer
     if outer is not None and delegated(outer) and \
             converted(prog, "mutex", outer.key):
         # Its call goes in the outer section's function, not the caller.
