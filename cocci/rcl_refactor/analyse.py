@@ -218,6 +218,7 @@ class FuncInfo:
     def __init__(self, src, name, ni, bo, bc, parser):
         self.src, self.name = src, name
         self.ni, self.bo, self.bc = ni, bo, bc
+        self.unread = None
         self.body = parser.block(bo)
         self.decls = []
         toks = src.toks
@@ -246,6 +247,20 @@ class FuncInfo:
             if s.kind == "expr" and s.t1 - s.t0 > 3 and \
                     toks[s.t0].text == "(" and toks[s.t0 + 1].text == "void":
                 self.stmt_at.setdefault(s.t0 + 3, s)
+
+
+def unread_function(src, name, ni, bo, bc, err):
+    """A FuncInfo for a function whose statements the parser cannot cut
+    (@err, a cparse.ParseError): no statements, no declarations, and
+    @unread saying why.  Its lock calls are found by their tokens; its
+    sections are held (Program.File.func_at(lenient=True))."""
+    fi = FuncInfo.__new__(FuncInfo)
+    fi.src, fi.name = src, name
+    fi.ni, fi.bo, fi.bc = ni, bo, bc
+    fi.unread = "line %d: %s" % (err.line, err.msg)
+    fi.body = cparse.Stmt("block", bo, bc + 1, [])
+    fi.decls, fi.stmt_at = [], {}
+    return fi
 
 
 def _array_param(d):

@@ -336,21 +336,49 @@ def analyse_program(prog, opts, sel, root, cc):
 
 def _facts(f, prog, opts):
     """Coccinelle's facts on the text read: the file's, or the text with
-    its scoped lock macros rewritten (scoped.py), read from a copy that
-    finds the file's headers through -I."""
-    if getattr(f, "input_text", None) is None:
+    its scoped lock macros rewritten (scoped.py), or with the lines the
+    compiler skips blanked, read from a copy that finds the file's
+    headers through -I."""
+    text = _spatch_text(f)
+    if text is None:
         return find.spatch_facts(f.path, prog.fns, opts)
     tmp = tempfile.mkdtemp(prefix="rcl-scoped-")
     try:
         path = os.path.join(tmp, os.path.basename(f.path))
         with open(path, "w", encoding="latin-1", newline="") as fh:
-            fh.write(f.src.text)
+            fh.write(text)
         o = copy.copy(opts)
         o.include = [os.path.dirname(os.path.abspath(f.path))] + \
             list(opts.include)
         return find.spatch_facts(path, prog.fns, o)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _spatch_text(f):
+    """The text Coccinelle reads when it is not the file's own: scoped.py's
+    rewrite, and the branches the compiler skips (libclang's skipped
+    ranges) that are not C blanked, so that every other line keeps its
+    number.  Coccinelle reads every branch (a section there keeps its
+    #if), and its lexer runs an apostrophe of the prose of an #if 0 block
+    on to the next one, through #endif and the functions after it."""
+    own = getattr(f, "input_text", None) is None
+    lines = f.src.text.split("\n")
+    blank = []
+    run = []
+    for ln in sorted(f.skipped.lines if f.skipped else ()) + [0]:
+        if run and ln != run[-1] + 1:
+            text = "\n".join(lines[i - 1] for i in run if i <= len(lines))
+            if any(t.kind == "other" for t in cparse.lex(text)):
+                blank += run
+            run = []
+        run.append(ln)
+    if not blank:
+        return None if own else f.src.text
+    for ln in blank:
+        if ln <= len(lines):
+            lines[ln - 1] = ""
+    return "\n".join(lines)
 
 
 def _apply_forced(prog):

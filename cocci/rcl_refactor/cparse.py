@@ -10,12 +10,19 @@ they look like, exactly as Coccinelle sees them.
 import bisect
 import re
 
+# GCC's lexer, as far as cutting code goes: `$` and the bytes of UTF-8
+# identifiers (read as latin-1) are identifier characters; a backslash
+# with blanks before the end of its line still joins the lines (GCC
+# warns); and a character that starts no token (an apostrophe of the
+# prose in an #if 0 block, a stray backtick) is a token of its own,
+# "other", as GCC's stray tokens are: code the compiler skips may hold
+# anything, and code it reads with one does not compile.
 _TOKEN = re.compile(r"""
-    (?P<ws>[ \t\r\n\f\v]+|\\\n)
+    (?P<ws>[ \t\r\n\f\v]+|\\[ \t]*\n)
   | (?P<comment>/\*.*?\*/|//[^\n]*)
   | (?P<str>L?"(?:[^"\\\n]|\\.)*")
   | (?P<chr>L?'(?:[^'\\\n]|\\.)*')
-  | (?P<id>[A-Za-z_][A-Za-z_0-9]*)
+  | (?P<id>[A-Za-z_$\x80-\xff][A-Za-z_0-9$\x80-\xff]*)
   | (?P<num>\.?[0-9](?:[eEpP][+-]|[A-Za-z0-9_.])*)
   | (?P<punct>\.\.\.|<<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^!=<>]=|\#\#|[][(){};,.?:~!+\-*/%&|^=<>\#])
 """, re.S | re.X)
@@ -125,8 +132,10 @@ def lex(text, src=None, skipped=None):
             continue
         m = _TOKEN.match(text, pos)
         if not m:
-            line = src.line_of(pos) if src else 0
-            raise ParseError(line, "unexpected character %r" % text[pos])
+            bol = False
+            toks.append(Tok("other", text[pos], pos, pos + 1))
+            pos += 1
+            continue
         kind = m.lastgroup
         if kind == "ws":
             if "\n" in m.group():
@@ -229,6 +238,11 @@ _TYPE_WORDS = {
     "_Atomic", "inline", "__thread", "_Thread_local", "thread_local",
     "typedef", "__extension__",
 }
+
+
+# Words that a block may follow in C itself.
+_NOT_LOOP_MACRO = {"else", "do", "asm", "__asm__", "__asm", "return",
+                   "sizeof", "case", "default", "goto"}
 
 
 class Parser:
@@ -347,13 +361,21 @@ class Parser:
         return self.stmt(self._past_pp(i, limit), limit)
 
     def _loop_macro(self, i, limit):
-        """`NAME(...) { ... }`: an iterator macro that expands to a loop
-        header (unbound's RBTREE_FOR, the kernel's list_for_each_entry),
-        a loop whose body is the block; None for anything else.  No call
-        is followed by a block in C, so only a macro can be."""
+        """`NAME(...) { ... }` or `NAME { ... }`: a macro that expands to a
+        loop header (unbound's RBTREE_FOR, the kernel's
+        list_for_each_entry, collectd's scoped OVS_EVENTS_CTX_LOCK, a
+        `for` that locks and unlocks), a loop whose body is the block;
+        None for anything else.  No call or name is followed by a block
+        in C, so only a macro can be."""
         toks = self.toks
         if toks[i].kind != "id" or toks[i].text in _TYPE_WORDS or \
-                toks[i].text in self.typedefs or self.text(i + 1) != "(":
+                toks[i].text in self.typedefs or \
+                toks[i].text in _NOT_LOOP_MACRO:
+            return None
+        if self.text(i + 1) == "{" and toks[i + 1].kind == "punct":
+            body = self.block(i + 1)
+            return self._mk("for", i, body.t1, [body])
+        if self.text(i + 1) != "(":
             return None
         close = match(toks, i + 1, self.src)
         if close + 1 >= limit or self.text(close + 1) != "{" or \

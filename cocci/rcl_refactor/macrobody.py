@@ -143,7 +143,7 @@ def expansions(prog):
                 if t.kind != "id" or t.text != sm.name or \
                         k + 1 >= len(toks) or toks[k + 1].text != "(":
                     continue
-                fi = f.func_at(t.start, prog.typedefs)
+                fi = f.func_at(t.start, prog.typedefs, lenient=True)
                 if fi is None:
                     continue
                 close = cparse.match(toks, k + 1)
@@ -192,7 +192,8 @@ def sections(prog, report):
             for (lf, _, _, _, _), n in zip(sm.calls, names):
                 if lf.role == "unlock":
                     continue
-                fi = f.func_at(f.src.toks[k].start, prog.typedefs)
+                fi = f.func_at(f.src.toks[k].start, prog.typedefs,
+                               lenient=True)
                 line = f.line(k)
                 report.found += 1
                 if n is None:

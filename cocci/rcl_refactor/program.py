@@ -46,13 +46,31 @@ class File:
         self.src.display, self.src.rel = self.display, self.rel
         self.funcs = list(cparse.find_functions(self.src))
         self.finfo = {}
+        self.unread = {}   # name token -> FuncInfo of an unparsed function
 
-    def func_at(self, off, parser_typedefs=()):
+    def func_at(self, off, parser_typedefs=(), lenient=False):
+        """The FuncInfo of the function whose body holds offset @off, or
+        None.  When the parser cannot cut its statements: a ParseError,
+        or with @lenient a FuncInfo without statements whose @unread says
+        why (the stages that place sections hold them; the others treat
+        the error as what they do not know)."""
         try:
             return self._func_at(off, parser_typedefs)
         except cparse.ParseError as e:
+            if lenient:
+                return self._unread_at(off, e)
             e.path = self.display
             raise
+
+    def _unread_at(self, off, err):
+        for name, ni, bo, bc in self.funcs:
+            toks = self.src.toks
+            if toks[bo].start <= off < toks[bc].end:
+                if ni not in self.unread:
+                    self.unread[ni] = analyse.unread_function(
+                        self.src, name, ni, bo, bc, err)
+                return self.unread[ni]
+        return None
 
     def _func_at(self, off, parser_typedefs=()):
         for name, ni, bo, bc in self.funcs:

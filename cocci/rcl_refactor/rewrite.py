@@ -34,8 +34,8 @@ def discover(prog):
             starts.setdefault((l1, c1), (fn, True))
         for (line, col), (fname, lonely) in sorted(starts.items()):
             k = src.tok_at(src.offset(line, col))
-            fi = f.func_at(src.offset(line, col), prog.typedefs) \
-                if k is not None else None
+            fi = f.func_at(src.offset(line, col), prog.typedefs,
+                           lenient=True) if k is not None else None
             if fi is None or any(
                     lf.wrapper and lf.wrapper["file"] == f.path and
                     lf.wrapper["start"] <= toks[k].start < lf.wrapper["end"]
@@ -44,6 +44,9 @@ def discover(prog):
             sec = analyse.Section(f.display, fi.name, line)
             sec.fi, sec.tok, sec.fileobj = fi, k, f
             lf = prog.fns.get(toks[k].text)
+            if fi.unread:
+                _unread_section(prog, f, k, sec, lf)
+                continue
             stmt = fi.stmt_at.get(k)
             call = analyse.call_of(toks, stmt) if stmt else None
             expr = lf.expr(call[1]) if (lf and call) else None
@@ -129,6 +132,25 @@ def _other_unlock(prog, f, fi, k, key, expr):
     return None
 
 
+def _unread_section(prog, f, k, sec, lf):
+    """A lock call in a function whose statements the parser cannot cut
+    (unread_function()): held when its lock is named, else its candidate
+    locks stay POSIX; the other functions' sections go on."""
+    toks = f.src.toks
+    prog.report.found += 1
+    names, why = prog.fn_keys(lf, _call_args(toks, k), f, k) \
+        if lf and toks[k + 1].text == "(" else ([], None)
+    sec.key = names[0] if len(names) == 1 and not why else None
+    sec.stmt, sec.lf = None, lf
+    sec.reason = "rcl-refactor cannot cut the statements of %s() (%s)" % (
+        sec.fi.name, sec.fi.unread)
+    if sec.key:
+        prog.key(sec.key).sections.append(sec)
+    else:
+        prog.report.refuse(sec.file, sec.line, why or sec.reason)
+        _refuse_named(prog, f, k, None, sec.line)
+
+
 def _refuse_named(prog, f, k, stmt, line):
     """A lock call whose lock cannot be named (`lock(c ? &a : &b)`): the
     mutexes named in its statement stay POSIX (converted, they would be
@@ -161,8 +183,8 @@ def _trylocks(prog, f):
     src, toks = f.src, f.src.toks
     for fname, line, col in f.facts.trylock:
         k = src.tok_at(src.offset(line, col))
-        fi = f.func_at(src.offset(line, col), prog.typedefs) \
-            if k is not None else None
+        fi = f.func_at(src.offset(line, col), prog.typedefs,
+                       lenient=True) if k is not None else None
         if fi is None:
             continue
         names, unsure = prog.fn_keys(prog.fns[toks[k].text],
@@ -175,6 +197,10 @@ def _trylocks(prog, f):
             sec.trylock = True
             lf = sec.lf
             try:
+                if fi.unread:
+                    raise analyse.Refused(
+                        "rcl-refactor cannot cut the statements of %s() "
+                        "(%s)" % (fi.name, fi.unread))
                 if lf.wrapper and not lf.wrapper.get("param"):
                     raise analyse.Refused(
                         "through the wrapper function %s(), whose lock the "
@@ -199,12 +225,13 @@ def _trylocks(prog, f):
 def _unparsed(prog, f, k, key):
     """A lock call Coccinelle did not report (it could not parse the
     function): refuse it, with the shape's reason when there is one."""
-    fi = f.func_at(f.src.toks[k].start, prog.typedefs)
+    fi = f.func_at(f.src.toks[k].start, prog.typedefs, lenient=True)
     if fi is None:
         return
     line = f.line(k)
     sec = analyse.Section(f.display, fi.name, line)
     sec.fi, sec.tok, sec.fileobj, sec.key = fi, k, f, key.name
+    sec.stmt, sec.lf = None, prog.fns.get(f.src.toks[k].text)
     prog.report.found += 1
     sec.reason = "Coccinelle cannot parse %s() (see spatch --parse-c)" % \
         fi.name

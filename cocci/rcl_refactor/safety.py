@@ -276,8 +276,12 @@ def unseen_lock_calls(prog):
         bodies = [(bo, bc) for _, _, bo, bc in f.funcs]
         for k, t in enumerate(toks):
             if t.kind != "id" or k + 1 >= len(toks) or \
-                    toks[k + 1].text != "(" or toks[k - 1].kind == "id" and \
+                    toks[k - 1].kind == "id" and \
                     toks[k - 1].text not in ("return", "else", "do"):
+                continue
+            if toks[k + 1].text != "(":
+                if any(bo < k < bc for bo, bc in bodies):
+                    _object_macro(prog, f, k, locks)
                 continue
             inside = any(bo < k < bc for bo, bc in bodies)
             if t.text in locks and not inside and not f.is_header:
@@ -308,6 +312,50 @@ def unseen_lock_calls(prog):
                 if key is not None:
                     key.refuse("locked at %s:%d by a call the tool does not "
                                "understand" % (f.display, line))
+
+
+def _object_macro(prog, f, k, locks):
+    """Token @k, in a function body and not called, names an object-like
+    macro whose expansion locks (collectd's scoped `OVS_EVENTS_CTX_LOCK {
+    ... }`, a `for` whose head calls lock and unlock wrappers): refuse it,
+    and keep POSIX the mutexes its expansion names, directly or through
+    the wrappers it calls."""
+    name = f.src.toks[k].text
+    m = prog.macros.get(name)
+    if m is None or m[0] or name in prog.fns or \
+            name in prog.section_macros or not _locks(prog, name, locks):
+        return
+    line = f.line(k)
+    prog.report.found += 1
+    prog.report.refuse(f.display, line, (
+        "lock macro %s is not understood (an object-like macro whose "
+        "expansion locks, not a call): write these sections with lock and "
+        "unlock calls, or make it a function-like scoped macro NAME(m) "
+        "over the mutex (rcl-refactor(1))" % name))
+    why = "locked at %s:%d by macro %s, which the tool does not " \
+        "understand" % (f.display, line, name)
+    for w in _expansion_words(prog, name):
+        lf = prog.fns.get(w)
+        if lf is not None and lf.wrapper and not lf.wrapper.get("param"):
+            names, _ = prog.fn_keys(lf, [], f, k)
+            for n in names:
+                prog.key(n).refuse(why)
+        key = prog.keys.get(("mutex", w))
+        if key is not None:
+            key.refuse(why)
+
+
+def _expansion_words(prog, name, seen=None):
+    """The identifiers of macro @name's expansion, through other
+    macros."""
+    seen = seen if seen is not None else set()
+    if name in seen or name not in prog.macros:
+        return set()
+    seen.add(name)
+    words = set(re.findall(r"[A-Za-z_]\w*", prog.macros[name][1]))
+    for w in list(words):
+        words |= _expansion_words(prog, w, seen)
+    return words
 
 
 def _locks(prog, name, locks, seen=None):
