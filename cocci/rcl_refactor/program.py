@@ -9,6 +9,33 @@ from . import analyse, cond, cparse, fields, find, handles, macrobody, \
     output, scoped
 from .find import canon
 
+# Mutex types whose owner does not matter (glibc's DEFAULT is NORMAL).
+_PLAIN_TYPES = ("PTHREAD_MUTEX_NORMAL", "PTHREAD_MUTEX_DEFAULT",
+                "PTHREAD_MUTEX_ADAPTIVE_NP", "PTHREAD_MUTEX_TIMED_NP",
+                "PTHREAD_MUTEX_FAST_NP")
+
+
+def _call_around(toks, k):
+    """(name, argument index) of the call whose argument holds token @k,
+    or (None, None)."""
+    depth, pos = 0, 0
+    for j in range(k - 1, -1, -1):
+        t = toks[j].text
+        if t in (")", "]", "}"):
+            depth += 1
+        elif t in ("(", "[", "{"):
+            if depth == 0:
+                if t == "(" and j > 0 and toks[j - 1].kind == "id":
+                    return toks[j - 1].text, pos
+                return None, None
+            depth -= 1
+        elif t == "," and depth == 0:
+            pos += 1
+        elif t == ";" and depth == 0:
+            return None, None
+    return None, None
+
+
 COND_FNS = find.COND_API
 MUTEX_FNS = find.MUTEX_API
 OWNED_INITIALIZERS = ("PTHREAD_RECURSIVE_MUTEX_INITIALIZER",
@@ -848,8 +875,10 @@ class Program:
             key = self.key(names[0])
             if target == "pthread_mutex_init":
                 key.sites.append((f, k, "init"))
-                if len(args) < 2 or canon(args[1]) not in (
-                        "NULL", "0", "(void*)0"):
+                if (len(args) < 2 or canon(args[1]) not in (
+                        "NULL", "0", "(void*)0")) and \
+                        not self._plain_attr(args[1] if len(args) > 1
+                                             else ""):
                     key.refuse("initialised with attributes at %s:%d "
                                "(recursive or error-checking mutexes "
                                "are not converted)" % (f.display, f.line(k)))
@@ -858,6 +887,49 @@ class Program:
         self._refuse_all(cks, "cond", why)
         if cks and target in COND_FNS[:2] and len(args) >= 2:
             self._scan_wait(f, k, cks, args[1])
+
+    def _plain_attr(self, expr):
+        """Whether attribute argument @expr (`&attr`) makes a plain mutex:
+        `attr` is a local pthread_mutexattr_t, and everywhere the files
+        name it is its declaration, pthread_mutexattr_init/destroy,
+        settype to a type whose owner does not matter (normal, default,
+        adaptive) or setpshared(PTHREAD_PROCESS_PRIVATE), or the second
+        argument of pthread_mutex_init.  One use of any other kind (a
+        recursive type, a robust or priority-inheriting protocol, the
+        address passed on) and no mutex it initialises is plain."""
+        m = re.fullmatch(r"&([A-Za-z_]\w*)", canon(expr))
+        if not m:
+            return False
+        name, local = m.group(1), False
+        for f in self.files:
+            toks = f.src.toks
+            for k, t in enumerate(toks):
+                if t.kind != "id" or t.text != name:
+                    continue
+                if toks[k - 1].text == "pthread_mutexattr_t" and \
+                        toks[k + 1].text in (";", ","):
+                    if not f.in_function(k):
+                        return False  # shared with code not seen here
+                    local = True
+                    continue
+                if toks[k - 1].text != "&" or toks[k + 1].text not in (
+                        ")", ","):
+                    return False
+                call, pos = _call_around(toks, k - 1)
+                nxt = toks[k + 3].text if toks[k + 1].text == "," and \
+                    toks[k + 3].text == ")" else None
+                if not (call in ("pthread_mutexattr_init",
+                                 "pthread_mutexattr_destroy") and pos == 0
+                        and toks[k + 1].text == ")" or
+                        call == "pthread_mutexattr_settype" and pos == 0
+                        and toks[k + 2].text in _PLAIN_TYPES and nxt or
+                        call == "pthread_mutexattr_setpshared" and
+                        pos == 0 and nxt and
+                        toks[k + 2].text == "PTHREAD_PROCESS_PRIVATE" or
+                        call == "pthread_mutex_init" and pos == 1 and
+                        toks[k + 1].text == ")"):
+                    return False
+        return local
 
     def _scan_wait(self, f, k, cks, mexpr):
         """A condition wait on one of the cond keys @cks with mutex
