@@ -828,8 +828,12 @@ def variables(fi, sec, occ):
         written = any(_writes(toks, k) or k in sec.get("macro_args", ())
                       for k in uses[name]) or (hidden and name in sec.get(
                           "hidden_rw", sec.get("hidden", ())))
+        # Used outside the section: this local, not another of the same
+        # name in a sibling block (`if (a) { int c; lock; for (c = 0; ...)
+        # ...; unlock; } else { int c; ... }`), whose uses would make
+        # this one come back to a caller that never reads it.
         outside = any(n == name and fi.bo < k < fi.bc and not in_region(k)
-                      for n, k in occ)
+                      and _visible_decl(fi, name, k) is d for n, k in occ)
         k0 = uses[name][0]
         # ... and nothing before it leaves the section or jumps: an early
         # exit (unlock; return x;) or a goto past the assignment reads the

@@ -585,6 +585,15 @@ def check_outputs(cc, opts, outputs, root, prog):
                 what = "%s: %s" % (d.kind, d.msg)
                 if b and b[0] == "section":
                     sec = b[1]
+                    name = _uninit_copy_in(d)
+                    if name and here is d and ("byptr", sec.file, sec.line,
+                                               name) not in prog.forced:
+                        # `int gr; ... lock; ... gr = f(); ... unlock;
+                        # ... use(gr)` on a path where gr was never set:
+                        # copied in to come back unchanged, it would be
+                        # read while indeterminate.  Try it by pointer.
+                        forced[("byptr", sec.file, sec.line, name)] = True
+                        continue
                     if here is not d:
                         # In a macro's body (a header's #define): the line
                         # of the section that expands it.
@@ -620,6 +629,19 @@ def check_outputs(cc, opts, outputs, root, prog):
         rep.error(unblamed)
         return None
     return forced or True
+
+
+def _uninit_copy_in(d):
+    """The local named by diagnostic @d when it is GCC's `may be used
+    uninitialized` (or `is used`) on a context's copy-in line
+    (`rcl_ctx.in.x = x;`), else None."""
+    m = re.match(r"[\u2018'](\w+)[\u2019'] (?:may be|is) used "
+                 r"uninitiali[sz]ed", d.msg)
+    if m and d.kind == "warning" and re.fullmatch(
+            r"\s*rcl_ctx\.in\.%s = %s;\s*" % (m.group(1), m.group(1)),
+            d.text or ""):
+        return m.group(1)
+    return None
 
 
 def _user_line(f, text):

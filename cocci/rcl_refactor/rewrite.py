@@ -425,6 +425,12 @@ def _analyse(prog, sec, selection):
             for n in _macro_names(prog, {}, toks[k].text)}
         if sec.inner:
             occ = _nested_occ(sec, occ)
+        # Locals whose copy into the context the compile check found may
+        # read an indeterminate value (cli.check_outputs()): the section
+        # reaches the caller's object instead.
+        sec.shape["addr"] = set(sec.shape.get("addr", ())) | {
+            k[3] for k in prog.forced
+            if k[0] == "byptr" and k[1:3] == (sec.file, sec.line)}
         sec.vars = analyse.variables(fi, sec.shape, occ)
         _nested_checks(sec)
         # Inputs read only as macro arguments (memcached's dtrace probes,
