@@ -586,13 +586,16 @@ def check_outputs(cc, opts, outputs, root, prog):
                 if b and b[0] == "section":
                     sec = b[1]
                     name = _uninit_copy_in(d)
-                    if name and here is d and ("byptr", sec.file, sec.line,
+                    if name and here is d and ("byptr", sec.file, sec.func,
                                                name) not in prog.forced:
                         # `int gr; ... lock; ... gr = f(); ... unlock;
                         # ... use(gr)` on a path where gr was never set:
                         # copied in to come back unchanged, it would be
-                        # read while indeterminate.  Try it by pointer.
-                        forced[("byptr", sec.file, sec.line, name)] = True
+                        # read while indeterminate.  Try it by pointer,
+                        # in every section of the function (the copy-in
+                        # lines of two sections of one caller look
+                        # alike: the blame may name the other one).
+                        forced[("byptr", sec.file, sec.func, name)] = True
                         continue
                     if here is not d:
                         # In a macro's body (a header's #define): the line

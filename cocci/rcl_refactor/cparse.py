@@ -427,15 +427,28 @@ class Parser:
                 and self.text(j + 1) in ("=", ";", ",", "[", ")"))
 
 
-def find_functions(src):
+def find_functions(src, end_line=None):
     """Yield (name, name_tok, body_open_tok, body_close_tok) for every
-    function definition at file scope."""
+    function definition at file scope.  A body whose braces do not match
+    in the text (rsyslog's msgDestruct(): its `{` is written out, its `}`
+    is in the ENDobjDestruct() macro) ends on the line @end_line(line of
+    its '{') gives, the compiler's extent of the function, when it knows
+    one; else ParseError."""
     toks = src.toks
     i, n = 0, len(toks)
     while i < n:
         t = toks[i]
         if t.kind == "punct" and t.text == "{":
-            close = match(toks, i, src)
+            try:
+                close = match(toks, i, src)
+            except ParseError:
+                last = end_line(src.line_of(t.start)) if end_line else None
+                if last is None or last >= len(src.line_starts):
+                    raise
+                close = bisect.bisect_left(src.tok_starts,
+                                           src.line_starts[last]) - 1
+                if close <= i:
+                    raise
             j = i - 1
             while j >= 0 and toks[j].kind == "id" and toks[j].text in (
                     "const", "__attribute__"):

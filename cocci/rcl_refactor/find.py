@@ -327,7 +327,7 @@ def _split_text_args(text):
             for a, b in cparse.split_args(toks, 0, len(toks) - 1)]
 
 
-def find_wrappers(src, fns, api=None, sole=None):
+def find_wrappers(src, fns, api=None, sole=None, funcs=None):
     """Trivial wrapper functions: a body that only locks/unlocks/trylocks a
     mutex derived from the parameters, e.g. memcached's
     void item_lock(uint32_t hv) { mutex_lock(&item_locks[hv & mask]); }
@@ -345,7 +345,10 @@ def find_wrappers(src, fns, api=None, sole=None):
     when the call fails, behind macros of its own."""
     toks = src.toks
     added = False
-    for name, ni, bo, bc in cparse.find_functions(src):
+    # @funcs: the file's functions when the caller has them (they may
+    # need the compiler's extents: cparse.find_functions()).
+    for name, ni, bo, bc in funcs if funcs is not None else \
+            cparse.find_functions(src):
         if name in fns or (api is not None and name in api):
             continue
         body = _wrapper_call(toks[bo + 1:bc])

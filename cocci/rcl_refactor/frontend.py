@@ -1542,6 +1542,19 @@ class Program:
         tags.discard(None)
         return tags.pop() if len(tags) == 1 else None
 
+    def end_line_of(self, path):
+        """A function of a line of @path: the last line of the function
+        definition whose extent holds it, or None."""
+        rp = os.path.realpath(path)
+
+        def end(line):
+            for u in self.units:
+                fn = u.function_at(rp, line)
+                if fn is not None:
+                    return fn.end.line
+            return None
+        return end
+
     def skipped_lines(self, path):
         """The cparse.Skipped of @path, when every unit that reads it
         skips the same code; None when no unit reads it or they disagree

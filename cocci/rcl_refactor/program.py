@@ -47,9 +47,13 @@ PLAIN_INITIALIZERS = ("PTHREAD_MUTEX_INITIALIZER",
 
 
 class File:
-    def __init__(self, path, display, is_header, root, skipped=None):
+    def __init__(self, path, display, is_header, root, skipped=None,
+                 end_line=None):
         self.path, self.display, self.is_header = path, display, is_header
         self.skipped = skipped
+        # line of a function's '{' -> its last line, as the compiler
+        # reads it (cparse.find_functions())
+        self.end_line = end_line
         with open(path, "rb") as f:
             data = f.read()
         self.rel = os.path.relpath(path, root)
@@ -71,7 +75,7 @@ class File:
         """Work on @text from now on (the file's, or lift's rewrite)."""
         self.src = cparse.Source(self.path, text, self.skipped)
         self.src.display, self.src.rel = self.display, self.rel
-        self.funcs = list(cparse.find_functions(self.src))
+        self.funcs = list(cparse.find_functions(self.src, self.end_line))
         self.finfo = {}
         self.unread = {}   # name token -> FuncInfo of an unparsed function
 
@@ -186,7 +190,8 @@ class Program:
             seen.add(rp)
             try:
                 f = File(p, os.path.relpath(p, root) if hdr else p, hdr,
-                         root, fe.skipped_lines(rp) if fe else None)
+                         root, fe.skipped_lines(rp) if fe else None,
+                         fe.end_line_of(rp) if fe else None)
             except cparse.ParseError as e:
                 e.path = p
                 raise
@@ -275,8 +280,8 @@ class Program:
             if fe is None:
                 return None
             return lambda name, line: fe.sole_call(f.path, line, name)
-        while any([find.find_wrappers(f.src, fns, self.api, sole(f))
-                   for f in self.files]):
+        while any([find.find_wrappers(f.src, fns, self.api, sole(f),
+                                      f.funcs) for f in self.files]):
             pass
         find.add_macros(fns, macros)
         for pair in self.opts.lock_fn:

@@ -430,7 +430,7 @@ def _analyse(prog, sec, selection):
         # reaches the caller's object instead.
         sec.shape["addr"] = set(sec.shape.get("addr", ())) | {
             k[3] for k in prog.forced
-            if k[0] == "byptr" and k[1:3] == (sec.file, sec.line)}
+            if k[0] == "byptr" and k[1:3] == (sec.file, sec.func)}
         sec.vars = analyse.variables(fi, sec.shape, occ)
         _nested_checks(sec)
         # Inputs read only as macro arguments (memcached's dtrace probes,
