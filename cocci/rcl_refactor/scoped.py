@@ -22,11 +22,31 @@ from its arguments.  Its headers are run (a small evaluator) with the
 body ending normally, by `break` and by `continue`: ending normally it
 must give lock, body once, unlock.
 
+An object-like macro may be one too, used as `NAME STATEMENT`, as
+collectd's ovs_events.c writes it:
+
+    #define OVS_EVENTS_CTX_LOCK \\
+      for (int __i = ovs_events_ctx_lock(); __i != 0; \\
+           __i = ovs_events_ctx_unlock())
+
+with lock and unlock wrappers that return 1 and 0 after the pthread
+call.  A wrapper of a lock it names itself is worth, in the evaluator,
+the integer constant the front end says it returns on every path
+(find's wrapper record "returns"); one that returns anything else is
+worth a value that cannot be tested.  The macro must have one
+definition in the branches compiled, and its lock is fixed, not an
+argument's: the names its lock and unlock calls read where it is used
+(`ctx` of `pthread_mutex_lock(&ctx.mutex)`, nothing of `ctx_lock()`)
+must be globals there, not locals or parameters of the function, nor
+the loop variables of its headers.
+
 Each use inside a function is rewritten, before anything else reads the
 file, to the usual shape, on the same lines:
 
     mythread_sync(c->mu) { ... }  ->  {mythread_mutex_lock(&c->mu); { ... }
                                        mythread_mutex_unlock(&c->mu);}
+    OVS_EVENTS_CTX_LOCK { ... }   ->  ovs_events_ctx_lock(); { ... }
+                                      ovs_events_ctx_unlock();
 
 A `break`/`continue` of the body that the macro's loops catch becomes a
 `goto` to a label before the unlock (it ends the section: the two-`for`
