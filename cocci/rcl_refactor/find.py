@@ -327,7 +327,8 @@ def _split_text_args(text):
             for a, b in cparse.split_args(toks, 0, len(toks) - 1)]
 
 
-def find_wrappers(src, fns, api=None, sole=None, funcs=None):
+def find_wrappers(src, fns, api=None, sole=None, returns=None,
+                  funcs=None):
     """Trivial wrapper functions: a body that only locks/unlocks/trylocks a
     mutex derived from the parameters, e.g. memcached's
     void item_lock(uint32_t hv) { mutex_lock(&item_locks[hv & mask]); }
@@ -342,7 +343,10 @@ def find_wrappers(src, fns, api=None, sole=None, funcs=None):
     the one call of a body that otherwise only declares, asserts and
     checks (frontend.Program.sole_call): Tor's tor_mutex_acquire()
     declares its result, asserts on its argument and ends the process
-    when the call fails, behind macros of its own."""
+    when the call fails, behind macros of its own.  @returns(name, line)
+    gives the integer constant such a body returns on every path
+    (frontend.Program.sole_return), kept as the wrapper's "returns" (a
+    scoped lock macro's `for` head may test it), else None."""
     toks = src.toks
     added = False
     # @funcs: the file's functions when the caller has them (they may
@@ -414,7 +418,10 @@ def find_wrappers(src, fns, api=None, sole=None, funcs=None):
                                "end": toks[bc].end,
                                "start": toks[j + 1].start,
                                "call": body[0].start, "lock_expr": expr,
-                               "param": param})
+                               "param": param,
+                               "returns": returns(
+                                   name, src.line_of(toks[ni].start))
+                               if returns is not None else None})
         added = True
     return added
 

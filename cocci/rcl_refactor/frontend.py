@@ -270,6 +270,10 @@ class Function:
     # pthread_mutex_lock() behind declarations, assertions and a fatal
     # check of its result.  None otherwise.
     sole_call: object = None
+    # For such a body, the integer every return gives when it returns one
+    # integer constant (a lock wrapper's `return 1;` after the call, for a
+    # scoped lock macro's `for` head).  None otherwise.
+    returns: object = None
 
     def contains(self, path, line):
         return path == self.loc.path and \
@@ -936,7 +940,33 @@ class _SoleCall:
         r = _strip(kids[0]) if kids else None
         return r is None or r.kind == K.INTEGER_LITERAL or \
             r.kind == K.DECL_REF_EXPR and self._local(r) or \
-            r.kind == K.CALL_EXPR and self._expr(r, True)
+            r.kind == K.CALL_EXPR and self._expr(r, True) or \
+            self._pure(r, ()) and _int_value(r) is not None
+
+    def returned(self):
+        """After find() gave the call: the integer the function returns
+        on every path that returns, when its body's one return statement
+        is its last and gives an integer constant (converted to the
+        function's integer result type, as the caller sees it); the other
+        paths are checks that end the process.  None otherwise: no
+        return, several, a value that is not a constant, a result type
+        that is not an integer."""
+        K = ci.CursorKind
+        body = [c for c in self.cur.get_children()
+                if c.kind == K.COMPOUND_STMT]
+        if len(body) != 1:
+            return None
+        rets = [x for x in body[0].walk_preorder()
+                if x.kind == K.RETURN_STMT]
+        flat = [x for x in self._flat(body[0]) if x.kind != K.NULL_STMT]
+        if len(rets) != 1 or not flat or flat[-1] != rets[0]:
+            return None
+        kids = list(rets[0].get_children())
+        rt = self.cur.result_type.get_canonical()
+        if len(kids) != 1 or rt.kind not in _INT_TYPES or \
+                not self._pure(kids[0], ()):
+            return None
+        return _int_value(kids[0])
 
     def _decl(self, d, top):
         K = ci.CursorKind
@@ -1160,23 +1190,45 @@ def _callee(call):
     return ref.spelling if ref is not None else None
 
 
+# Integer result types (a wrapper's constant result is read for these).
+_INT_TYPES = () if ci is None else tuple(
+    getattr(ci.TypeKind, n) for n in (
+        "BOOL", "CHAR_U", "UCHAR", "USHORT", "UINT", "ULONG", "ULONGLONG",
+        "CHAR_S", "SCHAR", "SHORT", "INT", "LONG", "LONGLONG", "ENUM"))
+
+
 def _zero(e):
     """Whether @e is the constant 0 (of do { } while (0))."""
+    return _int_value(_strip(e)) == 0
+
+
+def _int_value(e):
+    """The value of @e when the compiler folds it to an integer
+    (clang_Cursor_Evaluate), else None."""
     lib = ci.conf.lib
     ev = lib.clang_Cursor_Evaluate
     ev.argtypes = [ci.Cursor]
     ev.restype = ctypes.c_void_p
-    res = ev(_strip(e))
+    res = ev(e)
     if not res:
-        return False
+        return None
     try:
         kind = lib.clang_EvalResult_getKind
         kind.argtypes = [ctypes.c_void_p]
         kind.restype = ctypes.c_int
-        as_int = lib.clang_EvalResult_getAsLongLong
+        if kind(res) != 1:  # CXEval_Int
+            return None
+        unsigned = lib.clang_EvalResult_isUnsignedInt
+        unsigned.argtypes = [ctypes.c_void_p]
+        unsigned.restype = ctypes.c_uint
+        if unsigned(res):
+            as_int = lib.clang_EvalResult_getAsUnsigned
+            as_int.restype = ctypes.c_ulonglong
+        else:
+            as_int = lib.clang_EvalResult_getAsLongLong
+            as_int.restype = ctypes.c_longlong
         as_int.argtypes = [ctypes.c_void_p]
-        as_int.restype = ctypes.c_longlong
-        return kind(res) == 1 and as_int(res) == 0  # CXEval_Int
+        return int(as_int(res))
     finally:
         dispose = lib.clang_EvalResult_dispose
         dispose.argtypes = [ctypes.c_void_p]
@@ -1415,11 +1467,13 @@ class _Walker:
                       key in self.noreturn_keys or _is_noreturn(cur))
         self._locals(cur, fn)
         self._fn_refs(cur, fn)
-        call = _SoleCall(cur, self.noreturn_keys).find()
+        sole = _SoleCall(cur, self.noreturn_keys)
+        call = sole.find()
         # where its name is spelled: in the file for a call written as a
         # macro's argument (LIKELY(e = pthread_mutex_lock(m))), else the
         # macro's name
         fn.sole_call = _spelling_loc(call) if call is not None else None
+        fn.returns = sole.returned() if call is not None else None
         for ch in cur.walk_preorder():
             k = ch.kind
             if k == K.CALL_EXPR:
@@ -1602,6 +1656,21 @@ class Program:
                 if fn.name == name and fn.loc.path == rp and \
                         fn.loc.line == line:
                     seen.add(fn.sole_call)
+        return seen.pop() if len(seen) == 1 else None
+
+    def sole_return(self, path, line, name):
+        """Function.returns of the definition of @name whose name is on
+        @line of @path, when every unit that compiles it agrees; else
+        None."""
+        rp = os.path.realpath(path)
+        seen = set()
+        for u in self.units:
+            if rp not in u.files:
+                continue
+            for fn in u.functions.values():
+                if fn.name == name and fn.loc.path == rp and \
+                        fn.loc.line == line:
+                    seen.add(fn.returns)
         return seen.pop() if len(seen) == 1 else None
 
     def callees(self, fn):

@@ -280,8 +280,14 @@ class Program:
             if fe is None:
                 return None
             return lambda name, line: fe.sole_call(f.path, line, name)
+
+        def returns(f):
+            if fe is None:
+                return None
+            return lambda name, line: fe.sole_return(f.path, line, name)
         while any([find.find_wrappers(f.src, fns, self.api, sole(f),
-                                      f.funcs) for f in self.files]):
+                                      returns(f), f.funcs)
+                   for f in self.files]):
             pass
         find.add_macros(fns, macros)
         for pair in self.opts.lock_fn:
@@ -834,6 +840,14 @@ class Program:
         while a > 0 and toks[a - 1].text not in (";", "}", "{") and \
                 toks[a - 1].kind != "pp":
             a -= 1
+        if a > 1 and toks[a - 1].text == "}" and toks[a - 1].kind == "punct":
+            # static struct { ... } name = { ... }: the body is the type's
+            o = _match_back(toks, a - 1)
+            if toks[o - 1].text in ("struct", "union"):
+                a = o - 1
+                while a > 0 and toks[a - 1].text not in (";", "}", "{") and \
+                        toks[a - 1].kind != "pp":
+                    a -= 1
         decls = analyse.parse_decl(toks, a, e + 1, None)
         if not decls:
             return None
@@ -956,7 +970,11 @@ class Program:
     def _scan_macro(self, f, t, name):
         """A macro that is not a lock macro but names a mutex or cond key
         (memcached's STAT_INCR(e, ...) locks &e->stats_mutex inside): the
-        key cannot be converted, its expansions would still call pthread."""
+        key cannot be converted, its expansions would still call pthread.
+        An object-like scoped lock macro all of whose uses are sections
+        (scoped.py) is expanded nowhere any more."""
+        if self._scoped_object_done(name):
+            return
         rest = t.text.split(name, 1)[1]
         params = set()
         m = re.match(r"\(([^)]*)\)", rest)
@@ -987,6 +1005,25 @@ class Program:
                             name, f.display, f.src.line_of(t.start),
                             ", other than in the lock calls of its body"
                             if calls else ""))
+
+    def _scoped_object_done(self, name):
+        """Whether @name is an object-like scoped lock macro (scoped.py)
+        whose every use was rewritten: no function of the files read and
+        no other macro names it any more."""
+        if name not in getattr(self, "scoped_names", ()) or \
+                not scoped.object_like(self, name):
+            return False
+        word = re.compile(r"\b%s\b" % re.escape(name))
+        if any(word.search(body) for n, (_, body) in self.macros.items()
+               if n != name):
+            return False
+        for f in self.files:
+            toks = f.src.toks
+            for _, _, bo, bc in f.funcs:
+                if any(toks[j].kind == "id" and toks[j].text == name
+                       for j in range(bo, bc)):
+                    return False
+        return True
 
     def _member_keys(self, toks, k, kind, f):
         """Keys the member name at token @k may denote (every candidate
@@ -1051,6 +1088,8 @@ class Program:
                 if not member and _is_member_decl_or_init(toks, k,
                                                           self.types):
                     continue
+                if member and kind == "mutex" and _designated_init(toks, k):
+                    continue  # its initialiser is the field's site
                 # A pointer declared `pthread_mutex_t *p` whose lock lives
                 # on the heap: tested, freed, set to NULL or to memory
                 # allocated for the mutex type.
@@ -1537,6 +1576,18 @@ def _is_member_decl_or_init(toks, k, types):
                 return True
             x -= 1
     return False
+
+
+def _designated_init(toks, k):
+    """Whether member name @k is the designator of `.name = INITIALIZER`
+    in a brace initialiser, INITIALIZER a static mutex initialiser
+    (_scan_calls records it as the field's site)."""
+    if toks[k - 1].text != "." or toks[k - 2].text not in ("{", ",") or \
+            toks[k + 1].text != "=" or k + 3 >= len(toks):
+        return False
+    x = toks[k + 2].text
+    return (x in PLAIN_INITIALIZERS or x.startswith(OWNED_INITIALIZERS)) \
+        and toks[k + 3].text in (",", "}")
 
 
 _QUALS = ("const", "volatile", "restrict", "__restrict")

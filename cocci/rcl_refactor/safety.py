@@ -316,10 +316,11 @@ def unseen_lock_calls(prog):
 
 def _object_macro(prog, f, k, locks):
     """Token @k, in a function body and not called, names an object-like
-    macro whose expansion locks (collectd's scoped `OVS_EVENTS_CTX_LOCK {
-    ... }`, a `for` whose head calls lock and unlock wrappers): refuse it,
-    and keep POSIX the mutexes its expansion names, directly or through
-    the wrappers it calls."""
+    macro whose expansion locks and that scoped.py did not rewrite there
+    (it is no scoped lock, as when its `for` head tests what a wrapper
+    returns that is not a constant, or this use of it cannot be read:
+    scoped_why says why): refuse it, and keep POSIX the mutexes its
+    expansion names, directly or through the wrappers it calls."""
     name = f.src.toks[k].text
     m = prog.macros.get(name)
     if m is None or m[0] or name in prog.fns or \
@@ -327,11 +328,13 @@ def _object_macro(prog, f, k, locks):
         return
     line = f.line(k)
     prog.report.found += 1
-    prog.report.refuse(f.display, line, (
+    prog.report.refuse(f.display, line, getattr(prog, "scoped_why", {}).get(
+        (f.path, line)) or (
         "lock macro %s is not understood (an object-like macro whose "
-        "expansion locks, not a call): write these sections with lock and "
-        "unlock calls, or make it a function-like scoped macro NAME(m) "
-        "over the mutex (rcl-refactor(1))" % name))
+        "expansion locks, not a call, and not a scoped lock the tool can "
+        "run): write these sections with lock and unlock calls, or give "
+        "it a for head the tool runs (scoped lock macros, "
+        "rcl-refactor(1))" % name))
     why = "locked at %s:%d by macro %s, which the tool does not " \
         "understand" % (f.display, line, name)
     for w in _expansion_words(prog, name):

@@ -22,11 +22,31 @@ from its arguments.  Its headers are run (a small evaluator) with the
 body ending normally, by `break` and by `continue`: ending normally it
 must give lock, body once, unlock.
 
+An object-like macro may be one too, used as `NAME STATEMENT`, as
+collectd's ovs_events.c writes it:
+
+    #define OVS_EVENTS_CTX_LOCK \\
+      for (int __i = ovs_events_ctx_lock(); __i != 0; \\
+           __i = ovs_events_ctx_unlock())
+
+with lock and unlock wrappers that return 1 and 0 after the pthread
+call.  A wrapper of a lock it names itself is worth, in the evaluator,
+the integer constant the front end says it returns on every path
+(find's wrapper record "returns"); one that returns anything else is
+worth a value that cannot be tested.  The macro must have one
+definition in the branches compiled, and its lock is fixed, not an
+argument's: the names its lock and unlock calls read where it is used
+(`ctx` of `pthread_mutex_lock(&ctx.mutex)`, nothing of `ctx_lock()`)
+must be globals there, not locals or parameters of the function, nor
+the loop variables of its headers.
+
 Each use inside a function is rewritten, before anything else reads the
 file, to the usual shape, on the same lines:
 
     mythread_sync(c->mu) { ... }  ->  {mythread_mutex_lock(&c->mu); { ... }
                                        mythread_mutex_unlock(&c->mu);}
+    OVS_EVENTS_CTX_LOCK { ... }   ->  ovs_events_ctx_lock(); { ... }
+                                      ovs_events_ctx_unlock();
 
 A `break`/`continue` of the body that the macro's loops catch becomes a
 `goto` to a label before the unlock (it ends the section: the two-`for`
@@ -40,6 +60,7 @@ pthread_mutex_t).  A use that cannot be rewritten (a `break` the macro
 does not make end once) is left as it is, and its lock is refused with
 the reason (safety.unseen_lock_calls)."""
 import bisect
+import os
 import re
 
 from . import cparse, find
@@ -47,13 +68,17 @@ from . import cparse, find
 
 class Scoped:
     """A scoped macro: @headers are (init, cond, step) token lists of the
-    expansion for @args; built per use (the arguments differ)."""
+    expansion for @args; built per use (the arguments differ).  @names:
+    for an object-like macro, the names its lock and unlock calls take
+    from where it is used (`ctx` of `pthread_mutex_lock(&ctx.mutex)`;
+    none for `ctx_lock()`), which must be globals there."""
 
     def __init__(self, name, lock_call, unlock_call, ident, on_break,
-                 on_continue):
+                 on_continue, names=None):
         self.name = name
         self.lock_call, self.unlock_call = lock_call, unlock_call
         self.ident = ident
+        self.names = names
         # "end" (the unlock runs), "skip" (it does not) or None (the
         # loops do not end once)
         self.on = {"break": on_break, "continue": on_continue}
@@ -66,14 +91,16 @@ class _Fail(Exception):
 _MAX_DEPTH = 16
 
 
-def expand(macros, name, args, line, depth=0):
+def expand(macros, name, args, line, depth=0, defn=None):
     """The text of macro @name's expansion with argument texts @args at
     @line, following a body that is one call of another function-like
-    macro; None when not followed."""
+    macro; None when not followed.  @defn: the (params, body) of @name
+    to use instead of @macros'."""
     if depth > _MAX_DEPTH:
         return None
-    m = macros.get(name)
-    if m is None or m[0] is None or not _one_definition(name):
+    m = defn or macros.get(name)
+    if m is None or m[0] is None or (defn is None and
+                                     not _one_definition(name)):
         return None
     params, body = m
     if any(not re.fullmatch(r"[A-Za-z_]\w*", p) for p in params) or \
@@ -148,10 +175,32 @@ _TYPE = {"int", "unsigned", "signed", "char", "short", "long", "_Bool",
          "bool", "const", "volatile", "register", "size_t"}
 
 
+class _Unknown:
+    """The value of a call the evaluator cannot tell: it may be stored,
+    or dropped (`,`, a `(void)` cast, a statement of the head), not
+    tested or computed with."""
+
+    def __repr__(self):
+        return "unknown"
+
+
+_UNKNOWN = _Unknown()
+
+
+def _known(v):
+    if v is _UNKNOWN:
+        raise _Fail()
+    return v
+
+
 class _Eval:
     """Runs the headers on ints: loop variables, constants, `! ?: , = ==
     != < > <= >= && || + -`, parentheses, and calls of lock functions
-    (recorded in @events, worth 0)."""
+    (recorded in @events).  A call is worth 0 (pthread's success, as a
+    lock macro's), a wrapper's the integer constant it returns on every
+    path (the wrapper record's "returns": `return 1;` after the lock
+    call); a wrapper of a lock it names itself that returns anything
+    else is worth a value that cannot be tested (_UNKNOWN)."""
 
     def __init__(self, fns):
         self.fns, self.env, self.events = fns, {}, []
@@ -170,7 +219,7 @@ class _Eval:
             n += 1
             if n > 4:
                 raise _Fail()
-            if cond and not self.expr(cond):
+            if cond and not _known(self.expr(cond)):
                 return
             if level == len(hdrs) - 1:
                 self.events.append(("body",))
@@ -242,6 +291,7 @@ class _Eval:
         c = self._binary(0)
         if self._peek() != "?":
             return c
+        _known(c)
         self._take()
         # Both branches are parsed; only the chosen one runs.
         a0 = self.i
@@ -286,13 +336,14 @@ class _Eval:
             return self._unary()
         v = self._binary(level + 1)
         while self._peek() in self._PREC[level]:
+            _known(v)
             op = self._take().text
             if op in ("||", "&&"):
                 if (op == "||" and v) or (op == "&&" and not v):
                     self._skip_operand(level + 1)
                     v = int(bool(v))
                     continue
-            w = self._binary(level + 1)
+            w = _known(self._binary(level + 1))
             v = int({"||": lambda: bool(v or w), "&&": lambda: bool(v and w),
                      "==": lambda: v == w, "!=": lambda: v != w,
                      "<": lambda: v < w, ">": lambda: v > w,
@@ -309,10 +360,10 @@ class _Eval:
         x = self._peek()
         if x == "!":
             self._take()
-            return int(not self._unary())
+            return int(not _known(self._unary()))
         if x == "-":
             self._take()
-            return -self._unary()
+            return -_known(self._unary())
         if x == "(":
             if self.i + 2 < len(self.t) and self.t[self.i + 1].text in (
                     "void",) and self.t[self.i + 2].text == ")":
@@ -350,7 +401,10 @@ class _Eval:
         call = find.tidy(find.join_tokens(
             [x.text for x in self.t[open_i - 1:close + 1]]))
         self.events.append((lf.role, find.canon(expr), call))
-        return 0
+        w = lf.wrapper
+        if w and isinstance(w.get("returns"), int):
+            return w["returns"]
+        return _UNKNOWN if w and not w.get("param") else 0
 
 
 def _split(toks, a, b):
@@ -379,11 +433,49 @@ def _one_definition(name):
     return True
 
 
+def object_like(prog, name):
+    """Whether @name is an object-like macro of the program (a
+    function-like one has its candidates in prog.macro_cands, even
+    without parameters)."""
+    m = prog.macros.get(name)
+    return m is not None and m[0] == [] and \
+        not getattr(prog, "macro_cands", {}).get(name)
+
+
+def _object_body(prog, name):
+    """The body of object-like macro @name the compiler reads: its one
+    definition in the branches it compiles (every such definition the
+    same), else None."""
+    pat = re.compile(r"^[ \t]*#[ \t]*define[ \t]+%s(?![\w(])"
+                     r"((?:[^\n\\]|\\\n|\\.)*)" % re.escape(name), re.M)
+    bodies = set()
+    for f in prog.files:
+        for m in pat.finditer(f.src.text):
+            line = f.src.line_of(m.start())
+            if line in f.dead_defines or (
+                    f.skipped is not None and line in f.skipped.lines):
+                continue
+            bodies.add(" ".join(re.sub(r"/\*.*?\*/|//[^\n]*", " ",
+                                       m.group(1).replace("\\\n", " "),
+                                       flags=re.S).split()))
+    return bodies.pop() if len(bodies) == 1 else None
+
+
 def recognise(prog, name, args, line):
     """The Scoped for a use of macro @name with argument texts @args at
-    @line, or None when its expansion is not a scoped lock."""
+    @line, or None when its expansion is not a scoped lock.  The lock of
+    a function-like macro must come from its arguments; an object-like
+    macro's is a fixed expression, which must not name the loop
+    variables of its headers (Scoped.names: the names the use site
+    resolves)."""
     _CANDS[0] = getattr(prog, "macro_cands", {})
-    text = expand(prog.macros, name, args, line)
+    obj = object_like(prog, name)
+    if obj:
+        body = _object_body(prog, name)
+        text = expand(prog.macros, name, [], line, defn=([], body)) \
+            if body is not None else None
+    else:
+        text = expand(prog.macros, name, args, line)
     try:
         hdrs = headers(text) if text else None
     except cparse.ParseError:
@@ -400,7 +492,12 @@ def recognise(prog, name, args, line):
             normal[0][1] != normal[2][1]:
         return None
     ident = normal[0][1]
-    if not any(a.strip() and find.canon(a) in ident for a in args):
+    names = None
+    if obj:
+        names = _call_names(normal[0][2]) | _call_names(normal[2][2])
+        if names & set(ev.env):
+            return None  # a lock named by the loop's own variables
+    elif not any(a.strip() and find.canon(a) in ident for a in args):
         return None  # the lock is not the macro's argument's
     on = {}
     for how in ("break", "continue"):
@@ -418,7 +515,16 @@ def recognise(prog, name, args, line):
         else:
             on[how] = None
     return Scoped(name, normal[0][2], normal[2][2], ident, on["break"],
-                  on["continue"])
+                  on["continue"], names)
+
+
+def _call_names(call):
+    """The names the arguments of call text @call read where it is
+    written (not members after `.` or `->`)."""
+    toks = cparse.lex(call)
+    return {t.text for i, t in enumerate(toks)
+            if i > 1 and t.kind == "id" and
+            toks[i - 1].text not in (".", "->") and t.text != "sizeof"}
 
 
 def is_scoped_name(prog, name):
@@ -462,23 +568,54 @@ def _desugar_file(prog, f, names):
         k = bo
         while k < bc:
             t = toks[k]
-            if t.kind != "id" or t.text not in names or \
-                    toks[k + 1].text != "(" or toks[k - 1].text in (
-                        ".", "->"):
+            if t.kind != "id" or t.text not in names or toks[k - 1].text in (
+                    ".", "->"):
+                k += 1
+                continue
+            obj = object_like(prog, t.text)
+            if not obj and toks[k + 1].text != "(":
                 k += 1
                 continue
             line = f.line(k)
-            close = cparse.match(toks, k + 1)
-            args = [find.join_tokens([x.text for x in toks[a:b]])
-                    for a, b in cparse.split_args(toks, k + 1, close)]
-            sc = recognise(prog, t.text, args, line)
-            why = None
+            sc, why = None, None
+            if obj:
+                # `NAME STATEMENT`: the head is the name alone
+                close = k
+                if toks[k + 1].text == "(":
+                    why = ("it is followed by '(' (the tool reads an "
+                           "object-like scoped macro before a statement "
+                           "that does not start with one)")
+                elif toks[k - 1].kind != "pp" and toks[k - 1].text not in (
+                        ";", "{", "}", ")", ":", "else", "do"):
+                    why = "it does not start a statement here"
+                else:
+                    sc = recognise(prog, t.text, [], line)
+                    local = _locals_named(prog, f, line, sc.names) \
+                        if sc is not None and sc.names else []
+                    if local is None:
+                        why = ("the compiler's front end does not give the "
+                               "function around it (the names its lock "
+                               "expression reads are not known to be "
+                               "globals)")
+                    elif local:
+                        why = ("its lock expression names %s, %s of the "
+                               "function here, not the global lock every "
+                               "use of an object-like macro must take" % (
+                                   ", ".join(local), "locals or parameters"
+                                   if len(local) > 1 else
+                                   "a local or parameter"))
+            else:
+                close = cparse.match(toks, k + 1)
+                args = [find.join_tokens([x.text for x in toks[a:b]])
+                        for a, b in cparse.split_args(toks, k + 1, close)]
+                sc = recognise(prog, t.text, args, line)
             try:
                 if close + 1 >= bc:
                     raise cparse.ParseError(line, "no statement")
                 body = cparse.Parser(src, prog.typedefs).stmt(close + 1, bc)
             except cparse.ParseError:
-                body, why = None, "its statement cannot be parsed"
+                body = None
+                why = why or "its statement cannot be parsed"
             if sc is None and why is None:
                 why = "its expansion here is not a scoped lock"
             jumps = []
@@ -495,9 +632,9 @@ def _desugar_file(prog, f, names):
                     jumps.append((s, how))
             if why is not None:
                 prog.scoped_why[(f.path, line)] = (
-                    "lock macro %s() at line %d is a scoped lock but %s "
+                    "lock macro %s at line %d is a scoped lock but %s "
                     "(write the section with lock and unlock calls)" % (
-                        t.text, line, why))
+                        t.text if obj else t.text + "()", line, why))
                 k = close + 1
                 continue
             n += 1
@@ -583,6 +720,19 @@ def clang_pos(f, off):
     o = orig_offset(f, off)
     line = src.line_of(o)
     return line, o - src.offset(line, 0) + 1
+
+
+def _locals_named(prog, f, line, names):
+    """The sorted names of @names that are locals or parameters of the
+    function of @f at @line, as the compiler declares them; None when
+    the front end does not give that function."""
+    fe = getattr(prog, "frontend", None)
+    rp = os.path.realpath(f.path)
+    u = fe.unit_of(rp) if fe is not None else None
+    fn = u.function_at(rp, line) if u is not None else None
+    if fn is None:
+        return None
+    return sorted(names & {d.name for d in fn.locals.values()})
 
 
 def _caught_inside(s, body):

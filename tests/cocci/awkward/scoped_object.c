@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* collectd's ovs_events.c shape: an object-like scoped lock macro, `CTX_LOCK
    { ... }`, a for statement whose head calls a lock function that
-   returns 1 and an unlock function that returns 0.  The tool does not
-   read that macro: it says so at each use, and the lock stays a pthread
-   mutex (nothing is changed behind the macro's back). */
-/* expect: refused object-like macro whose expansion locks */
+   returns 1 and an unlock function that returns 0, on a mutex field of a
+   global initialised by designator.  Each use is the section `ctx_lock();
+   { ... } ctx_unlock();` of ctx.mutex, and is delegated. */
+/* expect: transformed */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
