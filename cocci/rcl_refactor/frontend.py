@@ -1596,12 +1596,28 @@ class Program:
         tags.discard(None)
         return tags.pop() if len(tags) == 1 else None
 
+    def called_on(self, path, line):
+        """Names of the functions called on @line of @path, as the
+        compiler reads the program (calls inside function bodies)."""
+        if not hasattr(self, "_calls_by_line"):
+            self._calls_by_line = {}
+            for u in self.units:
+                for fn in u.functions.values():
+                    for c in fn.calls:
+                        self._calls_by_line.setdefault(
+                            (c.loc.path, c.loc.line), set()).add(c.callee)
+        return self._calls_by_line.get((os.path.realpath(path), line), set())
+
     def end_line_of(self, path):
         """A function of a line of @path: the last line of the function
         definition whose extent holds it, or None."""
         rp = os.path.realpath(path)
 
         def end(line):
+            # Only from code that compiles: a brace really missing is an
+            # error of the input, not a macro's.
+            if any(u.errors for u in self.units if rp in u.files):
+                return None
             for u in self.units:
                 fn = u.function_at(rp, line)
                 if fn is not None:

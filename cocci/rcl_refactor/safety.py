@@ -275,22 +275,38 @@ def unseen_lock_calls(prog):
         toks = f.src.toks
         bodies = [(bo, bc) for _, _, bo, bc in f.funcs]
         for k, t in enumerate(toks):
+            # (not after a type or declarator word: `int lock(...)`; a
+            # macro that brings its own `;`, rsyslog's CODESTARTdoHUP, may
+            # come before a call)
             if t.kind != "id" or k + 1 >= len(toks) or \
                     toks[k - 1].kind == "id" and \
-                    toks[k - 1].text not in ("return", "else", "do"):
+                    toks[k - 1].text not in ("return", "else", "do") and \
+                    not (toks[k - 1].text in prog.macros and
+                         _compiled_call(prog, f, k)):
                 continue
             if toks[k + 1].text != "(":
                 if any(bo < k < bc for bo, bc in bodies):
                     _object_macro(prog, f, k, locks)
                 continue
             inside = any(bo < k < bc for bo, bc in bodies)
-            if t.text in locks and not inside and not f.is_header:
-                fn = _knr_function(toks, k)
-                if fn is None:
-                    continue
+            if t.text in locks and not inside and \
+                    t.text not in prog.section_macros and \
+                    (_knr_function(toks, k) or _compiled_call(prog, f, k)):
+                fn = _knr_function(toks, k) if not f.is_header else None
                 why = ("in the K&R function definition %s() (old-style "
                        "parameter declarations are not read: give it a "
-                       "prototype-style definition)" % fn)
+                       "prototype-style definition)" % fn) if fn else (
+                    "in a function whose braces come from macros: neither "
+                    "Coccinelle nor the tool's parser sees where it begins "
+                    "and ends")
+                # and the locks it may name, fields included
+                lf = prog.fns[t.text]
+                names, _ = prog.fn_keys(lf, _call_args(toks, k), f, k) \
+                    if not lf.wrapper or lf.wrapper.get("param") else \
+                    ([], None)
+                for n in names:
+                    prog.key(n).refuse("locked at %s:%d %s" % (
+                        f.display, f.line(k), why))
             elif inside and t.text not in prog.fns and \
                     t.text not in prog.section_macros and \
                     t.text in prog.macros and _locks(prog, t.text, locks):
@@ -312,6 +328,20 @@ def unseen_lock_calls(prog):
                 if key is not None:
                     key.refuse("locked at %s:%d by a call the tool does not "
                                "understand" % (f.display, line))
+
+
+def _compiled_call(prog, f, k):
+    """Whether the compiler reads a call of the function named at token
+    @k of @f on its line, in a function body (not a prototype)."""
+    fe = getattr(prog, "frontend", None)
+    return fe is not None and \
+        f.src.toks[k].text in fe.called_on(f.path, f.line(k))
+
+
+def _call_args(toks, k):
+    close = cparse.match(toks, k + 1)
+    return [analyse.join_tokens([x.text for x in toks[a:b]])
+            for a, b in cparse.split_args(toks, k + 1, close)]
 
 
 def _object_macro(prog, f, k, locks):
