@@ -5,7 +5,8 @@
    address of another lock, so both stay POSIX, and the reason names
    the call that passes it. */
 /* expect: refused lock shared_mu stays POSIX */
-/* expect: refused receives '&shared_mu' at ptr_field_param_other.c:79 */
+/* expect: refused of table_open() receives '&shared_mu' at */
+/* expect: refused ptr_field_param_other.c:80 (only NULL */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
