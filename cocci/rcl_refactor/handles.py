@@ -39,6 +39,11 @@ class Slot:
         self.direct = False  # a lock expression flows into it
         self.followed = False  # a pointer local program.py follows
         self.fi = None
+        self.origin = {}     # key -> (text, where) of a lock expression
+        self.ins = []        # (Slot, where) flowing into it
+        self.uses = []       # (path, token) of its value's other uses
+        self.carriers = set()  # pointer keys it is stored into (program.py)
+        self.stored = set()  # (path, token) of those stores
 
     def fault(self):
         if self.escape:
@@ -65,6 +70,8 @@ class Handles:
         self.casts = []      # (File, token, Slot) mutex type tokens of casts
         self.held = {}       # (path, token of a lock call) -> Slot
         self.fis = {}
+        self.called = set()
+        self.outside_files = {}  # function name -> units not rewritten
 
     # -- helpers -----------------------------------------------------------
     def _mutex_type(self, text):
@@ -126,17 +133,14 @@ class Handles:
         for f in prog.files:
             for name, ni, bo, bc in f.funcs:
                 self.defs.setdefault(name, []).append((f, ni, bo, bc))
-        called = self._called()
+        called = self.called = self._called()
         outside = self._outside_callers()
         for name, defs in self.defs.items():
             if len(defs) != 1 or name in prog.fns or name in prog.api:
                 continue  # lock, init and destroy wrappers: find.py's
             f, ni, bo, bc = defs[0]
             toks = f.src.toks
-            a = ni
-            while a > 0 and toks[a - 1].text not in (";", "}", "{") and \
-                    toks[a - 1].kind != "pp":
-                a -= 1
+            a = _decl_start(toks, ni)
             static = any(toks[j].text == "static" for j in range(a, ni))
             t = self._ptr_type(toks, a, ni)
             # A function of the program that no file given calls (an
@@ -215,8 +219,13 @@ class Handles:
         import os
         worked = {os.path.realpath(f.path) for f in self.prog.files
                   if not f.is_header}
-        return {c.key for u in fe.units if u.path not in worked
-                for fn in u.functions.values() for c in fn.calls}
+        for u in fe.units:
+            if u.path in worked:
+                continue
+            for fn in u.functions.values():
+                for c in fn.calls:
+                    self.outside_files.setdefault(c.key, set()).add(u.path)
+        return set(self.outside_files)
 
     def _all(self):
         return list(self.vars.values()) + list(self.rets.values())
@@ -257,12 +266,14 @@ class Handles:
             src = self._slot_at(f, fi, a)
             if src is not None:
                 src.out.add(dst)
+                dst.ins.append((src, self._where(f, a)))
                 self._ok(f, a, b, src)
                 return
         if toks[a].kind == "id" and a + 1 < b and toks[a + 1].text == "(" \
                 and cparse.match(toks, a + 1) == b - 1 and \
                 toks[a].text in self.rets:
             self.rets[toks[a].text].out.add(dst)
+            dst.ins.append((self.rets[toks[a].text], self._where(f, a)))
             return
         if toks[a].text == "&":
             names, why = self.prog.lock_keys(
@@ -271,6 +282,9 @@ class Handles:
                      self.prog.keys[("mutex", n)].decls]
             if known:
                 dst.keys |= set(known)
+                for n in known:
+                    dst.origin.setdefault(n, (canon(" ".join(texts)),
+                                              self._where(f, a)))
                 dst.direct = True
                 if why or len(known) != len(names):
                     dst.opaque = dst.opaque or why or \
@@ -309,6 +323,21 @@ class Handles:
                 continue
             if any(ni == k for _, ni, _, _ in f.funcs):
                 continue  # its definition
+            decl = toks[k - 1].kind == "id" and toks[k - 1].text not in (
+                "return", "else", "do", "case") or \
+                toks[k - 1].text == "*" and toks[k - 2].kind == "id" \
+                and toks[k - 2].text not in ("return", "case")
+            if decl and toks[k + 1].kind == "id" and \
+                    toks[k + 2].text == "(" and toks[k + 3].text == "(" and \
+                    cparse.match(toks, k + 3) + 1 == \
+                    cparse.match(toks, k + 2):
+                # A prototype through a macro for pre-ANSI compilers,
+                # `int f __P((pthread_mutex_t *, int));`.
+                if ret and toks[k - 1].text == "*" and \
+                        self._mutex_type(toks[k - 2].text):
+                    ret.typetoks.append((f, k - 2))
+                self._proto(f, k + 3, name)
+                continue
             if toks[k + 1].text != "(":
                 why = "the address of %s() is taken at %s (calls through " \
                     "it are not followed)" % (name, self._where(f, k))
@@ -318,14 +347,11 @@ class Handles:
                     if n == name:
                         p.opaque = p.opaque or why
                 continue
-            if toks[k - 1].kind == "id" and toks[k - 1].text not in (
-                    "return", "else", "do", "case") or \
-                    toks[k - 1].text == "*" and toks[k - 2].kind == "id" \
-                    and toks[k - 2].text not in ("return", "case"):
+            if decl:
                 if ret and toks[k - 1].text == "*" and \
                         self._mutex_type(toks[k - 2].text):
                     ret.typetoks.append((f, k - 2))
-                self._proto(f, k, name)
+                self._proto(f, k + 1, name)
                 continue  # a declaration
             close = cparse.match(toks, k + 1)
             fi = self._fi_around(f, k)
@@ -369,11 +395,12 @@ class Handles:
                     if n == name:
                         p.opaque = p.opaque or why
 
-    def _proto(self, f, k, name):
-        """A prototype of @name: the mutex types of its slot parameters."""
+    def _proto(self, f, o, name):
+        """A prototype of @name whose parameter list opens at token @o:
+        the mutex types of its slot parameters."""
         toks = f.src.toks
-        close = cparse.match(toks, k + 1)
-        for i, (a, b) in enumerate(cparse.split_args(toks, k + 1, close)):
+        close = cparse.match(toks, o)
+        for i, (a, b) in enumerate(cparse.split_args(toks, o, close)):
             p = self.params.get((name, i))
             if p is None:
                 continue
@@ -449,6 +476,7 @@ class Handles:
         if src is None:
             return self._escape(None, "an assignment used as a value at %s"
                                 % where)
+        src.uses.append((f.path, a))
         if src.followed and (pre != "return" and pre != "=" and
                              _enclosing_call(toks, a, fi.bo) is None or
                              self._pthread_call(toks, a, fi.bo)):
@@ -557,6 +585,90 @@ class Handles:
         return "locked through %s, which carries the lock's address " \
             "between functions" % s.label
 
+    def field_param(self, f, a, b):
+        """The value toks[a:b] of @f of an assignment statement to a
+        pointer key (`new->db_lock = lock;`), when it is a parameter of
+        its function (through parentheses and casts to a mutex pointer):
+        (slot, casts, why), where why is None when the only value that
+        reaches the parameter from the calls of the program is NULL
+        (see _value()), else why the key cannot follow it.  None when it
+        is not a parameter."""
+        toks = f.src.toks
+        casts = []
+        a, b = self._core(toks, a, b, casts)
+        if b - a != 1 or toks[a].kind != "id":
+            return None
+        fi = self._fi_around(f, a)
+        if fi is None:
+            return None
+        d = analyse._visible_decl(fi, toks[a].text, a)
+        if d is None or not d.is_param:
+            return None
+        name = fi.name
+        label = "parameter '%s' of %s()" % (d.name, name)
+        s = self.vars.get((f.path, d.t0))
+        if name in self.outside_files:
+            return None, [], "%s() is also called from %s, not being " \
+                "rewritten" % (name, ", ".join(sorted(
+                    self.outside_files[name])))
+        if len(self.defs.get(name, ())) != 1:
+            return None, [], "%s() is defined more than once (not " \
+                "followed)" % name
+        if s is None:
+            return None, [], "%s is not followed (only a parameter " \
+                "declared alone as a pointer to the mutex type or void " \
+                "is)" % label
+        if name not in self.called and not any(
+                toks[j].text == "static"
+                for j in range(_decl_start(toks, fi.ni), fi.ni)):
+            return s, casts, "no file given calls %s(), which is not " \
+                "static (an interface for other code: what it is passed " \
+                "is not known)" % name
+        seen, todo = {s}, [s]
+        while todo:
+            u = todo.pop()
+            if u.opaque:
+                return s, casts, u.opaque
+            for v, where in u.ins:
+                if v in seen:
+                    continue
+                if v.typetoks:
+                    return s, casts, "%s is given %s by the call at %s " \
+                        "(whose type would have to change too: not " \
+                        "followed)" % (u.label, v.label, where)
+                seen.add(v)
+                todo.append(v)
+        for key in sorted(s.keys):
+            for u in sorted(seen, key=lambda x: x is not s):
+                if key in u.origin:
+                    text, where = u.origin[key]
+                    return s, casts, "%s receives '%s' at %s%s" % (
+                        label, text, where, "" if u is s else
+                        " (through %s)" % u.label)
+        return s, casts, None
+
+    def carrier_faults(self):
+        """(slot, why) of the parameters stored into a pointer key whose
+        value also goes elsewhere, or into more than one key."""
+        for s in self.vars.values():
+            if not s.carriers:
+                continue
+            other = [u for u in s.uses if u not in s.stored]
+            if len(s.carriers) > 1:
+                yield s, "%s is stored into %s" % (
+                    s.label, " and ".join(sorted(s.carriers)))
+            elif other:
+                path, k = other[0]
+                f = next(x for x in self.prog.files if x.path == path)
+                yield s, "%s is also used at %s (only tests of it and " \
+                    "its stores into the pointer are followed)" % (
+                        s.label, self._where(f, k))
+
+    def _carries(self, s, converted):
+        return not s.keys and len(s.carriers) == 1 and \
+            converted(next(iter(s.carriers))) and \
+            all(u in s.stored for u in s.uses)
+
     def accounted(self, f):
         return self.ok.get(f.path, [])
 
@@ -566,7 +678,8 @@ class Handles:
         out = set()
         for s in self._all():
             if len(s.keys) == 1 and not s.fault() and \
-                    converted(next(iter(s.keys))):
+                    converted(next(iter(s.keys))) or \
+                    self._carries(s, converted):
                 out |= set(s.typetoks)
                 if s.decl is not None and s.typetoks:
                     s.decl.spec = " ".join(
@@ -574,9 +687,19 @@ class Handles:
                         for w in s.decl.spec.split())
         for f, c, s in self.casts:
             if len(s.keys) == 1 and not s.fault() and \
-                    converted(next(iter(s.keys))):
+                    converted(next(iter(s.keys))) or \
+                    self._carries(s, converted):
                 out.add((f, c))
         return sorted(out, key=lambda x: (x[0].path, x[1]))
+
+
+def _decl_start(toks, ni):
+    """The first token of the declaration of the function named at @ni."""
+    a = ni
+    while a > 0 and toks[a - 1].text not in (";", "}", "{") and \
+            toks[a - 1].kind != "pp":
+        a -= 1
+    return a
 
 
 def _enclosing_call(toks, k, lo):

@@ -533,6 +533,10 @@ class Program:
             self._value_copies(f)
         for f in self.files:
             self._scan_uses(f)
+        # Parameters stored into pointer keys must go nowhere else.
+        for slot, why in self.handles.carrier_faults():
+            for n in sorted(slot.carriers):
+                self.key(n).refuse(why)
         for (kind, _), key in sorted(self.keys.items()):
             if kind == "mutex":
                 self._ptr_key(key)  # refuses one initialised where declared
@@ -1260,6 +1264,21 @@ class Program:
             r, b = r + 1, b - 1
         texts = [t.text for t in toks[r:b]]
         if texts in (["NULL"], ["0"], ["(", "void", "*", ")", "0"]):
+            return True
+        # A parameter of the function: what its callers pass (handles.py).
+        fp = self.handles.field_param(f, k + 2, e) if self.handles else None
+        if fp is not None:
+            slot, casts, why = fp
+            if why:
+                key.refuse("pointer '%s' is assigned '%s' at %s, a "
+                           "parameter: %s (only NULL and memory allocated "
+                           "for the mutex type are followed: a pointer that "
+                           "may hold another lock stays POSIX)" % (
+                               name, canon(" ".join(texts)), where, why))
+            else:
+                slot.carriers.add(key.name)
+                slot.stored.add((f.path, k + 2))
+                self.ptr_allocs.append((key.name, f, casts))
             return True
         retype = []
         if toks[r].text == "(":
