@@ -323,6 +323,7 @@ def analyse_program(prog, opts, sel, root, cc):
     prog.outside_visibility()
     rewrite.discover(prog)
     safety.unseen_lock_calls(prog)
+    safety.skipped_lock_calls(prog)
     rewrite.analyse_all(prog, sel)
     _apply_forced(prog)
     rewrite.decide(prog)

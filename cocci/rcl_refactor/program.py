@@ -140,6 +140,9 @@ class Key:
         # (File, token, SectionMacro): expansions of a macro whose body
         # locks it (macrobody.py)
         self.macro_calls = []
+        # (File, start, end, new name): its lock/unlock/trylock calls in
+        # code the build does not compile (safety.skipped_lock_calls())
+        self.skipped_calls = []
 
     def refuse(self, why):
         if self.why is None:

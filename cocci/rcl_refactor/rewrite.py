@@ -927,6 +927,10 @@ def small_edits(prog, selection):
     for f in prog.files:
         _call_renames(prog, f)
         _held_calls(prog, f)
+    for (kind, name), key in prog.keys.items():
+        if kind == "mutex" and not key.why:
+            for f, start, end, new in key.skipped_calls:
+                f.edits.append((start, end, new))
     macrobody.edits(prog, lambda n: converted(prog, "mutex", n))
     return entries
 

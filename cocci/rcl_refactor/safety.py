@@ -338,6 +338,86 @@ def _compiled_call(prog, f, k):
         f.src.toks[k].text in fe.called_on(f.path, f.line(k))
 
 
+_SKIPPED_CALL = re.compile(r"\b(pthread_(?:mutex|cond)_\w+)[ \t]*\(")
+_RENAMED = {"pthread_mutex_lock": "liblock_lock",
+            "pthread_mutex_unlock": "liblock_unlock",
+            "pthread_mutex_trylock": "liblock_trylock"}
+
+
+def skipped_lock_calls(prog):
+    """The pthread mutex and condition calls in the branches the compiler
+    skips (libclang's skipped ranges), which no other stage reads: in a
+    configuration that compiles them, a call on a converted lock would
+    be handed a liblock_lock_t.  A lock, unlock or trylock of one lock
+    the text names (a variable, or a field no other lock has) is renamed
+    with the converted lock's calls (Key.skipped_calls, rewrite.py);
+    any other call naming a lock keeps the locks it may name POSIX."""
+    for f in prog.files:
+        if f.skipped is None or not f.skipped.lines:
+            continue
+        text = f.src.text
+        for ln in sorted(f.skipped.lines):
+            if ln >= len(f.src.line_starts):
+                continue
+            a = f.src.line_starts[ln - 1]
+            b = f.src.line_starts[ln]
+            for m in _SKIPPED_CALL.finditer(text, a, b):
+                args = _text_args(text, m.end() - 1)
+                names = [n for x in (args or [text[m.end():b]])
+                         for n in _named_keys(prog, x)]
+                if not names:
+                    continue
+                first = _named_keys(prog, args[0]) if args else []
+                if m.group(1) in _RENAMED and len(first) == 1 and \
+                        first[0][0] == "mutex" and len(names) == 1:
+                    prog.key(first[0][1]).skipped_calls.append(
+                        (f, m.start(1), m.end(1), _RENAMED[m.group(1)]))
+                    continue
+                for kind, n in names:
+                    prog.keys[(kind, n)].refuse(
+                        "named by %s() at %s:%d, in code this build does "
+                        "not compile, which the tool cannot convert with "
+                        "it" % (m.group(1), f.display, ln))
+
+
+def _text_args(text, i):
+    """The argument texts of the call whose '(' is at offset @i of @text,
+    or None when its parentheses do not close on a few lines."""
+    depth, j, start, out = 0, i, i + 1, []
+    end = min(len(text), i + 2000)
+    while j < end:
+        c = text[j]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                out.append(text[start:j])
+                return [x.strip() for x in out]
+        elif c == "," and depth == 1:
+            out.append(text[start:j])
+            start = j + 1
+        j += 1
+    return None
+
+
+def _named_keys(prog, expr):
+    """(kind, name) of the mutex and condition keys expression text @expr
+    may name: a variable by its name, a field by every key of that field
+    name."""
+    e = re.sub(r"\s+", "", expr)
+    m = re.fullmatch(r"&?\(*([A-Za-z_]\w*)\)*", e)
+    if m:
+        return [(kind, n) for kind, n in prog.keys if n == m.group(1)]
+    m = re.search(r"(?:\.|->)([A-Za-z_]\w*)\)*$", e)
+    if m:
+        return [(kind, n) for kind, n in prog.keys
+                if n.endswith("." + m.group(1))]
+    words = set(re.findall(r"[A-Za-z_]\w*", e))
+    return [(kind, n) for kind, n in prog.keys
+            if n in words or n.rpartition(".")[2] in words and "." in n]
+
+
 def _call_args(toks, k):
     close = cparse.match(toks, k + 1)
     return [analyse.join_tokens([x.text for x in toks[a:b]])
