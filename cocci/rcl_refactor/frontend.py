@@ -1663,21 +1663,13 @@ class Program:
         """Function.sole_call of the definition of @name whose name is on
         @line of @path, when every unit that compiles it agrees (a header
         read with other macros by another unit may differ); else None."""
-        rp = os.path.realpath(path)
-        seen = set()
-        for u in self.units:
-            if rp not in u.files:
-                continue
-            for fn in u.functions.values():
-                if fn.name == name and fn.loc.path == rp and \
-                        fn.loc.line == line:
-                    seen.add(fn.sole_call)
-        return seen.pop() if len(seen) == 1 else None
+        return self._agreed(path, line, name, "sole_call")
 
     def sole_return(self, path, line, name):
-        """Function.returns of the definition of @name whose name is on
-        @line of @path, when every unit that compiles it agrees; else
-        None."""
+        """Function.returns of that definition, on the same terms."""
+        return self._agreed(path, line, name, "returns")
+
+    def _agreed(self, path, line, name, attr):
         rp = os.path.realpath(path)
         seen = set()
         for u in self.units:
@@ -1686,7 +1678,7 @@ class Program:
             for fn in u.functions.values():
                 if fn.name == name and fn.loc.path == rp and \
                         fn.loc.line == line:
-                    seen.add(fn.returns)
+                    seen.add(getattr(fn, attr))
         return seen.pop() if len(seen) == 1 else None
 
     def callees(self, fn):
