@@ -818,6 +818,13 @@ def _is_sync_type(t):
     return t.spelling.endswith(("pthread_mutex_t", "pthread_cond_t"))
 
 
+def _is_sync_ptr(t):
+    """A pointer to a mutex or condition (rsyslog's `pthread_mutex_t *mut`
+    field): whose structure a field access names matters as much."""
+    t = t.get_canonical()
+    return t.kind == ci.TypeKind.POINTER and _is_sync_type(t.get_pointee())
+
+
 def _sync_kind(t):
     """"mutex", "cond" or "other": what a field of type @t is."""
     if _is_mutex_type(t):
@@ -1540,7 +1547,7 @@ class _Walker:
                 ref = ch.referenced
                 if ref is not None and ref.kind == K.FIELD_DECL and \
                         k == K.MEMBER_REF_EXPR and \
-                        _is_sync_type(ref.type):
+                        (_is_sync_type(ref.type) or _is_sync_ptr(ref.type)):
                     tag = _record_name(ref.semantic_parent)
                     cl = _loc(ch)
                     # A call in the object expression (even behind a
