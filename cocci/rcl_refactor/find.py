@@ -321,6 +321,13 @@ def _macro_fn(fns, name, params, body):
     return LockFn(name, inner.role, params, body_expr)
 
 
+def call_args(toks, k):
+    """The argument texts of the call whose name is at token @k."""
+    close = cparse.match(toks, k + 1)
+    return [join_tokens([t.text for t in toks[a:b]])
+            for a, b in cparse.split_args(toks, k + 1, close)]
+
+
 def _split_text_args(text):
     toks = cparse.lex("(" + text + ")")
     return [join_tokens([t.text for t in toks[a:b]])

@@ -94,25 +94,31 @@ class File:
             raise
 
     def _unread_at(self, off, err):
-        for name, ni, bo, bc in self.funcs:
-            toks = self.src.toks
-            if toks[bo].start <= off < toks[bc].end:
-                if ni not in self.unread:
-                    self.unread[ni] = analyse.unread_function(
-                        self.src, name, ni, bo, bc, err)
-                return self.unread[ni]
+        span = self._span_at(off)
+        if span is None:
+            return None
+        if span[1] not in self.unread:
+            self.unread[span[1]] = analyse.unread_function(
+                self.src, *span, err)
+        return self.unread[span[1]]
+
+    def _span_at(self, off):
+        """(name, name token, '{', '}') of the function whose body holds
+        offset @off, or None."""
+        toks = self.src.toks
+        for span in self.funcs:
+            if toks[span[2]].start <= off < toks[span[3]].end:
+                return span
         return None
 
     def _func_at(self, off, parser_typedefs=()):
-        for name, ni, bo, bc in self.funcs:
-            toks = self.src.toks
-            if toks[bo].start <= off < toks[bc].end:
-                if ni not in self.finfo:
-                    self.finfo[ni] = analyse.FuncInfo(
-                        self.src, name, ni, bo, bc,
-                        cparse.Parser(self.src, parser_typedefs))
-                return self.finfo[ni]
-        return None
+        span = self._span_at(off)
+        if span is None:
+            return None
+        if span[1] not in self.finfo:
+            self.finfo[span[1]] = analyse.FuncInfo(
+                self.src, *span, cparse.Parser(self.src, parser_typedefs))
+        return self.finfo[span[1]]
 
     def in_function(self, k):
         return any(ni <= k <= bc for _, ni, _, bc in self.funcs)

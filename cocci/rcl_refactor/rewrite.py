@@ -58,7 +58,7 @@ def discover(prog):
             if not call and lf is not None and toks[k + 1].text == "(":
                 # The call is not a statement (its result is tested): it
                 # stays in place, a held section, when its lock is named.
-                names, why = prog.fn_keys(lf, _call_args(toks, k), f, k)
+                names, why = prog.fn_keys(lf, find.call_args(toks, k), f, k)
                 sec.key = names[0] if names and not why else None
                 sec.reason = safety.not_statement_reason(toks, k)
             if sec.key is None:
@@ -138,7 +138,7 @@ def _unread_section(prog, f, k, sec, lf):
     locks stay POSIX; the other functions' sections go on."""
     toks = f.src.toks
     prog.report.found += 1
-    names, why = prog.fn_keys(lf, _call_args(toks, k), f, k) \
+    names, why = prog.fn_keys(lf, find.call_args(toks, k), f, k) \
         if lf and toks[k + 1].text == "(" else ([], None)
     sec.key = names[0] if len(names) == 1 and not why else None
     sec.stmt, sec.lf = None, lf
@@ -166,13 +166,6 @@ def _refuse_named(prog, f, k, stmt, line):
                        "at %s:%d" % (f.display, line))
 
 
-def _call_args(toks, k):
-    """The argument texts of the call whose name is at token @k."""
-    close = find.cparse.match(toks, k + 1)
-    return [find.join_tokens([t.text for t in toks[a:b]]) for a, b in
-            find.cparse.split_args(toks, k + 1, close)]
-
-
 def _trylocks(prog, f):
     """Every trylock starts a section.  In the shapes analyse.try_shape()
     knows, it is delegated through rcl_tryexec() when its body can be
@@ -188,7 +181,7 @@ def _trylocks(prog, f):
         if fi is None:
             continue
         names, unsure = prog.fn_keys(prog.fns[toks[k].text],
-                                     _call_args(toks, k), f, k)
+                                     find.call_args(toks, k), f, k)
         prog.report.found += 1
         if len(names) == 1 and not unsure:
             sec = analyse.Section(f.display, fi.name, line)
@@ -364,7 +357,7 @@ def _analyse(prog, sec, selection):
         sec.shape = analyse.shape(fi, sec.stmt, prog.fns, is_sel, prog.api,
                                   prog.ppenv, trysh)
         sec.inner = _inner_sections(prog, sec, selection)
-        safety.check(fi, sec.shape, _call_args(fi.src.toks, sec.tok)
+        safety.check(fi, sec.shape, find.call_args(fi.src.toks, sec.tok)
                      if trysh else analyse.call_of(fi.src.toks,
                                                    sec.stmt)[1])
         dead = sec.shape["dead"]
@@ -999,7 +992,7 @@ def _held_calls(prog, f):
                 expr = re.sub(r"\b(%s)\b" % "|".join(
                     re.escape(n) for n, kd in sorted(prog.types.items())
                     if kd == "mutex"), "liblock_lock_t",
-                    lf.expr(_call_args(toks, k)))
+                    lf.expr(find.call_args(toks, k)))
                 f.edits.append((toks[k].start, toks[close].end, "%s(%s)%s" % (
                     new, expr, semi)))
 

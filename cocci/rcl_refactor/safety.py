@@ -19,7 +19,7 @@ the extraction what to do so that the meaning is kept:
 """
 import re
 
-from . import analyse, cparse
+from . import analyse, cparse, find
 
 ALLOCA_LIKE = ("alloca", "__builtin_alloca", "__builtin_alloca_with_align",
                "__builtin_alloca_with_align_and_max", "strdupa", "strndupa",
@@ -301,7 +301,7 @@ def unseen_lock_calls(prog):
                     "and ends")
                 # and the locks it may name, fields included
                 lf = prog.fns[t.text]
-                names, _ = prog.fn_keys(lf, _call_args(toks, k), f, k) \
+                names, _ = prog.fn_keys(lf, find.call_args(toks, k), f, k) \
                     if not lf.wrapper or lf.wrapper.get("param") else \
                     ([], None)
                 for n in names:
@@ -418,12 +418,6 @@ def _named_keys(prog, expr):
             if n in words or n.rpartition(".")[2] in words and "." in n]
 
 
-def _call_args(toks, k):
-    close = cparse.match(toks, k + 1)
-    return [analyse.join_tokens([x.text for x in toks[a:b]])
-            for a, b in cparse.split_args(toks, k + 1, close)]
-
-
 def _object_macro(prog, f, k, locks):
     """Token @k, in a function body and not called, names an object-like
     macro whose expansion locks and that scoped.py did not rewrite there
@@ -471,19 +465,10 @@ def _expansion_words(prog, name, seen=None):
     return words
 
 
-def _locks(prog, name, locks, seen=None):
+def _locks(prog, name, locks):
     """Whether macro @name expands (through other macros) to a call of a
     lock function."""
-    seen = seen or set()
-    if name in seen:
-        return False
-    seen.add(name)
-    m = prog.macros.get(name)
-    if not m:
-        return False
-    words = re.findall(r"[A-Za-z_]\w*", m[1])
-    return any(w in locks for w in words) or any(
-        _locks(prog, w, locks, seen) for w in words if w in prog.macros)
+    return any(w in locks for w in _expansion_words(prog, name))
 
 
 def _knr_function(toks, k):
