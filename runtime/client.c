@@ -136,9 +136,13 @@ static void wait_done(struct rcl_server *s, struct rcl_req *r,
 
 	/* stopped (or a forked child's): no server thread to wait for */
 	if (atomic_load_explicit(&s->state, memory_order_relaxed) !=
-		    RCL_RUNNING &&
-	    rcl_run_own(s, r, l))
-		return;
+	    RCL_RUNNING) {
+		if (atomic_load_explicit(&s->fifo_owner,
+					 memory_order_relaxed) != 0)
+			rcl_server_retry_deferred(s);
+		if (rcl_run_own(s, r, l))
+			return;
+	}
 	/* a server sharing our CPU cannot run while we spin */
 	polls = atomic_load_explicit(&s->exclusive, memory_order_relaxed)
 			? 0

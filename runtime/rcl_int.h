@@ -24,6 +24,7 @@
 #include <sched.h>
 #include <semaphore.h>
 #include <string.h>
+#include <sys/types.h>
 
 /* Client ids, hence slots per request array: 4096 lines, the thesis's
  * "very large" array (256 KB of 64-byte lines; 512 KB with 128-byte
@@ -43,6 +44,11 @@
  * spins at real-time priority (and keeps RT throttling out of idle
  * phases) while costing a busy server nothing. */
 #define RCL_IDLE_PARK_NS 5000000L
+
+/* A forked child whose server start is deferred (server.c) looks whether
+ * the process it deferred to is gone every this many calls of a thread
+ * on the stopped path: one getppid() per 4,096 sections run locally. */
+#define RCL_DEFER_POLL 4096u
 
 /* An idle servicing thread starts yielding its CPU (to servers of other
  * processes on the same CPU) after this long without a request. */
@@ -263,6 +269,12 @@ struct rcl_server {
 	/* thread structures of the parent's pool in a forked child (the
 	 * threads do not exist there); freed by the next start */
 	struct rcl_sthread *orphans;
+	/* in a forked child: the process (the parent, or an ancestor) whose
+	 * SCHED_FIFO server ran on this CPU at the fork, 0 none.  While it
+	 * lives, new locks do not start this server (server.c, deferral).
+	 * Written under srv_mu (or in the child's fork handler); clients
+	 * read it relaxed on their stopped path. */
+	_Atomic pid_t fifo_owner;
 };
 
 /* ---- slot.c: the slot protocol -------------------------------------------
@@ -495,6 +507,10 @@ void rcl_announce_degraded(const char *why) LL_HIDDEN;
 /* The server on @cpu (LIBLOCK_SERVER_DEFAULT: the default one), started
  * if needed; NULL with *@err set on failure. */
 struct rcl_server *rcl_server_get(int cpu, int *err) LL_HIDDEN;
+/* A forked child's client on the stopped path of @s, whose start was
+ * deferred to an ancestor's server: start it once that process is gone
+ * (looked at every RCL_DEFER_POLL calls of this thread). */
+void rcl_server_retry_deferred(struct rcl_server *s) LL_HIDDEN;
 /* The server table's mutex: held across start, stop and fork, and by
  * readers of a server's thread list (rcl_stats()). */
 void rcl_servers_lock(void) LL_HIDDEN;

@@ -18,6 +18,7 @@
  */
 #include "rcl_int.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -186,6 +187,8 @@ static void clear_slots(struct rcl_server *s)
  * nothing is freed or started here. */
 static void fork_child(void)
 {
+	pid_t parent = getppid();
+
 	for (int c = 0; c < CPU_SETSIZE; c++) {
 		struct rcl_server *s = atomic_load_explicit(
 			&srv_table[c], memory_order_relaxed);
@@ -193,6 +196,13 @@ static void fork_child(void)
 
 		if (!s)
 			continue;
+		/* see defer_to_owner(); a parent that itself deferred passes
+		 * its ancestor on */
+		if (atomic_load_explicit(&s->state, memory_order_relaxed) ==
+			    RCL_RUNNING &&
+		    s->fifo)
+			atomic_store_explicit(&s->fifo_owner, parent,
+					      memory_order_relaxed);
 		for (t = atomic_load_explicit(&s->all, memory_order_relaxed); t;
 		     t = t->next_all) {
 			struct rcl_lock *k = atomic_load_explicit(
@@ -333,6 +343,65 @@ static int check_cpu(int *cpu)
 	return 0;
 }
 
+/* Is @pid a live process?  Our parent is (getppid() changes when it
+ * exits); another one is while it can be signalled (a zombie still can:
+ * a reaped one cannot, and its pid is rarely reused at once). */
+static bool alive(pid_t pid)
+{
+	int saved = errno; /* a lock call leaves the caller's errno alone */
+	bool yes = pid == getppid() || kill(pid, 0) == 0 || errno == EPERM;
+
+	errno = saved;
+	return yes;
+}
+
+/* srv_mu held.  Deferral: a fork child whose ancestor ran a SCHED_FIFO
+ * server on this CPU at the fork does not start its own there while that
+ * process lives.  Two servers on one CPU at the same real-time priorities
+ * take turns only through their yields, and a dying process's backup
+ * thread, the lowest of them, never gets the CPU while the other server
+ * is busy: the child could not even exit, and a parent busy waiting for
+ * it would wait for good.  Meanwhile the child's sections run on their
+ * calling threads under the lock word (as on any stopped server), and the
+ * server starts when a lock is created or a client polls
+ * (rcl_server_retry_deferred()) after that process is gone.  An explicit
+ * rcl_server_start() is obeyed. */
+static bool defer_to_owner(struct rcl_server *s)
+{
+	pid_t owner =
+		atomic_load_explicit(&s->fifo_owner, memory_order_relaxed);
+
+	if (owner == 0)
+		return false;
+	if (alive(owner)) {
+		static bool said;
+
+		if (!said)
+			ll_log(LL_INFO,
+			       "process %d runs an RCL server on CPU %d: "
+			       "this child runs its sections on its own "
+			       "threads until it exits",
+			       (int)owner, s->cpu);
+		said = true;
+		return true;
+	}
+	atomic_store_explicit(&s->fifo_owner, 0, memory_order_relaxed);
+	return false;
+}
+
+void rcl_server_retry_deferred(struct rcl_server *s)
+{
+	static __thread unsigned int polls;
+
+	if (++polls % RCL_DEFER_POLL != 0)
+		return;
+	pthread_mutex_lock(&srv_mu);
+	/* a failed start said why; the sections go on running here */
+	if (!srv_exiting && !defer_to_owner(s))
+		(void)start_locked(s);
+	pthread_mutex_unlock(&srv_mu);
+}
+
 struct rcl_server *rcl_server_get(int cpu, int *err)
 {
 	struct rcl_server *s;
@@ -349,8 +418,10 @@ struct rcl_server *rcl_server_get(int cpu, int *err)
 	pthread_mutex_lock(&srv_mu);
 	s = table_get(cpu);
 	*err = s ? 0 : ENOMEM;
-	/* at exit, or stopping: the locks' sections run on their clients */
-	if (s && !srv_exiting && (*err = start_locked(s)) == EBUSY)
+	/* at exit, stopping, or deferred: the locks' sections run on their
+	 * clients */
+	if (s && !srv_exiting && !defer_to_owner(s) &&
+	    (*err = start_locked(s)) == EBUSY)
 		*err = 0;
 	pthread_mutex_unlock(&srv_mu);
 	return *err ? NULL : s;

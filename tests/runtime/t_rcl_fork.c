@@ -8,7 +8,9 @@
  * its own client id, and can start a fresh server; the parent goes on.
  */
 #include "rcl_test.h"
+#include "rcl_int.h" /* RCL_DEFER_POLL */
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -226,6 +228,124 @@ START_TEST(fork_after_delegated_sections)
 }
 END_TEST
 
+/* Deferral (server.c): a child whose parent runs a SCHED_FIFO server on
+ * the CPU does not start its own there while the parent lives; a
+ * grandchild whose owner is gone starts it from its polls. */
+static int report(int fd, int rc)
+{
+	char c = (char)rc;
+
+	return write(fd, &c, 1) == 1 ? rc : 1;
+}
+
+static bool server_running(int cpu)
+{
+	rcl_stats_t st;
+
+	return rcl_stats(cpu, &st) == 0 && st.running;
+}
+
+/* Owner @owner (our parent) tells us to go on by exiting. */
+static int grandchild_main(int cpu, pid_t owner, int ready_fd)
+{
+	liblock_lock_t ld;
+	liblock_attr_t attr = LIBLOCK_ATTR_INITIALIZER;
+	double end;
+
+	attr.algorithm = "rcl";
+	attr.flags = LIBLOCK_ATTR_FIXED;
+	attr.server = cpu;
+	CHILD_CHECK(!server_running(cpu));
+	CHILD_CHECK(liblock_init(&ld, &attr) == 0);
+	CHILD_CHECK(!server_running(cpu)); /* deferred to @owner */
+	CHILD_CHECK(run_sections(10));
+	CHILD_CHECK(report(ready_fd, 0) == 0);
+	/* gone: reparented, and reaped by the test (kill fails) */
+	end = rt_now() + 10;
+	while ((getppid() == owner || kill(owner, 0) == 0) && rt_now() < end)
+		usleep(1000);
+	CHILD_CHECK(getppid() != owner);
+	/* the stopped path polls the owner every RCL_DEFER_POLL calls */
+	CHILD_CHECK(run_sections((int)RCL_DEFER_POLL + 1));
+	CHILD_CHECK(server_running(cpu));
+	CHILD_CHECK(run_sections(100));
+	CHILD_CHECK(liblock_destroy(&ld) == 0);
+	CHILD_CHECK(rcl_shutdown() == 0);
+	return 0;
+}
+
+static int deferring_child(int cpu, bool parent_fifo, int fd)
+{
+	liblock_lock_t ld;
+	liblock_attr_t attr = LIBLOCK_ATTR_INITIALIZER;
+	pid_t me = getpid(), pid;
+	rcl_stats_t st;
+
+	attr.algorithm = "rcl";
+	attr.flags = LIBLOCK_ATTR_FIXED;
+	attr.server = cpu;
+	CHILD_CHECK(liblock_init(&ld, &attr) == 0);
+	/* a degraded parent's server time-slices with ours: no deferral */
+	CHILD_CHECK(server_running(cpu) == !parent_fifo);
+	if (!parent_fifo || strcmp(LL_SANITIZER, "tsan") == 0)
+		return liblock_destroy(&ld) == 0 && run_sections(10) ? 0 : 1;
+	/* the polls of the stopped path find the parent alive */
+	CHILD_CHECK(run_sections(2 * (int)RCL_DEFER_POLL + 1));
+	CHILD_CHECK(!server_running(cpu));
+	CHILD_CHECK(liblock_destroy(&ld) == 0);
+	/* an explicit start is obeyed; our own server is now the owner */
+	CHILD_CHECK(rcl_server_start(cpu) == 0);
+	CHILD_CHECK(rcl_stats(cpu, &st) == 0 && st.running && st.fifo);
+	CHILD_CHECK(run_sections(10));
+	if ((pid = fork()) < 0)
+		return 1;
+	if (pid == 0)
+		_exit(report(fd, grandchild_main(cpu, me, fd)));
+	return 0; /* our exit lets the grandchild go on */
+}
+
+START_TEST(fork_defers_to_parent_server)
+{
+	int cpu = rcl_default_server();
+	int fds[2];
+	bool fifo;
+	pid_t pid;
+	int status;
+	char got[2];
+
+	rt_init_rcl(&la, LIBLOCK_SERVER_DEFAULT);
+	ck_assert(run_sections(100));
+	fifo = rt_stats(cpu).fifo;
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(fds[0]);
+		_exit(deferring_child(cpu, fifo, fds[1]));
+	}
+	close(fds[1]);
+	status = wait_child(pid, 20);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "child status %#x", status);
+	if (fifo && strcmp(LL_SANITIZER, "tsan") != 0) {
+		struct pollfd p = {.fd = fds[0], .events = POLLIN};
+
+		/* the grandchild: ready (0), then its result */
+		for (int i = 0; i < 2; i++) {
+			ck_assert_msg(poll(&p, 1, 20000) == 1,
+				      "the grandchild hangs");
+			ck_assert_int_eq(read(fds[0], &got[i], 1), 1);
+		}
+		ck_assert_int_eq(got[0], 0);
+		ck_assert_msg(got[1] == 0, "grandchild failed");
+	}
+	close(fds[0]);
+	ck_assert(run_sections(10));
+	ck_assert_int_eq(liblock_destroy(&la), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
+}
+END_TEST
+
 static Suite *make(const char *mode)
 {
 	Suite *s = suite_create(mode);
@@ -234,6 +354,7 @@ static Suite *make(const char *mode)
 	tcase_set_timeout(tc, TEST_TIMEOUT);
 	tcase_add_test(tc, fork_with_busy_threads);
 	tcase_add_test(tc, fork_after_delegated_sections);
+	tcase_add_test(tc, fork_defers_to_parent_server);
 	suite_add_tcase(s, tc);
 	return s;
 }
