@@ -189,6 +189,11 @@ int ll_comb_cond_wait(void *impl, liblock_cond_t *cond,
  * Fig. 5.1: 144 on 48 cores, 384 on 128 hardware threads). */
 #define COMBINER_CS_PER_CPU 3u
 
+void *ll_comb_lock_node(void *ctx)
+{
+	return ctx;
+}
+
 unsigned int ll_comb_max_cs(void)
 {
 	return COMBINER_CS_PER_CPU * (unsigned int)ll_cpu_count();

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shared machinery of the combining locks (fc, ccsynch, dsmsynch).
+ * Shared machinery of the combining locks (fc, ccsynch, dsmsynch); the
+ * queue node of ccsynch and dsmsynch.
  *
  * 1. Per-(lock, thread) slots whose node is handed to a release callback
  *    when the thread exits.  Combining nodes outlive a lock call and may
@@ -80,6 +81,51 @@ int ll_comb_cond_wait(void *impl, liblock_cond_t *cond,
 		      void (*detach)(void *impl, struct ll_comb_pass *p),
 		      int (*lock)(void *impl),
 		      int (*unlock)(void *impl)) LL_HIDDEN;
+
+/* ---- the queue node of CC-Synch and DSM-Synch ------------------------ */
+/* Both queue one node per request and a combiner walks the queue.  They
+ * differ in who owns the nodes (CC-Synch: nodes migrate, each thread
+ * keeps the one it got back as its spare; DSM-Synch: two per thread,
+ * used in turn, so a thread only spins on its own) and so in how a pass
+ * ends and how nodes are freed: two files.  The node, its answer, the
+ * hand-off of the role and the lock-mode marker are the same. */
+struct ll_comb_node {
+	/* request: written by the thread that queues the node */
+	liblock_fn_t fn;
+	void *ctx;
+	/* written once, with release, by the thread whose node comes next
+	 * (CC-Synch: by this node's requester, linking its spare) */
+	_Atomic(struct ll_comb_node *) next;
+	/* response: written by the combiner (reset by the node's owner) */
+	void *ret LL_ALIGNED;
+	bool completed;
+	_Atomic uint32_t wait; /* 1 while the owner must wait */
+} LL_ALIGNED;
+
+static_assert(sizeof(struct ll_comb_node) == 2 * LL_CACHELINE,
+	      "request and response on lines of their own");
+
+/* The fn of a lock-mode node (a thread that takes the lock rather than
+ * sending a section): combiners stop before it.  Never called. */
+void *ll_comb_lock_node(void *ctx) LL_HIDDEN;
+
+/* Answer another thread's section @n with its result @r. */
+static inline void ll_comb_answer(struct ll_comb_node *n, void *r)
+{
+	n->ret = r;
+	n->completed = true;
+	/* release: pairs with the owner's acquire of wait (ll_spin_until);
+	 * ret and completed go with it */
+	atomic_store_explicit(&n->wait, 0, memory_order_release);
+}
+
+/* Hand the combiner role (or the lock) to @n's owner, which finds its
+ * section not completed and combines. */
+static inline void ll_comb_hand_on(struct ll_comb_node *n)
+{
+	/* release: the sections run so far go with the role */
+	atomic_store_explicit(&n->wait, 0, memory_order_release);
+}
 
 /* MAX_COMBINER_CS: sections one combiner runs per pass, n x h with n = 3
  * (thesis §5.1), h = number of CPUs. */

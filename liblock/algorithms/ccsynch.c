@@ -13,7 +13,7 @@
  * spare: nodes migrate between threads, one per thread plus one per lock.
  *
  * Additions to the paper: a lock-mode entry (lock node marked by
- * cc_lock_node; a combiner stops before it and hands the role over) used
+ * ll_comb_lock_node; a combiner stops before it and hands the role over) used
  * by condition variables: a section that waits hands the role to the node
  * after its own (whose owner then combines), sleeps, enters in lock mode,
  * finishes, answers its requester and hands on.  No public lock/trylock:
@@ -26,25 +26,12 @@
 
 #include <errno.h>
 
-struct cc_node {
-	/* request: written by the thread that got this node from the tail */
-	liblock_fn_t fn;
-	void *ctx;
-	_Atomic(struct cc_node *) next;
-	/* response: written by the combiner (reset by the node's owner) */
-	void *ret LL_ALIGNED;
-	bool completed;
-	_Atomic uint32_t wait;
-} LL_ALIGNED;
-
-static_assert(sizeof(struct cc_node) == 2 * LL_CACHELINE, "two lines");
-
 struct cc_lock {
 	struct ll_lock_key key; /* read-only */
 	unsigned int max_cs;	/* read-only: MAX_COMBINER_CS */
-	_Atomic(struct cc_node *) tail LL_ALIGNED;
+	_Atomic(struct ll_comb_node *) tail LL_ALIGNED;
 	/* written by the lock-mode holder */
-	struct cc_node *holder LL_ALIGNED;
+	struct ll_comb_node *holder LL_ALIGNED;
 	_Atomic uintptr_t owner; /* its token, else 0 */
 } LL_ALIGNED;
 
@@ -52,20 +39,14 @@ static_assert(sizeof(struct cc_lock) == 3 * LL_CACHELINE, "three lines");
 
 struct cc_pass {
 	struct ll_comb_pass base;
-	struct cc_node *next; /* node after the one whose section runs */
+	struct ll_comb_node *next; /* node after the one whose section runs */
 };
-
-/* Marks a lock-mode node: never called. */
-static void *cc_lock_node(void *ctx)
-{
-	return ctx;
-}
 
 /* Returns 0 or ENOMEM. */
 static int cc_init(void **impl, const liblock_attr_t *attr)
 {
 	struct cc_lock *l = ll_zalloc(sizeof(*l));
-	struct cc_node *dummy = ll_zalloc(sizeof(*dummy));
+	struct ll_comb_node *dummy = ll_zalloc(sizeof(*dummy));
 
 	(void)attr;
 	if (!l || !dummy) {
@@ -86,11 +67,11 @@ static int cc_destroy(void *impl)
 {
 	struct cc_lock *l = impl;
 	/* acquire: pairs with the exchange in cc_enqueue() */
-	struct cc_node *t =
+	struct ll_comb_node *t =
 		atomic_load_explicit(&l->tail, memory_order_acquire);
 
 	/* idle: the last pass handed the role to the empty tail node;
-	 * acquire pairs with that hand-off (cc_hand_on) */
+	 * acquire pairs with that hand-off (ll_comb_hand_on) */
 	if (atomic_load_explicit(&t->wait, memory_order_acquire) != 0)
 		return EBUSY;
 	ll_free(t);
@@ -106,10 +87,11 @@ static void cc_spare_release(void *node)
 }
 
 /* Enqueue a section; returns the node to wait on (the caller's now). */
-static struct cc_node *cc_enqueue(struct cc_lock *l, liblock_fn_t fn, void *ctx)
+static struct ll_comb_node *cc_enqueue(struct cc_lock *l, liblock_fn_t fn,
+				       void *ctx)
 {
 	struct ll_comb_slot *s = ll_comb_slot(&l->key, cc_spare_release);
-	struct cc_node *next = s->node, *cur;
+	struct ll_comb_node *next = s->node, *cur;
 
 	if (ll_unlikely(!next) && !(next = ll_zalloc(sizeof(*next))))
 		ll_fatal("out of memory for a CC-Synch node");
@@ -127,27 +109,11 @@ static struct cc_node *cc_enqueue(struct cc_lock *l, liblock_fn_t fn, void *ctx)
 	return cur;
 }
 
-/* Answer another thread's section. */
-static void cc_answer(struct cc_node *n, void *r)
-{
-	n->ret = r;
-	n->completed = true;
-	/* release: pairs with the owner's acquire of wait */
-	atomic_store_explicit(&n->wait, 0, memory_order_release);
-}
-
-/* Hand the combiner role (or the lock) to @n's owner. */
-static inline void cc_hand_on(struct cc_node *n)
-{
-	/* release: the sections run so far go with the role */
-	atomic_store_explicit(&n->wait, 0, memory_order_release);
-}
-
 /* Lock mode: enqueue a lock node; combiners stop before it. */
 static int cc_lock(void *impl)
 {
 	struct cc_lock *l = impl;
-	struct cc_node *n = cc_enqueue(l, cc_lock_node, NULL);
+	struct ll_comb_node *n = cc_enqueue(l, ll_comb_lock_node, NULL);
 
 	ll_spin_until(&n->wait, 0, LL_SPIN_BUDGET);
 	l->holder = n;
@@ -164,7 +130,7 @@ static int cc_unlock(void *impl)
 		return EPERM;
 	atomic_store_explicit(&l->owner, 0, memory_order_relaxed);
 	/* relaxed: we linked holder->next ourselves in cc_enqueue() */
-	cc_hand_on(
+	ll_comb_hand_on(
 		atomic_load_explicit(&l->holder->next, memory_order_relaxed));
 	return 0;
 }
@@ -172,9 +138,9 @@ static int cc_unlock(void *impl)
 /* Combiner: run up to max_cs sections from @own on, hand the role on.
  * Stops before a lock node and before another thread's section whose
  * function waits (ll_comb_waits): its owner runs it as the next combiner. */
-static void *cc_combine(struct cc_lock *l, struct cc_node *own)
+static void *cc_combine(struct cc_lock *l, struct ll_comb_node *own)
 {
-	struct cc_node *tmp = own, *nx;
+	struct ll_comb_node *tmp = own, *nx;
 	unsigned int counter = 0;
 	struct cc_pass p;
 	void *own_ret = NULL, *r;
@@ -183,7 +149,7 @@ static void *cc_combine(struct cc_lock *l, struct cc_node *own)
 	/* acquire: pairs with the release link in cc_enqueue(): fn, ctx */
 	while (counter < l->max_cs &&
 	       (nx = atomic_load_explicit(&tmp->next, memory_order_acquire)) &&
-	       tmp->fn != cc_lock_node &&
+	       tmp->fn != ll_comb_lock_node &&
 	       (tmp == own || !ll_comb_waits(tmp->fn))) {
 		counter++;
 		p.next = nx;
@@ -192,7 +158,7 @@ static void *cc_combine(struct cc_lock *l, struct cc_node *own)
 		if (tmp == own)
 			own_ret = r;
 		else
-			cc_answer(tmp, r);
+			ll_comb_answer(tmp, r);
 		if (p.base.detached) {
 			/* we re-entered in lock mode: leave as a holder */
 			ll_comb_pass_end(&p.base);
@@ -202,7 +168,7 @@ static void *cc_combine(struct cc_lock *l, struct cc_node *own)
 		tmp = nx;
 	}
 	ll_comb_pass_end(&p.base);
-	cc_hand_on(tmp);
+	ll_comb_hand_on(tmp);
 	return own_ret;
 }
 
@@ -212,7 +178,7 @@ static void *cc_combine(struct cc_lock *l, struct cc_node *own)
 static void *cc_exec(void *impl, liblock_fn_t fn, void *ctx)
 {
 	struct cc_lock *l = impl;
-	struct cc_node *cur = cc_enqueue(l, fn, ctx);
+	struct ll_comb_node *cur = cc_enqueue(l, fn, ctx);
 
 	ll_spin_until(&cur->wait, 0, LL_SPIN_BUDGET);
 	if (cur->completed)
@@ -225,7 +191,7 @@ static void *cc_exec(void *impl, liblock_fn_t fn, void *ctx)
 static void cc_detach(void *impl, struct ll_comb_pass *base)
 {
 	(void)impl;
-	cc_hand_on(((struct cc_pass *)base)->next);
+	ll_comb_hand_on(((struct cc_pass *)base)->next);
 }
 
 /* Inside a section of @impl: see ll_comb_cond_wait().  Returns 0,

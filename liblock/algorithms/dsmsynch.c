@@ -13,7 +13,7 @@
  * The paper's extra `tmp->next = NULL` before that hand-off is absent,
  * as in the authors' code: with it, updates are lost (thesis §3.8).
  *
- * Additions to the paper: lock mode (a node marked by dsm_lock_node; a
+ * Additions to the paper: lock mode (a node marked by ll_comb_lock_node; a
  * combiner stops before it), trylock as CAS(tail, NULL, node), and
  * condition variables: a section that waits ends the pass there (the
  * role goes to the node after it), sleeps, enters in lock mode, answers
@@ -31,21 +31,8 @@
 
 enum { DSM_REGISTERED = 1u, DSM_ALIVE = 2u };
 
-struct dsm_node {
-	/* request: written by the owner before it enqueues the node */
-	liblock_fn_t fn;
-	void *ctx;
-	_Atomic(struct dsm_node *) next; /* set by the successor's owner */
-	/* response: written by the combiner (reset by the owner) */
-	void *ret LL_ALIGNED;
-	bool completed;
-	_Atomic uint32_t wait;
-} LL_ALIGNED;
-
-static_assert(sizeof(struct dsm_node) == 2 * LL_CACHELINE, "two lines");
-
 struct dsm_pair {
-	struct dsm_node node[2];
+	struct ll_comb_node node[2];
 	/* owner-private, then the lock's registry links */
 	unsigned int toggle LL_ALIGNED;
 	_Atomic(struct dsm_pair *) reg_next;
@@ -57,10 +44,10 @@ static_assert(sizeof(struct dsm_pair) == 5 * LL_CACHELINE, "two nodes + 1");
 struct dsm_lock {
 	struct ll_lock_key key; /* read-only */
 	unsigned int max_cs;	/* read-only: MAX_COMBINER_CS */
-	_Atomic(struct dsm_node *) tail LL_ALIGNED;
+	_Atomic(struct ll_comb_node *) tail LL_ALIGNED;
 	_Atomic(struct dsm_pair *) pairs LL_ALIGNED; /* registry */
 	/* written by the combiner or the lock-mode holder */
-	struct dsm_node *holder LL_ALIGNED;
+	struct ll_comb_node *holder LL_ALIGNED;
 	uint64_t passes;
 	_Atomic uintptr_t owner; /* lock-mode holder's token, else 0 */
 } LL_ALIGNED;
@@ -69,14 +56,8 @@ static_assert(sizeof(struct dsm_lock) == 4 * LL_CACHELINE, "four lines");
 
 struct dsm_pass {
 	struct ll_comb_pass base;
-	struct dsm_node *cur; /* node whose section runs */
+	struct ll_comb_node *cur; /* node whose section runs */
 };
-
-/* Marks a lock-mode node: never called. */
-static void *dsm_lock_node(void *ctx)
-{
-	return ctx;
-}
 
 /* Returns 0 or ENOMEM. */
 static int dsm_init(void **impl, const liblock_attr_t *attr)
@@ -182,10 +163,10 @@ static void dsm_reclaim(struct dsm_lock *l)
 }
 
 /* Prepare the caller's next node for (@fn, @ctx). */
-static struct dsm_node *dsm_prepare(struct dsm_pair *pr, liblock_fn_t fn,
-				    void *ctx)
+static struct ll_comb_node *dsm_prepare(struct dsm_pair *pr, liblock_fn_t fn,
+					void *ctx)
 {
-	struct dsm_node *n = &pr->node[pr->toggle];
+	struct ll_comb_node *n = &pr->node[pr->toggle];
 
 	pr->toggle ^= 1;
 	atomic_store_explicit(&n->next, NULL, memory_order_relaxed);
@@ -198,12 +179,12 @@ static struct dsm_node *dsm_prepare(struct dsm_pair *pr, liblock_fn_t fn,
 
 /* Enqueue @n; returns true if a predecessor exists (wait on n->wait),
  * false if the caller is the combiner (or holder) at once. */
-static bool dsm_enqueue(struct dsm_lock *l, struct dsm_node *n)
+static bool dsm_enqueue(struct dsm_lock *l, struct ll_comb_node *n)
 {
 	/* acq_rel: release publishes n's request to the predecessor's
 	 * combiner chain; acquire pairs with the release CAS that emptied
 	 * the queue (dsm_hand_on), so the last pass's writes are ours */
-	struct dsm_node *pred =
+	struct ll_comb_node *pred =
 		atomic_exchange_explicit(&l->tail, n, memory_order_acq_rel);
 
 	if (!pred)
@@ -213,22 +194,14 @@ static bool dsm_enqueue(struct dsm_lock *l, struct dsm_node *n)
 	return true;
 }
 
-static void dsm_answer(struct dsm_node *n, void *r)
-{
-	n->ret = r;
-	n->completed = true;
-	/* release: pairs with the owner's acquire of wait */
-	atomic_store_explicit(&n->wait, 0, memory_order_release);
-}
-
 /* End of a pass (or of a lock-mode hold) at @t: empty the queue if @t is
  * the tail, else hand the role to the node after @t. */
-static void dsm_hand_on(struct dsm_lock *l, struct dsm_node *t)
+static void dsm_hand_on(struct dsm_lock *l, struct ll_comb_node *t)
 {
 	/* acquire: pairs with the successor's release link */
-	struct dsm_node *nx =
+	struct ll_comb_node *nx =
 		atomic_load_explicit(&t->next, memory_order_acquire);
-	struct dsm_node *expected = t;
+	struct ll_comb_node *expected = t;
 	unsigned int spins = 0;
 
 	if (!nx) {
@@ -242,8 +215,7 @@ static void dsm_hand_on(struct dsm_lock *l, struct dsm_node *t)
 						   memory_order_acquire)))
 			ll_poll(&spins, LL_SPIN_BUDGET);
 	}
-	/* release: the sections run so far go with the role */
-	atomic_store_explicit(&nx->wait, 0, memory_order_release);
+	ll_comb_hand_on(nx);
 }
 
 /* Lock mode: blocks until this thread's lock node is handed the role;
@@ -251,7 +223,8 @@ static void dsm_hand_on(struct dsm_lock *l, struct dsm_node *t)
 static int dsm_lock(void *impl)
 {
 	struct dsm_lock *l = impl;
-	struct dsm_node *n = dsm_prepare(dsm_my_pair(l), dsm_lock_node, NULL);
+	struct ll_comb_node *n =
+		dsm_prepare(dsm_my_pair(l), ll_comb_lock_node, NULL);
 
 	if (dsm_enqueue(l, n))
 		ll_spin_until(&n->wait, 0, LL_SPIN_BUDGET);
@@ -265,11 +238,11 @@ static int dsm_trylock(void *impl)
 {
 	struct dsm_lock *l = impl;
 	struct dsm_pair *pr = dsm_my_pair(l);
-	struct dsm_node *n = &pr->node[pr->toggle], *expected = NULL;
+	struct ll_comb_node *n = &pr->node[pr->toggle], *expected = NULL;
 
 	if (atomic_load_explicit(&l->tail, memory_order_relaxed) != NULL)
 		return EBUSY;
-	dsm_prepare(pr, dsm_lock_node, NULL);
+	dsm_prepare(pr, ll_comb_lock_node, NULL);
 	/* acq_rel: as the exchange in dsm_enqueue() */
 	if (!atomic_compare_exchange_strong_explicit(&l->tail, &expected, n,
 						     memory_order_acq_rel,
@@ -297,9 +270,9 @@ static int dsm_unlock(void *impl)
 /* Combiner: run sections from @own on (thesis Alg. 8), then hand on.
  * Also stops before a lock node and before a section whose function
  * waits (ll_comb_waits): its owner runs it as the next combiner. */
-static void *dsm_combine(struct dsm_lock *l, struct dsm_node *own)
+static void *dsm_combine(struct dsm_lock *l, struct ll_comb_node *own)
 {
-	struct dsm_node *tmp = own, *nx;
+	struct ll_comb_node *tmp = own, *nx;
 	unsigned int counter = 0;
 	struct dsm_pass p;
 	void *own_ret = NULL, *r;
@@ -315,7 +288,7 @@ static void *dsm_combine(struct dsm_lock *l, struct dsm_node *own)
 		if (tmp == own)
 			own_ret = r;
 		else
-			dsm_answer(tmp, r);
+			ll_comb_answer(tmp, r);
 		if (p.base.detached) {
 			/* we re-entered in lock mode: leave as a holder */
 			ll_comb_pass_end(&p.base);
@@ -325,8 +298,8 @@ static void *dsm_combine(struct dsm_lock *l, struct dsm_node *own)
 		/* acquire (both): pair with the release links of
 		 * dsm_enqueue(); nx's fields are then visible */
 		nx = atomic_load_explicit(&tmp->next, memory_order_acquire);
-		if (!nx || counter >= l->max_cs || nx->fn == dsm_lock_node ||
-		    ll_comb_waits(nx->fn) ||
+		if (!nx || counter >= l->max_cs ||
+		    nx->fn == ll_comb_lock_node || ll_comb_waits(nx->fn) ||
 		    !atomic_load_explicit(&nx->next, memory_order_acquire))
 			break;
 		tmp = nx;
@@ -342,7 +315,7 @@ static void *dsm_combine(struct dsm_lock *l, struct dsm_node *own)
 static void *dsm_exec(void *impl, liblock_fn_t fn, void *ctx)
 {
 	struct dsm_lock *l = impl;
-	struct dsm_node *n = dsm_prepare(dsm_my_pair(l), fn, ctx);
+	struct ll_comb_node *n = dsm_prepare(dsm_my_pair(l), fn, ctx);
 
 	if (dsm_enqueue(l, n)) {
 		ll_spin_until(&n->wait, 0, LL_SPIN_BUDGET);
