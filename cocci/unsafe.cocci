@@ -9,13 +9,15 @@
 /// Rewrites: nothing.
 /// Refuses: the driver (rcl_refactor/rewrite.py) refuses every section that
 ///   contains one of these positions ("not transformed: alloca in the
-///   section", ...).
+///   section", ...), but errno: with the libclang front end the section's
+///   errno is carried to the server and back (rcl_refactor/extract.py);
+///   without it, errno is refused too.
 /// Example: pthread_mutex_lock(&m); p = alloca(n); pthread_mutex_unlock(&m);
 ///   prints  UNSAFE f 12 5 alloca
 // Confidence: High
 // Options: none
-// Test: tests/cocci/golden/shapes_refuse.{c,out} (setjmp, pthread_self,
-//   alloca and errno sections)
+// Test: tests/cocci/golden/shapes_refuse.{c,out} (setjmp, pthread_self and
+//   alloca sections), tests/cocci/golden/errno_ok.{c,out} (errno carried)
 
 virtual report
 

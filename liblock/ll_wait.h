@@ -12,7 +12,7 @@
  *                   default budget (LL_SPIN_YIELD_BUDGET), ll_backoff_step()
  *                   the exponential-backoff form of it;
  *   the policies    spin (poll steps), spin-then-park (LL_SPIN_BUDGET
- *                   pauses, then sleep on a futex), park (sleep at once);
+ *                   pauses, then sleep on a futex);
  *   the handover    a 32-bit word carrying a value plus a sleeper bit:
  *                   ll_wait_while_val() waits under a policy,
  *                   ll_wake_store() / ll_handover() change the value and
@@ -36,8 +36,10 @@
  * hands its CPU to the descheduled next-in-line or holder.  On an idle
  * machine the cost is one syscall per poll, and only in waits that were
  * already longer than a context switch.  ll_poll() is the one place that
- * implements this; every spinning loop of liblock and the RCL client's
- * wait call it.
+ * implements this; the spinning loops of liblock and the RCL client's
+ * wait call it, but for the exceptions named at the top (whose loops say
+ * how they yield or sleep) and the bounded pause of spin-then-park,
+ * which sleeps after it rather than yield.
  *
  * Memory model: C11; the futex syscall is a full barrier on
  * Linux, but we do not rely on it: the word is always read with acquire.
@@ -152,7 +154,6 @@ static inline uintptr_t ll_self(void)
 enum ll_wait_policy {
 	LL_WAIT_SPIN,
 	LL_WAIT_SPIN_THEN_PARK,
-	LL_WAIT_PARK,
 };
 
 /* Sleep while *@word == @val, until @abstime on @clock (NULL: forever).
@@ -222,8 +223,7 @@ static inline uint32_t ll_wait_while_val(_Atomic uint32_t *word, uint32_t val,
 			ll_spin_poll(&polls);
 			continue;
 		}
-		if (policy == LL_WAIT_SPIN_THEN_PARK &&
-		    ++spins < LL_SPIN_BUDGET) {
+		if (++spins < LL_SPIN_BUDGET) {
 			ll_cpu_relax();
 			continue;
 		}

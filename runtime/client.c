@@ -304,9 +304,10 @@ static const struct ll_ops rcl_ops = {
 };
 
 /* "rcl" joins liblock's registry before anything can look it up: this is
- * librcl.so's first constructor (the only one), and the dynamic linker
- * runs it before the constructors of every object linked to librcl.so,
- * so even a static lock first used there finds "rcl" (ll_int.h). */
+ * librcl.so's first constructor (priority 101; ship.c's and server.c's
+ * come after it), and the dynamic linker runs librcl.so's constructors
+ * before those of every object linked to it, so even a static lock
+ * first used there finds "rcl" (ll_int.h). */
 static __attribute__((constructor(101))) void rcl_register(void)
 {
 	ll_ops_register(&rcl_ops);
