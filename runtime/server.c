@@ -393,9 +393,10 @@ void rcl_server_retry_deferred(struct rcl_server *s)
 {
 	static __thread unsigned int polls;
 
-	if (++polls % RCL_DEFER_POLL != 0)
+	/* trylock: the caller may be a servicing thread of another server
+	 * (a nested call), which a stop holding srv_mu would be joining */
+	if (++polls % RCL_DEFER_POLL != 0 || pthread_mutex_trylock(&srv_mu))
 		return;
-	pthread_mutex_lock(&srv_mu);
 	/* a failed start said why; the sections go on running here */
 	if (!srv_exiting && !defer_to_owner(s))
 		(void)start_locked(s);
