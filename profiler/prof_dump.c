@@ -206,8 +206,7 @@ static void put_site(struct out *o, struct prof_thread *tot, int id)
 			      st->cs,	      st->cond_wait, st->hold_max,
 			      st->wait_max,   st->blame,     st->cs_misses,
 			      st->cs_counted, st->holds,     st->timed,
-			      st->hold_u,     st->cs_u,	     st->serial,
-			      st->holds_w,    st->timed_w,   st->blame_w};
+			      st->hold_u,     st->cs_u,	     st->serial};
 
 	put_s(o, "site ");
 	put_i(o, id);

@@ -157,6 +157,12 @@ struct prof_lock {
 	 * the last edge) */
 	_Atomic uint64_t serial;
 	_Atomic unsigned serial_on;
+	/* The integral at the last release that left threads waiting: where
+	 * the next hold starts at the earliest.  A hold that finds waiters
+	 * outside the sample reads no clock at its acquisition and starts
+	 * its blame there (prof_held.blind).  Written before the program's
+	 * unlock and read after its lock: ordered by the program's lock. */
+	_Atomic uint64_t rel_area;
 } PROF_ALIGNED;
 static_assert(sizeof(struct prof_lock) == LL_CACHELINE, "one lock per line");
 
@@ -285,12 +291,6 @@ struct prof_stat {
 	 * their times to hold_u/cs_u, which rcl-prof scales by holds/timed. */
 	uint64_t holds, timed, hold_u, cs_u;
 	uint64_t serial; /* only in the dump's totals: prof_site_serial */
-	/* Blame strata: uncontended holds that found waiters registered on
-	 * the lock at acquisition (holds_w); outside the sample such a hold
-	 * reads no clock and gets no blame ("blind"), so the timed ones
-	 * among them (timed_w) carry their blame (blame_w, also in blame),
-	 * which rcl-prof scales by holds_w/timed_w. */
-	uint64_t holds_w, timed_w, blame_w;
 	uint64_t hist_hold[PROF_HBUCKETS];
 	uint64_t hist_wait[PROF_HBUCKETS];
 };
@@ -299,12 +299,13 @@ struct prof_held {
 	uintptr_t addr; /* the lock's address (the unlock's key) */
 	struct prof_lock *lk;
 	int site;
-	unsigned depth;		/* recursive re-acquisitions */
-	bool sampled;		/* counts in the time sums */
-	bool contended;		/* acquired after waiting */
-	bool lean;		/* untimed, no waiter at t_acq: `seq` valid */
-	bool waited;		/* uncontended, found waiters at t_acq */
-	bool blind;		/* untimed and waited: blame not measured */
+	unsigned depth; /* recursive re-acquisitions */
+	bool sampled;	/* counts in the time sums */
+	bool contended; /* acquired after waiting */
+	bool lean;	/* untimed, no waiter at t_acq: `seq` valid */
+	/* untimed, found waiters at t_acq: `area` is the lock's rel_area,
+	 * the integral at the release before (or later) */
+	bool blind;
 	unsigned seq;		/* the lock's seqlock at t_acq (lean holds) */
 	uint64_t t_call, t_acq; /* 0 when not read (unsampled hold) */
 	uint64_t area, misses;

@@ -227,9 +227,6 @@ static void stat_add(struct prof_stat *d, const struct prof_stat *s)
 	d->hold_u += s->hold_u;
 	d->cs_u += s->cs_u;
 	d->serial += s->serial;
-	d->holds_w += s->holds_w;
-	d->timed_w += s->timed_w;
-	d->blame_w += s->blame_w;
 	if (s->hold_max > d->hold_max)
 		d->hold_max = s->hold_max;
 	if (s->wait_max > d->wait_max)

@@ -164,6 +164,45 @@ ALWAYS_INLINE int held_find(struct prof_thread *th, const struct prof_lock *lk)
 	return -1;
 }
 
+/* Where the blame of a hold that found waiters on @lk starts when its
+ * acquisition read no clock (a blind hold): at the integral of the last
+ * release that left waiters, or at the integral up to the last waiter
+ * edge (@area, not projected), whichever is later.  Both are lower bounds
+ * of the integral at the acquisition, so the blame is an upper bound: too
+ * high by the waiting in the hand-over gap before the acquisition, which
+ * a thread taking the lock back from its own release makes tiny. */
+ALWAYS_INLINE uint64_t blind_start(struct prof_lock *lk, uint64_t area)
+{
+	/* relaxed: the program's lock orders this load after the store of
+	 * release_mark() before the previous unlock */
+	uint64_t r = atomic_load_explicit(&lk->rel_area, memory_order_relaxed);
+
+	return r > area ? r : area;
+}
+
+/* A release of @lk whose integral @area was read with @nwait waiters:
+ * when threads still wait, the next hold may be blind (blind_start()).
+ * Called before the program's unlock. */
+ALWAYS_INLINE void release_mark(struct prof_lock *lk, uint64_t area,
+				unsigned nwait)
+{
+	/* relaxed: ordered by the program's unlock and the next lock (the
+	 * pair of blind_start()); concurrent read releases may store out of
+	 * order, and any of their values is still a lower bound */
+	if (nwait)
+		atomic_store_explicit(&lk->rel_area, area,
+				      memory_order_relaxed);
+}
+
+/* The acquisition time of an untimed hold of a lock of @type: 0 (not
+ * read), except for a read hold, which other readers overlap, so that the
+ * last release is no bound of its start: read when the lean path cannot
+ * take it (it found waiters, mostly). */
+ALWAYS_INLINE uint64_t untimed_acq(int type)
+{
+	return type == PROF_TYPE_RDLOCK ? prof_now() : 0;
+}
+
 /* Bookkeeping shared by the lock and condition-variable wrappers.
  * Times are 0 when they were not read (a hold outside the sample); the
  * hold is in the sample when prof_timing() said so for its section. */
@@ -196,10 +235,11 @@ ALWAYS_INLINE void prof_acquired(struct prof_thread *th, struct prof_lock *lk,
 		return;
 	}
 	/* Outside the sample (t_acq 0) the integral is not projected: exact
-	 * when no thread waits, and a hold that finds waiters is blind (no
-	 * clock, no blame measured: its stratum's blame is estimated from
-	 * the timed holds that found waiters, "Sampling"). */
+	 * when no thread waits; a hold that finds waiters is blind, its
+	 * blame starts at the last release's integral (blind_start()). */
 	area = prof_lock_area(lk, t_acq, &nwait);
+	if (!t_acq && nwait)
+		area = blind_start(lk, area);
 	if (th->nheld == 0) {
 		th->section_c = contended;
 		th->timing |= contended;
@@ -211,9 +251,6 @@ ALWAYS_INLINE void prof_acquired(struct prof_thread *th, struct prof_lock *lk,
 		.site = site,
 		.sampled = th->timing || contended,
 		.contended = contended,
-		/* the stratum of holds_w: blind or timed (a hold re-taken by
-		 * pthread_cond_wait outside the sample has exact blame) */
-		.waited = !contended && nwait && (th->timing || !t_acq),
 		.blind = !t_acq && nwait,
 		.t_call = t_call,
 		.t_acq = t_acq,
@@ -251,20 +288,13 @@ ALWAYS_INLINE void prof_released(struct prof_thread *th, int idx,
 	struct prof_held h = th->held[idx];
 	struct prof_stat *st = &th->stat[h.site];
 	uint64_t hold = t_rel > h.t_acq ? t_rel - h.t_acq : 0;
-	uint64_t blame = area > h.area && !h.blind ? area - h.area : 0;
+	uint64_t blame = area > h.area ? area - h.area : 0;
 
 	for (unsigned i = (unsigned)idx + 1; i < th->nheld; i++)
 		th->held[i - 1] = th->held[i];
 	th->nheld--;
 	if (!h.contended)
 		st->holds++;
-	if (h.waited) {
-		st->holds_w++;
-		if (h.sampled && h.t_acq) {
-			st->timed_w++;
-			st->blame_w += blame;
-		}
-	}
 	if (h.sampled && h.t_acq) {
 		uint64_t cs = t_done > h.t_call ? t_done - h.t_call : 0;
 
@@ -317,16 +347,17 @@ ALWAYS_INLINE void prof_released(struct prof_thread *th, int idx,
  * release, an unchanged word proves that no waiter came (every waiter
  * start and stop bumps it), and the release skips the integral, the
  * clock and the general bookkeeping.  Otherwise the release takes the
- * general path, which reads the clock for the blame.  An untimed hold
- * that finds waiters already registered (a preempted holder left a
- * queue) is blind: neither end reads the clock or the integral, and its
- * blame is estimated from the timed holds that found waiters (holds_w,
- * timed_w, blame_w; "Sampling" in docs/PROFILER.md). */
+ * general path, which reads the clock for the blame.  An untimed exclusive
+ * hold that finds waiters already registered (a preempted holder left a
+ * queue) is blind: its acquisition reads no clock and its blame starts at
+ * the last release's integral (blind_start()); its release reads the
+ * clock ("Sampling" in docs/PROFILER.md). */
 
-/* Push a lean hold of @lk (at @l, site @site); false when the general path
- * must be taken (a recursive hold, a full stack, counters). */
+/* Push a lean hold of @lk (at @l, site @site, of @type); false when the
+ * general path must be taken (a recursive hold, a full stack, counters, a
+ * read hold that finds waiters). */
 ALWAYS_INLINE bool lean_acquired(struct prof_thread *th, struct prof_lock *lk,
-				 const void *l, int site)
+				 const void *l, int site, int type)
 {
 	struct prof_held *h;
 	uint64_t area;
@@ -345,7 +376,8 @@ ALWAYS_INLINE bool lean_acquired(struct prof_thread *th, struct prof_lock *lk,
 	 * (pairs with the writer's release fence) */
 	atomic_thread_fence(memory_order_acquire);
 	if ((s & 1) ||
-	    atomic_load_explicit(&lk->seq, memory_order_relaxed) != s)
+	    atomic_load_explicit(&lk->seq, memory_order_relaxed) != s ||
+	    (n && type == PROF_TYPE_RDLOCK))
 		return false;
 	stat_of(th, site)->acq++;
 	if (th->nheld == 0) {
@@ -360,11 +392,11 @@ ALWAYS_INLINE bool lean_acquired(struct prof_thread *th, struct prof_lock *lk,
 	h->sampled = false;
 	h->contended = false;
 	h->lean = true;
-	/* threads wait: the hold is blind (its blame is estimated) */
-	h->waited = h->blind = n != 0;
+	/* threads wait: the hold is blind */
+	h->blind = n != 0;
 	h->seq = s;
 	h->t_call = h->t_acq = 0;
-	h->area = area;
+	h->area = n ? blind_start(lk, area) : area;
 	h->misses = 0;
 	h->stack = -1;
 	return true;
@@ -388,7 +420,6 @@ ALWAYS_INLINE void lean_released(struct prof_thread *th, int idx)
 	struct prof_stat *st = &th->stat[th->held[idx].site];
 
 	st->holds++;
-	st->holds_w += th->held[idx].waited;
 	for (unsigned i = (unsigned)idx + 1; i < th->nheld; i++)
 		th->held[i - 1] = th->held[i];
 	if (--th->nheld == 0)
@@ -571,9 +602,10 @@ ALWAYS_INLINE int lock_body(void *l, int type, const struct how *h,
 	if (prof_likely(got_it(rc))) {
 		/* Uncontended: the try took a few ns against ~20 for a
 		 * TSC read on some VMs, so t_acq = t_call. */
-		if (t_call || !lean_acquired(th, lk, l, site))
-			prof_acquired(th, lk, site, t_call, t_call, false,
-				      stack);
+		if (t_call || !lean_acquired(th, lk, l, site, type))
+			prof_acquired(th, lk, site, t_call,
+				      t_call ? t_call : untimed_acq(type),
+				      false, stack);
 		return rc;
 	}
 	if (rc == EBUSY) { /* waits are always timed, their stacks read */
@@ -586,8 +618,9 @@ ALWAYS_INLINE int lock_body(void *l, int type, const struct how *h,
 	 * decide. */
 	rc = real_lock(type, l, h);
 	if (got_it(rc))
-		prof_acquired(th, lk, site, t_call, t_call ? prof_now() : 0,
-			      false, stack);
+		prof_acquired(th, lk, site, t_call,
+			      t_call ? prof_now() : untimed_acq(type), false,
+			      stack);
 	return rc;
 }
 
@@ -612,9 +645,10 @@ ALWAYS_INLINE int try_body(void *l, int type, enum prof_call call,
 	t_call = timing ? prof_now() : 0;
 	rc = real_try(type, l);
 	if (got_it(rc)) {
-		if (t_call || !lean_acquired(th, lk, l, site))
-			prof_acquired(th, lk, site, t_call, t_call, false,
-				      stack);
+		if (t_call || !lean_acquired(th, lk, l, site, type))
+			prof_acquired(th, lk, site, t_call,
+				      t_call ? t_call : untimed_acq(type),
+				      false, stack);
 	} else if (rc == EBUSY) {
 		stat_of(th, site)->try_fail++;
 	}
@@ -645,8 +679,8 @@ ALWAYS_INLINE int unlock_body(void *l, int type, enum prof_call call,
 		th->held[idx].depth--;
 		return real_unlock(type, l);
 	}
-	if (th->held[idx].lean &&
-	    (th->held[idx].blind || lean_unchanged(&th->held[idx]))) {
+	if (th->held[idx].lean && !th->held[idx].blind &&
+	    lean_unchanged(&th->held[idx])) {
 		rc = real_unlock(type, l);
 		if (rc == 0)
 			lean_released(th, idx);
@@ -655,16 +689,15 @@ ALWAYS_INLINE int unlock_body(void *l, int type, enum prof_call call,
 	/* A hold outside the sample that found no waiter but made threads
 	 * wait needs the integral projected to now for its blame: there
 	 * are waiters now (relaxed: a hint; the seqlock read below
-	 * decides).  A blind hold (it found waiters) reads nothing. */
+	 * decides).  A blind hold (it found waiters) always does. */
 	t_rel = th->held[idx].sampled || th->held[idx].t_acq ||
-				(!th->held[idx].blind &&
-				 atomic_load_explicit(&lk->nwait,
-						      memory_order_relaxed))
+				th->held[idx].blind ||
+				atomic_load_explicit(&lk->nwait,
+						     memory_order_relaxed)
 			? prof_now()
 			: 0;
 	area = prof_lock_area(lk, t_rel, &nwait);
-	if (!t_rel && !th->held[idx].blind &&
-	    (nwait || area != th->held[idx].area)) {
+	if (!t_rel && (nwait || area != th->held[idx].area)) {
 		/* outside the sample, and waiters came and went after the
 		 * hint */
 		t_rel = prof_now();
@@ -673,6 +706,7 @@ ALWAYS_INLINE int unlock_body(void *l, int type, enum prof_call call,
 	misses = prof_misses(th);
 	/* t_done only serves a timed hold's cs */
 	wake = th->held[idx].sampled && may_wake(l, type, nwait);
+	release_mark(lk, area, nwait);
 	rc = real_unlock(type, l);
 	/* Without a sleeping waiter the release is a single store: t_done =
 	 * t_rel saves a TSC read; with one it is a futex wake-up. */
@@ -988,10 +1022,13 @@ static int cond_common(pthread_cond_t *c, pthread_mutex_t *m,
 	lk = prof_lock_find(m);
 	idx = lk ? held_find(th, lk) : -1;
 	if (idx >= 0) {
+		unsigned nwait;
+		uint64_t area = prof_lock_area(lk, t0, &nwait);
+
 		saved = th->held[idx];
-		prof_released(th, idx, t0, t0, prof_lock_area(lk, t0, NULL),
-			      prof_misses(th), (uintptr_t)caller,
-			      prof_trace_on);
+		release_mark(lk, area, nwait);
+		prof_released(th, idx, t0, t0, area, prof_misses(th),
+			      (uintptr_t)caller, prof_trace_on);
 	}
 	prof_block(+1);
 	rc = real_wait(c, m, h);

@@ -84,9 +84,10 @@ def parse_args(argv, version="?"):
                         "default 4)")
     p.add_argument("--sample", type=int, default=1, metavar="N",
                    help="time one outermost critical section in N per "
-                        "thread and scale (default 1: time all); counts "
-                        "and waits stay exact, blame of holds that find "
-                        "waiters queued is estimated")
+                        "thread and scale (default 1: time all); counts, "
+                        "waits and blame stay exact (a hold that finds "
+                        "waiters queued is also charged the hand-over gap "
+                        "before it)")
     p.add_argument("--folded", metavar="FILE",
                    help="write the wait and hold time of every lock by call "
                         "stack as folded stacks (flamegraph.pl, inferno, "

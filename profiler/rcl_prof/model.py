@@ -66,8 +66,6 @@ def merge_sites(procs, syms):
             r = site_rows.get(sid)
             if r is None:
                 continue
-            # release sites share their site's scaling
-            cyc *= blame_scale(p["sites"][sid]["stat"])
             loc = syms.code_at(fix_path(path, p), o, sym)
             b = r["release_sites"].setdefault(describe(loc), {
                 "site": describe(loc), "file": loc["file"],
@@ -141,18 +139,6 @@ def outside_wrappers(frames, s, syms):
     return pos[len(skipped)], [describe(p) for p in skipped]
 
 
-def blame_scale(st):
-    """Estimated / measured blame of a site's stat: under --sample N an
-    untimed hold that found waiters at acquisition is blind (no blame
-    measured); the timed ones among those holds (timed_w of holds_w,
-    blame blame_w) stand for all of them."""
-    if not st["timed_w"] or st["holds_w"] <= st["timed_w"] or \
-            not st["blame"]:
-        return 1.0
-    extra = st["blame_w"] * (st["holds_w"] / st["timed_w"] - 1)
-    return (st["blame"] + extra) / st["blame"]
-
-
 def add_site(r, p, s, ns):
     st = dict(s["stat"])
     # With --sample N contended holds are all timed, uncontended ones only
@@ -161,7 +147,6 @@ def add_site(r, p, s, ns):
         f = st["holds"] / st["timed"]
         st["hold"] += st["hold_u"] * (f - 1)
         st["cs"] += st["cs_u"] * (f - 1)
-    st["blame"] *= blame_scale(st)
     for k in STAT_FIELDS:
         v = st[k]
         if k in ("hold", "wait", "cs", "cond_wait", "blame", "serial"):
