@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # --folded: prof_stacks long has its workers wait for `big` under
 # worker -> outer_fn -> middle_fn -> inner_fn, and main hold it in
-# hold_long.  The folded file must have that chain (root first, inner_fn
-# last, with [file:line]), one line per distinct stack, and wait and hold
-# counts (ns) that add up to the report's totals for the lock; also under
+# hold_long (3 x 60 ms at least), and nowhere else.  The folded file must
+# have that chain (root first, inner_fn last, with [file:line]), one line
+# per distinct stack, every hold of big under one of the two, and wait and
+# hold counts (ns) that add up to the report's totals for the lock; also under
 # --sample 4 (the hold stacks scaled like the report; main's three
 # uncontended holds may all be left out of that sample).  Without --folded or
 # --plot the dump carries no stacks (the default mode does not unwind).
@@ -46,6 +47,10 @@ for ln in lines:
             raise SystemExit("FAIL: no [file:line] on %r" % frames[-1])
     if frames[0] == "hold" and fn[-2:] == ["main", "hold_long"]:
         hold_long += n
+    elif frames[0] == "hold" and fn[-4:] != ["worker", "outer_fn",
+                                             "middle_fn", "inner_fn"]:
+        raise SystemExit("FAIL: a hold of big outside hold_long and "
+                         "inner_fn: %r" % ln)
 w, h = big["wait_ns"]["total"], big["hold_ns"]["total"]
 print("folded wait %.1f ms (report %.1f), hold %.1f ms (report %.1f), "
       "under the chain %.1f ms, in hold_long %.1f ms"
@@ -57,9 +62,15 @@ if abs(sums["wait"] - w) > tol(w) or abs(sums["hold"] - h) > tol(h):
 if w < 50e6 or chain_wait < 0.99 * sums["wait"]:
     raise SystemExit("FAIL: the waits are not under worker;outer_fn;"
                      "middle_fn;inner_fn")
-# main's three holds are uncontended: under --sample 4 none may be timed
-if sys.argv[3] == "1" and hold_long < 0.9 * sums["hold"]:
-    raise SystemExit("FAIL: the holds are not under main;hold_long")
+# main holds big 60 ms in each of three rounds once every worker waits
+# (and a little longer before they do); the workers' holds are empty,
+# but on a loaded machine one preempted between its lock and unlock adds
+# a time slice, so hold_long's share of the total is no fixed figure.
+# Its uncontended holds: under --sample 4 none may be timed.
+if sys.argv[3] == "1" and hold_long < 0.99 * 180e6:
+    raise SystemExit("FAIL: the holds are not under main;hold_long "
+                     "(%.1f ms there, at least 180 expected)"
+                     % (hold_long / 1e6))
 PYEOF
 done
 
