@@ -15,6 +15,7 @@ compile_commands.json (rcl-refactor -p BUILD_DIR), else -I/-D/-U and the
 
 Nothing here edits text; the other stages ask, by file and line."""
 import ctypes
+import functools
 import itertools
 import json
 import os
@@ -27,6 +28,11 @@ try:
     import clang.cindex as ci
 except ImportError:  # reported by load() with what to install
     ci = None
+
+# The canonical path of a file libclang names: the same few headers are
+# named millions of times on a large program (every cursor's location),
+# and symbolic links do not change during a run.
+_real = functools.lru_cache(maxsize=None)(os.path.realpath)
 
 LIBCLANG_CANDIDATES = ("/usr/lib/llvm-16/lib/libclang-16.so.1",
                        "/usr/lib/x86_64-linux-gnu/libclang-16.so.1",
@@ -577,13 +583,13 @@ def parse(index, cmd, text=None):
     for d in tu.diagnostics:
         if d.severity >= ci.Diagnostic.Error:
             loc = d.location
-            where = "%s:%d" % (_display(os.path.realpath(loc.file.name)),
+            where = "%s:%d" % (_display(_real(loc.file.name)),
                                loc.line) if loc.file else _display(cmd.file)
             unit.errors.append("%s: %s" % (where, d.spelling))
     files = {cmd.file: tu.get_file(cmd.file)}
     for inc in tu.get_includes():
-        unit.files.add(os.path.realpath(inc.include.name))
-        files.setdefault(os.path.realpath(inc.include.name), inc.include)
+        unit.files.add(_real(inc.include.name))
+        files.setdefault(_real(inc.include.name), inc.include)
     unit.files.add(cmd.file)
     for path, fobj in files.items():
         if not path.startswith(("/usr/include/", "/usr/lib/")):
@@ -624,7 +630,7 @@ def _loc(cur):
     loc = cur.location
     if loc.file is None:
         return None
-    return Loc(os.path.realpath(loc.file.name), loc.line, loc.column)
+    return Loc(_real(loc.file.name), loc.line, loc.column)
 
 
 def _spelling_loc(cur):
@@ -645,7 +651,7 @@ def _spelling_loc(cur):
     if not f:
         return None
     name = ci.File(f).name
-    return Loc(os.path.realpath(name), line.value, col.value)
+    return Loc(_real(name), line.value, col.value)
 
 
 def _has_init(cur):
@@ -720,7 +726,7 @@ def _end(cur):
     e = cur.extent.end
     if e.file is None:
         return None
-    return Loc(os.path.realpath(e.file.name), e.line, e.column)
+    return Loc(_real(e.file.name), e.line, e.column)
 
 
 def _fn_key(cur):
@@ -809,6 +815,40 @@ def _is_mutex_type(t):
         t = t.element_type.get_canonical()
     return t.spelling in ("pthread_mutex_t", "union pthread_mutex_t") or \
         t.spelling.endswith("pthread_mutex_t")
+
+
+def _initialized_fields(init, out):
+    """Add to @out the names of the mutex fields (".name") that brace
+    initialiser @init (an INIT_LIST_EXPR) gives a value, by position or
+    by designator, in nested structures and arrays of them: the unit
+    writes their initialisers (`struct stats st = { PTHREAD_MUTEX_
+    INITIALIZER, 0 }` where the header declares the structure)."""
+    K = ci.CursorKind
+    t = init.type.get_canonical()
+    fields = list(t.get_fields()) if t.kind == ci.TypeKind.RECORD else None
+    i = 0
+    for ch in init.get_children():
+        val, desig = ch, None
+        if ch.kind == K.UNEXPOSED_EXPR:  # .f = v, .f.g = v, [n] = v
+            kids = list(ch.get_children())
+            refs = [x for x in kids if x.kind == K.MEMBER_REF]
+            if refs and fields is not None:
+                names = [f.spelling for f in fields]
+                if refs[0].spelling in names:
+                    i = names.index(refs[0].spelling)
+            if refs:
+                desig = refs[-1].spelling
+            if len(kids) > 1:
+                val = kids[-1]
+        fld = fields[i] if fields is not None and i < len(fields) else None
+        if _is_mutex_type(val.type) or \
+                (fld is not None and _is_mutex_type(fld.type)):
+            name = desig or (fld.spelling if fld is not None else None)
+            if name:
+                out.add("." + name)
+        elif val.kind == K.INIT_LIST_EXPR:
+            _initialized_fields(val, out)
+        i += 1
 
 
 def _is_sync_type(t):
@@ -1242,12 +1282,38 @@ def _int_value(e):
         dispose(res)
 
 
+# What analysing one function definition of a header contributed, to
+# give the next unit that reads the same definition the same way without
+# walking it again: on a large program every unit reads the same hundreds
+# of inline functions of the headers (jemalloc: 62 units, ~880 each), and
+# walking them was nearly all of the front end's time.  The key says
+# "read the same way": the unit's flags and forced includes, the
+# definition's extent, the definitions of the macros expanded in it (none
+# of the unit's own file, which another unit does not have), the lines the
+# preprocessor skipped in it, and the functions the unit knows not to
+# return.  Program already keeps one definition per function (the first
+# unit's), so the facts of a definition read the same way are the same.
+_FN_FACTS = {}
+
+
+@dataclass
+class _FnFacts:
+    function: object  # Function
+    decls: list       # unit.decls appended
+    member_refs: list  # unit.member_refs appended
+    field_refs: list  # _Walker.field_refs appended
+    effects: list     # ("use", name) | ("owned", name, how) | ("addr", key, val)
+
+
 class _Walker:
     def __init__(self, unit):
         self.unit = unit
         self.noreturn_keys = set()
         self.field_refs = []  # every member reference, filtered in run()
         self.expansions = {}  # Loc -> MACRO_INSTANTIATION cursor
+        self.effects = None   # the _FnFacts.effects being recorded
+        self._unit_key = None
+        self._macro_defs = None  # path -> [(line, col, name, definition)]
 
     def run(self, root):
         K = ci.CursorKind
@@ -1279,6 +1345,67 @@ class _Walker:
         self.unit.field_refs = [r for r in self.field_refs
                                 if r[1] in self.unit.sync_fields]
 
+    def _use(self, name):
+        self.unit.mutex_uses.add(name)
+        if self.effects is not None:
+            self.effects.append(("use", name))
+
+    def _owned(self, name, how):
+        self.unit.owned_locks.setdefault(name, how)
+        if self.effects is not None:
+            self.effects.append(("owned", name, how))
+
+    def _addr(self, key, name, ftype, cast):
+        old = self.unit.addr_funcs.get(key)
+        self.unit.addr_funcs[key] = (name, ftype, cast or bool(old and old[2]))
+        if self.effects is not None:
+            self.effects.append(("addr", key, (name, ftype, cast)))
+
+    def _replay(self, facts):
+        self.unit.decls.extend(facts.decls)
+        self.unit.member_refs.extend(facts.member_refs)
+        self.field_refs.extend(facts.field_refs)
+        for e in facts.effects:
+            if e[0] == "use":
+                self._use(e[1])
+            elif e[0] == "owned":
+                self._owned(e[1], e[2])
+            else:
+                self._addr(e[1], *e[2])
+        self.unit.functions[facts.function.key] = facts.function
+
+    def _facts_key(self, cur, loc, end):
+        """The _FN_FACTS key of definition @cur (@loc to @end), or None
+        when it must be walked: in the unit's own file, or expanding a
+        macro that file defines."""
+        if loc.path == self.unit.path or loc.path != end.path:
+            return None
+        if self._unit_key is None:
+            cmd = self.unit.command
+            self._unit_key = (tuple(cmd.flags), tuple(cmd.forced),
+                              frozenset(self.noreturn_keys))
+            self._macro_defs = {}
+            for ml, mc in self.expansions.items():
+                d = mc.referenced
+                dl = _loc(d) if d is not None else None
+                self._macro_defs.setdefault(ml.path, []).append(
+                    (ml.line, ml.col, mc.spelling,
+                     (dl.path, dl.line, dl.col) if dl else None))
+            for v in self._macro_defs.values():
+                v.sort(key=lambda m: (m[0], m[1]))
+        macros = []
+        for m in self._macro_defs.get(loc.path, ()):
+            if m[0] < loc.line or m[0] > end.line:
+                continue
+            if m[3] is not None and m[3][0] == self.unit.path:
+                return None
+            macros.append(m)
+        sk = self.unit.skipped.get(loc.path)
+        skipped = tuple(n for n in range(loc.line, end.line + 1)
+                        if n in sk.lines or n in sk.starts) if sk else None
+        return (self._unit_key, _fn_key(cur), loc, end, tuple(macros),
+                skipped)
+
     def _fn_refs(self, root, fn=None):
         """The functions whose address @root takes, and (into @fn) its
         calls through pointers.  A function named as the callee of a
@@ -1309,11 +1436,8 @@ class _Walker:
                 if ref is not None and ref.kind == K.FUNCTION_DECL and \
                         not _in_system_header(ref):
                     key = _fn_key(ref)
-                    old = self.unit.addr_funcs.get(key)
-                    self.unit.addr_funcs[key] = (
-                        ref.spelling,
-                        ref.type.get_canonical().spelling,
-                        cast or bool(old and old[2]))
+                    self._addr(key, ref.spelling,
+                               ref.type.get_canonical().spelling, cast)
                     cl = _loc(c)
                     if fn is not None and cl is not None:
                         fn.fn_addrs.append(FnAddr(ref.spelling, key, cl))
@@ -1330,8 +1454,13 @@ class _Walker:
                          if t.spelling.startswith(_OWNED_INITIALIZERS)),
                         None)
             if init:
-                self.unit.owned_locks.setdefault(cur.spelling,
-                                                 (loc, "with " + init))
+                self._owned(cur.spelling, (loc, "with " + init))
+        inits = set()
+        for ch in cur.get_children():
+            if ch.kind == ci.CursorKind.INIT_LIST_EXPR:
+                _initialized_fields(ch, inits)
+        for name in sorted(inits):
+            self._use(name)
         tls = cur.tls_kind != ci.TLSKind.NONE
         self.unit.decls.append(VarDecl(cur.spelling, cur.type.spelling,
                                        _storage(cur), tls, file_scope, loc))
@@ -1340,7 +1469,7 @@ class _Walker:
             self.unit.mutex_decls.setdefault(cur.spelling, []).append(
                 (loc, st))
             if st != "extern" and loc.path == self.unit.path:
-                self.unit.mutex_uses.add(cur.spelling)  # its definition
+                self._use(cur.spelling)  # its definition
 
     def _fields(self, cur):
         for ch in cur.walk_preorder():
@@ -1402,7 +1531,7 @@ class _Walker:
         tl = found[0].location
         if tl.file is None:
             return None
-        return MacroField(Loc(os.path.realpath(tl.file.name), tl.line,
+        return MacroField(Loc(_real(tl.file.name), tl.line,
                               tl.column), found[0].spelling, ch.spelling,
                           tag, _sync_kind(ch.type), inst.spelling, dl)
 
@@ -1462,12 +1591,31 @@ class _Walker:
                 todo.append((kids[n], chain + [(c, n)], around))
 
     def _function(self, cur):
-        K = ci.CursorKind
         loc, end = _loc(cur), _end(cur)
         if loc is None or end is None:
             return
         if _in_system_header(cur):
             return  # the C library's inline functions are not followed
+        fkey = self._facts_key(cur, loc, end)
+        if fkey is not None and fkey in _FN_FACTS:
+            self._replay(_FN_FACTS[fkey])
+            return
+        n = (len(self.unit.decls), len(self.unit.member_refs),
+             len(self.field_refs))
+        self.effects = [] if fkey is not None else None
+        try:
+            fn = self._walk_function(cur, loc, end)
+        finally:
+            effects, self.effects = self.effects, None
+        if fkey is not None:
+            _FN_FACTS[fkey] = _FnFacts(fn, self.unit.decls[n[0]:],
+                                       self.unit.member_refs[n[1]:],
+                                       self.field_refs[n[2]:], effects)
+
+    def _walk_function(self, cur, loc, end):
+        """Walk definition @cur (@loc to @end) into self.unit; its
+        Function."""
+        K = ci.CursorKind
         key = _fn_key(cur)
         fn = Function(cur.spelling, key, loc, end,
                       cur.storage_class == ci.StorageClass.STATIC,
@@ -1506,8 +1654,7 @@ class _Walker:
                     lk = _mutex_named(ch, 0)
                     args = list(ch.get_arguments())
                     if lk and len(args) > 1 and not _null_pointer(args[1]):
-                        self.unit.owned_locks.setdefault(
-                            lk, (cl, "with attributes"))
+                        self._owned(lk, (cl, "with attributes"))
                 if ref.spelling in THREAD_CALLS:
                     fn.thread_uses.append(ThreadUse(
                         THREAD_CALLS[ref.spelling], cl))
@@ -1526,8 +1673,10 @@ class _Walker:
                         fn.thread_uses.append(ThreadUse(
                             "thread-local variable '%s'" % ref.spelling, cl))
             elif k == K.UNARY_OPERATOR:
-                toks = list(ch.get_tokens())
-                if toks and toks[0].spelling == "&":
+                # the operator is the first token (the bindings have no
+                # operator kind): not the whole operand's
+                tok = next(iter(ch.get_tokens()), None)
+                if tok is not None and tok.spelling == "&":
                     kids = list(ch.get_children())
                     if kids and kids[0].kind == K.DECL_REF_EXPR and \
                             kids[0].referenced is not None and \
@@ -1559,13 +1708,14 @@ class _Walker:
                                                       tag))
                 if ref is not None and _is_mutex_type(ref.type):
                     if ref.kind == K.FIELD_DECL:
-                        self.unit.mutex_uses.add("." + ref.spelling)
+                        self._use("." + ref.spelling)
                     elif ref.kind == K.VAR_DECL and \
                             ref.semantic_parent is not None and \
                             ref.semantic_parent.kind == \
                             K.TRANSLATION_UNIT:
-                        self.unit.mutex_uses.add(ref.spelling)
+                        self._use(ref.spelling)
         self.unit.functions[key] = fn
+        return fn
 
 
 # -- the whole program -------------------------------------------------------
@@ -1575,6 +1725,7 @@ class Program:
     def __init__(self, units):
         self.units = list(units)
         self.defs = {}
+        self.def_unit = {}  # key -> the unit whose definition defs holds
         self.addr_funcs = {}
         self.owned_locks = {}
         for u in self.units:
@@ -1582,7 +1733,9 @@ class Program:
                 self.owned_locks.setdefault(name, how)
         for u in self.units:
             for key, fn in u.functions.items():
-                self.defs.setdefault(key, fn)
+                if key not in self.defs:
+                    self.defs[key] = fn
+                    self.def_unit[key] = u
             for key, (name, ftype, erased) in u.addr_funcs.items():
                 old = self.addr_funcs.get(key)
                 self.addr_funcs[key] = (name, ftype,
@@ -1688,9 +1841,6 @@ class Program:
                     seen.add(getattr(fn, attr))
         return seen.pop() if len(seen) == 1 else None
 
-    def callees(self, fn):
-        return [self.defs[c.key] for c in fn.calls if c.key in self.defs]
-
     def pointer_targets(self, ind):
         """Keys and names of the functions of the program a call through
         a pointer (@ind, an IndirectCall) may reach: those whose address
@@ -1719,24 +1869,36 @@ class Program:
                         for key, name in self.pointer_targets(ind)]
         return out
 
-    def reach(self, seeds):
-        """{key: (Function, [names of the call chain])} of every function
-        of the program reached from @seeds ((key, chain) pairs, see
-        edges()), transitively."""
+    def _resolve(self, key, unit):
+        """(Function, unit) that a call of @key from code of @unit runs:
+        a static function is the unit's own (each unit that includes a
+        header has its copy, read with that unit's macros: a #define
+        before the #include may give it another body), any other the
+        program's one definition; (None, None) when there is none."""
+        fn = unit.functions.get(key) if unit is not None else None
+        if fn is not None and fn.is_static:
+            return fn, unit
+        fn = self.defs.get(key)
+        return (fn, self.def_unit[key]) if fn is not None else (None, None)
+
+    def reach(self, seeds, unit):
+        """{(key, unit path): (Function, [names of the call chain])} of
+        every function of the program reached from @seeds ((key, chain)
+        pairs, see edges()) of code of @unit, transitively."""
         out = {}
-        todo = list(seeds)
+        todo = [(key, chain, unit) for key, chain in seeds]
         while todo:
-            key, chain = todo.pop(0)
-            if key in out or key not in self.defs:
+            key, chain, u = todo.pop(0)
+            fn, fu = self._resolve(key, u)
+            if fn is None or (key, fu.path) in out:
                 continue
-            fn = self.defs[key]
             if fn.name in PROCESS_ENDS:
                 # the program's own assert handler (or abort): the
                 # process ends there, whichever thread calls it
                 continue
-            out[key] = (fn, chain)
+            out[(key, fu.path)] = (fn, chain)
             for k, more in self.edges(fn):
-                todo.append((k, chain + more))
+                todo.append((k, chain + more, fu))
         return out
 
     def hazards(self, path, start, end):
@@ -1778,7 +1940,8 @@ class Program:
             if inside(lc.loc) and lc.lock in self.owned_locks:
                 out.append("%s in the section (at %s): %s" % (
                     lc.text, lc.loc, self._owned_why(lc.lock)))
-        for key, (g, chain) in sorted(self.reach(seeds).items()):
+        for _, (g, chain) in sorted(self.reach(seeds, u).items(),
+                                    key=lambda kv: kv[0]):
             via = " -> ".join(n + "()" if n.isidentifier() else n
                               for n in chain)
             for c in g.calls:
@@ -1854,7 +2017,8 @@ class Program:
         if any(t.what == "errno" and inside(t.loc) for t in fn.thread_uses):
             return True
         return any(t.what == "errno"
-                   for g, _ in self.reach(self.edges(fn, inside)).values()
+                   for g, _ in self.reach(self.edges(fn, inside),
+                                          u).values()
                    for t in g.thread_uses)
 
     def thread_locals(self):

@@ -1573,9 +1573,9 @@ def _declarators(toks, k):
 def _initialized_name(toks, k, types):
     """The declarator that PTHREAD_MUTEX_INITIALIZER at @k initialises."""
     j = k
-    while j > 0 and types.get(toks[j].text) != "mutex":
-        if toks[j].text in (";",) or toks[j].kind == "pp":
-            return None
+    while types.get(toks[j].text) != "mutex":
+        if j == 0 or toks[j].text in (";",) or toks[j].kind == "pp":
+            return None  # no mutex type before it in the declaration
         j -= 1
     names = _declarators(toks, j)
     if len(names) == 1:

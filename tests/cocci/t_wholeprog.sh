@@ -16,6 +16,9 @@
 #    data (a __thread or _Thread_local variable) are refused with
 #    file:line; errno set by a function the section calls travels back
 #    to the caller; the rest is converted and the output unchanged.
+#  - hdrinline (wholeprog/hdrinline): a header's static inline function
+#    is each unit's own, read with its macros: the section whose copy may
+#    exit() is held, the other delegated, whatever the units' order.
 #  - umbrella (wholeprog/umbrella): --in-place where an unchanged header
 #    includes a rewritten one; the compile check sees the rewritten copy.
 #  - deadinc (wholeprog/deadinc): what the compiler skips does not count: a
@@ -170,6 +173,47 @@ same_output hz "$TMP/hz.want" "$TMP/hz.new"
 [ $? -eq 0 ] || { cat "$TMP/log"; fail "hazards -p: want exit 0"; }
 grep "held: \|not transformed" "$TMP/log" >"$TMP/hz.refused"
 diff -u "$TMP/hz.reasons" "$TMP/hz.refused" || fail "hazards -p: the held sections"
+
+# ---- hdrinline: a header's static inline functions, per unit ----
+# Every unit has its own copy of a header's static function, read with its
+# own macros: strict.c defines TALLY_STRICT before the #include, so its
+# tally_check() may exit() and its section is held; plain.c's copy may
+# not, and its section is delegated.  Whichever unit the build lists
+# first (the front end reads a header's definition once per way it is
+# read and gives it to the next unit reading it the same way), the run is
+# the same.
+cp -R "$WP/hdrinline" "$TMP/hi" && chmod -R u+w "$TMP/hi"
+cd "$TMP/hi" || exit 1
+$CC -std=gnu11 -O2 -Wall -Werror -pthread main.c plain.c strict.c \
+	-o "$TMP/hi.orig" || fail "hdrinline does not build"
+timeout 60 "$TMP/hi.orig" >"$TMP/hi.want" || fail "hdrinline fails"
+for order in "plain strict main" "strict main plain"; do
+	{
+		echo '['
+		sep=
+		for u in $order; do
+			printf '%s{"directory": "%s", "file": "%s.c", "command": "cc -std=gnu11 -O2 -c %s.c"}\n' "$sep" "$TMP/hi" "$u" "$u"
+			sep=,
+		done
+		echo ']'
+	} >compile_commands.json
+	o=$(echo "$order" | cut -d' ' -f1)
+	"$RCLR" -p . --locks all -o "$TMP/hi.$o" >"$TMP/hi.$o.log" 2>&1
+	[ $? -eq 0 ] || { cat "$TMP/hi.$o.log"; fail "hdrinline ($order): want exit 0"; }
+	grep -q "^strict.c:7: held: no-return call in a function called from the section: exit() in tally_check() at tally.h:36 (through tally_check())" \
+		"$TMP/hi.$o.log" ||
+		{ cat "$TMP/hi.$o.log"; fail "hdrinline ($order): strict.c's section not held for its exit()"; }
+	grep -q "2 section(s) found, 1 delegated, 1 held, 0 refused" \
+		"$TMP/hi.$o.log" ||
+		{ cat "$TMP/hi.$o.log"; fail "hdrinline ($order): plain.c's section not delegated"; }
+done
+diff -r "$TMP/hi.plain" "$TMP/hi.strict" ||
+	fail "hdrinline: the output depends on the order of the units"
+cmp -s "$TMP/hi.plain.log" "$TMP/hi.strict.log" ||
+	fail "hdrinline: the report depends on the order of the units"
+cc_rcl "$TMP/hi.new" "$TMP/hi.plain/main.c" "$TMP/hi.plain/plain.c" \
+	"$TMP/hi.plain/strict.c" || fail "hdrinline: the result does not build"
+same_output hi "$TMP/hi.want" "$TMP/hi.new"
 
 # ---- umbrella: --in-place, an unchanged header includes a rewritten one ----
 # main.c includes only app.h, which nothing changes, and app.h includes
