@@ -44,8 +44,10 @@ done
 # same_output NAME WANT PROGRAM: PROGRAM prints WANT under every algorithm.
 same_output() {
 	for a in $algos; do
-		LIBLOCK_LOCK=$a timeout 60 "$3" >"$TMP/$1.got" 2>"$TMP/$1.err" ||
-			{ cat "$TMP/$1.err"; fail "$1 under $a: exit $?"; }
+		LIBLOCK_LOCK=$a timeout 60 "$3" >"$TMP/$1.got" 2>"$TMP/$1.err"
+		rc=$?
+		[ $rc -eq 0 ] || { cat "$TMP/$1.err"; fail "$1 under $a: exit $rc$(
+			[ $rc -eq 124 ] && echo ' (timed out after 60 s)')"; }
 		cmp -s "$2" "$TMP/$1.got" ||
 			{ diff -u "$2" "$TMP/$1.got"; fail "$1 under $a: output differs"; }
 		echo "ok $1 $a"

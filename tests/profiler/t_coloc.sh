@@ -11,7 +11,8 @@ ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0"
 export ASAN_OPTIONS
 
 "$RCLPROF" -o "$T/p.json" --colocate-plan "$T/plan" -- "$B/prof_coloc" \
-	>"$T/out" 2>"$T/table" || { cat "$T/table"; fail "rcl-prof exit $?"; }
+	>"$T/out" 2>"$T/table" ||
+	{ rc=$?; cat "$T/table"; fail "rcl-prof exit $rc"; }
 grep -q '^co-location: 2 groups' "$T/table" || { cat "$T/table"; fail "no advice"; }
 check "$T/p.json" \
 	'[g["threads"] for g in p["colocation"]["groups"]] == [[1, 3, 5, 7], [2, 4, 6, 8]]' \

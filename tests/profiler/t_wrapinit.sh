@@ -15,7 +15,8 @@ LT=$(line table) LS=$(line stats) LQ=$(line logq) LL=$(line later)
 	fail "INIT: markers not found in $S/prof_wrapinit.c"
 
 timeout -k 5 120 "$RCLPROF" -o "$T/p.json" -- "$B/prof_wrapinit" \
-	>"$T/out" 2>"$T/table" || { cat "$T/table"; fail "rcl-prof exit $?"; }
+	>"$T/out" 2>"$T/table" ||
+	{ rc=$?; cat "$T/table"; fail "rcl-prof exit $rc"; }
 cat "$T/table"
 T1="prof_wrapinit.c:$LT make_table" T2="prof_wrapinit.c:$LS make_stats"
 T3="prof_wrapinit.c:$LQ make_logq"
