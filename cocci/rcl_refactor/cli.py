@@ -262,9 +262,17 @@ def front_end(opts, sel):
         return fe
     opts.commands = cmds
     if not opts.files:
-        # Every unit that uses (or defines) a selected lock.
+        # Every unit that uses (or defines) a selected lock, or calls a
+        # lock wrapper of one: a function whose body is a lock or unlock
+        # call of it and checks (Tor's tor_mutex_acquire(&pool->lock)
+        # names no mutex, but takes one).
+        wrappers = {fn.key for u in units for fn in u.functions.values()
+                    if fn.sole_call is not None and
+                    any(sel.selected(lc.lock) for lc in fn.lock_calls)}
         opts.files = [os.path.relpath(u.path) for u in units
-                      if any(sel.selected(n) for n in u.mutex_uses)]
+                      if any(sel.selected(n) for n in u.mutex_uses) or
+                      any(c.key in wrappers for fn in u.functions.values()
+                          for c in fn.calls)]
         if not opts.files:
             raise Stop(1, "-p %s: no translation unit uses a selected "
                        "lock" % opts.build_dir)

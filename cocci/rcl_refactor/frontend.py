@@ -435,6 +435,12 @@ _PATH_FLAGS = ("-I", "-isystem", "-iquote", "-idirafter", "-include",
                "-imacros")
 _DROP_WITH_ARG = ("-o", "-MF", "-MT", "-MQ", "-x", "--serialize-diagnostics")
 _DROP = ("-c", "-S", "-E", "-MD", "-MMD", "-MP", "-M", "-MM", "-pipe")
+# Options whose value is the next argument, kept with it: that value does
+# not start with '-' and would be dropped as a stray word, leaving the
+# option to swallow the next flag (Tor's `--param ssp-buffer-size=1
+# -fPIE` became `--param -fPIE`, which gcc refuses).
+_KEEP_WITH_ARG = ("--param", "-Xclang", "-Xpreprocessor", "-Xassembler",
+                  "-Xlinker", "-mllvm", "-target", "-arch", "-aux-info")
 
 
 def load_compdb(build_dir):
@@ -489,6 +495,10 @@ def _flags(args, directory, src):
         if a in _DROP:
             continue
         if a in _DROP_WITH_ARG:
+            i += 1
+            continue
+        if a in _KEEP_WITH_ARG:
+            flags += args[i - 1:i + 1]
             i += 1
             continue
         if any(a.startswith(x) and len(a) > len(x) for x in ("-o", "-MF",
@@ -1034,13 +1044,25 @@ class _SoleCall:
         return self._stmts([b], False) or self._dies(b) or self._reports(b)
 
     def _flat(self, s):
-        """The statements of @s, through blocks and do { } while (0)."""
+        """The statements of @s, through blocks, do { } while (0) and a
+        statement expression used as a statement, (void)({ ... }) (Tor's
+        STMT_BEGIN and STMT_END under GCC)."""
         K = ci.CursorKind
         if s.kind == K.COMPOUND_STMT:
             return [x for c in s.get_children() for x in self._flat(c)]
         if s.kind == K.DO_STMT:
             kids = list(s.get_children())
             if len(kids) == 2 and _zero(kids[1]):
+                return self._flat(kids[0])
+        e = s
+        while e.kind in (K.CSTYLE_CAST_EXPR, K.PAREN_EXPR, K.UNEXPOSED_EXPR):
+            kids = [c for c in e.get_children() if c.kind != K.TYPE_REF]
+            if len(kids) != 1:
+                break
+            e = kids[0]
+        if e.kind.name == "StmtExpr":
+            kids = list(e.get_children())
+            if len(kids) == 1 and kids[0].kind == K.COMPOUND_STMT:
                 return self._flat(kids[0])
         return [s]
 

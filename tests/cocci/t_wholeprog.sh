@@ -19,6 +19,8 @@
 #  - hdrinline (wholeprog/hdrinline): a header's static inline function
 #    is each unit's own, read with its macros: the section whose copy may
 #    exit() is held, the other delegated, whatever the units' order.
+#  - wrapunits (wholeprog/wrapunits): with -p and no file named, a unit
+#    that locks only through lock functions of another unit is rewritten.
 #  - umbrella (wholeprog/umbrella): --in-place where an unchanged header
 #    includes a rewritten one; the compile check sees the rewritten copy.
 #  - deadinc (wholeprog/deadinc): what the compiler skips does not count: a
@@ -55,12 +57,14 @@ same_output() {
 }
 
 # ---- jobq, compile_commands.json by hand ----
+# (with an option whose value is the next argument, `--param
+# ssp-buffer-size=1`, as Tor's build passes it: kept with its value)
 cp -R "$WP/jobq" "$TMP/jobq" && chmod -R u+w "$TMP/jobq"
 cd "$TMP/jobq" || exit 1
 {
 	echo '['
 	for u in main queue stats; do
-		printf '{"directory": "%s", "file": "%s.c", "arguments": ["cc", "-std=gnu11", "-O2", "-Wall", "-include", "config.h", "-pthread", "-c", "-o", "%s.o", "%s.c"]},\n' \
+		printf '{"directory": "%s", "file": "%s.c", "arguments": ["cc", "-std=gnu11", "-O2", "-Wall", "-include", "config.h", "-pthread", "--param", "ssp-buffer-size=1", "-fPIE", "-c", "-o", "%s.o", "%s.c"]},\n' \
 			"$TMP/jobq" "$u" "$u" "$u"
 	done
 	printf '{"directory": "%s", "file": "%s/util.c", "command": "cc -std=gnu11 -O2 -include config.h -c -o util.o util.c"}\n' \
@@ -216,6 +220,31 @@ cmp -s "$TMP/hi.plain.log" "$TMP/hi.strict.log" ||
 cc_rcl "$TMP/hi.new" "$TMP/hi.plain/main.c" "$TMP/hi.plain/plain.c" \
 	"$TMP/hi.plain/strict.c" || fail "hdrinline: the result does not build"
 same_output hi "$TMP/hi.want" "$TMP/hi.new"
+
+# ---- wrapunits: lock functions in their own unit ----
+# main.c locks only through guard_acquire()/guard_release(), defined in
+# guard.c: it names no mutex, but with -p and no file named it is one of
+# the units rewritten, and its section is delegated.
+cp -R "$WP/wrapunits" "$TMP/wu" && chmod -R u+w "$TMP/wu"
+cd "$TMP/wu" || exit 1
+$CC -std=gnu11 -O2 -Wall -Werror -pthread main.c guard.c \
+	-o "$TMP/wu.orig" || fail "wrapunits does not build"
+timeout 60 "$TMP/wu.orig" >"$TMP/wu.want" || fail "wrapunits fails"
+{
+	echo '['
+	printf '{"directory": "%s", "file": "guard.c", "command": "cc -std=gnu11 -O2 -c guard.c"},\n' "$TMP/wu"
+	printf '{"directory": "%s", "file": "main.c", "command": "cc -std=gnu11 -O2 -c main.c"}\n' "$TMP/wu"
+	echo ']'
+} >compile_commands.json
+"$RCLR" -p . --locks all -o "$TMP/wu.out" >"$TMP/log" 2>&1
+[ $? -eq 0 ] || { cat "$TMP/log"; fail "wrapunits: want exit 0"; }
+grep -q "1 section(s) found, 1 delegated, 0 held, 0 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "wrapunits: main.c's section not found"; }
+grep -q "guard_acquire_rcl_exec(&tally_guard" "$TMP/wu.out/main.c" ||
+	fail "wrapunits: main.c not rewritten"
+cc_rcl "$TMP/wu.new" "$TMP/wu.out/main.c" "$TMP/wu.out/guard.c" ||
+	fail "wrapunits: the result does not build"
+same_output wu "$TMP/wu.want" "$TMP/wu.new"
 
 # ---- umbrella: --in-place, an unchanged header includes a rewritten one ----
 # main.c includes only app.h, which nothing changes, and app.h includes
