@@ -133,7 +133,10 @@ class Key:
     def __init__(self, name, kind):
         self.name, self.kind = name, kind  # kind: "mutex" or "cond"
         self.sections = []
-        self.sites = []     # (File, token index, "init"|"static")
+        self.sites = []     # (File, token index, "init"|"static"|"macro")
+        # "macro" sites: (path, #define token) -> (start, end) of the
+        # static initialiser inside the macro's body (Program._init_macros)
+        self.macro_inits = {}
         self.decls = []     # (File, token index of the type token)
         # Declared in a macro's body: (File, start, end of the type name
         # in the #define, "MACRO at FILE:LINE"), shared by every
@@ -534,8 +537,10 @@ class Program:
         h = handles.Handles(self)
         h.run()
         self.handles = h
+        self._init_macros()
         for f in self.files:
             self._scan_calls(f)
+        self._init_macro_sites()
         self._in_place_unseen()
         macrobody.expansions(self)
         for f in self.files:
@@ -638,15 +643,106 @@ class Program:
                 if toks[k - 1].text == "typedef":
                     key.refuse("typedef of a mutex type")
 
+    def _init_macros(self):
+        """Object-like macros of the files whose body holds a static mutex
+        initialiser, `#define GUARD_INITIALIZER { PTHREAD_MUTEX_INITIALIZER,
+        0 }`, as libraries write for their own lock types: name -> [(File,
+        #define token index, body tokens, offset of the body in the file)],
+        one entry per definition the compiler reads."""
+        self.init_macros = {}
+        self.init_macro_uses = {}  # name -> [(File, token, key name|None)]
+        for f in self.files:
+            for k, t in enumerate(f.src.toks):
+                if t.kind != "pp":
+                    continue
+                m = _OBJECT_DEFINE.match(t.text)
+                if not m or f.src.line_of(t.start) in f.dead_defines or \
+                        not any(x in m.group(2) for x in
+                                PLAIN_INITIALIZERS + OWNED_INITIALIZERS):
+                    continue
+                try:
+                    body = cparse.lex(m.group(2).replace("\\\n", "  "))
+                except cparse.ParseError:
+                    continue
+                self.init_macros.setdefault(m.group(1), []).append(
+                    (f, k, body, t.start + m.start(2)))
+
+    def _init_macro_use(self, f, k):
+        """The use at token @k of @f of an initialiser macro
+        (_init_macros()): the key its mutex initialiser initialises, read
+        as if the body stood there, or None (recorded either way)."""
+        toks = f.src.toks
+        name = toks[k].text
+        defs = self.init_macros[name]
+        df, dk, body, _ = defs[0]
+        spliced = toks[:k] + body + toks[k + 1:]
+        found = None
+        for i, b in enumerate(body):
+            owned = b.text.startswith(OWNED_INITIALIZERS)
+            if b.kind != "id" or not (owned or b.text in PLAIN_INITIALIZERS):
+                continue
+            key = _initialized_name(spliced, k + i, self.types) or \
+                self._member_initialized(f, k + i, spliced, f.line(k))
+            if key and owned:
+                self.key(key).refuse(
+                    "initialised with %s (macro %s at %s:%d) at %s:%d "
+                    "(recursive or error-checking mutexes are not "
+                    "converted)" % (b.text, name, df.display, df.line(dk),
+                                    f.display, f.line(k)))
+            elif key and found is None:
+                found = key
+            elif key:
+                found = False  # two mutexes in one macro: see below
+        self.init_macro_uses.setdefault(name, []).append((f, k, found))
+
+    def _init_macro_sites(self):
+        """Each initialiser macro whose every use initialises one key is
+        that key's site (its body is rewritten); any other keeps the keys
+        it initialises POSIX, with the use at fault."""
+        for name, uses in sorted(self.init_macro_uses.items()):
+            defs = self.init_macros[name]
+            df, dk, body, base = defs[0]
+            keys = sorted({u[2] for u in uses if u[2]})
+            bad = [u for u in uses if not u[2]]
+            why = None
+            if len(defs) > 1:
+                why = "macro %s, which initialises it, has %d definitions " \
+                    "(%s:%d, %s:%d)" % (name, len(defs), df.display,
+                                        df.line(dk), defs[1][0].display,
+                                        defs[1][0].line(defs[1][1]))
+            elif bad:
+                bf, bk, _ = bad[0]
+                why = "macro %s at %s:%d initialises it, and its use at " \
+                    "%s:%d initialises a mutex the tool cannot tell" % (
+                        name, df.display, df.line(dk), bf.display,
+                        bf.line(bk))
+            elif len(keys) > 1:
+                why = "macro %s at %s:%d initialises several mutexes (%s)" \
+                    % (name, df.display, df.line(dk),
+                       ", ".join(n.lstrip(".") for n in keys))
+            if why:
+                self._refuse_all(keys, "mutex", why)
+                continue
+            key = self.key(keys[0])
+            for b in body:
+                if b.text in PLAIN_INITIALIZERS:
+                    key.sites.append((df, dk, "macro"))
+                    key.macro_inits[(df.path, dk)] = (base + b.start,
+                                                      base + b.end)
+                    break
+
     def _scan_calls(self, f):
         toks = f.src.toks
         for k, t in enumerate(toks):
             if t.kind != "id" or k + 1 >= len(toks):
                 continue
+            if t.text in self.init_macros and toks[k + 1].text != "(":
+                self._init_macro_use(f, k)
+                continue
             if t.text in PLAIN_INITIALIZERS:
                 name = _initialized_name(toks, k, self.types)
                 if name is None:
-                    name = self._member_initialized(f, k)
+                    name = self._member_initialized(f, k, toks, f.line(k))
                 if name:
                     self.key(name).sites.append((f, k, "static"))
                 continue
@@ -654,7 +750,7 @@ class Program:
                 # glibc's recursive and error-checking static
                 # initialisers: as a mutex initialised with attributes.
                 name = _initialized_name(toks, k, self.types) or \
-                    self._member_initialized(f, k)
+                    self._member_initialized(f, k, toks, f.line(k))
                 if name:
                     self.key(name).refuse(
                         "initialised with %s at %s:%d (recursive or "
@@ -813,14 +909,15 @@ class Program:
         if mexpr is not None and api.target in COND_FNS[:2]:
             self._scan_wait(f, k, cks, mexpr)
 
-    def _member_initialized(self, f, k):
+    def _member_initialized(self, f, k, toks, line):
         """The key of the mutex field that PTHREAD_MUTEX_INITIALIZER at
-        token @k of @f initialises inside a structure's brace initialiser:
+        token @k of @toks (@f's tokens, or those with a macro's body in
+        place of its use on @line) initialises inside a structure's brace
+        initialiser:
         `struct stats st = { PTHREAD_MUTEX_INITIALIZER, 0, 0 };`, by
         position or by designator (`.mu = ...`), in a structure, an array
         of structures or a nested structure.  When the field cannot be
         told, every mutex field of the structure stays POSIX."""
-        toks = f.src.toks
         path = []  # (index at this brace level, designator or None)
         j, idx, desig = k - 1, 0, None
         if toks[j].text == "=" and toks[j - 2].text == ".":
@@ -892,7 +989,7 @@ class Program:
             ["%s.%s" % (tg, fl) for (kind, fl), tags in self.fields.cands.
              items() if kind == "mutex" for tg in tags if tg == tag],
             "mutex", "PTHREAD_MUTEX_INITIALIZER at %s:%d initialises a field "
-            "the tool cannot tell" % (f.display, f.line(k)))
+            "the tool cannot tell" % (f.display, line))
         return None
 
     def _api_call(self, f, k, target, args):
@@ -907,61 +1004,76 @@ class Program:
             key = self.key(names[0])
             if target == "pthread_mutex_init":
                 key.sites.append((f, k, "init"))
-                if (len(args) < 2 or canon(args[1]) not in (
-                        "NULL", "0", "(void*)0")) and \
-                        not self._plain_attr(args[1] if len(args) > 1
-                                             else ""):
-                    key.refuse("initialised with attributes at %s:%d "
-                               "(recursive or error-checking mutexes "
-                               "are not converted)" % (f.display, f.line(k)))
+                attr = args[1] if len(args) > 1 else ""
+                fault = None if canon(attr) in ("NULL", "0", "(void*)0") \
+                    else self._attr_fault(attr)
+                if fault:
+                    key.refuse("initialised with attributes at %s:%d (%s; "
+                               "only plain mutexes are converted)" % (
+                                   f.display, f.line(k), fault))
             return
         cks, why = self.lock_keys(args[0], f, k, "cond")
         self._refuse_all(cks, "cond", why)
         if cks and target in COND_FNS[:2] and len(args) >= 2:
             self._scan_wait(f, k, cks, args[1])
 
-    def _plain_attr(self, expr):
-        """Whether attribute argument @expr (`&attr`) makes a plain mutex:
-        `attr` is a local pthread_mutexattr_t, and everywhere the files
-        name it is its declaration, pthread_mutexattr_init/destroy,
+    def _attr_fault(self, expr):
+        """None when attribute argument @expr (`&attr`) makes a plain
+        mutex: `attr` is a local pthread_mutexattr_t, and everywhere the
+        files name it is its declaration, pthread_mutexattr_init/destroy,
         settype to a type whose owner does not matter (normal, default,
         adaptive) or setpshared(PTHREAD_PROCESS_PRIVATE), or the second
-        argument of pthread_mutex_init.  One use of any other kind (a
-        recursive type, a robust or priority-inheriting protocol, the
-        address passed on) and no mutex it initialises is plain."""
+        argument of pthread_mutex_init.  Else what makes it something
+        else, naming the first use at fault (a recursive type, a process-
+        shared or robust mutex, the address passed on): one is enough for
+        every mutex it initialises."""
         m = re.fullmatch(r"&([A-Za-z_]\w*)", canon(expr))
         if not m:
-            return False
+            return "attribute '%s' is not the address of a local " \
+                "pthread_mutexattr_t" % canon(expr)
         name, local = m.group(1), False
         for f in self.files:
             toks = f.src.toks
             for k, t in enumerate(toks):
                 if t.kind != "id" or t.text != name:
                     continue
+                at = "%s:%d" % (f.display, f.line(k))
                 if toks[k - 1].text == "pthread_mutexattr_t" and \
                         toks[k + 1].text in (";", ","):
                     if not f.in_function(k):
-                        return False  # shared with code not seen here
+                        return "attribute '%s' declared outside a function " \
+                            "at %s" % (name, at)
                     local = True
                     continue
                 if toks[k - 1].text != "&" or toks[k + 1].text not in (
                         ")", ","):
-                    return False
+                    return "attribute '%s' used other than by address at " \
+                        "%s" % (name, at)
                 call, pos = _call_around(toks, k - 1)
                 nxt = toks[k + 3].text if toks[k + 1].text == "," and \
                     toks[k + 3].text == ")" else None
-                if not (call in ("pthread_mutexattr_init",
-                                 "pthread_mutexattr_destroy") and pos == 0
-                        and toks[k + 1].text == ")" or
-                        call == "pthread_mutexattr_settype" and pos == 0
-                        and toks[k + 2].text in _PLAIN_TYPES and nxt or
-                        call == "pthread_mutexattr_setpshared" and
-                        pos == 0 and nxt and
-                        toks[k + 2].text == "PTHREAD_PROCESS_PRIVATE" or
-                        call == "pthread_mutex_init" and pos == 1 and
-                        toks[k + 1].text == ")"):
-                    return False
-        return local
+                if call in ("pthread_mutexattr_init",
+                            "pthread_mutexattr_destroy") and pos == 0 and \
+                        toks[k + 1].text == ")" or \
+                        call == "pthread_mutex_init" and pos == 1 and \
+                        toks[k + 1].text == ")":
+                    continue
+                if call == "pthread_mutexattr_settype" and pos == 0 and nxt:
+                    if toks[k + 2].text in _PLAIN_TYPES:
+                        continue
+                    return "type %s set at %s" % (toks[k + 2].text, at)
+                if call == "pthread_mutexattr_setpshared" and pos == 0 and \
+                        nxt:
+                    if toks[k + 2].text == "PTHREAD_PROCESS_PRIVATE":
+                        continue
+                    return "%s set at %s: other processes may take it" % (
+                        toks[k + 2].text, at)
+                if call and call.startswith("pthread_mutexattr_set"):
+                    return "%s() at %s" % (call, at)
+                return "attribute '%s' passed to %s at %s" % (
+                    name, "%s()" % call if call else "an expression", at)
+        return None if local else \
+            "attribute '%s' is not declared in the files read" % name
 
     def _scan_wait(self, f, k, cks, mexpr):
         """A condition wait on one of the cond keys @cks with mutex
@@ -1008,6 +1120,9 @@ class Program:
                 continue
             if any(a <= base + b.start < e for a, e in calls):
                 continue
+            if name in self.init_macros and k > 1 and \
+                    _designated_init(body, k):
+                continue  # `.lock = PTHREAD_MUTEX_INITIALIZER`: its site
             member = k > 0 and body[k - 1].text in (".", "->")
             for kind in ("mutex", "cond"):
                 for kn in self._member_keys(body, k, kind, None) if member \

@@ -852,8 +852,13 @@ def small_edits(prog, selection):
         for f, k, how in key.sites:
             toks = f.src.toks
             macro = site_macro(key, f, k)
-            what = "static initializer" if how == "static" else \
-                "pthread_mutex_init()"
+            if how == "init":
+                what = "pthread_mutex_init()"
+            elif how == "static":
+                what = "static initializer"
+            else:
+                what = "static initializer in macro %s" % re.match(
+                    r"#\s*define\s+(\w+)", toks[k].text).group(1)
             ndel = sum(1 for s in key.sections if delegated(s))
             entries.append((macro, "rcl", "%s: %s:%d, %s, %d section(s): "
                             "%d delegated, %d held%s" % (
@@ -863,10 +868,12 @@ def small_edits(prog, selection):
                                 "; profile: " + comment if comment else "")))
             f.needs_include = True
             f.needs_config = True
-            if how != "static":
+            if how == "init":
                 _keep_unused(prog, prog.api[toks[k].text])
-            if how == "static":
-                f.edits.append((toks[k].start, toks[k].end,
+            if how != "init":
+                start, end = (toks[k].start, toks[k].end) if how == "static" \
+                    else key.macro_inits[(f.path, k)]
+                f.edits.append((start, end,
                                 "LIBLOCK_INITIALIZER_ALGO(%s_ALGO, %s_SERVER)"
                                 % (macro, macro)))
             else:
