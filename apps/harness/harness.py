@@ -291,7 +291,8 @@ def refactor(ctx, app, tree, profile):
             ctx.tools.refactor_incs() + app.refactor_args(tree) + \
             ["--in-place"] + files
         p = run(cmd, cwd=tree, check_ok=False,
-                env=ctx.tools.refactor_env())
+                env=ctx.tools.refactor_env(),
+                timeout=app.REFACTOR_TIMEOUT)
         out = p.stdout + p.stderr
         log += "$ %s\n%s" % (" ".join(cmd), out)
         if p.returncode not in (0, 1):  # 1: some sections refused, listed
