@@ -74,13 +74,13 @@ class Decl:
             " [", "[").replace("[ ", "[").replace(" ]", "]")
 
 
-_SPEC_WORDS = {
+SPEC_WORDS = {
     "void", "char", "short", "int", "long", "float", "double", "signed",
     "unsigned", "_Bool", "bool", "const", "volatile", "static", "register",
     "auto", "extern", "restrict", "__restrict", "_Atomic", "inline",
     "__thread", "_Thread_local", "thread_local", "__extension__",
 }
-_BASIC = {"void", "char", "short", "int", "long", "float", "double",
+BASIC = {"void", "char", "short", "int", "long", "float", "double",
           "signed", "unsigned", "_Bool", "bool"}
 
 
@@ -95,8 +95,8 @@ def parse_decl(toks, a, b, block):
                 j = cparse.match(toks, j) + 1
             typed = True
             continue
-        if t in _SPEC_WORDS:
-            typed = typed or t in _BASIC
+        if t in SPEC_WORDS:
+            typed = typed or t in BASIC
             j += 1
             continue
         if toks[j].kind == "id" and not typed:
@@ -116,7 +116,7 @@ def parse_decl(toks, a, b, block):
                 continue
             e += 1
         ids = [k for k in range(da, e) if toks[k].kind == "id"
-               and toks[k].text not in _SPEC_WORDS]
+               and toks[k].text not in SPEC_WORDS]
         if not ids:
             continue
         name = toks[ids[0]].text
@@ -205,9 +205,9 @@ class Section:
         self.file, self.func, self.line = file, func, line
         self.key = None
         self.reason = None
-        self.analysed = False  # rewrite._analyse() ran on it
+        self.analysed = False  # rewrite.analyse_section() ran on it
         # nested sections of other locks: [(Section, nest entry)], and the
-        # section this one is nested in (rewrite._inner_sections())
+        # section this one is nested in (rewrite.inner_sections())
         self.inner = []
         self.outer = None
 
@@ -306,7 +306,7 @@ def jump_target_inside(s, t0, t1):
     return False
 
 
-def _op(toks, s, fns):
+def op_shape(toks, s, fns):
     """(LockFn, identity) when statement @s is a lock-function call."""
     c = call_of(toks, s)
     if not c or c[0] not in fns:
@@ -320,7 +320,7 @@ def _unlock_at(toks, blk, start, ident, fns):
     """Index of the first statement of @blk from @start that unlocks the
     mutex @ident, or None."""
     for k in range(start, len(blk.subs)):
-        o = _op(toks, blk.subs[k], fns)
+        o = op_shape(toks, blk.subs[k], fns)
         if o and o[1] == ident and o[0].role == "unlock":
             return k
     return None
@@ -339,7 +339,7 @@ def shape(fi, lock_s, fns, is_selected, api, ppenv, trysh=None):
         return _shape_body(fi, trysh["f"], trysh["ident"], trysh["block"],
                            trysh["i"], trysh["j"], fns, is_selected, api,
                            ppenv, trysh)
-    f, ident = _op(toks, lock_s, fns)
+    f, ident = op_shape(toks, lock_s, fns)
     blk = lock_s.parent
     if blk is None or blk.kind != "block":
         raise Refused("lock taken conditionally (lock is the body of "
@@ -348,7 +348,7 @@ def shape(fi, lock_s, fns, is_selected, api, ppenv, trysh=None):
     j = _unlock_at(toks, blk, i + 1, ident, fns)
     if j is None:
         inner = [x for b in blk.subs[i + 1:] for x in b.walk()
-                 if (_op(toks, x, fns) or (None, None))[1] == ident]
+                 if (op_shape(toks, x, fns) or (None, None))[1] == ident]
         if inner:
             raise Refused("unlocked inside a statement nested below the "
                           "level of the lock (at line %d)" % fi.src.line_of(
@@ -393,7 +393,7 @@ def _shape_body(fi, f, ident, blk, i, j, fns, is_selected, api, ppenv,
             fi.src.line_of(fi.src.toks[t0].start) in skipped.lines:
         raise Refused("in code the build does not compile (a branch of an "
                       "#if its flags skip): nothing there can be checked")
-    sec["dead"] = _pp_dead(fi, body, t0, t1, ppenv)
+    sec["dead"] = pp_dead(fi, body, t0, t1, ppenv)
     stmts = [s for b in body for s in b.walk()
              if not any(a <= s.t0 < b for a, b in sec["dead"])]
     for s in stmts:
@@ -453,9 +453,9 @@ def _section_stmt(fi, s, sec, ident, fns, is_selected, t0, t1, labels,
     the nested sections of other selected locks found so far, @within:
     those that contain @s."""
     toks = fi.src.toks
-    o = _op(toks, s, fns)
+    o = op_shape(toks, s, fns)
     if o and o[1] == ident:
-        ops.add(_call_tok(toks, s))
+        ops.add(call_tok(toks, s))
         if o[0].role != "unlock":
             raise Refused("the lock is taken again inside its section")
         if within:
@@ -464,7 +464,7 @@ def _section_stmt(fi, s, sec, ident, fns, is_selected, t0, t1, labels,
         return
     if o and is_selected(o[0], call_of(toks, s)[1], s.t0):
         if any(n[1] is s for n in within):
-            ops.add(_call_tok(toks, s))  # the end of a nested section
+            ops.add(call_tok(toks, s))  # the end of a nested section
             return
         if o[0].role == "unlock" and any(n[2] == o[1] for n in within):
             n = [n for n in within if n[2] == o[1]][-1]
@@ -479,13 +479,13 @@ def _section_stmt(fi, s, sec, ident, fns, is_selected, t0, t1, labels,
                           "(only sections nested at statement level, "
                           "lock and unlock in the same block, are "
                           "extracted)")
-        ops.add(_call_tok(toks, s))
+        ops.add(call_tok(toks, s))
         nest.append(n)
         if not within:
             sec["nested"].append(n)
         return
     if o:
-        ops.add(_call_tok(toks, s))
+        ops.add(call_tok(toks, s))
         _other_lock_op(others, o, fi.src.line_of(toks[s.t0].start))
     if s.kind == "return":
         raise Refused("returns with the lock held")
@@ -527,7 +527,7 @@ def _nested(fi, s, o, fns, t1, nest, within):
     return [s, u, name, fi.src.line_of(toks[s.t0].start), len(within) + 1]
 
 
-def _call_tok(toks, s):
+def call_tok(toks, s):
     """The token of the called name in lock-call statement @s."""
     name = call_of(toks, s)[0]
     return next((k for k in range(s.t0, s.t1) if toks[k].text == name and
@@ -577,7 +577,7 @@ def _alone_in_if(fi, blk, i):
                           toks[blk.subs[i - 1].t0].start))
 
 
-def _pp_dead(fi, body, t0, t1, env):
+def pp_dead(fi, body, t0, t1, env):
     """Token ranges of the section that the preprocessor drops, for a
     section with #if/#ifdef/#else/#endif between its statements (memcached's
     get_stats()): the directives are kept as they are, and the analysis
@@ -621,7 +621,7 @@ def _pp_dead(fi, body, t0, t1, env):
         elif word == "endif" and stack:
             _close_branch(stack.pop(), s, dead)
         elif word in ("define", "undef"):
-            pass  # kept in place (X-macros); see rewrite._macro_locals
+            pass  # kept in place (X-macros); see rewrite.macro_locals
         else:
             raise Refused("#%s inside the section" % (word or "") if word
                           in ("include", "pragma", "error", "line") else
@@ -710,9 +710,9 @@ def _exit_vars(fi, u, cont, internal, sec):
             names.append(tk.text)
     out = []
     for name in names:
-        d = _visible_decl(fi, name, u.t0)
+        d = visible_decl(fi, name, u.t0)
         if d is None or d.t0 < sec["t0"] or d.is_static or d.is_array or \
-                any(_addr_taken(toks, k) for k in range(fi.bo, fi.bc)
+                any(address_taken(toks, k) for k in range(fi.bo, fi.bc)
                     if toks[k].text == name):
             raise Refused("code after an early unlock uses '%s', declared "
                           "inside the section" % name)
@@ -766,7 +766,7 @@ def _writes(toks, k):
     return nxt not in _READ_NEXT or nxt in ("++", "--")
 
 
-def _addr_taken(toks, k):
+def address_taken(toks, k):
     """&x or &x.f (the address of the local itself or of a part of it);
     &p->f and &p[i] take the address of what p points to."""
     if toks[k - 1].text != "&":
@@ -812,7 +812,7 @@ def variables(fi, sec, occ):
     hoisted = _hoist(fi, sec, occ, in_region)
     out.extend(hoisted)
     for name in order:
-        d = _visible_decl(fi, name, lock_t0)
+        d = visible_decl(fi, name, lock_t0)
         if d is None:
             if any(x.name == name and t0 <= x.t0 < t1
                    for x in decls_of(fi)):
@@ -821,8 +821,8 @@ def variables(fi, sec, occ):
         if d.is_extern:
             raise Refused("local extern declaration of '%s'" % name)
         byptr = d.is_array or d.is_static or any(
-            _addr_taken(toks, k) for n, k in occ if n == name) or any(
-            _addr_taken(toks, k) for k in range(fi.bo, fi.bc)
+            address_taken(toks, k) for n, k in occ if n == name) or any(
+            address_taken(toks, k) for k in range(fi.bo, fi.bc)
             if toks[k].text == name) or name in sec.get("addr", ())
         hidden = name in sec.get("hidden", ())
         written = any(_writes(toks, k) or k in sec.get("macro_args", ())
@@ -833,7 +833,7 @@ def variables(fi, sec, occ):
         # ...; unlock; } else { int c; ... }`), whose uses would make
         # this one come back to a caller that never reads it.
         outside = any(n == name and fi.bo < k < fi.bc and not in_region(k)
-                      and _visible_decl(fi, name, k) is d for n, k in occ)
+                      and visible_decl(fi, name, k) is d for n, k in occ)
         k0 = uses[name][0]
         # ... and nothing before it leaves the section or jumps: an early
         # exit (unlock; return x;) or a goto past the assignment reads the
@@ -885,7 +885,7 @@ def variables(fi, sec, occ):
     return out
 
 
-def _visible_decl(fi, name, at):
+def visible_decl(fi, name, at):
     best = None
     for d in decls_of(fi):
         if d.name != name or d.t0 >= at:
@@ -923,7 +923,7 @@ def _hoist(fi, sec, occ, in_region):
             raise Refused("'%s' is declared by macro %s inside the section "
                           "and used after it (a macro's declaration cannot "
                           "be split)" % (d.name, d.by_macro))
-        addr = any(_addr_taken(toks, k) for n, k in occ if n == d.name)
+        addr = any(address_taken(toks, k) for n, k in occ if n == d.name)
         if d.is_static or (d.is_array and d.init):
             raise Refused("'%s' is declared inside the section and %s after "
                           "it, in a declaration the tool cannot split" % (
@@ -1024,6 +1024,12 @@ def try_shape(fi, k, fns):
         raise Refused("the trylock's result is tested as '%s' (the shapes "
                       "delegated test it == 0, != 0 or alone)" %
                       join_tokens([t.text for t in toks[a:b]]))
+    if lf.test == "== 0":
+        kind = 3 - kind  # the macro is true when the lock was taken
+    if lf.test and assign is not None:
+        # rcl_tryexec() gives 0 or EBUSY, not the macro's comparison
+        raise Refused("the result of trylock macro %s() is kept in '%s'"
+                      % (lf.name, assign["var"]))
     then = ifs.subs[0]
     out = {"kind": kind, "if": ifs, "f": lf, "ident": ident, "expr": e,
            "else": ifs.subs[1] if len(ifs.subs) > 1 else None,
@@ -1088,7 +1094,7 @@ def _try_assign(fi, k, close):
                 "*" in ds[0].declarator or "[" in ds[0].declarator:
             raise Refused(why)
         decl = fi.src.text[toks[st.t0].start:toks[k - 2].end]
-    elif _visible_decl(fi, var, st.t0) is None:
+    elif visible_decl(fi, var, st.t0) is None:
         raise Refused("the trylock's result goes to '%s', not a local" % var)
     subs = st.parent.subs
     n = subs.index(st)

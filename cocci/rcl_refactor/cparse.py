@@ -104,7 +104,7 @@ def lex(text, src=None, skipped=None):
     branches of each #if group one is read: the one the compiler reads
     when @skipped (a Skipped, with @src) says which, else the first (as if
     every condition held; sections that contain a directive are checked
-    again by analyse._pp_dead)."""
+    again by analyse.pp_dead)."""
     toks = []
     pos, n = 0, len(text)
     bol = True  # at the beginning of a line (only blanks before)
@@ -208,6 +208,21 @@ def match(toks, i, src=None):
         j += 1
     line = src.line_of(toks[i].start) if src else 0
     raise ParseError(line, "unbalanced '%s'" % toks[i].text)
+
+
+def match_back(ts, i):
+    """Index of the bracket opening the one that closes at @i, or None."""
+    pair = {")": "(", "]": "[", "}": "{"}
+    depth = 0
+    for j in range(i, -1, -1):
+        t = ts[j].text
+        if t in pair and ts[j].kind == "punct":
+            depth += 1
+        elif t in ("(", "[", "{") and ts[j].kind == "punct":
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
 
 
 class Stmt:

@@ -238,8 +238,6 @@ def _function(fi, sec, plan, names, body, lockname):
     where = "%s:%d" % (src.rel, src.line_of(toks[lock_s.t0].start))
     g = ["/* rcl-refactor: critical section of %s in %s() at %s */" %
          (lockname, fi.name, where)]
-    if plan.errno and "<errno.h>" not in src.text:
-        g.append("#include <errno.h>")
     if plan.union:
         g.append("union %s {" % un)
         outs = plan.outs + [(d, False, False, True) for d in plan.exit_outs]

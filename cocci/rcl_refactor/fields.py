@@ -22,7 +22,7 @@ class Fields:
 
     def __init__(self, files, lock_types):
         self.lock_types = lock_types  # type name -> "mutex" | "cond"
-        self.members = {}  # tag -> {member: type (see _spec_type)}
+        self.members = {}  # tag -> {member: type (see spec_type)}
         self.tdefs = {}    # typedef name -> type
         self.globals = {}  # name -> set of types
         self.owner = {}    # (path, index of a lock type token) -> tag
@@ -82,7 +82,7 @@ class Fields:
             for d in decls:
                 mem[d.name] = ("tag", inner)
             return
-        typ = _spec_type(toks[a:b])
+        typ = spec_type(toks[a:b])
         kind = self.lock_types.get(toks[s].text) if s < b else None
         for d in decls:
             mem[d.name] = typ
@@ -120,7 +120,7 @@ class Fields:
         if typedef:
             a += 1
         decls = analyse.parse_decl(toks, a, b, None)
-        typ = _spec_type(toks[a:b], [d.name for d in decls])
+        typ = spec_type(toks[a:b], [d.name for d in decls])
         for d in decls:
             if re.match(r"\w+\s*\(", d.declarator):
                 continue  # a function prototype
@@ -132,7 +132,7 @@ class Fields:
 
     # -- types of expressions ---------------------------------------------
     def resolve(self, typ):
-        """The structure tag a type (from _spec_type) names, or None."""
+        """The structure tag a type (from spec_type) names, or None."""
         for _ in range(16):
             if typ is None or typ[0] == "tag":
                 return typ and typ[1]
@@ -155,10 +155,10 @@ class Fields:
                 return None
             if close < len(ts) - 1 and \
                     ts[close + 1].text not in ("(", "[", "->", "."):
-                return self.resolve(_spec_type(ts[1:close]))  # a cast
+                return self.resolve(spec_type(ts[1:close]))  # a cast
         last = ts[-1]
         if last.text == "]":
-            o = _match_back(ts, len(ts) - 1)
+            o = cparse.match_back(ts, len(ts) - 1)
             return self.type_of(ts[:o], var_type) if o else None
         if last.kind != "id":
             return None
@@ -186,7 +186,7 @@ class Fields:
             return ["%s.%s" % (cands[0], field)], None
         ts = _strip(ts)
         while ts and ts[-1].text == "]":
-            ts = ts[:_match_back(ts, len(ts) - 1) or 0]
+            ts = ts[:cparse.match_back(ts, len(ts) - 1) or 0]
         tag = self.type_of(ts[:-2], var_type) if len(ts) > 2 and \
             ts[-2].text in (".", "->") else None
         if tag in cands:
@@ -201,12 +201,12 @@ def postfix_start(toks, k):
     while j >= 2 and toks[j - 1].text in (".", "->"):
         i = j - 2
         while i is not None and toks[i].text == "]":
-            i = _match_back(toks, i)
+            i = cparse.match_back(toks, i)
             i = i - 1 if i else None
         if i is None:
             return None
         if toks[i].text == ")":
-            o = _match_back(toks, i)
+            o = cparse.match_back(toks, i)
             if o is None:
                 return None
             call = o and toks[o - 1].kind == "id" and \
@@ -241,7 +241,7 @@ def _declarator_after(toks, c):
     return toks[j].text if j < len(toks) and toks[j].kind == "id" else None
 
 
-def _spec_type(ts, names=()):
+def spec_type(ts, names=()):
     """The type a declaration specifier names: ("tag", TAG) for a
     structure (an anonymous one takes the first declared name), ("alias",
     NAME) for a typedef name, None for anything else."""
@@ -250,9 +250,9 @@ def _spec_type(ts, names=()):
             if i + 1 < len(ts) and ts[i + 1].kind == "id":
                 return ("tag", ts[i + 1].text)
             return ("tag", names[0]) if names else None
-        if t.text == "enum" or t.text in analyse._BASIC:
+        if t.text == "enum" or t.text in analyse.BASIC:
             return None
-        if t.kind == "id" and t.text not in analyse._SPEC_WORDS:
+        if t.kind == "id" and t.text not in analyse.SPEC_WORDS:
             return ("alias", t.text)
     return None
 
@@ -274,18 +274,3 @@ def _match(ts, i):
         return cparse.match(ts, i)
     except cparse.ParseError:
         return None
-
-
-def _match_back(ts, i):
-    """Index of the bracket opening the one that closes at @i, or None."""
-    pair = {")": "(", "]": "[", "}": "{"}
-    depth = 0
-    for j in range(i, -1, -1):
-        t = ts[j].text
-        if t in pair and ts[j].kind == "punct":
-            depth += 1
-        elif t in ("(", "[", "{") and ts[j].kind == "punct":
-            depth -= 1
-            if depth == 0:
-                return j
-    return None

@@ -22,6 +22,18 @@ class LockFn:
         self.name, self.role = name, role
         self.params, self.body = params, body
         self.wrapper = wrapper  # dict: file, static, proto, def range
+        # A trylock macro that compares the call's result with 0:
+        # "!= 0" (`(pthread_mutex_trylock(&(m)->lock) != 0)`, jemalloc's
+        # MALLOC_MUTEX_TRYLOCK: true when busy, as the call) or "== 0"
+        # (`(pthread_mutex_trylock(m) == 0)`, `!pthread_mutex_trylock(m)`:
+        # true when taken); None for a plain call.
+        self.test = None
+
+    def liblock_call(self, expr):
+        """The liblock call that replaces a call of this macro or wrapper
+        on a converted lock named by @expr, its comparison kept."""
+        call = "liblock_%s(%s)" % (self.role, expr)
+        return "(%s %s)" % (call, self.test) if self.test else call
 
     def expr(self, args):
         if self.params is None:
@@ -85,7 +97,7 @@ class ApiCall:
         # pthread_mutex_init only, whose call site is rebuilt whole.
         self.wrap = None
         # A function whose condition is a structure's field (see
-        # find._in_place): its call sites stay, its body calls liblock.
+        # find.in_place_wrapper): its call sites stay, its body calls liblock.
         self.in_place = None
 
     @property
@@ -239,7 +251,7 @@ def add_macros(fns, macros):
     MACROS maps a name to its (params, body) or to a list of candidate
     definitions (cond.scan): the first that resolves wins."""
     _fixpoint(fns, macros, lambda name, params, body:
-              _macro_fn(fns, name, params, body))
+              macro_fn(fns, name, params, body))
 
 
 def _fixpoint(table, macros, resolve):
@@ -308,17 +320,51 @@ def _one_call(body):
     return None
 
 
-def _macro_fn(fns, name, params, body):
-    m = _one_call(body)
+def macro_fn(fns, name, params, body):
+    m, test = _one_call(body), None
+    if not m and params is not None:
+        tested = _tested_call(body)
+        m = _one_call(tested[0]) if tested else None
+        test = tested[1] if m else None
     if not m or m.group(1) not in fns:
         return None
     inner = fns[m.group(1)]
     if inner.wrapper and not inner.wrapper.get("param"):
         return None
+    if test is not None and (inner.role != "trylock" or inner.test):
+        return None  # a comparison only means something on a trylock
     body_expr = inner.expr(_split_text_args(m.group(2)))
     if body_expr is None:
         return None
-    return LockFn(name, inner.role, params, body_expr)
+    lf = LockFn(name, inner.role, params, body_expr)
+    lf.test = test or inner.test
+    return lf
+
+
+def _tested_call(body):
+    """(call text, "!= 0" or "== 0") when @body, within parentheses, is
+    one call compared with 0 or negated: `(f(x) != 0)`, `0 == f(x)`,
+    `!f(x)`; else None."""
+    try:
+        toks = cparse.lex(body)
+        while len(toks) > 2 and toks[0].text == "(" and \
+                cparse.match(toks, 0) == len(toks) - 1:
+            toks = toks[1:-1]
+    except cparse.ParseError:
+        return None
+    if len(toks) < 4:
+        return None
+    if toks[0].text == "!":
+        call, test = toks[1:], "== 0"
+    elif toks[-2].text in ("!=", "==") and toks[-1].text == "0":
+        call, test = toks[:-2], toks[-2].text + " 0"
+    elif toks[1].text in ("!=", "==") and toks[0].text == "0":
+        call, test = toks[2:], toks[1].text + " 0"
+    else:
+        return None
+    if any(t.text in ("?", ",", "&&", "||", "=") for t in call):
+        return None
+    return body[call[0].start:call[-1].end], test
 
 
 def call_args(toks, k):
@@ -487,7 +533,7 @@ def _api_wrapper(api, name, callee, names, args, checked, where):
     targs = inner.args(args) if inner else None
     if targs is None:
         return False
-    place = _in_place(inner.target, targs, names)
+    place = in_place_wrapper(inner.target, targs, names)
     # An in-place wrapper keeps its checks, on liblock's result.
     if checked and inner.target not in _CHECK_DROPPABLE and place is None:
         CHECKED_API[name] = inner.target
@@ -506,7 +552,7 @@ def _api_wrapper(api, name, callee, names, args, checked, where):
     return True
 
 
-def _in_place(target, targs, names):
+def in_place_wrapper(target, targs, names):
     """ApiCall.in_place of a wrapper whose body calls pthread's @target
     with @targs (made of parameters @names): when @target is a condition
     function and its condition is a member of a parameter (`&c->cv`: the

@@ -108,7 +108,74 @@ THREAD_CALLS = {
     "sched_getattr": "the thread's scheduling (sched_getattr)",
     "sched_setattr": "the thread's scheduling (sched_setattr)",
     "nice": "the thread's nice value (nice)",
+    # A thread created by the server thread inherits its scheduling
+    # (SCHED_FIFO), CPU affinity and blocked signals.
+    "pthread_create": "pthread_create() (the new thread would inherit "
+                      "the server thread's scheduling, CPU and signal "
+                      "mask)",
+    "thrd_create": "thrd_create() (the new thread would inherit the "
+                   "server thread's scheduling, CPU and signal mask)",
+    # A stream's lock belongs to the thread that takes it.
+    "flockfile": "flockfile() (a stream's lock belongs to the thread "
+                 "that takes it)",
+    "ftrylockfile": "ftrylockfile() (a stream's lock belongs to the "
+                    "thread that takes it)",
+    "funlockfile": "funlockfile() (a stream's lock belongs to the thread "
+                   "that takes it)",
+    # Results kept in a per-thread buffer of glibc: the pointer would
+    # name the server thread's, which its next section overwrites.
+    "inet_ntoa": "inet_ntoa() (its result is in a per-thread buffer)",
+    # The resolver's state (_res) is per thread.
+    "res_init": "the thread's resolver state (res_init)",
+    "res_query": "the thread's resolver state (res_query)",
+    "res_search": "the thread's resolver state (res_search)",
+    "res_querydomain": "the thread's resolver state (res_querydomain)",
+    "res_mkquery": "the thread's resolver state (res_mkquery)",
+    "res_send": "the thread's resolver state (res_send)",
+    # A context saved or resumed is the running thread's stack.
+    "getcontext": "getcontext() (the context is the server thread's)",
+    "setcontext": "setcontext() (it would resume on the server thread)",
+    "swapcontext": "swapcontext() (it would switch the server thread)",
+    "makecontext": "makecontext() (the context is the server thread's)",
+    "setjmp": "setjmp() (the saved context would be the server "
+              "thread's)",
+    "_setjmp": "setjmp() (the saved context would be the server "
+               "thread's)",
+    "sigsetjmp": "sigsetjmp() (the saved context would be the server "
+                 "thread's)",
+    "__sigsetjmp": "sigsetjmp() (the saved context would be the server "
+                   "thread's)",
 }
+# Library functions that leave errno alone (C11 7.5: a function may set
+# errno unless its description says otherwise; these describe no error):
+# the sections that call only these and the program's own functions need
+# not carry errno between the threads.
+ERRNO_FREE = frozenset((
+    "memcpy", "memmove", "memset", "memcmp", "memchr", "strlen", "strnlen",
+    "strcmp", "strncmp", "strcpy", "strncpy", "strcat", "strncat", "strchr",
+    "strrchr", "strstr", "strspn", "strcspn", "strpbrk", "stpcpy",
+    "abs", "labs", "llabs", "__builtin_memcpy", "__builtin_memset",
+    "__builtin_memmove", "__builtin_memcmp", "__builtin_strlen",
+    "__builtin_expect", "__builtin_unreachable", "__builtin_trap",
+    "__builtin_clz", "__builtin_clzl", "__builtin_clzll", "__builtin_ctz",
+    "__builtin_ctzl", "__builtin_ctzll", "__builtin_popcount",
+    "__builtin_popcountl", "__builtin_popcountll", "__builtin_bswap16",
+    "__builtin_bswap32", "__builtin_bswap64", "__builtin_prefetch",
+    "__builtin_constant_p", "__builtin_object_size", "__memcpy_chk",
+    "__memset_chk", "__memmove_chk", "__strcpy_chk", "__strncpy_chk",
+    "__strcat_chk", "__stpcpy_chk", "pthread_cond_signal",
+    "pthread_cond_broadcast", "pthread_mutex_lock", "pthread_mutex_unlock",
+    "pthread_mutex_trylock", "pthread_cond_wait", "pthread_cond_timedwait",
+    "liblock_cond_timedwait", "liblock_lock",
+    "liblock_unlock", "liblock_trylock", "liblock_cond_signal",
+    "liblock_cond_broadcast", "liblock_cond_wait", "liblock_exec",
+    "__assert_fail", "__assert_perror_fail", "abort", "toupper", "tolower",
+    "isalpha", "isdigit", "isalnum", "isspace", "isupper", "islower",
+    "isxdigit", "isprint", "ispunct", "iscntrl", "isgraph", "__ctype_b_loc",
+    "__ctype_tolower_loc", "__ctype_toupper_loc", "htons", "htonl",
+    "ntohs", "ntohl", "atomic_load_explicit", "atomic_store_explicit",
+    "atomic_fetch_add_explicit", "atomic_fetch_sub_explicit",
+))
 # Calls that give the frame of the function they are written in: in the
 # extracted function, that frame is no longer the caller's.
 FRAME_CALLS = frozenset(("__builtin_frame_address",
@@ -972,6 +1039,12 @@ class _SoleCall:
                 kids = list(s.get_children())
                 ok = self._expr(kids[0], top) and \
                     all(self._branch(b) for b in kids[1:])
+                if ok and any(not self._stmts([b], False) and
+                              not self._dies(b) for b in kids[1:]):
+                    # a branch that reports and goes on: dropped with
+                    # the call, so only on the call's failure, which
+                    # liblock's calls never report
+                    ok = self._on_result(kids[0])
             elif k == K.RETURN_STMT and top:
                 ok = n == len(stmts) - 1 and self._returns(s)
             elif k == K.DO_STMT:
@@ -1146,6 +1219,19 @@ class _SoleCall:
             return False
         self.call = call
         return True
+
+    def _on_result(self, cond):
+        """Whether condition @cond tests the call's result: it holds the
+        call, or reads only locals of the function (the one assigned the
+        result) once the call was seen; not a global switch
+        (`if (lock_debug) fprintf(...)`), which would report on every
+        call."""
+        nodes = list(cond.walk_preorder())
+        if self.call is not None and any(x == self.call for x in nodes):
+            return True
+        refs = [x for x in nodes if x.kind == ci.CursorKind.DECL_REF_EXPR]
+        return self.call is not None and bool(refs) and \
+            all(self._local(r) for r in refs)
 
     def _local(self, ref):
         d = ref.referenced
@@ -2032,7 +2118,10 @@ class Program:
 
     def errno_reached(self, path, start, end):
         """Whether the section (from @start to @end, (line, col), in
-        @path) or a function of the program it calls uses errno."""
+        @path) or a function of the program it calls may use errno: names
+        it, or calls a function the program does not define (the C
+        library's set errno on failure, and perror() or printf's %m read
+        it), or through a pointer."""
         rp = os.path.realpath(path)
         u = self.unit_of(rp)
         fn = u.function_at(rp, start[0]) if u else None
@@ -2043,9 +2132,17 @@ class Program:
             return loc.path == rp and start <= loc.pos() < end
         if any(t.what == "errno" and inside(t.loc) for t in fn.thread_uses):
             return True
-        return any(t.what == "errno"
-                   for g, _ in self.reach(self.edges(fn, inside),
-                                          u).values()
+        reached = [g for g, _ in self.reach(self.edges(fn, inside),
+                                            u).values()]
+        calls = [c for c in fn.calls if inside(c.loc)] + \
+            [c for g in reached for c in g.calls]
+        if any(inside(i.loc) for i in fn.indirect) or \
+                any(g.indirect for g in reached):
+            return True
+        if any(c.callee not in ERRNO_FREE and
+               self._resolve(c.key, u)[0] is None for c in calls):
+            return True
+        return any(t.what == "errno" for g in reached
                    for t in g.thread_uses)
 
     def thread_locals(self):

@@ -20,7 +20,7 @@ name: a name defined more than once, or used other than by calling it,
 is not followed."""
 import re
 
-from . import analyse, cparse, fields
+from . import analyse, cparse
 from .find import canon
 
 NULLS = ({"NULL"}, {"0"}, {"(", "void", "*", ")", "0"})
@@ -118,7 +118,7 @@ class Handles:
 
     def _slot_at(self, f, fi, k):
         """The variable slot named by identifier token @k, or None."""
-        d = analyse._visible_decl(fi, f.src.toks[k].text, k + 1)
+        d = analyse.visible_decl(fi, f.src.toks[k].text, k + 1)
         return self.vars.get((f.path, d.t0)) if d is not None else None
 
     def _where(self, f, k):
@@ -430,7 +430,7 @@ class Handles:
                     toks[k - 1].text in (".", "->") or \
                     d.range[0] <= k < d.range[1]:
                 continue
-            if analyse._visible_decl(fi, d.name, k + 1) is not d:
+            if analyse.visible_decl(fi, d.name, k + 1) is not d:
                 continue
             if toks[k + 1].text == "=":
                 e = k + 2
@@ -465,7 +465,7 @@ class Handles:
             break
         pre, nxt = toks[a - 1].text, toks[b].text
         if nxt == ";" and (pre in (";", "{", "}", "else", ":") or
-                           pre == ")" and _control(toks, a - 1)):
+                           pre == ")" and control(toks, a - 1)):
             return  # a statement: an assignment, a dropped value
         if pre in ("!", "&&", "||") or nxt in ("&&", "||", "?") or \
                 nxt in ("==", "!=") and toks[b + 1].text in ("NULL", "0") or \
@@ -494,7 +494,7 @@ class Handles:
                     ".", "->"):
             dst = self._slot_at(f, fi, a - 2)
             if dst is None:
-                d = analyse._visible_decl(fi, toks[a - 2].text, a)
+                d = analyse.visible_decl(fi, toks[a - 2].text, a)
                 if d is not None and d.range[0] <= a - 2 < d.range[1]:
                     dst = self.vars.get((f.path, d.t0))
             if dst is not None:
@@ -567,7 +567,7 @@ class Handles:
         fi = self._fi_around(f, k)
         if fi is None:
             return None
-        d = analyse._visible_decl(fi, ts[a].text, k)
+        d = analyse.visible_decl(fi, ts[a].text, k)
         s = self.vars.get((f.path, d.t0)) if d is not None else None
         return s if s is not None and s.keys and \
             s not in self.deferred else None
@@ -601,7 +601,7 @@ class Handles:
         fi = self._fi_around(f, a)
         if fi is None:
             return None
-        d = analyse._visible_decl(fi, toks[a].text, a)
+        d = analyse.visible_decl(fi, toks[a].text, a)
         if d is None or not d.is_param:
             return None
         name = fi.name
@@ -728,7 +728,7 @@ def _enclosing_call(toks, k, lo):
     return None
 
 
-def _control(toks, j):
+def control(toks, j):
     """Whether the ')' at @j closes the condition of if, while or for."""
-    o = fields._match_back(toks, j)
+    o = cparse.match_back(toks, j)
     return bool(o) and toks[o - 1].text in ("if", "while", "for")

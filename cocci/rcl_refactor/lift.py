@@ -71,7 +71,7 @@ def _liftable(fi, s, fns):
     lock statement @s has its unlock at the top of a following plain block
     and the move is safe, else None."""
     toks, text = fi.src.toks, fi.src.text
-    op = analyse._op(toks, s, fns)
+    op = analyse.op_shape(toks, s, fns)
     blk = s.parent
     if not op or op[0].role != "lock" or op[1] is None or \
             blk is None or blk.kind != "block":
@@ -79,7 +79,7 @@ def _liftable(fi, s, fns):
     i = blk.subs.index(s)
     inner, m = None, None
     for k in range(i + 1, len(blk.subs)):
-        o = analyse._op(toks, blk.subs[k], fns)
+        o = analyse.op_shape(toks, blk.subs[k], fns)
         if o and o[1] == op[1]:
             return None  # unlocked (or relocked) at its own level
         if blk.subs[k].kind == "block":
@@ -109,7 +109,7 @@ def _liftable(fi, s, fns):
 
 def _top_unlock(toks, inner, ident, fns):
     for m, st in enumerate(inner.subs):
-        o = analyse._op(toks, st, fns)
+        o = analyse.op_shape(toks, st, fns)
         if o and o[1] == ident:
             return m if o[0].role == "unlock" else None
     return None

@@ -24,7 +24,7 @@ A *section macro* is a function-like `#define`, read by the compiler
 overridden by --macro-file, whose body calls lock functions (pthread's,
 or the project's lock macros and parameter wrappers), each call a
 statement of its own; its other mentions of locks (a condition wait, say)
-keep those locks POSIX as before (program._scan_macro).  An expansion is
+keep those locks POSIX as before (Program._scan_macro).  An expansion is
 a call of it inside a function; its lock expressions are named there, at
 the expansion, with the macro's arguments substituted."""
 import re
@@ -258,9 +258,17 @@ def edits(prog, converted):
                 f.edits.append((a, name_end, new))
                 grew = len(new) - (name_end - a)
             else:
-                expr = re.sub(r"\b(%s)\b" % types, "liblock_lock_t",
+                # A parameter of the macro stands for any expression:
+                # parenthesised, as the lock macro's own body had it
+                # (`&(x)->mtx` with x the argument `&c`).
+                params = sm.params or ()
+                args = ["rcl_macro_param_" + a.strip()
+                        if a.strip() in params else a for a in args]
+                expr = re.sub(r"\brcl_macro_param_(\w+)", r"(\1)",
                               lf.expr(args))
-                text = "%s(%s)" % (new, expr)
+                expr = re.sub(r"\b(%s)\b" % types, "liblock_lock_t",
+                              expr)
+                text = lf.liblock_call(expr)
                 f.edits.append((a, b, text))
                 grew = len(text) - (b - a)
             # Keep the line's continuation backslash where it was.

@@ -401,7 +401,7 @@ class Program:
             fi = f.func_at(f.src.toks[k].start, self.typedefs)
         except cparse.ParseError:
             return None
-        d = analyse._visible_decl(fi, name, k) if fi else None
+        d = analyse.visible_decl(fi, name, k) if fi else None
         if d is None or d.is_param or d.is_static:
             return None
         return self.ptr_locals.get((f.path, d.t0))
@@ -516,9 +516,9 @@ class Program:
             fi = f.func_at(f.src.toks[k].start, self.typedefs)
         except cparse.ParseError:
             return None  # its locals are unknown: it may be one
-        d = analyse._visible_decl(fi, name, k) if fi else None
+        d = analyse.visible_decl(fi, name, k) if fi else None
         if d is not None:
-            return self.fields.resolve(fields._spec_type(
+            return self.fields.resolve(fields.spec_type(
                 cparse.lex(d.spec), [d.name]))
         return self.fields.global_type(name)
 
@@ -541,6 +541,7 @@ class Program:
         for f in self.files:
             self._scan_calls(f)
         self._init_macro_sites()
+        self._cancelled_waits()
         self._in_place_unseen()
         macrobody.expansions(self)
         for f in self.files:
@@ -642,6 +643,21 @@ class Program:
                                "cannot be followed)" % (f.display, f.line(k)))
                 if toks[k - 1].text == "typedef":
                     key.refuse("typedef of a mutex type")
+
+    def _cancelled_waits(self):
+        """Where the program cancels threads (pthread_cancel()), if it
+        does: it may cancel one waiting on a condition, and
+        pthread_cond_wait() is a cancellation point, liblock_cond_wait()
+        is not, so its condition variables (and their mutexes with them)
+        stay POSIX (rewrite.decide())."""
+        self.cancel_at = None
+        for f in self.files:
+            toks = f.src.toks
+            for k, t in enumerate(toks[:-1]):
+                if t.kind == "id" and t.text == "pthread_cancel" and \
+                        toks[k + 1].text == "(" and f.in_function(k):
+                    self.cancel_at = "%s:%d" % (f.display, f.line(k))
+                    return
 
     def _init_macros(self):
         """Object-like macros of the files whose body holds a static mutex
@@ -803,7 +819,7 @@ class Program:
                                      "mutex", "waits through " + why)
 
     def _in_place_at(self, f, k):
-        """The in-place condition wrapper (find._in_place) whose body
+        """The in-place condition wrapper (find.in_place_wrapper) whose body
         holds token @k of @f, or None."""
         off = f.src.toks[k].start
         for api in self.api.values():
@@ -925,7 +941,7 @@ class Program:
         while j >= 0:
             t = toks[j].text
             if t in (")", "]", "}") and toks[j].kind == "punct":
-                j = _match_back(toks, j) - 1
+                j = (cparse.match_back(toks, j) or 0) - 1
                 continue
             if t == ",":
                 idx += 1
@@ -952,7 +968,7 @@ class Program:
             a -= 1
         if a > 1 and toks[a - 1].text == "}" and toks[a - 1].kind == "punct":
             # static struct { ... } name = { ... }: the body is the type's
-            o = _match_back(toks, a - 1)
+            o = cparse.match_back(toks, a - 1) or 0
             if toks[o - 1].text in ("struct", "union"):
                 a = o - 1
                 while a > 0 and toks[a - 1].text not in (";", "}", "{") and \
@@ -961,7 +977,7 @@ class Program:
         decls = analyse.parse_decl(toks, a, e + 1, None)
         if not decls:
             return None
-        typ = fields._spec_type(toks[a:e + 1], [d.name for d in decls])
+        typ = fields.spec_type(toks[a:e + 1], [d.name for d in decls])
         tag = self.fields.resolve(typ)
         if tag is None:
             return None
@@ -1006,7 +1022,7 @@ class Program:
                 key.sites.append((f, k, "init"))
                 attr = args[1] if len(args) > 1 else ""
                 fault = None if canon(attr) in ("NULL", "0", "(void*)0") \
-                    else self._attr_fault(attr)
+                    else self._attr_fault(attr, f, k)
                 if fault:
                     key.refuse("initialised with attributes at %s:%d (%s; "
                                "only plain mutexes are converted)" % (
@@ -1017,10 +1033,11 @@ class Program:
         if cks and target in COND_FNS[:2] and len(args) >= 2:
             self._scan_wait(f, k, cks, args[1])
 
-    def _attr_fault(self, expr):
-        """None when attribute argument @expr (`&attr`) makes a plain
-        mutex: `attr` is a local pthread_mutexattr_t, and everywhere the
-        files name it is its declaration, pthread_mutexattr_init/destroy,
+    def _attr_fault(self, expr, f, k):
+        """None when attribute argument @expr (`&attr`) of the init call
+        at token @k of @f makes a plain mutex: `attr` is a local
+        pthread_mutexattr_t, and everywhere that function names it is its
+        declaration, pthread_mutexattr_init/destroy,
         settype to a type whose owner does not matter (normal, default,
         adaptive) or setpshared(PTHREAD_PROCESS_PRIVATE), or the second
         argument of pthread_mutex_init.  Else what makes it something
@@ -1032,17 +1049,15 @@ class Program:
             return "attribute '%s' is not the address of a local " \
                 "pthread_mutexattr_t" % canon(expr)
         name, local = m.group(1), False
-        for f in self.files:
-            toks = f.src.toks
-            for k, t in enumerate(toks):
-                if t.kind != "id" or t.text != name:
-                    continue
+        span = [(ni, bc) for _, ni, _, bc in f.funcs if ni <= k <= bc]
+        if not span:
+            return "attribute '%s' is not a local of a function" % name
+        toks = f.src.toks
+        for k in range(span[0][0], span[0][1]):
+            if toks[k].kind == "id" and toks[k].text == name:
                 at = "%s:%d" % (f.display, f.line(k))
                 if toks[k - 1].text == "pthread_mutexattr_t" and \
                         toks[k + 1].text in (";", ","):
-                    if not f.in_function(k):
-                        return "attribute '%s' declared outside a function " \
-                            "at %s" % (name, at)
                     local = True
                     continue
                 if toks[k - 1].text != "&" or toks[k + 1].text not in (
@@ -1059,7 +1074,12 @@ class Program:
                         toks[k + 1].text == ")":
                     continue
                 if call == "pthread_mutexattr_settype" and pos == 0 and nxt:
-                    if toks[k + 2].text in _PLAIN_TYPES:
+                    # also through an object-like macro of the program
+                    # (jemalloc's MALLOC_MUTEX_TYPE)
+                    mac = self.macros.get(toks[k + 2].text)
+                    if toks[k + 2].text in _PLAIN_TYPES or mac and \
+                            mac[0] in ([], None) and \
+                            mac[1].strip() in _PLAIN_TYPES:
                         continue
                     return "type %s set at %s" % (toks[k + 2].text, at)
                 if call == "pthread_mutexattr_setpshared" and pos == 0 and \
@@ -1073,7 +1093,7 @@ class Program:
                 return "attribute '%s' passed to %s at %s" % (
                     name, "%s()" % call if call else "an expression", at)
         return None if local else \
-            "attribute '%s' is not declared in the files read" % name
+            "attribute '%s' is not a local of the function" % name
 
     def _scan_wait(self, f, k, cks, mexpr):
         """A condition wait on one of the cond keys @cks with mutex
@@ -1371,7 +1391,7 @@ class Program:
         toks = f.src.toks
         if toks[k + 1].text != "=" or not (
                 toks[a - 1].text in (";", "{", "}", "else", ":") or
-                toks[a - 1].text == ")" and handles._control(toks, a - 1)):
+                toks[a - 1].text == ")" and handles.control(toks, a - 1)):
             return False
         e = k + 2
         while e < len(toks) and toks[e].text not in (";", ","):
@@ -1598,24 +1618,9 @@ def _chosen(fns, name, cands):
     """The definition of macro NAME used for expansion: the candidate
     that maps to a lock function, else the last one read."""
     for params, body in cands:
-        if find._macro_fn(fns, name, params, body):
+        if find.macro_fn(fns, name, params, body):
             return params, body
     return cands[-1]
-
-
-def _match_back(toks, j):
-    """The index of the bracket opening the one closed at @j."""
-    depth = 0
-    while j >= 0:
-        if toks[j].kind == "punct":
-            if toks[j].text in (")", "]", "}"):
-                depth += 1
-            elif toks[j].text in ("(", "[", "{"):
-                depth -= 1
-                if depth == 0:
-                    return j
-        j -= 1
-    return 0
 
 
 def _args(toks, open_i, close):

@@ -253,7 +253,7 @@ def analyse_all(prog, selection):
         for sec in key.sections:
             if sec.reason or sec.analysed:
                 continue
-            _analyse(prog, sec, selection)
+            analyse_section(prog, sec, selection)
 
 
 def _section_at(prog, f, k):
@@ -266,7 +266,7 @@ def _section_at(prog, f, k):
     return prog.sec_at.get((f.path, k))
 
 
-def _inner_sections(prog, sec, selection):
+def inner_sections(prog, sec, selection):
     """The sections of other selected locks nested in @sec (found by
     analyse.shape()), analysed first: [(Section, nest entry)].  Refused
     when one of them is not extracted itself (its lock calls would run
@@ -276,13 +276,13 @@ def _inner_sections(prog, sec, selection):
     for n in sec.shape["nested"]:
         lock_s, _, name, line, _ = n
         inner = _section_at(prog, sec.fileobj,
-                            analyse._call_tok(toks, lock_s))
+                            analyse.call_tok(toks, lock_s))
         if inner is None or inner is sec:
             raise analyse.Refused("contains a section of %s at line %d "
                                   "that is not a section of its own" % (
                                       analyse.lock_name(name), line))
         if not inner.analysed and not inner.reason:
-            _analyse(prog, inner, selection)
+            analyse_section(prog, inner, selection)
         if inner.reason:
             raise analyse.Refused("contains a section of %s at line %d, "
                                   "which is not extracted: %s" % (
@@ -343,7 +343,7 @@ def _nested_checks(sec):
                         d.name, analyse.lock_name(name), line))
 
 
-def _analyse(prog, sec, selection):
+def analyse_section(prog, sec, selection):
     fi, f = sec.fi, sec.fileobj
     sec.analysed = True
     sec.inner = []
@@ -356,7 +356,7 @@ def _analyse(prog, sec, selection):
         trysh = getattr(sec, "try_shape", None)
         sec.shape = analyse.shape(fi, sec.stmt, prog.fns, is_sel, prog.api,
                                   prog.ppenv, trysh)
-        sec.inner = _inner_sections(prog, sec, selection)
+        sec.inner = inner_sections(prog, sec, selection)
         safety.check(fi, sec.shape, find.call_args(fi.src.toks, sec.tok)
                      if trysh else analyse.call_of(fi.src.toks,
                                                    sec.stmt)[1])
@@ -394,6 +394,10 @@ def _analyse(prog, sec, selection):
             if t.kind == "id" and t.text in VARARGS:
                 raise analyse.Refused("%s() in the section (the variadic "
                                       "arguments are the caller's)" % t.text)
+            why = _frame_bound(fi.src.toks, k, prog.macros)
+            if why:
+                raise analyse.Refused("%s at %s:%d" % (
+                    why, f.display, f.line(k)))
         hazards, errno = _hazards(prog, f, sec.shape)
         if hazards:
             raise analyse.Refused(hazards[0])
@@ -403,7 +407,7 @@ def _analyse(prog, sec, selection):
         if cl is None:
             # No compiler facts for this function (code libclang does not
             # see with these flags): the #define texts are read instead.
-            sec.shape["hidden"] = _macro_locals(prog, fi, sec.shape, occ)
+            sec.shape["hidden"] = macro_locals(prog, fi, sec.shape, occ)
         else:
             sec.shape.update(cl)
         sec.shape["macro_args"] = safety.macro_arg_tokens(prog, fi,
@@ -438,6 +442,48 @@ def _analyse(prog, sec, selection):
         sec.reason = str(e)
 
 
+_NOT_LITERAL_BEFORE = ("if", "while", "for", "switch", "sizeof",
+                       "_Alignof", "__typeof__", "typeof", "return")
+
+
+def _frame_bound(toks, k, macros):
+    """Why the storage that token @k of a section starts cannot move into
+    the extracted function, whose frame ends with the section: a
+    compound literal whose address is taken (`&(struct opt){ ... }`, or
+    an array one, which decays to its address) may be used after the
+    section; a variable with __attribute__((cleanup)) declared in the
+    section would be cleaned up at its end instead of its block's (also
+    through a macro of @macros, systemd's `_cleanup_free_`).  None for
+    anything else."""
+    t = toks[k]
+    mac = macros.get(t.text) if t.kind == "id" else None
+    if t.kind == "id" and t.text in ("cleanup", "__cleanup__") and \
+            k >= 3 and toks[k - 1].text == "(" and \
+            toks[k - 2].text == "(" and \
+            toks[k - 3].text in ("__attribute__", "__attribute") or \
+            mac and re.search(r"__attribute(__)?\s*\(\(\s*(__)?cleanup\b",
+                              mac[1]):
+        return "a variable with __attribute__((cleanup)) declared in " \
+            "the section (its cleanup would run when the section ends)"
+    if t.text != "{" or k < 2 or toks[k - 1].text != ")":
+        return None
+    try:
+        o = find.cparse.match_back(toks, k - 1)
+    except IndexError:
+        return None
+    if o is None or o == 0:
+        return None
+    before = toks[o - 1]
+    if before.kind == "id" and before.text not in ("return",) or \
+            before.text in (")", "]") or before.text in _NOT_LITERAL_BEFORE:
+        return None  # a statement's head, a function or an iterator macro
+    array = any(x.text == "[" for x in toks[o:k])
+    if before.text == "&" or array:
+        return "a compound literal whose address is taken (its storage " \
+            "would end with the extracted function)"
+    return None
+
+
 def _hazards(prog, f, shape):
     """What the front end sees the section (or a function of the program
     it calls) do that cannot run on another thread, and whether errno is
@@ -455,7 +501,7 @@ def _hazards(prog, f, shape):
     return fe.hazards(f.path, a, b), fe.errno_reached(f.path, a, b)
 
 
-def _macro_locals(prog, fi, shape, occ):
+def macro_locals(prog, fi, shape, occ):
     """Locals that macros used in the section name in their bodies
     (memcached's APPEND_STAT uses the caller's add_stats and c), through
     macros of macros and the #defines of the section itself (memcached's
@@ -482,7 +528,7 @@ def _macro_locals(prog, fi, shape, occ):
         # Sorted: the context's fields follow the occurrences' order, and
         # a set's order changes from run to run (PYTHONHASHSEED).
         for name in sorted(_macro_names(prog, local, t.text)):
-            if analyse._visible_decl(fi, name, lock_t0) is not None:
+            if analyse.visible_decl(fi, name, lock_t0) is not None:
                 hidden.add(name)
                 occ.append((name, k))
     return hidden
@@ -609,7 +655,6 @@ def _clang_decls(f, fi, fn):
     if hasattr(fi, "cdecls"):
         return
     fi.cdecls = []
-    toks = fi.src.toks
     for ld in fn.locals.values():
         k = _tok_of(f, ld.loc)
         if k is None or not fi.bo - 1 <= k < fi.bc and not ld.is_param:
@@ -662,6 +707,20 @@ def _shared_macro_decl(prog, kind, key):
                 return
 
 
+def _shared_decl(prog, kind, key):
+    """`static pthread_mutex_t stats_lock, tree_lock;`: one type token
+    declares both, so neither can change type while the other stays
+    POSIX."""
+    for f, k in key.decls:
+        for (k2, n2), other in prog.keys.items():
+            if k2 == kind and other is not key and other.why and any(
+                    d[0] is f and d[1] == k for d in other.decls):
+                key.refuse("declared with %s, which stays POSIX, in one "
+                           "declaration at %s:%d" % (n2.lstrip("."),
+                                                     f.display, f.line(k)))
+                return
+
+
 def decide(prog):
     """Fixpoint: a mutex is converted unless its address reaches what is
     not rewritten (its condition variables must be converted too).  Each
@@ -681,6 +740,11 @@ def decide(prog):
                         key.refuse("its condition variable %s stays POSIX: "
                                    "%s" % (c, ck.why))
             else:
+                if getattr(prog, "cancel_at", None):
+                    key.refuse("the program cancels threads "
+                               "(pthread_cancel() at %s): pthread_cond_wait()"
+                               " is a cancellation point, liblock_cond_wait()"
+                               " is not" % prog.cancel_at)
                 if not key.partners:
                     key.refuse("never waited on")
                 if not key.decls and not key.macro_decls:
@@ -692,6 +756,8 @@ def decide(prog):
                                    % m)
             if not key.why:
                 _shared_macro_decl(prog, kind, key)
+            if not key.why:
+                _shared_decl(prog, kind, key)
             if key.why:
                 changed = True
         if macrobody.decide(prog, lambda n: converted(prog, "mutex", n)):
@@ -936,7 +1002,7 @@ def small_edits(prog, selection):
 
 
 def _in_place_wrappers(prog):
-    """The in-place condition wrappers (find._in_place) of converted
+    """The in-place condition wrappers (find.in_place_wrapper) of converted
     condition fields: their pthread call is renamed with the others
     (_call_renames()), and the parameter they wait with becomes a
     liblock_lock_t pointer (every mutex waited with through them is
@@ -1000,8 +1066,8 @@ def _held_calls(prog, f):
                     re.escape(n) for n, kd in sorted(prog.types.items())
                     if kd == "mutex"), "liblock_lock_t",
                     lf.expr(find.call_args(toks, k)))
-                f.edits.append((toks[k].start, toks[close].end, "%s(%s)%s" % (
-                    new, expr, semi)))
+                f.edits.append((toks[k].start, toks[close].end,
+                                lf.liblock_call(expr) + semi))
 
 
 def _api_args(prog, toks, k):
@@ -1085,7 +1151,7 @@ def wrappers(prog):
             # (xlock(&t->mu)): the call, not only its name
             close = find.cparse.match(toks, k + 1)
             f.edits.append((toks[k].start, toks[close].end,
-                            "%s(%s)" % (new, w["lock_expr"])))
+                            inner.liblock_call(w["lock_expr"])))
         else:
             f.edits.append((toks[k].start, toks[k].end, new))
         if inner and inner.wrapper and inner.wrapper.get("param"):
@@ -1204,6 +1270,8 @@ def _emit(prog, helpers, name, sec, counters, used_helpers):
     nested = [inner.nested_edit for inner, _ in sec.inner]
     small = [e for e in f.edits
              if not any(x[0] <= e[0] < x[1] for x in nested)]
+    if sec.shape.get("errno"):
+        f.needs_errno = True  # includes_edit()
     before, repl, (a, b) = extract.generate(
         fi, sec.shape, sec.vars, names, small, exec_text, name, nested)
     outer = sec.outer
@@ -1246,6 +1314,8 @@ def _try_section(prog, sec, names, lockname):
         re.escape(n) for n, kd in sorted(prog.types.items())
         if kd == "mutex"), "liblock_lock_t", sec.shape["try"]["expr"])
     small = [e for e in f.edits]
+    if sec.shape.get("errno"):
+        f.needs_errno = True  # includes_edit()
     before, edits = extract.generate_try(fi, sec.shape, sec.vars, names,
                                          small, expr, lockname)
     a, b, repl = edits[0]
@@ -1356,6 +1426,9 @@ def includes_edit(f, config_rel):
     if not f.is_header:
         lines.append("#include <stdint.h>")
     lines.append("#include <liblock.h>")
+    if getattr(f, "needs_errno", False) and not re.search(
+            r"^\s*#\s*include\s*<errno\.h>", f.src.text, re.M):
+        lines.append("#include <errno.h>")  # errno carried (extract.py)
     if getattr(f, "needs_rcl", False):
         lines.append("#include <rcl.h>")  # rcl_tryexec()
     if getattr(f, "needs_config", False):

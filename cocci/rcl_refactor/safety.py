@@ -155,7 +155,7 @@ def escaping(fi, sec, occ):
         if d.block is not blk or d.stmt[0] not in tops:
             continue
         uses = [k for n, k in occ if n == d.name and _live(sec, k)]
-        addr = [k for k in uses if analyse._addr_taken(toks, k)]
+        addr = [k for k in uses if analyse.address_taken(toks, k)]
         if not d.is_array and not addr:
             continue
         if d.is_static:

@@ -5,7 +5,7 @@
  * liblock's locks are per process (an RCL server is a thread of one
  * process), so the lock stays POSIX and the reason names the
  * PTHREAD_PROCESS_SHARED that made it so. */
-/* expect: refused PTHREAD_PROCESS_SHARED set at attr_pshared.c: */
+/* expect: refused PTHREAD_PROCESS_SHARED set at */
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/mman.h>

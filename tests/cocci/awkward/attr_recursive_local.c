@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Two functions each make a mutex with a local attribute object named
    `attr`: one plain, one recursive, whose owner takes it again (a
-   helper that locks, called with the lock held).  The tool tells
-   attribute objects apart by name: both mutexes stay POSIX, which is
-   safe for the plain one and necessary for the recursive one. */
+   helper that locks, called with the lock held).  Each attribute is
+   read in its own function: the recursive mutex stays POSIX, and the
+   plain one with it, as one declaration declares both. */
 /* expect: refused initialised with attributes */
 #include <pthread.h>
 #include <stdio.h>
