@@ -30,9 +30,19 @@ identifier ul : script:python() { ul in UNLOCKS };
 expression list E;
 position p1, p2;
 @@
+(
 lk@p1(E);
+|
+ (void)lk@p1(E);
+)
 ... when != ul(E)
+(
 ul@p2(E);
+|
+ (void)ul@p2(E);
+|
+return ul@p2(E);
+)
 
 @script:python@
 p1 << cs.p1;

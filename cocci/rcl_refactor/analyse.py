@@ -316,12 +316,24 @@ def op_shape(toks, s, fns):
     return (f, canon(e) if e else None)
 
 
+def returned_unlock(toks, s, fns, ident):
+    """Whether statement @s is `return unlock(ident);`: the section ends
+    there and the function returns the unlock's result, 0 (the tool only
+    converts plain mutexes, which their owner unlocks without error)."""
+    if s.kind != "return" or s.t1 - s.t0 < 5:
+        return False
+    ret = cparse.Stmt("expr", s.t0 + 1, s.t1)
+    o = op_shape(toks, ret, fns)
+    return bool(o) and o[1] == ident and o[0].role == "unlock"
+
+
 def _unlock_at(toks, blk, start, ident, fns):
     """Index of the first statement of @blk from @start that unlocks the
-    mutex @ident, or None."""
+    mutex @ident (also `return unlock(ident);`), or None."""
     for k in range(start, len(blk.subs)):
         o = op_shape(toks, blk.subs[k], fns)
-        if o and o[1] == ident and o[0].role == "unlock":
+        if o and o[1] == ident and o[0].role == "unlock" or \
+                returned_unlock(toks, blk.subs[k], fns, ident):
             return k
     return None
 
@@ -487,6 +499,12 @@ def _section_stmt(fi, s, sec, ident, fns, is_selected, t0, t1, labels,
     if o:
         ops.add(call_tok(toks, s))
         _other_lock_op(others, o, fi.src.line_of(toks[s.t0].start))
+    if returned_unlock(toks, s, fns, ident):
+        if within:
+            raise Refused("releases the lock inside a nested section")
+        ops.add(call_tok(toks, cparse.Stmt("expr", s.t0 + 1, s.t1)))
+        conts.append(_early_exit(fi, s, t0, t1, labels, internal, sec))
+        return
     if s.kind == "return":
         raise Refused("returns with the lock held")
     if s.kind == "goto" and s.name not in labels:
@@ -669,10 +687,22 @@ def _early_exit(fi, u, t0, t1, labels, internal, sec):
     leave the section; that code moves after liblock_exec()."""
     toks = fi.src.toks
     p = u.parent
+    if u.kind == "return":
+        # `return unlock(&m);`: the exit is the statement itself, its
+        # code after the section returns_value() (no statements follow).
+        sec["exits"].append((u, []))
+        sec["exit_vars"].append([])
+        return (u.t0, u.t1)
     if p is None or p.kind != "block":
         raise Refused("conditional unlock (unlock is the body of an if)")
     k = p.subs.index(u)
     cont = p.subs[k + 1:]
+    # The path from the unlock ends at the first jump of its block; what
+    # follows is reached only through a label (the next case of a switch)
+    # and stays in the section.
+    ends = [n for n, c in enumerate(cont) if c.kind in EXITS]
+    if ends:
+        cont = cont[:ends[0] + 1]
     if not cont or cont[-1].kind not in EXITS:
         raise Refused("an unlock at line %d is not followed by return, "
                       "goto, break or continue" %

@@ -46,6 +46,13 @@ def render(text, a, b, edits):
     return "".join(out)
 
 
+def returned_value(fi):
+    """What `return unlock(...);` returns once the unlock is gone: nothing
+    in a void function (a void wrapper or macro), else 0."""
+    return "return;" if fi.src.toks[fi.ni - 1].text == "void" else \
+        "return 0;"
+
+
 def line_indent(text, off):
     ls = text.rfind("\n", 0, off) + 1
     m = re.match(r"[ \t]*", text[ls:])
@@ -141,6 +148,8 @@ def generate(fi, sec, vars_, names, small_edits, exec_text, lockname,
     before = _function(fi, sec, plan, names, body, lockname)
     repl = _call(fi, sec, plan, names, small_edits, exec_text, ind)
     # Follow the file's indentation: tabs, or spaces as in memcached.
+    if unlock_s.kind == "return":  # `return unlock(&m);` ends it
+        repl += "\n" + ind + returned_value(fi)
     if ind and "\t" not in ind:
         unit = " " * (len(ind) if len(ind) in (2, 3, 4, 8) else 4)
         before, repl = before.replace("\t", unit), repl.replace("\t", unit)
@@ -166,9 +175,18 @@ def _body(fi, sec, plan, small_edits, ind, nested=()):
         at = line_indent(text, toks[u.t0].start)
         saves = "".join("rcl_ctx->out.%s = %s;\n%s" % (d.name, d.name, at)
                         for d in sec["exit_vars"][n - 1])
-        exit_edits.append((toks[u.t0].start, toks[cont[-1].t1 - 1].end,
-                           "%srcl_exit = %d;\n%sgoto rcl_done;" % (
-                               saves, n, at)))
+        code = "%srcl_exit = %d;\n%sgoto rcl_done;" % (saves, n, at)
+        start = toks[u.t0].start
+        if not cont and u.parent.kind != "block":
+            # `if (e) return unlock(&m);`: two statements for one, in
+            # braces opened after the if's head (or its else)
+            at = line_indent(text, toks[u.parent.t0].start)
+            code = " {\n%s\trcl_exit = %d;\n%s\tgoto rcl_done;\n%s}" % (
+                at, n, at, at)
+            start = toks[u.t0 - 1].end
+        exit_edits.append((start,
+                           toks[(cont[-1] if cont else u).t1 - 1].end,
+                           code))
     done = set()
     for d in plan.hoisted:
         if d.stmt not in done:
@@ -511,6 +529,10 @@ def _dispatch(fi, sec, small_edits):
     toks, text = fi.src.toks, fi.src.text
     disp = ""
     for n, (u, cont) in enumerate(sec["exits"], 1):
+        if not cont:  # `return unlock(&m);`
+            disp += "%sif (rcl_exit == %d) {\n\t%s\n}" % (
+                " else " if n > 1 else "", n, returned_value(fi))
+            continue
         a, b = toks[cont[0].t0].start, toks[cont[-1].t1 - 1].end
         ctext = "".join("%s%s = rcl_ctx.out.%s;\n" % (
             line_indent(text, a), d.text(d.name), d.name)

@@ -29,6 +29,12 @@ try:
 except ImportError:  # reported by load() with what to install
     ci = None
 
+# The floating types (complex ones too): their arithmetic follows the
+# thread's floating-point environment.
+_FLOATS = frozenset() if ci is None else frozenset((
+    ci.TypeKind.FLOAT, ci.TypeKind.DOUBLE, ci.TypeKind.LONGDOUBLE,
+    ci.TypeKind.HALF, ci.TypeKind.FLOAT128, ci.TypeKind.COMPLEX))
+
 # The canonical path of a file libclang names: the same few headers are
 # named millions of times on a large program (every cursor's location),
 # and symbolic links do not change during a run.
@@ -145,6 +151,44 @@ THREAD_CALLS = {
                  "thread's)",
     "__sigsetjmp": "sigsetjmp() (the saved context would be the server "
                    "thread's)",
+}
+# Per-thread state that a program may set on one thread and that its
+# sections then depend on, on the thread that runs them: name of the call
+# that sets it -> the kind of state (see StateUse).  A stream locked with
+# flockfile() stays locked for its owner only: a section that writes to it
+# on the server thread waits for a lock its client holds, for ever.  The
+# floating-point environment (rounding mode, exception flags, traps) is
+# per thread: the section would compute with the server's.
+STATE_SETTERS = {
+    "flockfile": "stream", "ftrylockfile": "stream",
+    "fesetround": "fenv", "fesetenv": "fenv", "feupdateenv": "fenv",
+    "feholdexcept": "fenv", "fesetexceptflag": "fenv",
+    "feenableexcept": "fenv", "fedisableexcept": "fenv",
+    "_mm_setcsr": "fenv", "__builtin_ia32_ldmxcsr": "fenv",
+}
+# The C library's calls that take a FILE's lock (stdio and wide stdio;
+# the *_unlocked variants do not).
+STREAM_CALLS = frozenset((
+    "printf", "vprintf", "fprintf", "vfprintf", "puts", "fputs", "putchar",
+    "fputc", "putc", "getchar", "getc", "fgetc", "fgets", "gets", "scanf",
+    "vscanf", "fscanf", "vfscanf", "fread", "fwrite", "fflush", "fseek",
+    "fseeko", "ftell", "ftello", "rewind", "fclose", "fgetpos", "fsetpos",
+    "ungetc", "getline", "getdelim", "perror", "setvbuf", "setbuf",
+    "setbuffer", "setlinebuf", "clearerr", "feof", "ferror", "fileno",
+    "fpurge", "__fpurge", "wprintf", "vwprintf", "fwprintf", "vfwprintf",
+    "fputws", "fgetws", "putwc", "fputwc", "putwchar", "getwc", "fgetwc",
+    "getwchar", "ungetwc", "fwide", "__printf_chk", "__fprintf_chk",
+    "__vprintf_chk", "__vfprintf_chk", "__fgets_chk", "__fread_chk",
+    "__fgetws_chk", "__wprintf_chk", "__fwprintf_chk", "__vfwprintf_chk",
+    "__getdelim",
+))
+STATE_WHY = {
+    "stream": "the program holds streams' locks with %s() at %s, and a "
+              "stream's lock belongs to the thread that takes it: on the "
+              "server thread the section would wait for its caller's lock",
+    "fenv": "the program changes the floating-point environment with "
+            "%s() at %s, and it is per thread: the section would compute "
+            "in the server thread's",
 }
 # Library functions that leave errno alone (C11 7.5: a function may set
 # errno unless its description says otherwise; these describe no error):
@@ -276,6 +320,16 @@ class ThreadUse:
 
 
 @dataclass
+class StateUse:
+    """A use of per-thread state that only matters when the program sets
+    it (STATE_SETTERS): @kind "stream" (a call that takes a FILE's lock)
+    or "fenv" (floating-point arithmetic, a <math.h> or <fenv.h> call)."""
+    kind: str
+    what: str
+    loc: Loc
+
+
+@dataclass
 class LocalDecl:
     """A local variable or parameter of a function, as the compiler
     declares it (also when a macro's expansion declares it: rsyslog's
@@ -338,6 +392,7 @@ class Function:
     fn_addrs: list = field(default_factory=list)     # [FnAddr]
     lock_calls: list = field(default_factory=list)   # [LockCall]
     frame_uses: list = field(default_factory=list)   # [Call] of FRAME_CALLS
+    state_uses: list = field(default_factory=list)   # [StateUse]
     # Where the one call is that the body makes besides checks (see
     # _SoleCall), when it is such a body: a lock wrapper's
     # pthread_mutex_lock() behind declarations, assertions and a fatal
@@ -427,6 +482,9 @@ class Unit:
     # which thread owns them matters (a recursive one is taken again by
     # its owner, an error-checking one fails for another thread).
     owned_locks: dict = field(default_factory=dict)  # name -> (Loc, how)
+    # kind -> (name, Loc) of the first call that sets that per-thread
+    # state (STATE_SETTERS)
+    state_set: dict = field(default_factory=dict)
 
     def macros_at(self, path, line):
         """Macros expanded on @line of @path."""
@@ -961,6 +1019,18 @@ def _record_name(rec):
     return None
 
 
+def _float_header(ref):
+    """Whether the function @ref is declared by <math.h>, <complex.h> or
+    <fenv.h> (glibc declares most of it in bits/mathcalls.h): its result
+    may depend on the thread's floating-point environment."""
+    f = ref.location.file
+    if f is None:
+        return False
+    base = os.path.basename(f.name)
+    return base in ("math.h", "fenv.h", "complex.h", "tgmath.h") or \
+        base.startswith("mathcalls")
+
+
 def _in_system_header(cur):
     loc = cur.location
     try:
@@ -1415,7 +1485,8 @@ class _FnFacts:
     decls: list       # unit.decls appended
     member_refs: list  # unit.member_refs appended
     field_refs: list  # _Walker.field_refs appended
-    effects: list     # ("use", name) | ("owned", name, how) | ("addr", key, val)
+    effects: list     # ("use", name) | ("owned", name, how) |
+    #                   ("state", kind, (name, Loc)) | ("addr", key, val)
 
 
 class _Walker:
@@ -1468,6 +1539,11 @@ class _Walker:
         if self.effects is not None:
             self.effects.append(("owned", name, how))
 
+    def _state(self, kind, val):
+        self.unit.state_set.setdefault(kind, val)
+        if self.effects is not None:
+            self.effects.append(("state", kind, val))
+
     def _addr(self, key, name, ftype, cast):
         old = self.unit.addr_funcs.get(key)
         self.unit.addr_funcs[key] = (name, ftype, cast or bool(old and old[2]))
@@ -1483,6 +1559,8 @@ class _Walker:
                 self._use(e[1])
             elif e[0] == "owned":
                 self._owned(e[1], e[2])
+            elif e[0] == "state":
+                self._state(e[1], e[2])
             else:
                 self._addr(e[1], *e[2])
         self.unit.functions[facts.function.key] = facts.function
@@ -1768,6 +1846,15 @@ class _Walker:
                     args = list(ch.get_arguments())
                     if lk and len(args) > 1 and not _null_pointer(args[1]):
                         self._owned(lk, (cl, "with attributes"))
+                if ref.spelling in STATE_SETTERS:
+                    self._state(STATE_SETTERS[ref.spelling],
+                                (ref.spelling, cl))
+                if ref.spelling in STREAM_CALLS:
+                    fn.state_uses.append(StateUse(
+                        "stream", ref.spelling + "()", cl))
+                elif _float_header(ref):
+                    fn.state_uses.append(StateUse(
+                        "fenv", ref.spelling + "()", cl))
                 if ref.spelling in THREAD_CALLS:
                     fn.thread_uses.append(ThreadUse(
                         THREAD_CALLS[ref.spelling], cl))
@@ -1777,6 +1864,18 @@ class _Walker:
                                  if t.spelling in args), None)
                     if what:
                         fn.thread_uses.append(ThreadUse(what, cl))
+            elif k in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR,
+                       K.CSTYLE_CAST_EXPR):
+                # arithmetic, comparisons and conversions of floating
+                # values round and raise flags by the thread's environment
+                if ch.type.get_canonical().kind in _FLOATS or \
+                        k == K.BINARY_OPERATOR and any(
+                            a.type.get_canonical().kind in _FLOATS
+                            for a in ch.get_children()):
+                    cl = _loc(ch)
+                    if cl is not None:
+                        fn.state_uses.append(StateUse(
+                            "fenv", "floating-point arithmetic", cl))
             elif k == K.DECL_REF_EXPR:
                 ref = ch.referenced
                 if ref is not None and ref.kind == K.VAR_DECL and \
@@ -1841,9 +1940,12 @@ class Program:
         self.def_unit = {}  # key -> the unit whose definition defs holds
         self.addr_funcs = {}
         self.owned_locks = {}
+        self.state_set = {}
         for u in self.units:
             for name, how in u.owned_locks.items():
                 self.owned_locks.setdefault(name, how)
+            for kind, val in u.state_set.items():
+                self.state_set.setdefault(kind, val)
         for u in self.units:
             for key, fn in u.functions.items():
                 if key not in self.defs:
@@ -2031,6 +2133,9 @@ class Program:
         calls = [c for c in fn.calls if inside(c.loc)]
         seeds = self.edges(fn, lambda loc: inside(loc))
         out = []
+
+        def kind_set(kind):
+            return kind in self.state_set
         for c in calls:
             if c.noreturn:
                 out.append("no-return call %s() in the section (at %s; it "
@@ -2044,6 +2149,12 @@ class Program:
             if inside(t.loc) and t.what != "errno":
                 out.append("%s in the section (at %s; the server thread "
                            "has its own)" % (t.what, t.loc))
+        for kind in sorted({t.kind for t in fn.state_uses
+                            if kind_set(t.kind) and inside(t.loc)}):
+            t = next(t for t in fn.state_uses
+                     if t.kind == kind and inside(t.loc))
+            out.append("%s in the section (at %s): %s" % (
+                t.what, t.loc, self._state_why(kind)))
         for c in fn.frame_uses:
             if inside(c.loc):
                 out.append("%s() in the section (at %s; it would give the "
@@ -2071,6 +2182,12 @@ class Program:
                            "server thread has its own)" % (
                                t.what, g.name, t.loc, via))
                 break
+            t = next((t for t in g.state_uses if kind_set(t.kind)), None)
+            if t is not None:
+                out.append("%s in %s() at %s, a function called from the "
+                           "section (through %s): %s" % (
+                               t.what, g.name, t.loc, via,
+                               self._state_why(t.kind)))
             for lc in g.lock_calls:
                 if lc.lock in self.owned_locks:
                     out.append("a lock call in a function called from the "
@@ -2079,6 +2196,10 @@ class Program:
                                   self._owned_why(lc.lock)))
                     break
         return out
+
+    def _state_why(self, kind):
+        name, loc = self.state_set[kind]
+        return STATE_WHY[kind] % (name, loc)
 
     def _owned_why(self, lock):
         loc, how = self.owned_locks[lock]

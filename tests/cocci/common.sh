@@ -41,13 +41,14 @@ tool_only() {
 	fi
 }
 
-# cc_rcl OUT SRC [FLAGS...]: build a transformed program against librcl.
+# cc_rcl OUT SRC [FLAGS...]: build a transformed program against librcl
+# (and $CC_RCL_LIBS, linked after it).
 cc_rcl() {
 	out=$1 src=$2
 	shift 2
 	$CC -std=gnu11 -O2 -Wall -Werror $SAN_CFLAGS -pthread \
 		-I"$top_srcdir/liblock" -I"$top_srcdir/runtime" "$@" "$src" -o "$out" \
-		-L"$LIBDIR" -Wl,-rpath,"$LIBDIR" -lrcl
+		-L"$LIBDIR" -Wl,-rpath,"$LIBDIR" -lrcl ${CC_RCL_LIBS:-}
 }
 
 # registered_algorithms: sets $avail to the algorithms librcl registers,

@@ -12,7 +12,8 @@
 #                                        "FILE:LINE: held:" reason
 #                                        containing SUBSTRING; nothing
 #                                        refused unless said (exit 0)
-# (several expect lines may be given).  Whatever the tool writes must
+# (several expect lines may be given); /* libs: -lm */ names libraries
+# both builds link.  Whatever the tool writes must
 # build with -Wall -Werror against librcl and give the original's output
 # and exit status under LIBLOCK_LOCK=rcl, posix and mcs.  Programs listed
 # in awkward/KNOWN-FAILURES are skipped (each line: name and reason).
@@ -54,8 +55,9 @@ check_one() {
 	expects=$(sed -n 's|^/\* expect: \(.*\) \*/$|\1|p' "$src")
 	[ -n "$expects" ] ||
 		{ bad "no /* expect: ... */ line"; echo "=FAIL"; return; }
+	libs=$(sed -n 's|^/\* libs: \(.*\) \*/$|\1|p' "$src")
 	$CC -std=gnu11 -O2 -Wall -Werror $SAN_CFLAGS -pthread "$src" \
-		-o "$TMP/$name.orig" ||
+		-o "$TMP/$name.orig" $libs ||
 		{ bad "the original does not build"; echo "=FAIL"; return; }
 	timeout 30 "$TMP/$name.orig" >"$TMP/$name.want" 2>"$TMP/$name.err0"
 	want_rc=$?
@@ -108,7 +110,8 @@ EOE
 		echo "=$verdict"
 		return
 	fi
-	if ! cc_rcl "$TMP/$name.new" "$out/$name.c" 2>"$TMP/$name.cc"; then
+	if ! CC_RCL_LIBS=$libs cc_rcl "$TMP/$name.new" "$out/$name.c" \
+		2>"$TMP/$name.cc"; then
 		bad "the transformed program does not build:"
 		head -20 "$TMP/$name.cc"
 		echo "=FAIL"
