@@ -22,6 +22,9 @@ class LockFn:
         self.name, self.role = name, role
         self.params, self.body = params, body
         self.wrapper = wrapper  # dict: file, static, proto, def range
+        # For a macro: the wrapper function its body calls, if any
+        # (`#define LOCK(m) my_lock(m)`), which the macro's uses call.
+        self.via = None
         # A trylock macro that compares the call's result with 0:
         # "!= 0" (`(pthread_mutex_trylock(&(m)->lock) != 0)`, jemalloc's
         # MALLOC_MUTEX_TRYLOCK: true when busy, as the call) or "== 0"
@@ -338,6 +341,7 @@ def macro_fn(fns, name, params, body):
         return None
     lf = LockFn(name, inner.role, params, body_expr)
     lf.test = test or inner.test
+    lf.via = inner if inner.wrapper else inner.via
     return lf
 
 

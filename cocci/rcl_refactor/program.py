@@ -538,6 +538,9 @@ class Program:
         h.run()
         self.handles = h
         self._init_macros()
+        # (File, token, cond key) of PTHREAD_COND_INITIALIZER in brace
+        # initialisers of structures
+        self.cond_inits = []
         for f in self.files:
             self._scan_calls(f)
         self._init_macro_sites()
@@ -762,6 +765,14 @@ class Program:
                 if name:
                     self.key(name).sites.append((f, k, "static"))
                 continue
+            if t.text == "PTHREAD_COND_INITIALIZER":
+                # a condition field in a structure's brace initialiser:
+                # rewrite.small_edits() converts it with its key
+                name = self._member_initialized(f, k, toks, f.line(k),
+                                                "cond")
+                if name:
+                    self.cond_inits.append((f, k, name))
+                continue
             if t.text.startswith(OWNED_INITIALIZERS):
                 # glibc's recursive and error-checking static
                 # initialisers: as a mutex initialised with attributes.
@@ -925,7 +936,7 @@ class Program:
         if mexpr is not None and api.target in COND_FNS[:2]:
             self._scan_wait(f, k, cks, mexpr)
 
-    def _member_initialized(self, f, k, toks, line):
+    def _member_initialized(self, f, k, toks, line, kind="mutex"):
         """The key of the mutex field that PTHREAD_MUTEX_INITIALIZER at
         token @k of @toks (@f's tokens, or those with a macro's body in
         place of its use on @line) initialises inside a structure's brace
@@ -994,7 +1005,7 @@ class Program:
             if field is None:
                 break
             if n == len(levels) - 1:
-                if tag in self.fields.cands.get(("mutex", field), ()):
+                if tag in self.fields.cands.get((kind, field), ()):
                     return "%s.%s" % (tag, field)
                 break
             sub = dict(mem)[field]
@@ -1002,10 +1013,10 @@ class Program:
             if tag is None:
                 break
         self._refuse_all(
-            ["%s.%s" % (tg, fl) for (kind, fl), tags in self.fields.cands.
-             items() if kind == "mutex" for tg in tags if tg == tag],
-            "mutex", "PTHREAD_MUTEX_INITIALIZER at %s:%d initialises a field "
-            "the tool cannot tell" % (f.display, line))
+            ["%s.%s" % (tg, fl) for (kd, fl), tags in self.fields.cands.
+             items() if kd == kind for tg in tags if tg == tag],
+            kind, "%s at %s:%d initialises a field the tool cannot tell" % (
+                toks[k].text, f.display, line))
         return None
 
     def _api_call(self, f, k, target, args):
@@ -1236,7 +1247,7 @@ class Program:
                 if not member and _is_member_decl_or_init(toks, k,
                                                           self.types):
                     continue
-                if member and kind == "mutex" and _designated_init(toks, k):
+                if member and _designated_init(toks, k, kind):
                     continue  # its initialiser is the field's site
                 # A pointer declared `pthread_mutex_t *p` whose lock lives
                 # on the heap: tested, freed, set to NULL or to memory
@@ -1726,16 +1737,20 @@ def _is_member_decl_or_init(toks, k, types):
     return False
 
 
-def _designated_init(toks, k):
+def _designated_init(toks, k, kind="mutex"):
     """Whether member name @k is the designator of `.name = INITIALIZER`
     in a brace initialiser, INITIALIZER a static mutex initialiser
-    (_scan_calls records it as the field's site)."""
+    (_scan_calls records it as the field's site), or for @kind "cond"
+    PTHREAD_COND_INITIALIZER (Program.cond_inits)."""
     if toks[k - 1].text != "." or toks[k - 2].text not in ("{", ",") or \
             toks[k + 1].text != "=" or k + 3 >= len(toks):
         return False
     x = toks[k + 2].text
-    return (x in PLAIN_INITIALIZERS or x.startswith(OWNED_INITIALIZERS)) \
-        and toks[k + 3].text in (",", "}")
+    if kind == "cond":
+        ok = x == "PTHREAD_COND_INITIALIZER"
+    else:
+        ok = x in PLAIN_INITIALIZERS or x.startswith(OWNED_INITIALIZERS)
+    return ok and toks[k + 3].text in (",", "}")
 
 
 _QUALS = ("const", "volatile", "restrict", "__restrict")

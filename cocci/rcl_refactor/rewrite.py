@@ -659,12 +659,27 @@ def _clang_decls(f, fi, fn):
         k = _tok_of(f, ld.loc)
         if k is None or not fi.bo - 1 <= k < fi.bc and not ld.is_param:
             continue
-        if any(d.name == ld.name and d.range[0] <= k < d.range[1]
-               for d in fi.decls):
+        same = [d for d in fi.decls
+                if d.name == ld.name and d.range[0] <= k < d.range[1]]
+        for d in same:
+            _array_size(d, ld)
+        if same:
             continue
         d = analyse.decl_from_type(fi, ld, k)
         if d is not None:
             fi.cdecls.append(d)
+
+
+def _array_size(d, ld):
+    """An array declared without its size, which its initialiser gives
+    (`const int caps[] = { 50, 20 };`), is declared again in the
+    extracted function or reached through a pointer to it: there it
+    needs the size the compiler counted (@ld, its frontend.LocalDecl:
+    `const int[2]`), or sizeof(caps) would not compile."""
+    m = re.search(r"\[(\d+)\]", ld.type)
+    if d.is_array and m and re.search(r"\[\s*\]", d.declarator):
+        d.declarator = re.sub(r"\[\s*\]", "[%s]" % m.group(1),
+                              d.declarator, count=1)
 
 
 def _macro_names(prog, local, name):
@@ -1127,6 +1142,12 @@ def _call_renames(prog, f):
             if any(converted(prog, "cond", n) for n in names):
                 f.edits.append((t.start, t.end,
                                 "LIBLOCK_COND_INITIALIZER"))
+    for cf, k, name in prog.cond_inits:
+        t = toks[k]
+        edit = (t.start, t.end, "LIBLOCK_COND_INITIALIZER")
+        if cf is f and converted(prog, "cond", name) and \
+                edit not in f.edits:
+            f.edits.append(edit)
 
 
 def wrappers(prog):
@@ -1242,7 +1263,9 @@ def _emit(prog, helpers, name, sec, counters, used_helpers):
         return
     lock_s = sec.shape["block"].subs[sec.shape["i"]]
     call = analyse.call_of(f.src.toks, lock_s)
-    if lf.wrapper and lf.wrapper.get("param"):
+    via = getattr(lf, "via", None)
+    wrapped = lf.wrapper or (via.wrapper if via else None)
+    if wrapped and wrapped.get("param"):
         # The call site names the lock: liblock_exec() on it, as
         # for pthread_mutex_lock().  The wrappers themselves stay
         # for the locks that stay POSIX (they may have no caller
@@ -1305,7 +1328,9 @@ def _place_extracted(prog, f, fi, sec, before):
 def _try_section(prog, sec, names, lockname):
     """Extract the trylock section @sec: rcl_tryexec() runs it."""
     f, fi, lf = sec.fileobj, sec.fi, sec.lf
-    if lf.wrapper and lf.wrapper.get("param"):
+    via = getattr(lf, "via", None)
+    wrapped = lf.wrapper or (via.wrapper if via else None)
+    if wrapped and wrapped.get("param"):
         _keep_unused(prog, lf)
         u = analyse.call_of(f.src.toks,
                             sec.shape["block"].subs[sec.shape["j"]])
@@ -1330,6 +1355,8 @@ def _keep_unused(prog, fn):
     """Mark the static parameter wrapper @fn (a LockFn or an ApiCall)
     `__attribute__((unused))`: its callers may all have become liblock
     calls (an inline one needs nothing)."""
+    if fn is not None and fn.wrapper is None and getattr(fn, "via", None):
+        fn = fn.via  # a macro that calls the wrapper
     w = fn.wrapper if fn is not None else None
     if w is None or not w["static"] or w["inline"] or w.get("unused"):
         return  # pthread itself, a macro, or done
