@@ -993,13 +993,24 @@ def _strip(toks, a, b):
     return a, b
 
 
-def _ends_in_jump(s):
+# The C library's calls that never return (the process, or the thread,
+# ends there): like a jump, nothing after them runs.
+ENDS_PROCESS = frozenset(("abort", "exit", "_exit", "_Exit", "quick_exit",
+                          "err", "errx", "verr", "verrx", "pthread_exit",
+                          "__builtin_trap", "__builtin_unreachable"))
+
+
+def _ends_in_jump(s, toks):
     """Whether statement @s cannot fall through to the next one: a
-    return, goto, break or continue, or a block ending with one (with no
-    label or case inside, which could be entered by a jump)."""
-    if s.kind in EXITS:
+    return, goto, break or continue, a call of ENDS_PROCESS, or a block
+    ending with one (with no label or case inside, which could be entered
+    by a jump)."""
+    def ends(x):
+        c = call_of(toks, x) if x.kind == "expr" else None
+        return x.kind in EXITS or (c is not None and c[0] in ENDS_PROCESS)
+    if ends(s):
         return True
-    if s.kind != "block" or not s.subs or s.subs[-1].kind not in EXITS:
+    if s.kind != "block" or not s.subs or not ends(s.subs[-1]):
         return False
     return not any(x.kind in ("label", "case") for x in s.walk())
 
@@ -1046,6 +1057,11 @@ def try_shape(fi, k, fns):
         ca, cb = ca - 1, cb + 1
     rest = [t.text for t in toks[a:ca]] + ["@"] + \
         [t.text for t in toks[cb:b]]
+    held_in = None  # `if ((rc = lock(&m)) != 0)`: rc gets the result
+    if assign is None and len(rest) >= 5 and rest[:1] + rest[2:5] == [
+            "(", "=", "@", ")"] and toks[ca - 2].kind == "id":
+        held_in = rest[1]
+        rest = ["@"] + rest[5:]
     if rest in (["@", "==", "0"], ["0", "==", "@"], ["!", "@"]):
         kind = 1
     elif rest in (["@", "!=", "0"], ["0", "!=", "@"], ["@"]):
@@ -1061,9 +1077,13 @@ def try_shape(fi, k, fns):
         raise Refused("the result of trylock macro %s() is kept in '%s'"
                       % (lf.name, assign["var"]))
     then = ifs.subs[0]
+    if lf.test and held_in is not None:
+        raise Refused("the result of trylock macro %s() is kept in '%s'"
+                      % (lf.name, held_in))
     out = {"kind": kind, "if": ifs, "f": lf, "ident": ident, "expr": e,
            "else": ifs.subs[1] if len(ifs.subs) > 1 else None,
-           "lock_t0": ifs.t0, "tok": k, "assign": assign}
+           "lock_t0": ifs.t0, "tok": k, "assign": assign,
+           "held_in": held_in}
     if assign is not None:
         out["lock_t0"] = assign["stmt"].t0
     if kind == 1:
@@ -1074,9 +1094,9 @@ def try_shape(fi, k, fns):
     else:
         if out["else"] is not None:
             raise Refused("the if that fails on the trylock has an else")
-        if not _ends_in_jump(then):
+        if not _ends_in_jump(then, toks):
             raise Refused("the code run when the trylock fails does not end "
-                          "with a return, goto, break or continue")
+                          "with a return, goto, break, continue or abort()")
         if any(toks[x].text in fns and toks[x + 1].text == "("
                for x in range(then.t0, then.t1)):
             raise Refused("the code run when the trylock fails calls a lock "
@@ -1090,11 +1110,12 @@ def try_shape(fi, k, fns):
     if j is None:
         raise Refused("no unlock of %s follows at the level of the "
                       "section's block" % e)
-    if assign is not None and any(
-            toks[x].text == assign["var"] and toks[x].kind == "id"
+    var = assign["var"] if assign is not None else held_in
+    if var is not None and any(
+            toks[x].text == var and toks[x].kind == "id"
             for s in blk.subs[i + 1:j] for x in range(s.t0, s.t1)):
         raise Refused("the section reads '%s', which holds the trylock's "
-                      "result" % assign["var"])
+                      "result" % var)
     out.update({"block": blk, "i": i, "j": j})
     return out
 

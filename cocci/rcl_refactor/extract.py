@@ -393,6 +393,11 @@ def generate_try(fi, sec, vars_, names, small_edits, lock_expr, lockname):
     call = "rcl_tryexec(%s, %s, %s, %s)" % (lock_expr, fn, ctx,
                                            "&rcl_ret" if has_exit else
                                            "NULL")
+    if ts.get("blocking"):
+        # a lock call whose result is tested: liblock_exec() runs the
+        # section, and the test sees 0, what locking a plain mutex gives
+        call = "(%sliblock_exec(%s, %s, %s), 0)" % (
+            "rcl_ret = " if has_exit else "", lock_expr, fn, ctx)
     asg = ts.get("assign")
     start = toks[ifs.t0].start
     head = []  # the declaration of the result's variable, kept
@@ -403,6 +408,8 @@ def generate_try(fi, sec, vars_, names, small_edits, lock_expr, lockname):
         if asg["decl"]:
             head = [asg["decl"] + ";"]
         call = "(%s = %s)" % (asg["var"], call)
+    elif ts.get("held_in"):  # `if ((rc = trylock(&m)) != 0)`
+        call = "(%s = %s)" % (ts["held_in"], call)
     ran = (["rcl_exit = (uintptr_t)rcl_ret;"] if has_exit else []) + \
         _copy_out(plan) + _dispatch(fi, sec, small_edits)
     hoisted = ["%s;" % d.text(d.name) for d in plan.hoisted]

@@ -1279,7 +1279,19 @@ class Program:
                             via, f.display, f.line(k),
                             find.CHECKED_API[via]) if via else
                         "used outside lock/unlock/init/destroy/"
-                        "condition calls at %s:%d" % (f.display, f.line(k)))
+                        "condition calls at %s:%d%s" % (
+                            f.display, f.line(k), self._skipped_note(f, k)))
+
+    def _skipped_note(self, f, k):
+        """What a reason adds when token @k of @f is in a branch this
+        build does not compile (-p: libclang's skipped ranges): the use
+        still counts, as another configuration of the same source
+        compiles it (REFACTOR.md section 6)."""
+        if not self.opts.commands or f.skipped is None or \
+                f.line(k) not in f.skipped.lines:
+            return ""
+        return (", in code this build does not compile (another "
+                "configuration does)")
 
     def _field_macro_args(self, f, ok):
         """Refuse the mutex and condition fields whose name is an argument

@@ -61,6 +61,8 @@ def discover(prog):
                 names, why = prog.fn_keys(lf, find.call_args(toks, k), f, k)
                 sec.key = names[0] if names and not why else None
                 sec.reason = safety.not_statement_reason(toks, k)
+                if sec.key and lf.role == "lock":
+                    _tested_lock(prog, f, fi, k, sec)
             if sec.key is None:
                 sec.reason = (safety.not_statement_reason(toks, k)
                               if not call else why or
@@ -95,6 +97,28 @@ def discover(prog):
                     _unparsed(prog, f, k, key)
         _trylocks(prog, f)
     macrobody.sections(prog, prog.report)
+
+
+def _tested_lock(prog, f, fi, k, sec):
+    """A lock call whose result is tested, in a trylock's shapes
+    (analyse.try_shape(): `if (pthread_mutex_lock(&m) != 0) return err;
+    BODY unlock`, `if ((rc = lock(&m)) == 0) { BODY unlock }`, `rc =
+    lock(&m); if (rc) ...`): locking a plain mutex gives 0, so its section
+    is delegated as a trylock's is, by liblock_exec() in place of
+    rcl_tryexec(), its result 0 where the call's was, and the failure
+    code left in place.  Other shapes stay held (the call's result is
+    used)."""
+    lf = sec.lf
+    if fi.unread or lf.wrapper and not lf.wrapper.get("param"):
+        return
+    try:
+        ts = analyse.try_shape(fi, k, prog.fns)
+    except analyse.Refused:
+        return
+    ts["blocking"] = True
+    sec.try_shape = ts
+    sec.stmt = ts["assign"]["stmt"] if ts["assign"] else ts["if"]
+    sec.reason = prog.handles.held_reason(f, k, ts["expr"])
 
 
 def _other_unlock(prog, f, fi, k, key, expr):
