@@ -319,12 +319,15 @@ def op_shape(toks, s, fns):
 def returned_unlock(toks, s, fns, ident):
     """Whether statement @s is `return unlock(ident);`: the section ends
     there and the function returns the unlock's result, 0 (the tool only
-    converts plain mutexes, which their owner unlocks without error)."""
+    converts plain mutexes, which their owner unlocks without error).
+    pthread_mutex_unlock() itself, or a macro of it: a wrapper function
+    may return something else (`return 1;` after its call)."""
     if s.kind != "return" or s.t1 - s.t0 < 5:
         return False
     ret = cparse.Stmt("expr", s.t0 + 1, s.t1)
     o = op_shape(toks, ret, fns)
-    return bool(o) and o[1] == ident and o[0].role == "unlock"
+    return bool(o) and o[1] == ident and o[0].role == "unlock" and \
+        o[0].wrapper is None and getattr(o[0], "via", None) is None
 
 
 def _unlock_at(toks, blk, start, ident, fns):
@@ -1015,7 +1018,31 @@ def _ends_in_jump(s, toks):
     return not any(x.kind in ("label", "case") for x in s.walk())
 
 
-def try_shape(fi, k, fns):
+def _strip_hints(rest, hint):
+    """@rest (the condition's tokens, "@" for the call) without branch
+    hints around it: `__builtin_expect(X, 0)`, a macro for which
+    @hint(name) says its body is one (`unlikely(X)`), and `!!X`, which
+    such macros write: they do not change X's truth."""
+    while True:
+        if len(rest) >= 4 and rest[1] == "(" and rest[-1] == ")" and \
+                (rest[0] == "__builtin_expect" or hint(rest[0])):
+            inner = rest[2:-1]
+            if rest[0] == "__builtin_expect":
+                if len(inner) < 3 or inner[-2] != "," or \
+                        inner[-1] not in ("0", "1", "0L", "1L"):
+                    return rest
+                inner = inner[:-2]
+            rest = inner
+        elif rest[:2] == ["!", "!"]:
+            rest = rest[2:]
+        elif len(rest) >= 3 and rest[0] == "(" and rest[-1] == ")" and \
+                rest.count("(") == 1:
+            rest = rest[1:-1]
+        else:
+            return rest
+
+
+def try_shape(fi, k, fns, hint=lambda name: False):
     """The shape of the trylock section whose call (of the trylock
     function fns[toks[k]]) is at token @k, when rcl_tryexec() can run it:
 
@@ -1057,6 +1084,7 @@ def try_shape(fi, k, fns):
         ca, cb = ca - 1, cb + 1
     rest = [t.text for t in toks[a:ca]] + ["@"] + \
         [t.text for t in toks[cb:b]]
+    rest = _strip_hints(rest, hint)
     held_in = None  # `if ((rc = lock(&m)) != 0)`: rc gets the result
     if assign is None and len(rest) >= 5 and rest[:1] + rest[2:5] == [
             "(", "=", "@", ")"] and toks[ca - 2].kind == "id":

@@ -112,13 +112,27 @@ def _tested_lock(prog, f, fi, k, sec):
     if fi.unread or lf.wrapper and not lf.wrapper.get("param"):
         return
     try:
-        ts = analyse.try_shape(fi, k, prog.fns)
+        ts = analyse.try_shape(fi, k, prog.fns,
+                               lambda n: _hint_macro(prog, n))
     except analyse.Refused:
         return
     ts["blocking"] = True
     sec.try_shape = ts
     sec.stmt = ts["assign"]["stmt"] if ts["assign"] else ts["if"]
     sec.reason = prog.handles.held_reason(f, k, ts["expr"])
+
+
+def _hint_macro(prog, name):
+    """Whether @name is a function-like macro of the program whose body
+    is a branch hint of its one parameter: `#define unlikely(x)
+    __builtin_expect(!!(x), 0)`."""
+    m = prog.macros.get(name)
+    if not m or not m[0] or len(m[0]) != 1:
+        return False
+    p = re.escape(m[0][0])
+    return re.fullmatch(r"\(?\s*__builtin_expect\s*\(\s*(!!\s*)?\(?\s*%s"
+                        r"\s*\)?\s*,\s*[01]L?\s*\)\s*\)?" % p,
+                        m[1].strip()) is not None
 
 
 def _other_unlock(prog, f, fi, k, key, expr):
@@ -222,7 +236,8 @@ def _trylocks(prog, f):
                     raise analyse.Refused(
                         "through the wrapper function %s(), whose lock the "
                         "call site does not name" % lf.name)
-                sec.try_shape = analyse.try_shape(fi, k, prog.fns)
+                sec.try_shape = analyse.try_shape(
+                    fi, k, prog.fns, lambda n: _hint_macro(prog, n))
                 asg = sec.try_shape["assign"]
                 sec.stmt = asg["stmt"] if asg else sec.try_shape["if"]
                 sec.reason = prog.handles.held_reason(
@@ -1105,8 +1120,18 @@ def _held_calls(prog, f):
                     re.escape(n) for n, kd in sorted(prog.types.items())
                     if kd == "mutex"), "liblock_lock_t",
                     lf.expr(find.call_args(toks, k)))
+                _keep_unused(prog, lf)  # it may have no caller left
+                call = lf.liblock_call(expr)
+                ret = lf.wrapper.get("returns") if lf.wrapper else None
+                if ret is not None and not (
+                        toks[k - 1].text in (";", "{", "}", ":", "else",
+                                             ")") and
+                        toks[close + 1].text == ";"):
+                    # its value is used, and the wrapper returns a
+                    # constant after its call (`return 1;`): keep it
+                    call = "(%s, %d)" % (call, ret)
                 f.edits.append((toks[k].start, toks[close].end,
-                                lf.liblock_call(expr) + semi))
+                                call + semi))
 
 
 def _api_args(prog, toks, k):

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/* expect: held unlocked inside a statement nested */
+/* expect: refused PTHREAD_MUTEX_RECURSIVE */
+/* An unlock helper that returns 1 after it unlocks, so callers can write
+   `return pool_unlock(&p->mu);` from predicates; a recursive mutex of
+   the same program keeps the helper in use.  The value the caller
+   returns must stay 1 whichever lock the helper releases. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+
+static int pool_unlock(pthread_mutex_t *mu)
+{
+	pthread_mutex_unlock(mu);
+	return 1;
+}
+
+struct pool {
+	pthread_mutex_t mu;
+	int free_slots;
+	long grabs;
+};
+
+static struct pool pool = { PTHREAD_MUTEX_INITIALIZER, 64, 0 };
+static pthread_mutex_t registry_mu;
+static int registered;
+
+static int pool_grab(struct pool *p)
+{
+	pthread_mutex_lock(&p->mu);
+	if (p->free_slots == 0) {
+		pthread_mutex_unlock(&p->mu);
+		return 0;
+	}
+	p->free_slots--;
+	p->grabs++;
+	return pool_unlock(&p->mu);
+}
+
+static void pool_put(struct pool *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->free_slots++;
+	pool_unlock(&p->mu);
+}
+
+static int register_one(void)
+{
+	pthread_mutex_lock(&registry_mu);
+	pthread_mutex_lock(&registry_mu); /* recursive: taken twice */
+	registered++;
+	pool_unlock(&registry_mu);
+	return pool_unlock(&registry_mu);
+}
+
+static void *worker(void *arg)
+{
+	long got = 0;
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 5000; i++) {
+		if (pool_grab(&pool)) {
+			got++;
+			pool_put(&pool);
+		}
+		if (i % 1000 == 0)
+			got += register_one() * 1000000;
+	}
+	return (void *)got;
+}
+
+int main(void)
+{
+	pthread_mutexattr_t attr;
+	pthread_t th[3];
+	long total = 0;
+	void *r;
+	int i;
+
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&registry_mu, &attr);
+	pthread_mutexattr_destroy(&attr);
+	for (i = 0; i < 3; i++)
+		pthread_create(&th[i], NULL, worker, NULL);
+	for (i = 0; i < 3; i++) {
+		pthread_join(th[i], &r);
+		total += (long)r;
+	}
+	printf("total %ld grabs %ld free %d registered %d\n", total,
+	       pool.grabs, pool.free_slots, registered);
+	return total == 3 * 5000 + 3 * 5 * 1000000L ? 0 : 1;
+}
