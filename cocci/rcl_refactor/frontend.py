@@ -19,6 +19,7 @@ import functools
 import itertools
 import json
 import os
+import re
 import shlex
 from dataclasses import dataclass, field
 
@@ -28,6 +29,20 @@ try:
     import clang.cindex as ci
 except ImportError:  # reported by load() with what to install
     ci = None
+
+# The headers of the C library and the kernel's (glibc's and Linux's in
+# /usr/include, with the multiarch directory): their functions call back
+# into the program only through a pointer handed to them in the call.
+C_LIBRARY_HEADER = re.compile(
+    r"/usr/include/(?:[a-z_-]+-linux-gnu/)?(?:"
+    r"(?:bits|sys|gnu|arpa|net|netinet|linux|asm|asm-generic)/[\w/.-]+|"
+    r"(?:assert|complex|ctype|dirent|dlfcn|err|errno|error|fcntl|fenv|"
+    r"float|getopt|glob|grp|iconv|inttypes|langinfo|libgen|limits|"
+    r"locale|malloc|math|memory|netdb|poll|pthread|pwd|regex|resolv|"
+    r"sched|search|semaphore|setjmp|signal|spawn|stdint|stdio|stdio_ext|"
+    r"stdlib|string|strings|syslog|termios|tgmath|threads|time|uchar|"
+    r"unistd|utime|wchar|wctype|alloca|byteswap|endian|features|"
+    r"execinfo|ifaddrs|mntent|utmp)\.h)$")
 
 # The floating types (complex ones too): their arithmetic follows the
 # thread's floating-point environment.
@@ -165,6 +180,11 @@ STATE_SETTERS = {
     "feholdexcept": "fenv", "fesetexceptflag": "fenv",
     "feenableexcept": "fenv", "fedisableexcept": "fenv",
     "_mm_setcsr": "fenv", "__builtin_ia32_ldmxcsr": "fenv",
+    # streams whose reads and writes call the program's functions, and
+    # printf conversions the program defines: a stdio call may run the
+    # program's code (Program.foreign_call())
+    "fopencookie": "stdio-callback", "register_printf_function":
+    "stdio-callback", "register_printf_specifier": "stdio-callback",
 }
 # The C library's calls that take a FILE's lock (stdio and wide stdio;
 # the *_unlocked variants do not).
@@ -281,6 +301,10 @@ class Call:
     key: str              # call-graph key of the callee (see _fn_key)
     loc: Loc
     noreturn: bool
+    # the file that declares the callee ("" when the compiler does:
+    # a builtin); says, for a function the program does not define,
+    # whether it is the C library's (C_LIBRARY_HEADER)
+    decl_file: str = ""
 
 
 @dataclass
@@ -1830,9 +1854,11 @@ class _Walker:
                 if ref is None or ref.kind != K.FUNCTION_DECL:
                     continue  # through a pointer: not followed
                 ck = _fn_key(ref)
+                df = ref.location.file
                 fn.calls.append(Call(ref.spelling, ck, cl,
                                      ck in self.noreturn_keys or
-                                     _is_noreturn(ref)))
+                                     _is_noreturn(ref),
+                                     _real(df.name) if df else ""))
                 if ref.spelling in FRAME_CALLS:
                     fn.frame_uses.append(fn.calls[-1])
                 if ref.spelling in OWNER_CALLS:
@@ -2200,6 +2226,36 @@ class Program:
     def _state_why(self, kind):
         name, loc = self.state_set[kind]
         return STATE_WHY[kind] % (name, loc)
+
+    def foreign_call(self, path, start, end):
+        """The first call, in the section (of @path from (line, col)
+        @start to @end) or in a function of the program it reaches, of a
+        function that neither the program nor the C library defines
+        (C_LIBRARY_HEADER): "NAME() at LOC", or None.  Such a function
+        may call back into the program through a pointer it was given
+        before, which no reading of the program follows."""
+        rp = os.path.realpath(path)
+        u = self.unit_of(rp)
+        fn = u.function_at(rp, start[0]) if u else None
+        if fn is None:
+            return None
+
+        def inside(loc):
+            return loc.path == rp and start <= loc.pos() < end
+        reached = [g for g, _ in self.reach(self.edges(fn, inside),
+                                            u).values()]
+        hooks = self.state_set.get("stdio-callback")
+        for c in [c for c in fn.calls if inside(c.loc)] + \
+                [c for g in reached for c in g.calls]:
+            if self._resolve(c.key, u)[0] is not None:
+                continue
+            if c.decl_file and not C_LIBRARY_HEADER.match(c.decl_file):
+                return "%s() at %s" % (c.callee, c.loc)
+            if hooks and c.callee in STREAM_CALLS:
+                return "%s() at %s (the program hands stdio its own " \
+                    "functions with %s() at %s)" % (c.callee, c.loc,
+                                                     hooks[0], hooks[1])
+        return None
 
     def _owned_why(self, lock):
         loc, how = self.owned_locks[lock]

@@ -13,6 +13,12 @@ from .find import canon
 _PLAIN_TYPES = ("PTHREAD_MUTEX_NORMAL", "PTHREAD_MUTEX_DEFAULT",
                 "PTHREAD_MUTEX_ADAPTIVE_NP", "PTHREAD_MUTEX_TIMED_NP",
                 "PTHREAD_MUTEX_FAST_NP")
+# Mutex types whose owner matters: a recursive mutex is taken again by
+# its owner, an error-checking one refuses its owner a second lock and
+# others the unlock.  Where no thread ever takes the mutex while it holds
+# it, the program cannot tell them from a plain mutex (Key.owned).
+_OWNER_TYPES = ("PTHREAD_MUTEX_RECURSIVE", "PTHREAD_MUTEX_RECURSIVE_NP",
+                "PTHREAD_MUTEX_ERRORCHECK", "PTHREAD_MUTEX_ERRORCHECK_NP")
 
 
 def _call_around(toks, k):
@@ -137,6 +143,11 @@ class Key:
         # "macro" sites: (path, #define token) -> (start, end) of the
         # static initialiser inside the macro's body (Program._init_macros)
         self.macro_inits = {}
+        # A recursive or error-checking mutex: how it is made so.  It is
+        # converted only when every section of it is delegated (none of
+        # them, nor what they call, takes it again), where nothing can
+        # tell it from a plain one (rewrite.decide()).
+        self.owned = None
         self.decls = []     # (File, token index of the type token)
         # Declared in a macro's body: (File, start, end of the type name
         # in the #define, "MACRO at FILE:LINE"), shared by every
@@ -775,14 +786,15 @@ class Program:
                 continue
             if t.text.startswith(OWNED_INITIALIZERS):
                 # glibc's recursive and error-checking static
-                # initialisers: as a mutex initialised with attributes.
+                # initialisers: converted as a plain one's site when
+                # nothing can tell the difference (Key.owned)
                 name = _initialized_name(toks, k, self.types) or \
                     self._member_initialized(f, k, toks, f.line(k))
                 if name:
-                    self.key(name).refuse(
-                        "initialised with %s at %s:%d (recursive or "
-                        "error-checking mutexes are not converted)" % (
-                            t.text, f.display, f.line(k)))
+                    key = self.key(name)
+                    key.sites.append((f, k, "static"))
+                    key.owned = key.owned or "initialised with %s at " \
+                        "%s:%d" % (t.text, f.display, f.line(k))
                 continue
             if toks[k + 1].text != "(":
                 continue
@@ -1032,12 +1044,17 @@ class Program:
             if target == "pthread_mutex_init":
                 key.sites.append((f, k, "init"))
                 attr = args[1] if len(args) > 1 else ""
-                fault = None if canon(attr) in ("NULL", "0", "(void*)0") \
-                    else self._attr_fault(attr, f, k)
+                fault, owner = (None, None) if canon(attr) in (
+                    "NULL", "0", "(void*)0") else self._attr_fault(attr, f, k)
                 if fault:
                     key.refuse("initialised with attributes at %s:%d (%s; "
-                               "only plain mutexes are converted)" % (
+                               "only plain mutexes are converted, and "
+                               "recursive or error-checking ones where no "
+                               "thread takes them while it holds them)" % (
                                    f.display, f.line(k), fault))
+                elif owner:
+                    key.owned = key.owned or "initialised with attributes " \
+                        "at %s:%d (%s)" % (f.display, f.line(k), owner)
             return
         cks, why = self.lock_keys(args[0], f, k, "cond")
         self._refuse_all(cks, "cond", why)
@@ -1045,24 +1062,26 @@ class Program:
             self._scan_wait(f, k, cks, args[1])
 
     def _attr_fault(self, expr, f, k):
-        """None when attribute argument @expr (`&attr`) of the init call
-        at token @k of @f makes a plain mutex: `attr` is a local
-        pthread_mutexattr_t, and everywhere that function names it is its
-        declaration, pthread_mutexattr_init/destroy,
-        settype to a type whose owner does not matter (normal, default,
-        adaptive) or setpshared(PTHREAD_PROCESS_PRIVATE), or the second
-        argument of pthread_mutex_init.  Else what makes it something
-        else, naming the first use at fault (a recursive type, a process-
-        shared or robust mutex, the address passed on): one is enough for
-        every mutex it initialises."""
+        """(fault, owner) for attribute argument @expr (`&attr`) of the
+        init call at token @k of @f.  (None, None) when it makes a plain
+        mutex: `attr` is a local pthread_mutexattr_t, and everywhere that
+        function names it is its declaration, pthread_mutexattr_init/
+        destroy, settype to a type whose owner does not matter (normal,
+        default, adaptive) or setpshared(PTHREAD_PROCESS_PRIVATE), or the
+        second argument of pthread_mutex_init.  (None, "type ... set at
+        ...") when, besides, settype makes it recursive or error-checking
+        (_OWNER_TYPES: Key.owned).  Else the fault, naming the first use
+        that makes it something else (a process-shared or robust mutex,
+        the address passed on): one is enough for every mutex it
+        initialises."""
         m = re.fullmatch(r"&([A-Za-z_]\w*)", canon(expr))
         if not m:
             return "attribute '%s' is not the address of a local " \
-                "pthread_mutexattr_t" % canon(expr)
-        name, local = m.group(1), False
+                "pthread_mutexattr_t" % canon(expr), None
+        name, local, owner = m.group(1), False, None
         span = [(ni, bc) for _, ni, _, bc in f.funcs if ni <= k <= bc]
         if not span:
-            return "attribute '%s' is not a local of a function" % name
+            return "attribute '%s' is not a local of a function" % name, None
         toks = f.src.toks
         for k in range(span[0][0], span[0][1]):
             if toks[k].kind == "id" and toks[k].text == name:
@@ -1074,7 +1093,7 @@ class Program:
                 if toks[k - 1].text != "&" or toks[k + 1].text not in (
                         ")", ","):
                     return "attribute '%s' used other than by address at " \
-                        "%s" % (name, at)
+                        "%s" % (name, at), None
                 call, pos = _call_around(toks, k - 1)
                 nxt = toks[k + 3].text if toks[k + 1].text == "," and \
                     toks[k + 3].text == ")" else None
@@ -1088,23 +1107,32 @@ class Program:
                     # also through an object-like macro of the program
                     # (jemalloc's MALLOC_MUTEX_TYPE)
                     mac = self.macros.get(toks[k + 2].text)
-                    if toks[k + 2].text in _PLAIN_TYPES or mac and \
-                            mac[0] in ([], None) and \
-                            mac[1].strip() in _PLAIN_TYPES:
+                    typ = mac[1].strip() if mac and mac[0] in ([], None) \
+                        else toks[k + 2].text
+                    if toks[k + 2].text in _PLAIN_TYPES or \
+                            typ in _PLAIN_TYPES:
                         continue
-                    return "type %s set at %s" % (toks[k + 2].text, at)
+                    if typ in _OWNER_TYPES:
+                        owner = owner or "type %s set at %s" % (
+                            toks[k + 2].text, at)
+                        continue
+                    return "type %s set at %s" % (toks[k + 2].text, at), \
+                        None
                 if call == "pthread_mutexattr_setpshared" and pos == 0 and \
                         nxt:
                     if toks[k + 2].text == "PTHREAD_PROCESS_PRIVATE":
                         continue
                     return "%s set at %s: other processes may take it" % (
-                        toks[k + 2].text, at)
+                        toks[k + 2].text, at), None
                 if call and call.startswith("pthread_mutexattr_set"):
-                    return "%s() at %s" % (call, at)
+                    return "%s() at %s" % (call, at), None
                 return "attribute '%s' passed to %s at %s" % (
-                    name, "%s()" % call if call else "an expression", at)
-        return None if local else \
-            "attribute '%s' is not a local of the function" % name
+                    name, "%s()" % call if call else "an expression",
+                    at), None
+        if not local:
+            return "attribute '%s' is not a local of the function" % name, \
+                None
+        return None, owner
 
     def _scan_wait(self, f, k, cks, mexpr):
         """A condition wait on one of the cond keys @cks with mutex

@@ -74,6 +74,7 @@ def discover(prog):
                                   "evaluate it)" % lf.name)
             elif lonely and call:
                 sec.reason = _other_unlock(prog, f, fi, k, sec.key, expr) or \
+                    _taken_again(f, fi, stmt, expr, prog.fns) or \
                     ("unlock in another function (no unlock of %s "
                      "follows in %s())" % (expr, fi.name))
                 se = safety.lonely_unlock(fi, k, prog.fns,
@@ -120,6 +121,24 @@ def _tested_lock(prog, f, fi, k, sec):
     sec.try_shape = ts
     sec.stmt = ts["assign"]["stmt"] if ts["assign"] else ts["if"]
     sec.reason = prog.handles.held_reason(f, k, ts["expr"])
+
+
+def _taken_again(f, fi, stmt, expr, fns):
+    """The reason of a lock statement @stmt whose next call on the same
+    lock, in its block, takes it again (a recursive mutex taken twice):
+    no section starts there, as no unlock follows before the next lock."""
+    blk = stmt.parent if stmt is not None else None
+    if blk is None or blk.kind != "block":
+        return None
+    ident = find.canon(expr)
+    for s in blk.subs[blk.subs.index(stmt) + 1:]:
+        o = analyse.op_shape(f.src.toks, s, fns)
+        if o and o[1] == ident:
+            if o[0].role != "lock":
+                return None
+            return "taken again at line %d before it is released" % \
+                f.line(s.t0)
+    return None
 
 
 def _hint_macro(prog, name):
@@ -528,16 +547,21 @@ def _hazards(prog, f, shape):
     it calls) do that cannot run on another thread, and whether errno is
     used there (then it travels with the section)."""
     fe = getattr(prog, "frontend", None)
-    if fe is None:
+    span = _clang_span(f, shape)
+    if fe is None or span is None:
         return [], False
-    toks = f.src.toks
+    return fe.hazards(f.path, *span), fe.errno_reached(f.path, *span)
 
-    def pos(k):  # libclang's line and (1-based) column of token @k
-        return scoped.clang_pos(f, toks[k].start)
+
+def _clang_span(f, shape):
+    """libclang's (line, 1-based column) of the start and the end of the
+    section @shape of @f, or None for an empty section."""
+    toks = f.src.toks
     if shape["t1"] <= shape["t0"]:
-        return [], False
-    a, b = pos(shape["t0"]), pos(min(shape["t1"], len(toks) - 1))
-    return fe.hazards(f.path, a, b), fe.errno_reached(f.path, a, b)
+        return None
+    return (scoped.clang_pos(f, toks[shape["t0"]].start),
+            scoped.clang_pos(f, toks[min(shape["t1"],
+                                         len(toks) - 1)].start))
 
 
 def macro_locals(prog, fi, shape, occ):
@@ -781,6 +805,70 @@ def decide(prog):
     section of a converted mutex is delegated (extracted) or, when it has
     a reason not to be, held: it stays in place on the lock word."""
     _own_lock_callees(prog)
+    while True:
+        _decide_keys(prog)
+        _nested_decide(prog)
+        if not _owned_decide(prog):
+            break
+    for (kind, name), key in prog.keys.items():
+        if kind != "mutex":
+            continue
+        for sec in key.sections:
+            if key.why == NOT_SELECTED:
+                prog.report.skipped += 1
+            elif key.why:
+                sec.reason = "lock %s stays POSIX: %s" % (name, key.why)
+                prog.report.refuse(sec.file, sec.line, sec.reason)
+            elif sec.reason:
+                if getattr(sec, "trylock", False) and \
+                        not sec.reason.startswith("trylock section"):
+                    sec.reason = "trylock section: " + sec.reason
+                prog.report.hold(sec.file, sec.line, sec.reason)
+            else:
+                prog.report.transformed += 1
+
+
+def _owned_decide(prog):
+    """A recursive or error-checking mutex (Key.owned) is converted only
+    when every section of it is delegated: none of them, nor what they
+    call (analyse_section() holds a section that reaches a lock call of
+    its own lock, through pointers and callbacks too), takes it again, so
+    the server runs them one after another and no thread takes the mutex
+    while it holds it; the program cannot tell it from a plain one.  A
+    held section runs on its own thread, which may hold the mutex already
+    (a wrapper, a caller's section): the mutex stays POSIX.  Returns
+    whether a mutex was refused (the other decisions depend on it)."""
+    refused = False
+    fe = getattr(prog, "frontend", None)
+    for (kind, name), key in prog.keys.items():
+        if kind != "mutex" or key.why or not key.owned:
+            continue
+        held = next((s for s in key.sections if s.reason), None)
+        if held is not None:
+            key.refuse("%s; its section at %s:%d is held (%s), and a "
+                       "recursive or error-checking mutex is converted "
+                       "only when every section is delegated" % (
+                           key.owned, held.file, held.line, held.reason))
+            refused = True
+            continue
+        for sec in key.sections:
+            span = _clang_span(sec.fileobj, sec.shape) \
+                if getattr(sec, "shape", None) else None
+            call = fe.foreign_call(sec.fileobj.path, *span) \
+                if fe is not None and span else None
+            if fe is None or call:
+                key.refuse("%s; its section at %s:%d calls %s, which may "
+                           "call back into the program and take it again"
+                           % (key.owned, sec.file, sec.line,
+                              call or "what the tool cannot read"))
+                refused = True
+                break
+    return refused
+
+
+def _decide_keys(prog):
+    """The fixpoint of decide() over keys: a mutex stays POSIX with its
+    condition variables, and they with it."""
     changed = True
     while changed:
         changed = False
@@ -816,23 +904,6 @@ def decide(prog):
                 changed = True
         if macrobody.decide(prog, lambda n: converted(prog, "mutex", n)):
             changed = True
-    _nested_decide(prog)
-    for (kind, name), key in prog.keys.items():
-        if kind != "mutex":
-            continue
-        for sec in key.sections:
-            if key.why == NOT_SELECTED:
-                prog.report.skipped += 1
-            elif key.why:
-                sec.reason = "lock %s stays POSIX: %s" % (name, key.why)
-                prog.report.refuse(sec.file, sec.line, sec.reason)
-            elif sec.reason:
-                if getattr(sec, "trylock", False) and \
-                        not sec.reason.startswith("trylock section"):
-                    sec.reason = "trylock section: " + sec.reason
-                prog.report.hold(sec.file, sec.line, sec.reason)
-            else:
-                prog.report.transformed += 1
 
 
 def _nested_decide(prog):

@@ -41,8 +41,8 @@ expect 1 "syntax.c" "$RCLR" --no-compile-check --in-place syntax.c
 cmp -s syntax.c syntax.orig || fail "syntax.c was modified"
 
 # Only refused sections: exit 1, one line per section, file untouched.
-# (A recursive mutex: its sections are refused, neither delegated nor
-# held.)
+# (A process-shared mutex: its sections are refused, neither delegated
+# nor held.)
 cat >refuse.c <<'EOC'
 #include <pthread.h>
 static pthread_mutex_t m_rec;
@@ -52,7 +52,7 @@ void recursive_init(void)
 	pthread_mutexattr_t a;
 
 	pthread_mutexattr_init(&a);
-	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
 	pthread_mutex_init(&m_rec, &a);
 	pthread_mutex_lock(&m_rec);
 	shared++;

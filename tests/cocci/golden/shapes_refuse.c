@@ -119,6 +119,8 @@ void recursive_init(void)
 	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
 	pthread_mutex_init(&m_rec, &a);
 	pthread_mutex_lock(&m_rec);
+	pthread_mutex_lock(&m_rec);
 	shared++;
+	pthread_mutex_unlock(&m_rec);
 	pthread_mutex_unlock(&m_rec);
 }
