@@ -34,7 +34,7 @@ except ImportError:  # reported by load() with what to install
 # /usr/include, with the multiarch directory): their functions call back
 # into the program only through a pointer handed to them in the call.
 C_LIBRARY_HEADER = re.compile(
-    r"/usr/include/(?:[a-z_-]+-linux-gnu/)?(?:"
+    r"/usr/include/(?:[a-z0-9_-]+-linux-gnu/)?(?:"
     r"(?:bits|sys|gnu|arpa|net|netinet|linux|asm|asm-generic)/[\w/.-]+|"
     r"(?:assert|complex|ctype|dirent|dlfcn|err|errno|error|fcntl|fenv|"
     r"float|getopt|glob|grp|iconv|inttypes|langinfo|libgen|limits|"

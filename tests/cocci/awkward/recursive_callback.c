@@ -68,5 +68,5 @@ int main(void)
 	for (i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
 	printf("handlers %d fired %ld\n", nhandlers, fired);
-	return nhandlers == 2 && fired == 4000 ? 0 : 1;
+	return nhandlers == 2 && fired == 4001 ? 0 : 1;
 }
