@@ -1138,6 +1138,11 @@ def try_shape(fi, k, fns, hint=lambda name: False):
     if j is None:
         raise Refused("no unlock of %s follows at the level of the "
                       "section's block" % e)
+    if blk.subs[j].kind == "return":
+        raise Refused("the section ends in `return %s`, which the "
+                      "trylock's shapes do not extract" % join_tokens(
+                          [t.text for t in toks[blk.subs[j].t0 + 1:
+                                                blk.subs[j].t1 - 1]]))
     var = assign["var"] if assign is not None else held_in
     if var is not None and any(
             toks[x].text == var and toks[x].kind == "id"

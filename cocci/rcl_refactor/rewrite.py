@@ -110,7 +110,9 @@ def _tested_lock(prog, f, fi, k, sec):
     code left in place.  Other shapes stay held (the call's result is
     used)."""
     lf = sec.lf
-    if fi.unread or lf.wrapper and not lf.wrapper.get("param"):
+    if fi.unread or lf.wrapper or getattr(lf, "via", None):
+        # a wrapper function's result is its own (it may return 1 when
+        # it locked): only pthread's, or a macro's of it, is known
         return
     try:
         ts = analyse.try_shape(fi, k, prog.fns,
@@ -1193,7 +1195,9 @@ def _held_calls(prog, f):
                     lf.expr(find.call_args(toks, k)))
                 _keep_unused(prog, lf)  # it may have no caller left
                 call = lf.liblock_call(expr)
-                ret = lf.wrapper.get("returns") if lf.wrapper else None
+                via = getattr(lf, "via", None)
+                w = lf.wrapper or (via.wrapper if via else None)
+                ret = w.get("returns") if w else None
                 if ret is not None and not (
                         toks[k - 1].text in (";", "{", "}", ":", "else",
                                              ")") and

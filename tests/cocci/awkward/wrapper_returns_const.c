@@ -3,8 +3,9 @@
 /* expect: refused PTHREAD_MUTEX_RECURSIVE */
 /* An unlock helper that returns 1 after it unlocks, so callers can write
    `return pool_unlock(&p->mu);` from predicates; a recursive mutex of
-   the same program keeps the helper in use.  The value the caller
-   returns must stay 1 whichever lock the helper releases. */
+   the same program keeps the helper in use, and a twin that says it
+   locked (`if (!pool_lock(&p->mu)) return 0;`).  What the callers return
+   must stay 1 whichever lock the helpers take and release. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -14,6 +15,15 @@ static int pool_unlock(pthread_mutex_t *mu)
 	pthread_mutex_unlock(mu);
 	return 1;
 }
+
+/* and its twin, which says it locked */
+static int pool_lock(pthread_mutex_t *mu)
+{
+	pthread_mutex_lock(mu);
+	return 1;
+}
+
+#define POOL_UNLOCK(p) pool_unlock(&(p)->mu)
 
 struct pool {
 	pthread_mutex_t mu;
@@ -37,17 +47,18 @@ static int pool_grab(struct pool *p)
 	return pool_unlock(&p->mu);
 }
 
-static void pool_put(struct pool *p)
+static int pool_put(struct pool *p)
 {
-	pthread_mutex_lock(&p->mu);
+	if (!pool_lock(&p->mu))
+		return 0;
 	p->free_slots++;
-	pool_unlock(&p->mu);
+	return POOL_UNLOCK(p);
 }
 
 static int register_one(void)
 {
-	pthread_mutex_lock(&registry_mu);
-	pthread_mutex_lock(&registry_mu); /* recursive: taken twice */
+	pool_lock(&registry_mu);
+	pool_lock(&registry_mu); /* recursive: taken twice */
 	registered++;
 	pool_unlock(&registry_mu);
 	return pool_unlock(&registry_mu);
@@ -60,10 +71,8 @@ static void *worker(void *arg)
 
 	(void)arg;
 	for (i = 0; i < 5000; i++) {
-		if (pool_grab(&pool)) {
-			got++;
-			pool_put(&pool);
-		}
+		if (pool_grab(&pool))
+			got += pool_put(&pool);
 		if (i % 1000 == 0)
 			got += register_one() * 1000000;
 	}
