@@ -2227,13 +2227,11 @@ class Program:
         name, loc = self.state_set[kind]
         return STATE_WHY[kind] % (name, loc)
 
-    def foreign_call(self, path, start, end):
-        """The first call, in the section (of @path from (line, col)
-        @start to @end) or in a function of the program it reaches, of a
-        function that neither the program nor the C library defines
-        (C_LIBRARY_HEADER): "NAME() at LOC", or None.  Such a function
-        may call back into the program through a pointer it was given
-        before, which no reading of the program follows."""
+    def _section_reach(self, path, start, end):
+        """(Function, Unit, inside(loc), [Function reached]) of the
+        section of @path from (line, col) @start to @end: the function
+        it is in, whether a location is in it, and the functions of the
+        program it may call; None when the front end lacks the function."""
         rp = os.path.realpath(path)
         u = self.unit_of(rp)
         fn = u.function_at(rp, start[0]) if u else None
@@ -2244,6 +2242,19 @@ class Program:
             return loc.path == rp and start <= loc.pos() < end
         reached = [g for g, _ in self.reach(self.edges(fn, inside),
                                             u).values()]
+        return fn, u, inside, reached
+
+    def foreign_call(self, path, start, end):
+        """The first call, in the section (of @path from (line, col)
+        @start to @end) or in a function of the program it reaches, of a
+        function that neither the program nor the C library defines
+        (C_LIBRARY_HEADER): "NAME() at LOC", or None.  Such a function
+        may call back into the program through a pointer it was given
+        before, which no reading of the program follows."""
+        sc = self._section_reach(path, start, end)
+        if sc is None:
+            return None
+        fn, u, inside, reached = sc
         hooks = self.state_set.get("stdio-callback")
         for c in [c for c in fn.calls if inside(c.loc)] + \
                 [c for g in reached for c in g.calls]:
@@ -2299,18 +2310,12 @@ class Program:
         it, or calls a function the program does not define (the C
         library's set errno on failure, and perror() or printf's %m read
         it), or through a pointer."""
-        rp = os.path.realpath(path)
-        u = self.unit_of(rp)
-        fn = u.function_at(rp, start[0]) if u else None
-        if fn is None:
+        sc = self._section_reach(path, start, end)
+        if sc is None:
             return False
-
-        def inside(loc):
-            return loc.path == rp and start <= loc.pos() < end
+        fn, u, inside, reached = sc
         if any(t.what == "errno" and inside(t.loc) for t in fn.thread_uses):
             return True
-        reached = [g for g, _ in self.reach(self.edges(fn, inside),
-                                            u).values()]
         calls = [c for c in fn.calls if inside(c.loc)] + \
             [c for g in reached for c in g.calls]
         if any(inside(i.loc) for i in fn.indirect) or \
