@@ -327,7 +327,7 @@ def returned_unlock(toks, s, fns, ident):
     ret = cparse.Stmt("expr", s.t0 + 1, s.t1)
     o = op_shape(toks, ret, fns)
     return bool(o) and o[1] == ident and o[0].role == "unlock" and \
-        o[0].wrapper is None and getattr(o[0], "via", None) is None
+        o[0].called_wrapper() is None
 
 
 def _unlock_at(toks, blk, start, ident, fns):

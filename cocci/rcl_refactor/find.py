@@ -32,6 +32,12 @@ class LockFn:
         # true when taken); None for a plain call.
         self.test = None
 
+    def called_wrapper(self):
+        """The wrapper function a call of this name runs: its own, or the
+        one a macro's body calls (self.via); None for pthread's calls and
+        macros of them."""
+        return self.wrapper or (self.via.wrapper if self.via else None)
+
     def liblock_call(self, expr):
         """The liblock call that replaces a call of this macro or wrapper
         on a converted lock named by @expr, its comparison kept."""

@@ -2159,9 +2159,6 @@ class Program:
         calls = [c for c in fn.calls if inside(c.loc)]
         seeds = self.edges(fn, lambda loc: inside(loc))
         out = []
-
-        def kind_set(kind):
-            return kind in self.state_set
         for c in calls:
             if c.noreturn:
                 out.append("no-return call %s() in the section (at %s; it "
@@ -2175,10 +2172,11 @@ class Program:
             if inside(t.loc) and t.what != "errno":
                 out.append("%s in the section (at %s; the server thread "
                            "has its own)" % (t.what, t.loc))
-        for kind in sorted({t.kind for t in fn.state_uses
-                            if kind_set(t.kind) and inside(t.loc)}):
-            t = next(t for t in fn.state_uses
-                     if t.kind == kind and inside(t.loc))
+        first = {}  # the first use of each kind of state the program sets
+        for t in fn.state_uses:
+            if t.kind in self.state_set and inside(t.loc):
+                first.setdefault(t.kind, t)
+        for kind, t in sorted(first.items()):
             out.append("%s in the section (at %s): %s" % (
                 t.what, t.loc, self._state_why(kind)))
         for c in fn.frame_uses:
@@ -2208,7 +2206,8 @@ class Program:
                            "server thread has its own)" % (
                                t.what, g.name, t.loc, via))
                 break
-            t = next((t for t in g.state_uses if kind_set(t.kind)), None)
+            t = next((t for t in g.state_uses
+                      if t.kind in self.state_set), None)
             if t is not None:
                 out.append("%s in %s() at %s, a function called from the "
                            "section (through %s): %s" % (

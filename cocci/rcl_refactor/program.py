@@ -75,6 +75,7 @@ class File:
         self.big = []          # section replacements
         self.before = {}       # offset -> [text inserted there]
         self.needs_include = False
+        self.needs_errno = False  # a section carries errno (extract.py)
         self.dead_defines = set()  # lines of #defines not compiled
 
     def retext(self, text):

@@ -110,7 +110,7 @@ def _tested_lock(prog, f, fi, k, sec):
     code left in place.  Other shapes stay held (the call's result is
     used)."""
     lf = sec.lf
-    if fi.unread or lf.wrapper or getattr(lf, "via", None):
+    if fi.unread or lf.called_wrapper():
         # a wrapper function's result is its own (it may return 1 when
         # it locked): only pthread's, or a macro's of it, is known
         return
@@ -1195,8 +1195,7 @@ def _held_calls(prog, f):
                     lf.expr(find.call_args(toks, k)))
                 _keep_unused(prog, lf)  # it may have no caller left
                 call = lf.liblock_call(expr)
-                via = getattr(lf, "via", None)
-                w = lf.wrapper or (via.wrapper if via else None)
+                w = lf.called_wrapper()
                 ret = w.get("returns") if w else None
                 if ret is not None and not (
                         toks[k - 1].text in (";", "{", "}", ":", "else",
@@ -1387,8 +1386,7 @@ def _emit(prog, helpers, name, sec, counters, used_helpers):
         return
     lock_s = sec.shape["block"].subs[sec.shape["i"]]
     call = analyse.call_of(f.src.toks, lock_s)
-    via = getattr(lf, "via", None)
-    wrapped = lf.wrapper or (via.wrapper if via else None)
+    wrapped = lf.called_wrapper()
     if wrapped and wrapped.get("param"):
         # The call site names the lock: liblock_exec() on it, as
         # for pthread_mutex_lock().  The wrappers themselves stay
@@ -1452,8 +1450,7 @@ def _place_extracted(prog, f, fi, sec, before):
 def _try_section(prog, sec, names, lockname):
     """Extract the trylock section @sec: rcl_tryexec() runs it."""
     f, fi, lf = sec.fileobj, sec.fi, sec.lf
-    via = getattr(lf, "via", None)
-    wrapped = lf.wrapper or (via.wrapper if via else None)
+    wrapped = lf.called_wrapper()
     if wrapped and wrapped.get("param"):
         _keep_unused(prog, lf)
         u = analyse.call_of(f.src.toks,
@@ -1577,7 +1574,7 @@ def includes_edit(f, config_rel):
     if not f.is_header:
         lines.append("#include <stdint.h>")
     lines.append("#include <liblock.h>")
-    if getattr(f, "needs_errno", False) and not re.search(
+    if f.needs_errno and not re.search(
             r"^\s*#\s*include\s*<errno\.h>", f.src.text, re.M):
         lines.append("#include <errno.h>")  # errno carried (extract.py)
     if getattr(f, "needs_rcl", False):
