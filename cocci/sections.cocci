@@ -42,6 +42,8 @@ ul@p2(E);
  (void)ul@p2(E);
 |
 return ul@p2(E);
+|
+return (ul@p2(E));
 )
 
 @script:python@

@@ -316,16 +316,26 @@ def op_shape(toks, s, fns):
     return (f, canon(e) if e else None)
 
 
+def returned_call(toks, s):
+    """The expression statement inside return statement @s, without the
+    parentheses around it (`return (unlock(&m));`, BSD's style)."""
+    ret = cparse.Stmt("expr", s.t0 + 1, s.t1)
+    while ret.t1 - ret.t0 >= 6 and toks[ret.t0].text == "(" and \
+            cparse.match(toks, ret.t0) == ret.t1 - 2:
+        ret = cparse.Stmt("expr", ret.t0 + 1, ret.t1 - 2)
+    return ret
+
+
 def returned_unlock(toks, s, fns, ident):
-    """Whether statement @s is `return unlock(ident);`: the section ends
-    there and the function returns the unlock's result, 0 (the tool only
-    converts plain mutexes, which their owner unlocks without error).
-    pthread_mutex_unlock() itself, or a macro of it: a wrapper function
-    may return something else (`return 1;` after its call)."""
+    """Whether statement @s is `return unlock(ident);` (or `return
+    (unlock(ident));`): the section ends there and the function returns
+    the unlock's result, 0 (the tool only converts plain mutexes, which
+    their owner unlocks without error).  pthread_mutex_unlock() itself,
+    or a macro of it: a wrapper function may return something else
+    (`return 1;` after its call)."""
     if s.kind != "return" or s.t1 - s.t0 < 5:
         return False
-    ret = cparse.Stmt("expr", s.t0 + 1, s.t1)
-    o = op_shape(toks, ret, fns)
+    o = op_shape(toks, returned_call(toks, s), fns)
     return bool(o) and o[1] == ident and o[0].role == "unlock" and \
         o[0].called_wrapper() is None
 
@@ -505,7 +515,7 @@ def _section_stmt(fi, s, sec, ident, fns, is_selected, t0, t1, labels,
     if returned_unlock(toks, s, fns, ident):
         if within:
             raise Refused("releases the lock inside a nested section")
-        ops.add(call_tok(toks, cparse.Stmt("expr", s.t0 + 1, s.t1)))
+        ops.add(call_tok(toks, returned_call(toks, s)))
         conts.append(_early_exit(fi, s, t0, t1, labels, internal, sec))
         return
     if s.kind == "return":
