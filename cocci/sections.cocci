@@ -28,18 +28,26 @@ TRYLOCKS = set(os.environ.get("RCL_TRYLOCK_FNS",
 identifier lk : script:python() { lk in LOCKS };
 identifier ul : script:python() { ul in UNLOCKS };
 expression list E;
+identifier V, W;
+type T;
 position p1, p2;
 @@
 (
 lk@p1(E);
 |
  (void)lk@p1(E);
+|
+ V = lk@p1(E);
+|
+ T V = lk@p1(E);
 )
 ... when != ul(E)
 (
 ul@p2(E);
 |
  (void)ul@p2(E);
+|
+ W = ul@p2(E);
 |
 return ul@p2(E);
 |

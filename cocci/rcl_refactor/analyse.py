@@ -316,6 +316,44 @@ def op_shape(toks, s, fns):
     return (f, canon(e) if e else None)
 
 
+def stored_call(toks, s):
+    """When statement @s stores a call's result in a variable, `V =
+    name(args);` or `T V = name(args);` (one declarator, neither static
+    nor a pointer nor an array): (V, "T V" or None, the call as a
+    statement of its own).  Else None."""
+    if s is None or s.kind not in ("expr", "decl") or s.t1 - s.t0 < 6:
+        return None
+    k = next((x for x in range(s.t0, s.t1) if toks[x].text in
+              ("=", "(", "{", "[", ",")), None)
+    if k is None or toks[k].text != "=" or toks[k - 1].kind != "id" or \
+            (s.kind == "expr" and k != s.t0 + 1):
+        return None
+    inner = cparse.Stmt("expr", k + 1, s.t1)
+    if call_of(toks, inner) is None or toks[k + 1].text == "(":
+        return None
+    var, decl = toks[k - 1].text, None
+    if s.kind == "decl":
+        ds = parse_decl(toks, s.t0, s.t1 - 1, s.parent)
+        if len(ds) != 1 or ds[0].name != var or ds[0].is_static or \
+                ds[0].is_extern or "*" in ds[0].declarator or \
+                "[" in ds[0].declarator:
+            return None
+        decl = join_tokens([t.text for t in toks[s.t0:k]])
+    return var, decl, inner
+
+
+def section_op(toks, s, fns):
+    """op_shape() of a section's lock or unlock statement @s, also when it
+    stores the call's result (stored_call())."""
+    o = op_shape(toks, s, fns)
+    if o is None:
+        st = stored_call(toks, s)
+        o = op_shape(toks, st[2], fns) if st else None
+        if o and o[0].checks:
+            return None  # a checking macro's value is not the call's
+    return o
+
+
 def returned_call(toks, s):
     """The expression statement inside return statement @s, without the
     parentheses around it (`return (unlock(&m));`, BSD's style)."""
@@ -337,14 +375,15 @@ def returned_unlock(toks, s, fns, ident):
         return False
     o = op_shape(toks, returned_call(toks, s), fns)
     return bool(o) and o[1] == ident and o[0].role == "unlock" and \
-        o[0].called_wrapper() is None
+        o[0].called_wrapper() is None and not o[0].checks
 
 
-def _unlock_at(toks, blk, start, ident, fns):
+def _unlock_at(toks, blk, start, ident, fns, stored=False):
     """Index of the first statement of @blk from @start that unlocks the
-    mutex @ident (also `return unlock(ident);`), or None."""
+    mutex @ident (also `return unlock(ident);`, and with @stored `rc =
+    unlock(ident);`), or None."""
     for k in range(start, len(blk.subs)):
-        o = op_shape(toks, blk.subs[k], fns)
+        o = (section_op if stored else op_shape)(toks, blk.subs[k], fns)
         if o and o[1] == ident and o[0].role == "unlock" or \
                 returned_unlock(toks, blk.subs[k], fns, ident):
             return k
@@ -364,13 +403,13 @@ def shape(fi, lock_s, fns, is_selected, api, ppenv, trysh=None):
         return _shape_body(fi, trysh["f"], trysh["ident"], trysh["block"],
                            trysh["i"], trysh["j"], fns, is_selected, api,
                            ppenv, trysh)
-    f, ident = op_shape(toks, lock_s, fns)
+    f, ident = section_op(toks, lock_s, fns)
     blk = lock_s.parent
     if blk is None or blk.kind != "block":
         raise Refused("lock taken conditionally (lock is the body of "
                       "an if or a loop)")
     i = blk.subs.index(lock_s)
-    j = _unlock_at(toks, blk, i + 1, ident, fns)
+    j = _unlock_at(toks, blk, i + 1, ident, fns, stored=True)
     if j is None:
         inner = [x for b in blk.subs[i + 1:] for x in b.walk()
                  if (op_shape(toks, x, fns) or (None, None))[1] == ident]
@@ -402,7 +441,15 @@ def _shape_body(fi, f, ident, blk, i, j, fns, is_selected, api, ppenv,
            "t0": t0, "t1": t1, "exits": [], "conds": [], "exit_vars": [],
            "lock_stmt": lock_s,
            "lock_t0": trysh["lock_t0"] if trysh else lock_s.t0,
-           "try": trysh}
+           "try": trysh,
+           # `int rc = lock(&m);` ... `rc = unlock(&m);`: what stores
+           # the result (0, as a plain mutex's lock and unlock give)
+           "stored": None if trysh else stored_call(toks, lock_s),
+           "stored_unlock": stored_call(toks, blk.subs[j])}
+    # Where the caller's locals the section names are looked up: after
+    # the lock statement when it declares one (`int rc = lock(&m);`).
+    sec["scope_t0"] = lock_s.t1 if sec["stored"] and sec["stored"][1] \
+        else sec["lock_t0"]
     tops = {s.t0 for s in body}
     internal = {d.name for d in fi.decls if d.t0 >= t0 and d.t0 < t1 and
                 not (d.block is blk and d.stmt[0] in tops)}
@@ -855,7 +902,7 @@ def variables(fi, sec, occ):
     hoisted = _hoist(fi, sec, occ, in_region)
     out.extend(hoisted)
     for name in order:
-        d = visible_decl(fi, name, lock_t0)
+        d = visible_decl(fi, name, sec["scope_t0"])
         if d is None:
             if any(x.name == name and t0 <= x.t0 < t1
                    for x in decls_of(fi)):

@@ -147,6 +147,11 @@ def generate(fi, sec, vars_, names, small_edits, exec_text, lockname,
     body = _body(fi, sec, plan, small_edits, ind, nested)
     before = _function(fi, sec, plan, names, body, lockname)
     repl = _call(fi, sec, plan, names, small_edits, exec_text, ind)
+    if sec.get("stored"):  # `int rc = lock(&m);`: 0, before the section
+        var, decl = sec["stored"][:2]
+        repl = "%s = 0;\n%s%s" % (decl or var, ind, repl)
+    if sec.get("stored_unlock"):  # `rc = unlock(&m);`: 0, after it
+        repl += "\n%s%s = 0;" % (ind, sec["stored_unlock"][0])
     # Follow the file's indentation: tabs, or spaces as in memcached.
     if unlock_s.kind == "return":  # `return unlock(&m);` ends it
         repl += "\n" + ind + returned_value(fi)

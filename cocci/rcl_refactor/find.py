@@ -6,7 +6,7 @@ import os
 import re
 import subprocess
 
-from . import cparse
+from . import checked, cparse
 
 PTHREAD = {"lock": "pthread_mutex_lock", "unlock": "pthread_mutex_unlock",
            "trylock": "pthread_mutex_trylock"}
@@ -31,6 +31,10 @@ class LockFn:
         # (`(pthread_mutex_trylock(m) == 0)`, `!pthread_mutex_trylock(m)`:
         # true when taken); None for a plain call.
         self.test = None
+        # A macro that checks the call's result, `(void)(lock(m) &&
+        # (abort(), 0))` (checked.py): a statement of its own only, as
+        # its value is not the call's.
+        self.checks = False
 
     def called_wrapper(self):
         """The wrapper function a call of this name runs: its own, or the
@@ -259,8 +263,9 @@ def add_macros(fns, macros):
     """Add macros whose body is one call to a known lock function.
     MACROS maps a name to its (params, body) or to a list of candidate
     definitions (cond.scan): the first that resolves wins."""
+    hint = macro_hint(macros)
     _fixpoint(fns, macros, lambda name, params, body:
-              macro_fn(fns, name, params, body))
+              macro_fn(fns, name, params, body, hint))
 
 
 def _fixpoint(table, macros, resolve):
@@ -329,12 +334,47 @@ def _one_call(body):
     return None
 
 
-def macro_fn(fns, name, params, body):
-    m, test = _one_call(body), None
+def branch_hint(params, body):
+    """Whether a function-like macro is a branch hint of its one
+    parameter, `#define unlikely(x) __builtin_expect(!!(x), 0)`: "!!"
+    when it gives its parameter's truth, "" when the parameter itself;
+    else None."""
+    if not params or len(params) != 1:
+        return None
+    m = re.fullmatch(r"\(?\s*__builtin_expect\s*\(\s*(!!\s*)?\(?\s*%s"
+                     r"\s*\)?\s*,\s*[01]L?\s*\)\s*\)?" %
+                     re.escape(params[0]), body.strip())
+    return None if m is None else "!!" if m.group(1) else ""
+
+
+def macro_hint(macros):
+    """branch_hint() of a name through @macros (as in add_macros)."""
+    def hint(name):
+        c = macros.get(name)
+        for params, body in c if isinstance(c, list) else [c] if c else []:
+            h = branch_hint(params, body)
+            if h is not None:
+                return h
+        return None
+    return hint
+
+
+def macro_fn(fns, name, params, body, hint=lambda name: None):
+    """The LockFn of macro @name when its body calls one lock function:
+    only that call, the call compared with 0 (a trylock's), or the call
+    checked by code that does nothing once it gives 0 (checked.py; @hint
+    names the branch-hint macros)."""
+    m, test, checks = _one_call(body), None, False
     if not m and params is not None:
         tested = _tested_call(body)
         m = _one_call(tested[0]) if tested else None
         test = tested[1] if m else None
+    if not m and params is not None:
+        call = checked.checked_call(
+            body, lambda n: n in fns and fns[n].role in ("lock", "unlock")
+            and fns[n].called_wrapper() is None, hint)
+        m = _one_call(call) if call else None
+        checks = m is not None
     if not m or m.group(1) not in fns:
         return None
     inner = fns[m.group(1)]
@@ -348,6 +388,7 @@ def macro_fn(fns, name, params, body):
     lf = LockFn(name, inner.role, params, body_expr)
     lf.test = test or inner.test
     lf.via = inner if inner.wrapper else inner.via
+    lf.checks = checks or inner.checks
     return lf
 
 

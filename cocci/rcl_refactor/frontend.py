@@ -2142,10 +2142,13 @@ class Program:
                 todo.append((k, chain + more, fu))
         return out
 
-    def hazards(self, path, start, end):
+    def hazards(self, path, start, end, skip=()):
         """Reasons a section of @path from (line, col) @start to @end may
         not run on another thread: no-return calls and thread-dependent
-        data, in it or in any function of the program it calls."""
+        data, in it or in any function of the program it calls.  @skip:
+        spans of it that the extracted code does not run (its early
+        unlocks, which a checking macro may follow with an exit() that
+        only runs when unlocking fails)."""
         rp = os.path.realpath(path)
         u = self.unit_of(rp)
         if u is None:
@@ -2155,7 +2158,8 @@ class Program:
             return []
 
         def inside(loc):
-            return loc.path == rp and start <= loc.pos() < end
+            return loc.path == rp and start <= loc.pos() < end and \
+                not any(a <= loc.pos() < b for a, b in skip)
         calls = [c for c in fn.calls if inside(c.loc)]
         seeds = self.edges(fn, lambda loc: inside(loc))
         out = []

@@ -63,6 +63,8 @@ def discover(prog):
                 sec.reason = safety.not_statement_reason(toks, k)
                 if sec.key and lf.role == "lock":
                     _tested_lock(prog, f, fi, k, sec)
+                    if getattr(sec, "try_shape", None) is None:
+                        _stored_lock(prog, f, fi, k, sec)
             if sec.key is None:
                 sec.reason = (safety.not_statement_reason(toks, k)
                               if not call else why or
@@ -110,9 +112,10 @@ def _tested_lock(prog, f, fi, k, sec):
     code left in place.  Other shapes stay held (the call's result is
     used)."""
     lf = sec.lf
-    if fi.unread or lf.called_wrapper():
+    if fi.unread or lf.called_wrapper() or lf.checks:
         # a wrapper function's result is its own (it may return 1 when
-        # it locked): only pthread's, or a macro's of it, is known
+        # it locked), a checking macro's is its check's: only pthread's,
+        # or a plain macro's of it, is known
         return
     try:
         ts = analyse.try_shape(fi, k, prog.fns,
@@ -123,6 +126,26 @@ def _tested_lock(prog, f, fi, k, sec):
     sec.try_shape = ts
     sec.stmt = ts["assign"]["stmt"] if ts["assign"] else ts["if"]
     sec.reason = prog.handles.held_reason(f, k, ts["expr"])
+
+
+def _stored_lock(prog, f, fi, k, sec):
+    """A lock call whose result is only stored, `int rc = lock(&m);`,
+    untested by the next statement (`assert(rc == 0);` follows, or
+    nothing): locking a plain mutex gives 0, so the section is delegated
+    as a plain one, `rc = 0;` before it (extract.generate())."""
+    lf, toks = sec.lf, fi.src.toks
+    if fi.unread or lf.called_wrapper() or lf.checks:
+        return  # a wrapper's result is its own (1 when it locked)
+    stmt = None
+    for s in fi.body.walk():
+        if s.kind in ("expr", "decl") and s.t0 < k < s.t1:
+            stmt = s  # the innermost statement around the call
+    st = analyse.stored_call(toks, stmt) if stmt else None
+    if st is None or analyse.call_tok(toks, st[2]) != k:
+        return
+    sec.stmt = stmt
+    sec.reason = prog.handles.held_reason(
+        f, k, lf.expr(analyse.call_of(toks, st[2])[1]))
 
 
 def _taken_again(f, fi, stmt, expr, fns):
@@ -148,12 +171,7 @@ def _hint_macro(prog, name):
     is a branch hint of its one parameter: `#define unlikely(x)
     __builtin_expect(!!(x), 0)`."""
     m = prog.macros.get(name)
-    if not m or not m[0] or len(m[0]) != 1:
-        return False
-    p = re.escape(m[0][0])
-    return re.fullmatch(r"\(?\s*__builtin_expect\s*\(\s*(!!\s*)?\(?\s*%s"
-                        r"\s*\)?\s*,\s*[01]L?\s*\)\s*\)?" % p,
-                        m[1].strip()) is not None
+    return bool(m) and find.branch_hint(m[0], m[1]) is not None
 
 
 def _other_unlock(prog, f, fi, k, key, expr):
@@ -417,9 +435,9 @@ def analyse_section(prog, sec, selection):
         sec.shape = analyse.shape(fi, sec.stmt, prog.fns, is_sel, prog.api,
                                   prog.ppenv, trysh)
         sec.inner = inner_sections(prog, sec, selection)
-        safety.check(fi, sec.shape, find.call_args(fi.src.toks, sec.tok)
-                     if trysh else analyse.call_of(fi.src.toks,
-                                                   sec.stmt)[1])
+        call = None if trysh else analyse.call_of(fi.src.toks, sec.stmt)
+        safety.check(fi, sec.shape, call[1] if call else
+                     find.call_args(fi.src.toks, sec.tok))
         dead = sec.shape["dead"]
         nested = macrobody.nested_reason(prog, fi, sec.shape["t0"],
                                          sec.shape["t1"], dead)
@@ -552,7 +570,12 @@ def _hazards(prog, f, shape):
     span = _clang_span(f, shape)
     if fe is None or span is None:
         return [], False
-    return fe.hazards(f.path, *span), fe.errno_reached(f.path, *span)
+    toks = f.src.toks
+    unlocks = [(scoped.clang_pos(f, toks[u.t0].start),
+                scoped.clang_pos(f, toks[u.t1 - 1].end))
+               for u, _ in shape["exits"]]
+    return fe.hazards(f.path, *span, skip=unlocks), \
+        fe.errno_reached(f.path, *span)
 
 
 def _clang_span(f, shape):
@@ -574,7 +597,6 @@ def macro_locals(prog, fi, shape, occ):
     Coccinelle does not see them, so they are added as occurrences at the
     macro."""
     toks = fi.src.toks
-    lock_t0 = shape["lock_t0"]
     local = {}  # name -> the definition the section has made last
     hidden = set()
     for k in range(shape["t0"], shape["t1"]):
@@ -593,7 +615,7 @@ def macro_locals(prog, fi, shape, occ):
         # Sorted: the context's fields follow the occurrences' order, and
         # a set's order changes from run to run (PYTHONHASHSEED).
         for name in sorted(_macro_names(prog, local, t.text)):
-            if analyse.visible_decl(fi, name, lock_t0) is not None:
+            if analyse.visible_decl(fi, name, shape["scope_t0"]) is not None:
                 hidden.add(name)
                 occ.append((name, k))
     return hidden
@@ -1385,7 +1407,8 @@ def _emit(prog, helpers, name, sec, counters, used_helpers):
         _try_section(prog, sec, names, name)
         return
     lock_s = sec.shape["block"].subs[sec.shape["i"]]
-    call = analyse.call_of(f.src.toks, lock_s)
+    call = analyse.call_of(f.src.toks, sec.shape["stored"][2]
+                           if sec.shape["stored"] else lock_s)
     wrapped = lf.called_wrapper()
     if wrapped and wrapped.get("param"):
         # The call site names the lock: liblock_exec() on it, as
@@ -1393,8 +1416,9 @@ def _emit(prog, helpers, name, sec, counters, used_helpers):
         # for the locks that stay POSIX (they may have no caller
         # left).
         _keep_unused(prog, lf)
-        for u in [sec.shape["block"].subs[sec.shape["j"]]] + [
-                u for u, _ in sec.shape["exits"]]:
+        su = sec.shape["stored_unlock"]
+        for u in [su[2] if su else sec.shape["block"].subs[
+                sec.shape["j"]]] + [u for u, _ in sec.shape["exits"]]:
             uc = analyse.call_of(f.src.toks, u)
             _keep_unused(prog, prog.fns.get(uc[0]) if uc else None)
     if lf.wrapper and not lf.wrapper.get("param"):
