@@ -4,9 +4,10 @@
  * a global after the lock (a side effect under the lock), one retries
  * the lock when it fails (its check goes on instead of ending the
  * process).  Neither is a wrapper: their own lock calls are held on the
- * lock word (their result is used), and the callers' code between them
- * and the unlock wrapper is no section the tool extracts. */
-/* expect: held the lock call's result is used */
+ * lock word (each is a section whose unlock is in another function), and
+ * the callers' code between them and the unlock wrapper is no section the
+ * tool extracts. */
+/* expect: held the lock is not released at the level where it is taken */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
