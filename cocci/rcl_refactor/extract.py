@@ -196,7 +196,10 @@ def _body(fi, sec, plan, small_edits, ind, nested=()):
     for d in plan.hoisted:
         if d.stmt not in done:
             done.add(d.stmt)
-            exit_edits.append(_hoist_edit(fi, d, plan, small_edits))
+            # the initialisers read the section's locals as the rest of
+            # it does: (*x) for those reached by pointer
+            exit_edits.append(_hoist_edit(fi, d, plan,
+                                          small_edits + occ_edits))
     edits = [e for e in small_edits + occ_edits
              if not any(x[0] <= e[0] < x[1] for x in exit_edits)]
     edits += exit_edits
