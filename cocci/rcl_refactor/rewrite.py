@@ -1002,9 +1002,14 @@ def _own_lock_callees(prog):
         for sec in key.sections:
             if sec.reason:
                 continue
+            # not the early unlocks, nor the code after them, which the
+            # caller runs once the lock is released (`unlock; return
+            # fill(k);`, fill() taking the lock again)
+            after = [(u.t0, u.t1) for u, _ in sec.shape["exits"]]
             todo = [(n, None) for n in sorted(called(
                 sec.fileobj, sec.shape["t0"], sec.shape["t1"],
-                sec.shape["dead"]))]
+                list(sec.shape["dead"]) + list(sec.shape["conts"]) +
+                after))]
             seen = set()
             while todo:
                 fn, via = todo.pop(0)
