@@ -280,14 +280,18 @@ def _function(fi, sec, plan, names, body, lockname):
             g.append("\t} %s;" % part)
         g += ["};", ""]
     g += ["static void *%s(void *rcl_arg)" % fn, "{"]
-    g += _prologue(plan, un)
+    # Declarations first, then statements: a project built with
+    # -Wdeclaration-after-statement gets no new warning.
+    decls, stmts = _prologue(plan, un)
+    g += decls
     g += ["\t%s;" % d.text(d.name) for d in plan.temps]
-    g += ["\t(void)%s; /* read in macro arguments only */" % d.name
-          for d, bp, is_in, _ in plan.vars if is_in and not bp and
-          d.name in sec.get("macro_args_only", ())]
     has_exit = bool(sec["exits"])
     if has_exit:
         g.append("\tuintptr_t rcl_exit = 0;")
+    g += stmts
+    g += ["\t(void)%s; /* read in macro arguments only */" % d.name
+          for d, bp, is_in, _ in plan.vars if is_in and not bp and
+          d.name in sec.get("macro_args_only", ())]
     g.append("")
     if body.strip():
         g.append(body)
@@ -303,19 +307,20 @@ def _function(fi, sec, plan, names, body, lockname):
 
 
 def _prologue(plan, un):
-    """Declarations that take the locals out of the context."""
+    """The declarations that take the locals out of the context, and the
+    statements that must follow them."""
     if plan.word == "pointer":
         d = plan.vars[0][0]
-        return ["\t%s = rcl_arg;" % d.text(d.name)]
+        return ["\t%s = rcl_arg;" % d.text(d.name)], []
     if plan.word:
         d = plan.vars[0][0]
-        return ["\t%s = (%s)(uintptr_t)rcl_arg;" % (d.text(d.name),
-                                                    d.text("").strip())]
+        return ["\t%s = (%s)(uintptr_t)rcl_arg;" % (
+            d.text(d.name), d.text("").strip())], []
     if plan.single:
         d = plan.vars[0][0]
-        return ["\t%s = rcl_arg;" % d.text("(*%s)" % d.name)]
+        return ["\t%s = rcl_arg;" % d.text("(*%s)" % d.name)], []
     if not plan.union:
-        return ["\t(void)rcl_arg;"]
+        return [], ["\t(void)rcl_arg;"]
     g = ["\tunion %s *rcl_ctx = rcl_arg;" % un]
     for d, bp, is_in, _ in plan.vars:
         nm = "(*%s)" % d.name if bp else d.name
@@ -323,9 +328,7 @@ def _prologue(plan, un):
             g.append("\t%s = rcl_ctx->in.%s;" % (d.text(nm), d.name))
         else:
             g.append("\t%s = { 0 };" % d.text(nm))
-    if plan.errno:
-        g.append("\terrno = rcl_ctx->in.rcl_errno;")
-    return g
+    return g, (["\terrno = rcl_ctx->in.rcl_errno;"] if plan.errno else [])
 
 
 def _context(plan, un):

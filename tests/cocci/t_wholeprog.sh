@@ -32,6 +32,8 @@
 #    section that expands the macro, which alone is held.
 #  - with -p, a section in code the build skips is held with that reason.
 #  - --macro-file definitions win over the file's own.
+#  - a build with -Wdeclaration-after-statement -Werror: the extracted
+#    code declares before its statements (nothing held for it).
 #  - bad -p input: one line each, exit 2.
 . "$(dirname "$0")/common.sh"
 WP="$top_srcdir/tests/cocci/wholeprog"
@@ -442,6 +444,67 @@ grep -q "rc_t rc = rcl_ctx->in.rc;" "$TMP/shout/main.c" ||
 cc_rcl "$TMP/sh.new" "$TMP/shout/main.c" -I "$TMP/sh" ||
 	fail "statushdr: the result does not build"
 same_output sh "$TMP/sh.want" "$TMP/sh.new"
+
+# ---- a build with -Wdeclaration-after-statement -Werror ----
+# The extracted functions declare everything before their first statement
+# (the errno restore, `(void)rcl_arg;`), or each would get a new warning
+# and stay held.
+mkdir -p "$TMP/c90" && cd "$TMP/c90" || exit 1
+cat >tally.c <<'EOC'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static pthread_mutex_t tally_lock = PTHREAD_MUTEX_INITIALIZER;
+static long tally, left = 3000;
+
+static int take(const char *step)
+{
+	int got = 0;
+
+	pthread_mutex_lock(&tally_lock);
+	if (left == 0) {
+		pthread_mutex_unlock(&tally_lock);
+		return -1;
+	}
+	left--;
+	got = (int)strtol(step, NULL, 10);
+	tally += got;
+	pthread_mutex_unlock(&tally_lock);
+	return got;
+}
+
+static void *worker(void *arg)
+{
+	while (take(arg) >= 0)
+		;
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t t[3];
+	int i;
+
+	for (i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, worker, "2");
+	for (i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	printf("tally %ld left %ld\n", tally, left);
+	return 0;
+}
+EOC
+printf '[{"directory": "%s", "file": "tally.c", "arguments": ["cc", "-std=gnu99", "-O2", "-Wall", "-Wdeclaration-after-statement", "-Werror", "-pthread", "-c", "tally.c"]}]\n' \
+	"$TMP/c90" >compile_commands.json
+"$RCLR" -p . --locks all -o "$TMP/c90out" >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "c90: rcl-refactor failed"; }
+grep -q "1 section(s) found, 1 delegated, 0 held" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "c90: the section was not delegated"; }
+cc_rcl "$TMP/c90.new" "$TMP/c90out/tally.c" -Wdeclaration-after-statement ||
+	fail "c90: the result gets a warning"
+echo "tally 6000 left 0" >"$TMP/c90.want"
+same_output c90 "$TMP/c90.want" "$TMP/c90.new"
+cd "$TMP" || exit 1
 
 # ---- bad -p input ----
 badp() { # WANT-MESSAGE ARGS...
