@@ -760,13 +760,17 @@ def _early_exit(fi, u, t0, t1, labels, internal, sec):
     # The path from the unlock ends at the first jump of its block; what
     # follows is reached only through a label (the next case of a switch)
     # and stays in the section.
-    ends = [n for n, c in enumerate(cont) if c.kind in EXITS]
+    def leaves(c):  # a jump, or a call that ends the thread or process
+        call = call_of(toks, c) if c.kind == "expr" else None
+        return c.kind in EXITS or (call is not None and
+                                   call[0] in ENDS_PROCESS)
+    ends = [n for n, c in enumerate(cont) if leaves(c)]
     if ends:
         cont = cont[:ends[0] + 1]
-    if not cont or cont[-1].kind not in EXITS:
+    if not cont or not leaves(cont[-1]):
         raise Refused("an unlock at line %d is not followed by return, "
-                      "goto, break or continue" %
-                      fi.src.line_of(toks[u.t0].start))
+                      "goto, break, continue or a call that does not "
+                      "return" % fi.src.line_of(toks[u.t0].start))
     last = cont[-1]
     for c in cont:
         for s in c.walk():

@@ -59,6 +59,23 @@ LIBCLANG_CANDIDATES = ("/usr/lib/llvm-16/lib/libclang-16.so.1",
                        "/usr/lib/x86_64-linux-gnu/libclang-16.so.1",
                        "/usr/lib/llvm-16/lib/libclang.so")
 
+# The calls that end the calling thread (and only it).  A section held
+# in place on the lock word that may reach one leaves the word held by a
+# thread that is gone: under POSIX the lock's later callers wait for
+# ever, and librcl stops the program.  Its lock stays POSIX.
+THREAD_EXITS = frozenset(("pthread_exit", "thrd_exit"))
+
+
+class Hazard(str):
+    """A reason why a section cannot run on another thread; @ends_thread
+    when it may end the thread that holds the lock (THREAD_EXITS)."""
+
+    def __new__(cls, text, ends_thread=False):
+        h = super().__new__(cls, text)
+        h.ends_thread = ends_thread
+        return h
+
+
 # Calls that never return to the section: the server thread would leave
 # the section (or end) and the client would wait for ever.  abort() and
 # assert()'s failure end the process from any thread alike: not hazards.
@@ -2143,6 +2160,11 @@ class Program:
         return out
 
     def hazards(self, path, start, end, skip=()):
+        """See _hazards(): the reasons, each a Hazard."""
+        return [r if isinstance(r, Hazard) else Hazard(r)
+                for r in self._hazards(path, start, end, skip)]
+
+    def _hazards(self, path, start, end, skip=()):
         """Reasons a section of @path from (line, col) @start to @end may
         not run on another thread: no-return calls and thread-dependent
         data, in it or in any function of the program it calls.  @skip:
@@ -2165,9 +2187,10 @@ class Program:
         out = []
         for c in calls:
             if c.noreturn:
-                out.append("no-return call %s() in the section (at %s; it "
-                           "would leave the section on the server thread)"
-                           % (c.callee, c.loc))
+                out.append(Hazard(
+                    "no-return call %s() in the section (at %s; it would "
+                    "leave the section on the server thread)" %
+                    (c.callee, c.loc), c.callee in THREAD_EXITS))
         for t in fn.thread_uses:
             # errno is carried (errno_reached()); the others, written in
             # the section or reached through a macro expanded in it
@@ -2198,9 +2221,11 @@ class Program:
                               for n in chain)
             for c in g.calls:
                 if c.noreturn:
-                    out.append("no-return call in a function called from "
-                               "the section: %s() in %s() at %s (through "
-                               "%s)" % (c.callee, g.name, c.loc, via))
+                    out.append(Hazard(
+                        "no-return call in a function called from the "
+                        "section: %s() in %s() at %s (through %s)" % (
+                            c.callee, g.name, c.loc, via),
+                        c.callee in THREAD_EXITS))
                     break
             for t in g.thread_uses:
                 if t.what == "errno":

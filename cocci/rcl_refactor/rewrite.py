@@ -477,8 +477,14 @@ def analyse_section(prog, sec, selection):
                 raise analyse.Refused("%s at %s:%d" % (
                     why, f.display, f.line(k)))
         hazards, errno = _hazards(prog, f, sec.shape)
+        ends = next((h for h in hazards if h.ends_thread), None)
+        if ends and sec.key:
+            # held, the lock word would outlive its holder (THREAD_EXITS)
+            prog.key(sec.key).refuse(
+                "a section of it at %s:%d may end its thread holding it "
+                "(%s)" % (f.display, sec.line, ends))
         if hazards:
-            raise analyse.Refused(hazards[0])
+            raise analyse.Refused(ends or hazards[0])
         if errno:
             sec.shape["errno"] = True
         cl = _clang_locals(prog, f, fi, sec.shape, occ)
@@ -571,10 +577,15 @@ def _hazards(prog, f, shape):
     if fe is None or span is None:
         return [], False
     toks = f.src.toks
-    unlocks = [(scoped.clang_pos(f, toks[u.t0].start),
-                scoped.clang_pos(f, toks[u.t1 - 1].end))
-               for u, _ in shape["exits"]]
-    return fe.hazards(f.path, *span, skip=unlocks), \
+    # Not the early unlocks and the code after them: the caller runs that
+    # code once the lock is released (`unlock; pthread_exit(NULL);`).
+    after = [(scoped.clang_pos(f, toks[u.t0].start),
+              scoped.clang_pos(f, toks[u.t1 - 1].end))
+             for u, _ in shape["exits"]] + [
+        (scoped.clang_pos(f, toks[a].start),
+         scoped.clang_pos(f, toks[b - 1].end)) for a, b in shape["conts"]
+        if b > a]
+    return fe.hazards(f.path, *span, skip=after), \
         fe.errno_reached(f.path, *span)
 
 
