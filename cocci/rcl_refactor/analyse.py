@@ -918,6 +918,14 @@ def variables(fi, sec, occ):
             address_taken(toks, k) for n, k in occ if n == name) or any(
             address_taken(toks, k) for k in range(fi.bo, fi.bc)
             if toks[k].text == name) or name in sec.get("addr", ())
+        inner = next((x for x in decls_of(fi) if x.name == name and
+                      t0 <= x.t0 < t1 and x is not d), None)
+        if byptr and inner is not None:
+            # its uses become (*name): the inner one's would too
+            raise Refused("'%s' travels to the section by pointer, and the "
+                          "section declares another '%s' (line %d)" % (
+                              name, name, fi.src.line_of(
+                                  toks[inner.t0].start)))
         hidden = name in sec.get("hidden", ())
         written = any(_writes(toks, k) or k in sec.get("macro_args", ())
                       for k in uses[name]) or (hidden and name in sec.get(
@@ -1023,6 +1031,17 @@ def _hoist(fi, sec, occ, in_region):
                           "it, in a declaration the tool cannot split" % (
                               d.name, "used" if after else
                               "its address may be used"))
+        early = next((k for k in range(sec["t0"], d.t0)
+                      if toks[k].kind == "id" and toks[k].text == d.name and
+                      toks[k - 1].text not in (".", "->")), None)
+        if early is not None:
+            # the extracted function declares it at its top, where it
+            # would take that use from the global or outer local
+            raise Refused("'%s' is declared inside the section and used "
+                          "after it, and the section names another '%s' "
+                          "before the declaration (line %d)" % (
+                              d.name, d.name, fi.src.line_of(
+                                  toks[early].start)))
         d.hoist = tops[d.stmt[0]]
         # Read after the section only by assert(): unused under NDEBUG.
         d.only_asserted = bool(after) and all(

@@ -202,7 +202,31 @@ STATE_SETTERS = {
     # program's code (Program.foreign_call())
     "fopencookie": "stdio-callback", "register_printf_function":
     "stdio-callback", "register_printf_specifier": "stdio-callback",
+    # the calling thread's own locale, which conversions, classification,
+    # collation and messages read (setlocale() sets every thread's)
+    "uselocale": "locale",
 }
+# The C library's headers whose functions may read the thread's locale,
+# and the functions of theirs that do not.
+_LOCALE_HEADERS = frozenset((
+    "stdio.h", "stdio2.h", "stdlib.h", "ctype.h", "wchar.h", "wchar2.h",
+    "wctype.h", "string.h", "string_fortified.h", "strings.h", "time.h",
+    "langinfo.h", "locale.h", "monetary.h", "inttypes.h", "err.h",
+    "error.h"))
+_LOCALE_FREE = frozenset((
+    "memcpy", "memmove", "memset", "memcmp", "memchr", "strlen", "strnlen",
+    "strcmp", "strncmp", "strcpy", "strncpy", "strcat", "strncat", "strchr",
+    "strrchr", "strstr", "strspn", "strcspn", "strpbrk", "stpcpy", "strdup",
+    "strndup", "malloc", "calloc", "realloc", "free", "abs", "labs",
+    "llabs", "div", "ldiv", "qsort", "bsearch", "rand", "srand", "rand_r",
+    "random", "srandom", "time", "clock", "difftime", "exit", "_Exit",
+    "abort", "atexit", "getenv", "setenv", "unsetenv", "fflush", "fclose",
+    "fopen", "fdopen", "fileno", "fread", "fwrite", "fgets", "fputs",
+    "fputc", "putc", "putchar", "puts", "getc", "fgetc", "getchar",
+    "ungetc", "feof", "ferror", "clearerr", "setvbuf", "setbuf", "fseek",
+    "ftell", "rewind", "remove", "rename", "tmpfile", "__memcpy_chk",
+    "__memset_chk", "__memmove_chk", "__strcpy_chk", "__strncpy_chk",
+    "__strcat_chk", "__stpcpy_chk", "__fread_chk", "__fgets_chk"))
 # The C library's calls that take a FILE's lock (stdio and wide stdio;
 # the *_unlocked variants do not).
 STREAM_CALLS = frozenset((
@@ -226,6 +250,9 @@ STATE_WHY = {
     "fenv": "the program changes the floating-point environment with "
             "%s() at %s, and it is per thread: the section would compute "
             "in the server thread's",
+    "locale": "the program sets a thread's own locale with %s() at %s: "
+              "the section would convert, classify, compare or print by "
+              "the server thread's",
 }
 # Library functions that leave errno alone (C11 7.5: a function may set
 # errno unless its description says otherwise; these describe no error):
@@ -1898,6 +1925,12 @@ class _Walker:
                 elif _float_header(ref):
                     fn.state_uses.append(StateUse(
                         "fenv", ref.spelling + "()", cl))
+                if ref.spelling not in _LOCALE_FREE and \
+                        ref.location.file is not None and \
+                        os.path.basename(ref.location.file.name) in \
+                        _LOCALE_HEADERS:
+                    fn.state_uses.append(StateUse(
+                        "locale", ref.spelling + "()", cl))
                 if ref.spelling in THREAD_CALLS:
                     fn.thread_uses.append(ThreadUse(
                         THREAD_CALLS[ref.spelling], cl))
