@@ -11,7 +11,7 @@ that aborts when it fails:
                            if (unlikely(e_ != 0)) fatal(e_); } while (0)
 
 On a plain mutex the call gives 0, and then such a body does nothing but
-the call.  checked_call() proves that by running the body with the call's
+the call; and it gives no value, which a use could read.  checked_call() proves that by running the body with the call's
 result 0: a small interpreter of the C such macros are made of (literals,
 the body's own locals, `!`, comparisons, `&&`, `||`, `?:`, `,`, casts,
 branch hints, `if`, `do ... while (0)`, blocks and declarations).  Code the
@@ -320,7 +320,8 @@ def _number(text):
 def checked_call(body, is_lock, hint=lambda name: None):
     """When macro body @body runs exactly one call of a lock function
     (@is_lock(name)), every time, and nothing else once that call gives
-    0: the text of that call.  Else None."""
+    0, and has no value (a statement, or an expression cast to void): the
+    text of that call.  Else None."""
     try:
         toks = cparse.lex(body)
     except cparse.ParseError:
@@ -331,10 +332,10 @@ def checked_call(body, is_lock, hint=lambda name: None):
     try:
         if toks[0].text in ("do", "{", "if"):
             run.statement(True, last=True)
-        else:
-            v = run.expr(True)
-            if v is not _VOID and v is not None and not isinstance(v, int):
-                return None
+        elif run.expr(True) is not _VOID:
+            # a value: `(lock(m) == 0)` gives 1 where liblock's call,
+            # which replaces it, gives 0; `(void)(...)` gives none
+            return None
         if run.k != len(toks):
             return None
     except (_Unknown, RecursionError, IndexError):

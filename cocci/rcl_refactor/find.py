@@ -129,10 +129,20 @@ class ApiCall:
         return [substitute(self.params, b, texts) for b in self.bodies]
 
 
+# The calls of the API that give 0 whenever the program is correct (not
+# pthread_cond_timedwait(), whose ETIMEDOUT is a result, nor the inits,
+# which may lack memory): a macro may check them (checked.py).
+ZERO_API = frozenset(("pthread_cond_wait", "pthread_cond_signal",
+                         "pthread_cond_broadcast", "pthread_cond_destroy",
+                         "pthread_mutex_destroy"))
+
+
 def pthread_api(macros):
     """{name: ApiCall} for the pthread functions and the function-like
     macros (MACROS as in add_macros) that expand to one call of them."""
     api = {n: ApiCall(n, n) for n in MUTEX_API + COND_API}
+
+    hint = macro_hint(macros)
 
     def resolve(name, params, body):
         m, wrap = _one_call(body), None
@@ -140,6 +150,14 @@ def pthread_api(macros):
             neg = _negated(body)
             m = _one_call(neg[1]) if neg else None
             wrap = (neg[0], neg[2]) if m else None
+        if m is None and params is not None:
+            # `(void)(pthread_cond_wait(c, m) && (abort(), 0))`: a call
+            # that gives 0 in a correct program, checked (checked.py)
+            call = checked.checked_call(
+                body, lambda n: n in ZERO_API or n in api and
+                api[n].target in ZERO_API and api[n].params is None,
+                hint)
+            m = _one_call(call) if call else None
         inner = api.get(m.group(1)) if m else None
         if inner is not None and wrap is not None and (
                 inner.target != "pthread_mutex_init" or

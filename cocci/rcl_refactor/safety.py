@@ -313,9 +313,9 @@ def unseen_lock_calls(prog):
                 why = getattr(prog, "scoped_why", {}).get(
                     (f.path, f.line(k))) or (
                     "lock macro %s() is not understood (its expansion "
-                    "is more than a lock call): give a plain definition "
-                    "with --macro-file, or wrap it in a function and use "
-                    "--lock-fn" % t.text)
+                    "does more than lock or unlock, even once the call "
+                    "gives 0): give a plain definition with --macro-file, "
+                    "or wrap it in a function and use --lock-fn" % t.text)
             else:
                 continue
             line = f.line(k)
