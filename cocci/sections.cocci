@@ -23,12 +23,15 @@ UNLOCKS = set(os.environ.get("RCL_UNLOCK_FNS",
                              "pthread_mutex_unlock").split(","))
 TRYLOCKS = set(os.environ.get("RCL_TRYLOCK_FNS",
                               "pthread_mutex_trylock").split(","))
+CHECKS = set(os.environ.get("RCL_CHECK_MACROS", "").split(",")) - {""}
 
 @cs exists@
 identifier lk : script:python() { lk in LOCKS };
 identifier ul : script:python() { ul in UNLOCKS };
 expression list E;
 identifier V, W;
+identifier ck : script:python() { ck in CHECKS };
+identifier cu : script:python() { cu in CHECKS };
 type T;
 position p1, p2;
 @@
@@ -40,6 +43,8 @@ lk@p1(E);
  V = lk@p1(E);
 |
  T V = lk@p1(E);
+|
+ ck(..., lk@p1(E), ...);
 )
 ... when != ul(E)
 (
@@ -48,6 +53,8 @@ ul@p2(E);
  (void)ul@p2(E);
 |
  W = ul@p2(E);
+|
+ cu(..., ul@p2(E), ...);
 |
 return ul@p2(E);
 |

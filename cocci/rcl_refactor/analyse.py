@@ -179,9 +179,46 @@ def decls_of(fi):
     return fi.decls + getattr(fi, "cdecls", [])
 
 
+# The program's macros that check a call given as an argument
+# (find.checker_macros(): name -> the argument's index), set by
+# Program.lock_functions(): `VERIFY0(pthread_mutex_lock(&m));` is the call.
+CHECKERS = {}
+
+
 def call_of(toks, stmt):
-    """(name, [arg texts], open_paren_index) when @stmt is `name(args);`
-    or `(void) name(args);`, else None."""
+    """(name, [arg texts], name's token index) when @stmt is
+    `name(args);` or `(void) name(args);` (or a CHECKERS macro around
+    such a call), else None."""
+    c = _call_of(toks, stmt)
+    if c is None or c[0] not in CHECKERS:
+        return c
+    close = cparse.match(toks, c[2] + 1)
+    spans = cparse.split_args(toks, c[2] + 1, close)
+    i = CHECKERS[c[0]]
+    if i >= len(spans):
+        return c
+    a, b = spans[i]
+    inner = _call_of(toks, cparse.Stmt("expr", a, b))
+    return inner if inner is not None and \
+        cparse.match(toks, inner[2] + 1) == b - 1 else c
+
+
+def checked_stmt(fi, k):
+    """The statement `CHECK(name(args));` (a CHECKERS macro) whose
+    checked call's name is token @k, or None."""
+    if not CHECKERS:
+        return None
+    toks = fi.src.toks
+    for s in fi.body.walk():
+        if s.kind == "expr" and s.t0 < k < s.t1 and \
+                toks[s.t0].text in CHECKERS:
+            c = call_of(toks, s)
+            if c is not None and c[2] == k:
+                return s
+    return None
+
+
+def _call_of(toks, stmt):
     a, b = stmt.t0, stmt.t1
     if stmt.kind != "expr" or b - a < 4:
         return None

@@ -11,8 +11,8 @@ import subprocess
 import sys
 import tempfile
 
-from . import (ccheck, config, cparse, find, frontend, lift, output,
-               program, report, rewrite, safety, scoped)
+from . import (analyse, ccheck, config, cparse, find, frontend, lift,
+               output, program, report, rewrite, safety, scoped)
 
 EPILOG = """\
 Every section of a converted lock is delegated (extracted, run by
@@ -350,7 +350,7 @@ def _facts(f, prog, opts):
     headers through -I."""
     text = _spatch_text(f)
     if text is None:
-        return find.spatch_facts(f.path, prog.fns, opts)
+        return find.spatch_facts(f.path, prog.fns, opts, analyse.CHECKERS)
     tmp = tempfile.mkdtemp(prefix="rcl-scoped-")
     try:
         path = os.path.join(tmp, os.path.basename(f.path))
@@ -359,7 +359,7 @@ def _facts(f, prog, opts):
         o = copy.copy(opts)
         o.include = [os.path.dirname(os.path.abspath(f.path))] + \
             list(opts.include)
-        return find.spatch_facts(path, prog.fns, o)
+        return find.spatch_facts(path, prog.fns, o, analyse.CHECKERS)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -377,6 +377,30 @@ def macro_hint(macros):
     return hint
 
 
+def checker_macros(macros, hint=lambda name: None):
+    """{name: argument index} of the function-like macros that check a
+    call given as one of their arguments, `VERIFY0(x)`, `CHECK(x, what)`:
+    `do { if ((x) != 0) die(what); } while (0)`.  With that call giving
+    0, the macro does nothing but evaluate it, once, and gives no value
+    (checked.py): `CHECK(pthread_mutex_lock(&m));` is that call."""
+    out = {}
+    for name, cands in macros.items():
+        for params, body in cands if isinstance(cands, list) else [cands]:
+            if not params or "..." in params:
+                continue
+            for i in range(len(params)):
+                args = ["rcl_other_"] * len(params)
+                args[i] = "rcl_checked_()"
+                if checked.checked_call(substitute(params, body, args),
+                                        lambda n: n == "rcl_checked_",
+                                        hint):
+                    out[name] = i
+                    break
+            if name in out:
+                break
+    return out
+
+
 def macro_fn(fns, name, params, body, hint=lambda name: None):
     """The LockFn of macro @name when its body calls one lock function:
     only that call, the call compared with 0 (a trylock's), or the call
@@ -779,7 +803,7 @@ class Facts:
         self.unsafe = []   # (func, line, col, what)
 
 
-def spatch_facts(path, fns, opts):
+def spatch_facts(path, fns, opts, checkers=()):
     env = dict(os.environ)
     env["RCL_LOCK_FNS"] = ",".join(n for n, f in fns.items()
                                    if f.role == "lock")
@@ -787,6 +811,7 @@ def spatch_facts(path, fns, opts):
                                      if f.role == "unlock")
     env["RCL_TRYLOCK_FNS"] = ",".join(n for n, f in fns.items()
                                       if f.role == "trylock")
+    env["RCL_CHECK_MACROS"] = ",".join(sorted(checkers))
     facts = Facts()
     for line in run_spatch(os.path.join(opts.datadir, "sections.cocci"),
                            path, env, opts):

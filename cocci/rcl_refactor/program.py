@@ -268,6 +268,9 @@ class Program:
         macros.update(imposed)
         self.macro_cands = macros
         find.add_macros(fns, macros)
+        analyse.CHECKERS.clear()
+        analyse.CHECKERS.update(find.checker_macros(
+            macros, find.macro_hint(macros)))
         self.api = find.pthread_api(macros)
         env.build_flags = bool(self.opts.commands)
         self.ppenv = env

@@ -47,7 +47,7 @@ def discover(prog):
             if fi.unread:
                 _unread_section(prog, f, k, sec, lf)
                 continue
-            stmt = fi.stmt_at.get(k)
+            stmt = fi.stmt_at.get(k) or analyse.checked_stmt(fi, k)
             call = analyse.call_of(toks, stmt) if stmt else None
             expr = lf.expr(call[1]) if (lf and call) else None
             names, why = prog.fn_keys(lf, call[1], f, k) if expr else \
