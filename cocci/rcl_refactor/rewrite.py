@@ -479,6 +479,7 @@ def analyse_section(prog, sec, selection):
         hazards, errno = _hazards(prog, f, sec.shape)
         if hazards:
             raise analyse.Refused(hazards[0])
+        k0 = _def_token(f, fi)
         if errno:
             sec.shape["errno"] = True
         cl = _clang_locals(prog, f, fi, sec.shape, occ)
@@ -508,6 +509,15 @@ def analyse_section(prog, sec, selection):
             if k[0] == "byptr" and k[1:3] == (sec.file, sec.func)}
         sec.vars = analyse.variables(fi, sec.shape, occ)
         _nested_checks(sec)
+        # The extracted function goes before the function's definition:
+        # the macros there must mean what they meant at the section (its
+        # context's types included), and the #defines it carries must not
+        # change the code before it.
+        why = safety.preprocessor_state(prog, fi, sec.shape, k0, {
+            w for d, _, _, _ in sec.vars
+            for w in re.findall(r"[A-Za-z_]\w*", d.text(d.name))})
+        if why:
+            raise analyse.Refused(why)
         # Inputs read only as macro arguments (memcached's dtrace probes,
         # empty without dtrace) would be unused in the extracted function.
         sec.shape["macro_args_only"] = {
@@ -1555,6 +1565,14 @@ def _drop_declarators(f, a, b, dead):
     parts = [text[toks[d.range[0]].start:toks[d.range[1] - 1].end]
              for d in kept]
     f.edits.append((start, end, text[start:first] + ", ".join(parts) + ";"))
+
+
+def _def_token(f, fi):
+    """Index of the first token at or after def_start(@f, @fi)."""
+    off, toks, k = def_start(f, fi), f.src.toks, fi.ni
+    while k > 0 and toks[k - 1].start >= off:
+        k -= 1
+    return k
 
 
 def def_start(f, fi):

@@ -15,7 +15,11 @@ the extraction what to do so that the meaning is kept:
   be used after it (`char buf[32]; ... name = buf;`): its declaration
   moves to the caller, and the section reaches it by pointer;
 * `__func__`, `__FUNCTION__`, `__PRETTY_FUNCTION__` and assert(): the
-  extracted function keeps the original function's name for them.
+  extracted function keeps the original function's name for them;
+* #define/#undef in the function before the section of a name it uses,
+  or inside it of a name the function uses before it: the extracted
+  function, placed before the function, would see (or make) another
+  meaning -- held.
 """
 import re
 
@@ -503,3 +507,110 @@ def _knr_function(toks, k):
                 break
         j -= 1
     return toks[j - 1].text if toks[j - 1].kind == "id" else None
+
+
+# The directive lines of the program that change what a name means.
+_DIRECTIVE = re.compile(r"#\s*(define|undef|include|include_next|import)\b"
+                        r"\s*(\w*)(?:\(([^)]*)\))?(.*)", re.S)
+
+
+def _ids(text):
+    """The identifiers of @text (a directive or a macro's body)."""
+    try:
+        return [t.text for t in cparse.lex(text.replace("\\\n", " "))
+                if t.kind == "id"]
+    except cparse.ParseError:
+        return re.findall(r"[A-Za-z_]\w*", text)
+
+
+def _used(toks, a, b, dead=()):
+    """The names tokens [a, b) use: identifiers, those of #if conditions
+    and of the bodies of #defines (not the names they define)."""
+    out = set()
+    for k in range(a, b):
+        t = toks[k]
+        if any(x <= k < y for x, y in dead):
+            continue
+        if t.kind == "id":
+            out.add(t.text)
+        elif t.kind == "pp":
+            m = _DIRECTIVE.match(t.text)
+            if m and m.group(1) in ("define", "undef"):
+                params = {p.strip() for p in (m.group(3) or "").split(",")}
+                out.update(n for n in _ids(m.group(4)) if n not in params)
+            else:
+                out.update(_ids(t.text)[1:])
+    return out
+
+
+def _expanded(prog, names, local):
+    """@names and every name the macros among them reach (bodies of the
+    program's macros and of @local {name: [bodies]}), transitively."""
+    out, todo = set(), list(names)
+    while todo:
+        n = todo.pop()
+        if n in out:
+            continue
+        out.add(n)
+        bodies = list(local.get(n, ()))
+        if n in prog.macros:
+            bodies.append(prog.macros[n][1])
+        for body in bodies:
+            todo += [w for w in _ids(body) if w not in out]
+    return out
+
+
+def _directives(toks, a, b):
+    """[(token, word, name, body)] of the #define/#undef/#include lines
+    among tokens [a, b)."""
+    out = []
+    for k in range(a, b):
+        m = _DIRECTIVE.match(toks[k].text) if toks[k].kind == "pp" else None
+        if m:
+            out.append((k, m.group(1), m.group(2), m.group(4)))
+    return out
+
+
+def preprocessor_state(prog, fi, sec, k0, extra=()):
+    """Why the section cannot move to token @k0 (where its function's
+    definition starts, and its extracted function goes): a #define or
+    #undef between there and the section changes a name it uses (the
+    extracted function would see the older meaning), or one inside it
+    changes a name the function uses before it (that code would see the
+    newer one); an #include there may do either.  @extra: more names the
+    extracted function uses (the types of its context).  None if none."""
+    toks, src = fi.src.toks, fi.src
+    t0, t1 = sec["t0"], sec["t1"]
+    before = _directives(toks, k0, t0)
+    inside = _directives(toks, t0, t1)
+    if not before and not inside:
+        return None
+    local = {}
+    for _, word, name, body in before + inside:
+        if word == "define":
+            local.setdefault(name, []).append(body)
+    for k, word, name, _ in before:
+        if word != "define" and word != "undef":
+            return ("#%s at line %d in %s() before the section: the "
+                    "extracted function, placed before %s(), would not see "
+                    "what it defines" % (word, src.line_of(toks[k].start),
+                                         fi.name, fi.name))
+    uses = _expanded(prog, _used(toks, t0, t1) | set(extra), local)
+    for k, word, name, _ in before:
+        if name in uses:
+            return ("#%s %s at line %d in %s() before the section, which "
+                    "uses %s: the extracted function, placed before %s(), "
+                    "would not see it" % (word, name,
+                                          src.line_of(toks[k].start),
+                                          fi.name, name, fi.name))
+    if inside:
+        earlier = _expanded(prog, _used(toks, k0, t0), local)
+        for k, word, name, _ in inside:
+            if name in earlier:
+                return ("#%s %s at line %d inside the section: %s() uses %s "
+                        "before it, and the extracted function, placed "
+                        "before %s(), would change it there" % (
+                            word, name, src.line_of(toks[k].start), fi.name,
+                            name, fi.name))
+    return None
+
