@@ -480,6 +480,10 @@ def analyse_section(prog, sec, selection):
         if hazards:
             raise analyse.Refused(hazards[0])
         k0 = _def_token(f, fi)
+        why, sec.shape["keep_line"] = safety.source_position(
+            prog, fi, sec.shape, k0)
+        if why:
+            raise analyse.Refused(why)
         if errno:
             sec.shape["errno"] = True
         cl = _clang_locals(prog, f, fi, sec.shape, occ)
@@ -1473,10 +1477,11 @@ def _place_extracted(prog, f, fi, sec, before):
             f.dead = getattr(f, "dead", {})
             f.dead.setdefault((fi.ni, d.stmt), []).append(d)
     if safety.names_function(prog, fi, sec.shape):
-        before = safety.keep_function_name(before, fi.name)
+        before = safety.keep_function_name(prog, before, fi.name)
     start = def_start(f, fi)
     f.before.setdefault(start, []).append(
-        _same_conditions(f, start, sec.tok, before) + "\n")
+        _same_conditions(f, start, sec.tok, before) + "\n" +
+        (extract.LINE_RESTORE + "\n" if sec.shape.get("keep_line") else ""))
     f.needs_include = True
     f.needs_config = True
 
@@ -1649,4 +1654,13 @@ def render_file(f):
         out.append(r)
         pos = e
     out.append(text[pos:])
-    return "".join(out)
+    out = "".join(out)
+    if extract.LINE_RESTORE not in out:
+        return out
+    # After an extracted function that kept its section's line numbers:
+    # the next line is numbered as it is in the output.
+    lines = out.split("\n")
+    for i, ln in enumerate(lines):
+        if ln == extract.LINE_RESTORE:
+            lines[i] = "#line %d %s" % (i + 2, extract.LINE_MARK)
+    return "\n".join(lines)

@@ -19,7 +19,10 @@ the extraction what to do so that the meaning is kept:
 * #define/#undef in the function before the section of a name it uses,
   or inside it of a name the function uses before it: the extracted
   function, placed before the function, would see (or make) another
-  meaning -- held.
+  meaning -- held;
+* __LINE__, __builtin_LINE() (kept with #line), __COUNTER__ in the
+  section and before it in its function (held), __builtin_FUNCTION()
+  (as __func__).
 """
 import re
 
@@ -217,7 +220,8 @@ def names_function(prog, fi, sec):
         t = toks[k]
         if t.kind != "id" or not _live(sec, k):
             continue
-        if t.text in FUNC_NAMES or t.text in ("assert", "__ASSERT_FUNCTION"):
+        if t.text in FUNC_NAMES or t.text in ("assert", "__ASSERT_FUNCTION",
+                                              "__builtin_FUNCTION"):
             return True
         if t.text in prog.macros and _expands_to_name(prog, t.text):
             return True
@@ -234,19 +238,27 @@ def _expands_to_name(prog, name, seen=None):
         return False
     body = m[1]
     if any(re.search(r"\b%s\b" % n, body) for n in FUNC_NAMES + (
-            "assert",)):
+            "assert", "__builtin_FUNCTION")):
         return True
     return any(_expands_to_name(prog, w, seen)
                for w in re.findall(r"[A-Za-z_]\w*", body)
                if w in prog.macros)
 
 
-def keep_function_name(text, name):
+def keep_function_name(prog, text, name):
     """@text (the generated code of a section of function @name) with the
     predefined names of the function meaning @name, as they did."""
+    names = FUNC_NAMES
     push = "".join('#pragma push_macro("%s")\n#undef %s\n#define %s "%s"\n'
                    % (n, n, n, name) for n in FUNC_NAMES)
-    pop = "".join('#pragma pop_macro("%s")\n' % n for n in FUNC_NAMES)
+    if "__builtin_FUNCTION" in _expanded(prog, _ids(text), {}):
+        # GCC's __builtin_FUNCTION() too (a builtin, no macro: the
+        # pragmas give it back after).
+        names += ("__builtin_FUNCTION",)
+        push += '#pragma push_macro("__builtin_FUNCTION")\n' \
+            '#undef __builtin_FUNCTION\n' \
+            '#define __builtin_FUNCTION() ((const char *)"%s")\n' % name
+    pop = "".join('#pragma pop_macro("%s")\n' % n for n in names)
     return "/* rcl-refactor: __func__ and assert() name %s() */\n%s%s%s" % (
         name, push, text if text.endswith("\n") else text + "\n", pop)
 
@@ -512,6 +524,9 @@ def _knr_function(toks, k):
 # The directive lines of the program that change what a name means.
 _DIRECTIVE = re.compile(r"#\s*(define|undef|include|include_next|import)\b"
                         r"\s*(\w*)(?:\(([^)]*)\))?(.*)", re.S)
+# Names whose value depends on where the code is (the line, the order in
+# the file): __LINE__ is kept with #line; __COUNTER__ cannot be.
+LINE_NAMES = ("__LINE__", "__builtin_LINE")
 
 
 def _ids(text):
@@ -613,4 +628,24 @@ def preprocessor_state(prog, fi, sec, k0, extra=()):
                             word, name, src.line_of(toks[k].start), fi.name,
                             name, fi.name))
     return None
+
+
+def source_position(prog, fi, sec, k0):
+    """(why the section cannot move, or None; whether it uses the line
+    number): __COUNTER__ in the section and in its function before it
+    (their order would swap), __LINE__ and __builtin_LINE() (kept with
+    #line, refused in a file with #line directives of its own)."""
+    toks, src = fi.src.toks, fi.src
+    uses = _expanded(prog, _used(toks, sec["t0"], sec["t1"], sec["dead"]),
+                     {})
+    if "__COUNTER__" in uses and "__COUNTER__" in _expanded(
+            prog, _used(toks, k0, sec["t0"]), {}):
+        return ("__COUNTER__ in the section and before it in %s(): the "
+                "extracted function, placed before %s(), would take the "
+                "earlier values" % (fi.name, fi.name)), False
+    keep = any(n in uses for n in LINE_NAMES)
+    if keep and re.search(r"(?m)^[ \t]*#[ \t]*(line\b|\d)", src.text):
+        return ("__LINE__ in the section of a file with #line directives "
+                "(the section's line could not be kept)"), False
+    return None, keep
 
