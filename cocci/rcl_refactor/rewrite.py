@@ -522,6 +522,11 @@ def analyse_section(prog, sec, selection):
             for w in re.findall(r"[A-Za-z_]\w*", d.text(d.name))})
         if why:
             raise analyse.Refused(why)
+        why = safety.stringized_byptr(prog, fi, sec.shape, extract._Plan(
+            sec.vars, sec.shape["exit_vars"], sec.shape.get("hidden", ()),
+            (sec.shape["t0"], sec.shape["t1"])).byptr)
+        if why:
+            raise analyse.Refused(why)
         # Inputs read only as macro arguments (memcached's dtrace probes,
         # empty without dtrace) would be unused in the extracted function.
         sec.shape["macro_args_only"] = {

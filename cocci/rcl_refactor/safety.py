@@ -22,7 +22,9 @@ the extraction what to do so that the meaning is kept:
   meaning -- held;
 * __LINE__, __builtin_LINE() (kept with #line), __COUNTER__ in the
   section and before it in its function (held), __builtin_FUNCTION()
-  (as __func__).
+  (as __func__);
+* a local reached by pointer in an argument of a macro that stringizes
+  or pastes it (#v, ##): it would spell (*v) -- held.
 """
 import re
 
@@ -649,3 +651,81 @@ def source_position(prog, fi, sec, k0):
                 "(the section's line could not be kept)"), False
     return None, keep
 
+
+def stringized_byptr(prog, fi, sec, byptr):
+    """Why the section cannot be extracted: a local it reaches by pointer
+    (@byptr: names), written (*name) there, is in an argument of a macro
+    of the program that stringizes or pastes that parameter (#v, ##,
+    also through the macros it hands it to): it would spell the new
+    text.  None if none."""
+    toks = fi.src.toks
+    for k in range(sec["t0"], sec["t1"]):
+        t = toks[k]
+        if t.kind != "id" or t.text not in byptr or \
+                toks[k - 1].text in (".", "->") or not _live(sec, k):
+            continue
+        for name, idx in _enclosing_calls(toks, k):
+            if name in prog.macros and _spells_param(prog, name, idx, set()):
+                return ("'%s', reached by pointer, is in an argument of "
+                        "macro %s at line %d, which stringizes or pastes it "
+                        "(it would spell (*%s))" % (
+                            t.text, name, fi.src.line_of(t.start), t.text))
+    return None
+
+
+def _enclosing_calls(toks, k):
+    """[(callee name, argument index)] of the calls whose parentheses hold
+    token @k in its statement, innermost first."""
+    out, depth, idx, j = [], 0, 0, k
+    while j > 0:
+        j -= 1
+        x = toks[j].text
+        if depth == 0 and (x in (";", "{", "}") or toks[j].kind == "pp"):
+            break
+        if x in (")", "]"):
+            depth += 1
+        elif x in ("(", "["):
+            if depth:
+                depth -= 1
+                continue
+            if x == "(" and j and toks[j - 1].kind == "id":
+                out.append((toks[j - 1].text, idx))
+            idx = 0
+        elif x == "," and depth == 0:
+            idx += 1
+    return out
+
+
+def _spells_param(prog, name, idx, seen):
+    """Whether macro @name stringizes or pastes its parameter number @idx
+    (a variadic one: __VA_ARGS__), itself or through the macros of the
+    program its body hands it to."""
+    if name in seen:
+        return False
+    seen.add(name)
+    params, body = prog.macros[name]
+    params = [p.strip() for p in params]
+    if not params:
+        return False
+    if idx < len(params):
+        p = params[idx]
+    elif params[-1].endswith("..."):
+        p = params[-1]
+    else:
+        return False
+    if p.endswith("..."):
+        p = p[:-3].strip() or "__VA_ARGS__"
+    q = re.escape(p)
+    if re.search(r"#\s*%s\b|\b%s\s*##" % (q, q), body):
+        return True
+    try:
+        bt = cparse.lex(body.replace("\\\n", " "))
+    except cparse.ParseError:
+        return True
+    for i, b in enumerate(bt):
+        if b.kind == "id" and b.text == p:
+            for inner, j in _enclosing_calls(bt, i):
+                if inner in prog.macros and \
+                        _spells_param(prog, inner, j, seen):
+                    return True
+    return False
