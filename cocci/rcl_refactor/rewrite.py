@@ -517,9 +517,10 @@ def analyse_section(prog, sec, selection):
         # the macros there must mean what they meant at the section (its
         # context's types included), and the #defines it carries must not
         # change the code before it.
-        why = safety.preprocessor_state(prog, fi, sec.shape, k0, {
-            w for d, _, _, _ in sec.vars
-            for w in re.findall(r"[A-Za-z_]\w*", d.text(d.name))})
+        why, sec.shape["replay"] = safety.preprocessor_state(
+            prog, fi, sec.shape, k0, {
+                w for d, _, _, _ in sec.vars
+                for w in re.findall(r"[A-Za-z_]\w*", d.text(d.name))})
         if why:
             raise analyse.Refused(why)
         why = safety.stringized_byptr(prog, fi, sec.shape, extract._Plan(
@@ -1483,6 +1484,8 @@ def _place_extracted(prog, f, fi, sec, before):
             f.dead.setdefault((fi.ni, d.stmt), []).append(d)
     if safety.names_function(prog, fi, sec.shape):
         before = safety.keep_function_name(prog, before, fi.name)
+    if sec.shape.get("replay"):
+        before = safety.replay_directives(before, sec.shape["replay"])
     start = def_start(f, fi)
     f.before.setdefault(start, []).append(
         _same_conditions(f, start, sec.tok, before) + "\n" +

@@ -16,10 +16,11 @@ the extraction what to do so that the meaning is kept:
   moves to the caller, and the section reaches it by pointer;
 * `__func__`, `__FUNCTION__`, `__PRETTY_FUNCTION__` and assert(): the
   extracted function keeps the original function's name for them;
-* #define/#undef in the function before the section of a name it uses,
-  or inside it of a name the function uses before it: the extracted
-  function, placed before the function, would see (or make) another
-  meaning -- held;
+* #define/#undef in the function before the section of a name it uses:
+  replayed before the extracted function (push_macro/pop_macro), held
+  under an #if; inside it, of a name the function uses or changes
+  before it: the extracted function, placed before the function, would
+  make another meaning there -- held;
 * __LINE__, __builtin_LINE() (kept with #line), __COUNTER__ in the
   section and before it in its function (held), __builtin_FUNCTION()
   (as __func__);
@@ -589,19 +590,23 @@ def _directives(toks, a, b):
 
 
 def preprocessor_state(prog, fi, sec, k0, extra=()):
-    """Why the section cannot move to token @k0 (where its function's
-    definition starts, and its extracted function goes): a #define or
-    #undef between there and the section changes a name it uses (the
-    extracted function would see the older meaning), or one inside it
-    changes a name the function uses before it (that code would see the
-    newer one); an #include there may do either.  @extra: more names the
-    extracted function uses (the types of its context).  None if none."""
+    """(why the section cannot move to token @k0, or None; the directives
+    to replay there): the extracted function goes where its function's
+    definition starts.  The #defines and #undefs of the function before
+    the section that change a name it uses (@extra: more names the
+    extracted function uses, the types of its context) are replayed
+    around it, between push_macro and pop_macro of their names; held
+    when they are under an #if there (which branch is unknown), after an
+    #include there (which may define anything), when one inside the
+    section changes a name the function uses before it (that code would
+    see the new meaning) or one the function changes before it (the code
+    after the section would see the function's)."""
     toks, src = fi.src.toks, fi.src
     t0, t1 = sec["t0"], sec["t1"]
     before = _directives(toks, k0, t0)
     inside = _directives(toks, t0, t1)
     if not before and not inside:
-        return None
+        return None, []
     local = {}
     for _, word, name, body in before + inside:
         if word == "define":
@@ -611,15 +616,15 @@ def preprocessor_state(prog, fi, sec, k0, extra=()):
             return ("#%s at line %d in %s() before the section: the "
                     "extracted function, placed before %s(), would not see "
                     "what it defines" % (word, src.line_of(toks[k].start),
-                                         fi.name, fi.name))
-    uses = _expanded(prog, _used(toks, t0, t1) | set(extra), local)
-    for k, word, name, _ in before:
-        if name in uses:
-            return ("#%s %s at line %d in %s() before the section, which "
-                    "uses %s: the extracted function, placed before %s(), "
-                    "would not see it" % (word, name,
-                                          src.line_of(toks[k].start),
-                                          fi.name, name, fi.name))
+                                         fi.name, fi.name)), []
+    changed = {name for _, _, name, _ in before}
+    for k, word, name, _ in inside:
+        if name in changed:
+            return ("#%s %s at line %d inside the section: %s() changes %s "
+                    "before it, and the code after the section would see "
+                    "that meaning once the section moves before %s()" % (
+                        word, name, src.line_of(toks[k].start), fi.name,
+                        name, fi.name)), []
     if inside:
         earlier = _expanded(prog, _used(toks, k0, t0), local)
         for k, word, name, _ in inside:
@@ -628,8 +633,38 @@ def preprocessor_state(prog, fi, sec, k0, extra=()):
                         "before it, and the extracted function, placed "
                         "before %s(), would change it there" % (
                             word, name, src.line_of(toks[k].start), fi.name,
-                            name, fi.name))
-    return None
+                            name, fi.name)), []
+    uses = _expanded(prog, _used(toks, t0, t1) | set(extra), local)
+    hit = [(k, word, name) for k, word, name, _ in before if name in uses]
+    if not hit:
+        return None, []
+    for k in range(k0, t0):
+        if toks[k].kind == "pp" and re.match(
+                r"#\s*(if|ifdef|ifndef|elif|else|endif)\b", toks[k].text):
+            k, word, name = hit[0]
+            return ("#%s %s at line %d in %s() before the section, which "
+                    "uses %s, with #if there: the extracted function, placed "
+                    "before %s(), may not see it" % (
+                        word, name, src.line_of(toks[k].start), fi.name,
+                        name, fi.name)), []
+    return None, [toks[k].text for k, _, _, _ in before]
+
+
+def replay_directives(text, directives):
+    """@text (an extracted function and its context) with @directives
+    (#define and #undef lines of its function before the section) in
+    effect, and the macros they name as they were after it."""
+    names = []
+    for d in directives:
+        m = _DIRECTIVE.match(d)
+        if m.group(2) not in names:
+            names.append(m.group(2))
+    push = "".join('#pragma push_macro("%s")\n' % n for n in names)
+    pop = "".join('#pragma pop_macro("%s")\n' % n for n in names)
+    return "/* rcl-refactor: the #defines of the function before the " \
+        "section */\n%s%s\n%s%s" % (
+            push, "\n".join(d.rstrip("\n") for d in directives),
+            text if text.endswith("\n") else text + "\n", pop)
 
 
 def source_position(prog, fi, sec, k0):
