@@ -11,8 +11,8 @@ import subprocess
 import sys
 import tempfile
 
-from . import (analyse, ccheck, config, cparse, find, frontend, lift,
-               output, program, report, rewrite, safety, scoped)
+from . import (analyse, ccheck, config, cparse, extract, find, frontend,
+               lift, output, program, report, rewrite, safety, scoped)
 
 EPILOG = """\
 Every section of a converted lock is delegated (extracted, run by
@@ -557,7 +557,10 @@ def check_outputs(cc, opts, outputs, root, prog):
             p = os.path.join(tmp, rel)
             os.makedirs(os.path.dirname(p), exist_ok=True)
             with open(p, "w", encoding="latin-1") as fh:
-                fh.write(text)
+                # Without the #line of the sections that keep their line
+                # numbers: a diagnostic names the line of this text.
+                fh.write(re.sub(r"(?m)^#line \d+ %s$" % re.escape(
+                    extract.LINE_MARK), "", text))
             mapping[dest] = p
         # The files left unchanged beside them: a quoted #include looks in
         # the including file's directory first, so an unchanged header

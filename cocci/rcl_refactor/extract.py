@@ -206,8 +206,27 @@ def _body(fi, sec, plan, small_edits, ind, nested=()):
     if sec["t1"] <= sec["t0"]:
         return ""
     a, b = toks[sec["t0"]].start, toks[sec["t1"] - 1].end
-    return reindent(line_indent(text, a) + render(text, a, b, edits), ind,
-                    "\t")
+    if not sec.get("keep_line"):
+        return reindent(line_indent(text, a) + render(text, a, b, edits),
+                        ind, "\t")
+    # __LINE__ in it: the section's lines keep their numbers (#line before
+    # it, and after each edit that changes how many lines there are).
+    for x, y, r in list(edits):
+        nl = text.find("\n", y)
+        if r.count("\n") == text.count("\n", x, y) or nl < 0 or \
+                nl + 1 >= b or any(p < nl + 1 < q for p, q, _ in edits):
+            continue
+        edits.append((nl + 1, nl + 1, "#line %d %s\n" % (
+            fi.src.line_of(nl + 1), LINE_MARK)))
+    return "#line %d %s\n" % (fi.src.line_of(a), LINE_MARK) + reindent(
+        line_indent(text, a) + render(text, a, b, edits), ind, "\t")
+
+
+# The #line directives of the generated code (the compile check drops
+# them), and the one that gives the output's numbering back after an
+# extracted function (written by rewrite.render_file).
+LINE_MARK = "/* rcl-refactor */"
+LINE_RESTORE = "#line 0 " + LINE_MARK
 
 
 def _nested_call(repl, byptr):

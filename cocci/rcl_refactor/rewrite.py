@@ -485,6 +485,11 @@ def analyse_section(prog, sec, selection):
                 "(%s)" % (f.display, sec.line, ends))
         if hazards:
             raise analyse.Refused(ends or hazards[0])
+        k0 = _def_token(f, fi)
+        why, sec.shape["keep_line"] = safety.source_position(
+            prog, fi, sec.shape, k0)
+        if why:
+            raise analyse.Refused(why)
         if errno:
             sec.shape["errno"] = True
         cl = _clang_locals(prog, f, fi, sec.shape, occ)
@@ -514,6 +519,21 @@ def analyse_section(prog, sec, selection):
             if k[0] == "byptr" and k[1:3] == (sec.file, sec.func)}
         sec.vars = analyse.variables(fi, sec.shape, occ)
         _nested_checks(sec)
+        # The extracted function goes before the function's definition:
+        # the macros there must mean what they meant at the section (its
+        # context's types included), and the #defines it carries must not
+        # change the code before it.
+        why, sec.shape["replay"] = safety.preprocessor_state(
+            prog, fi, sec.shape, k0, {
+                w for d, _, _, _ in sec.vars
+                for w in re.findall(r"[A-Za-z_]\w*", d.text(d.name))})
+        if why:
+            raise analyse.Refused(why)
+        why = safety.stringized_byptr(prog, fi, sec.shape, extract._Plan(
+            sec.vars, sec.shape["exit_vars"], sec.shape.get("hidden", ()),
+            (sec.shape["t0"], sec.shape["t1"])).byptr)
+        if why:
+            raise analyse.Refused(why)
         # Inputs read only as macro arguments (memcached's dtrace probes,
         # empty without dtrace) would be unused in the extracted function.
         sec.shape["macro_args_only"] = {
@@ -1479,10 +1499,13 @@ def _place_extracted(prog, f, fi, sec, before):
             f.dead = getattr(f, "dead", {})
             f.dead.setdefault((fi.ni, d.stmt), []).append(d)
     if safety.names_function(prog, fi, sec.shape):
-        before = safety.keep_function_name(before, fi.name)
+        before = safety.keep_function_name(prog, before, fi.name)
+    if sec.shape.get("replay"):
+        before = safety.replay_directives(before, sec.shape["replay"])
     start = def_start(f, fi)
     f.before.setdefault(start, []).append(
-        _same_conditions(f, start, sec.tok, before) + "\n")
+        _same_conditions(f, start, sec.tok, before) + "\n" +
+        (extract.LINE_RESTORE + "\n" if sec.shape.get("keep_line") else ""))
     f.needs_include = True
     f.needs_config = True
 
@@ -1573,6 +1596,14 @@ def _drop_declarators(f, a, b, dead):
     f.edits.append((start, end, text[start:first] + ", ".join(parts) + ";"))
 
 
+def _def_token(f, fi):
+    """Index of the first token at or after def_start(@f, @fi)."""
+    off, toks, k = def_start(f, fi), f.src.toks, fi.ni
+    while k > 0 and toks[k - 1].start >= off:
+        k -= 1
+    return k
+
+
 def def_start(f, fi):
     """Offset where text can go before the definition of @fi: the start of
     the line of its first token, above a comment that precedes it."""
@@ -1647,4 +1678,13 @@ def render_file(f):
         out.append(r)
         pos = e
     out.append(text[pos:])
-    return "".join(out)
+    out = "".join(out)
+    if extract.LINE_RESTORE not in out:
+        return out
+    # After an extracted function that kept its section's line numbers:
+    # the next line is numbered as it is in the output.
+    lines = out.split("\n")
+    for i, ln in enumerate(lines):
+        if ln == extract.LINE_RESTORE:
+            lines[i] = "#line %d %s" % (i + 2, extract.LINE_MARK)
+    return "\n".join(lines)

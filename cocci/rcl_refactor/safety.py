@@ -15,7 +15,17 @@ the extraction what to do so that the meaning is kept:
   be used after it (`char buf[32]; ... name = buf;`): its declaration
   moves to the caller, and the section reaches it by pointer;
 * `__func__`, `__FUNCTION__`, `__PRETTY_FUNCTION__` and assert(): the
-  extracted function keeps the original function's name for them.
+  extracted function keeps the original function's name for them;
+* #define/#undef in the function before the section of a name it uses:
+  replayed before the extracted function (push_macro/pop_macro), held
+  under an #if; inside it, of a name the function uses or changes
+  before it: the extracted function, placed before the function, would
+  make another meaning there -- held;
+* __LINE__, __builtin_LINE() (kept with #line), __COUNTER__ in the
+  section and before it in its function (held), __builtin_FUNCTION()
+  (as __func__);
+* a local reached by pointer in an argument of a macro that stringizes
+  or pastes it (#v, ##): it would spell (*v) -- held.
 """
 import re
 
@@ -213,7 +223,8 @@ def names_function(prog, fi, sec):
         t = toks[k]
         if t.kind != "id" or not _live(sec, k):
             continue
-        if t.text in FUNC_NAMES or t.text in ("assert", "__ASSERT_FUNCTION"):
+        if t.text in FUNC_NAMES or t.text in ("assert", "__ASSERT_FUNCTION",
+                                              "__builtin_FUNCTION"):
             return True
         if t.text in prog.macros and _expands_to_name(prog, t.text):
             return True
@@ -230,19 +241,27 @@ def _expands_to_name(prog, name, seen=None):
         return False
     body = m[1]
     if any(re.search(r"\b%s\b" % n, body) for n in FUNC_NAMES + (
-            "assert",)):
+            "assert", "__builtin_FUNCTION")):
         return True
     return any(_expands_to_name(prog, w, seen)
                for w in re.findall(r"[A-Za-z_]\w*", body)
                if w in prog.macros)
 
 
-def keep_function_name(text, name):
+def keep_function_name(prog, text, name):
     """@text (the generated code of a section of function @name) with the
     predefined names of the function meaning @name, as they did."""
+    names = FUNC_NAMES
     push = "".join('#pragma push_macro("%s")\n#undef %s\n#define %s "%s"\n'
                    % (n, n, n, name) for n in FUNC_NAMES)
-    pop = "".join('#pragma pop_macro("%s")\n' % n for n in FUNC_NAMES)
+    if "__builtin_FUNCTION" in _expanded(prog, _ids(text), {}):
+        # GCC's __builtin_FUNCTION() too (a builtin, no macro: the
+        # pragmas give it back after).
+        names += ("__builtin_FUNCTION",)
+        push += '#pragma push_macro("__builtin_FUNCTION")\n' \
+            '#undef __builtin_FUNCTION\n' \
+            '#define __builtin_FUNCTION() ((const char *)"%s")\n' % name
+    pop = "".join('#pragma pop_macro("%s")\n' % n for n in names)
     return "/* rcl-refactor: __func__ and assert() name %s() */\n%s%s%s" % (
         name, push, text if text.endswith("\n") else text + "\n", pop)
 
@@ -503,3 +522,245 @@ def _knr_function(toks, k):
                 break
         j -= 1
     return toks[j - 1].text if toks[j - 1].kind == "id" else None
+
+
+# The directive lines of the program that change what a name means.
+_DIRECTIVE = re.compile(r"#\s*(define|undef|include|include_next|import)\b"
+                        r"\s*(\w*)(?:\(([^)]*)\))?(.*)", re.S)
+# Names whose value depends on where the code is (the line, the order in
+# the file): __LINE__ is kept with #line; __COUNTER__ cannot be.
+LINE_NAMES = ("__LINE__", "__builtin_LINE")
+
+
+def _ids(text):
+    """The identifiers of @text (a directive or a macro's body)."""
+    try:
+        return [t.text for t in cparse.lex(text.replace("\\\n", " "))
+                if t.kind == "id"]
+    except cparse.ParseError:
+        return re.findall(r"[A-Za-z_]\w*", text)
+
+
+def _used(toks, a, b, dead=()):
+    """The names tokens [a, b) use: identifiers, those of #if conditions
+    and of the bodies of #defines (not the names they define)."""
+    out = set()
+    for k in range(a, b):
+        t = toks[k]
+        if any(x <= k < y for x, y in dead):
+            continue
+        if t.kind == "id":
+            out.add(t.text)
+        elif t.kind == "pp":
+            m = _DIRECTIVE.match(t.text)
+            if m and m.group(1) in ("define", "undef"):
+                params = {p.strip() for p in (m.group(3) or "").split(",")}
+                out.update(n for n in _ids(m.group(4)) if n not in params)
+            else:
+                out.update(_ids(t.text)[1:])
+    return out
+
+
+def _expanded(prog, names, local):
+    """@names and every name the macros among them reach (bodies of the
+    program's macros and of @local {name: [bodies]}), transitively."""
+    out, todo = set(), list(names)
+    while todo:
+        n = todo.pop()
+        if n in out:
+            continue
+        out.add(n)
+        bodies = list(local.get(n, ()))
+        if n in prog.macros:
+            bodies.append(prog.macros[n][1])
+        for body in bodies:
+            todo += [w for w in _ids(body) if w not in out]
+    return out
+
+
+def _directives(toks, a, b):
+    """[(token, word, name, body)] of the #define/#undef/#include lines
+    among tokens [a, b)."""
+    out = []
+    for k in range(a, b):
+        m = _DIRECTIVE.match(toks[k].text) if toks[k].kind == "pp" else None
+        if m:
+            out.append((k, m.group(1), m.group(2), m.group(4)))
+    return out
+
+
+def preprocessor_state(prog, fi, sec, k0, extra=()):
+    """(why the section cannot move to token @k0, or None; the directives
+    to replay there): the extracted function goes where its function's
+    definition starts.  The #defines and #undefs of the function before
+    the section that change a name it uses (@extra: more names the
+    extracted function uses, the types of its context) are replayed
+    around it, between push_macro and pop_macro of their names; held
+    when they are under an #if there (which branch is unknown), after an
+    #include there (which may define anything), when one inside the
+    section changes a name the function uses before it (that code would
+    see the new meaning) or one the function changes before it (the code
+    after the section would see the function's)."""
+    toks, src = fi.src.toks, fi.src
+    t0, t1 = sec["t0"], sec["t1"]
+    before = _directives(toks, k0, t0)
+    inside = _directives(toks, t0, t1)
+    if not before and not inside:
+        return None, []
+    local = {}
+    for _, word, name, body in before + inside:
+        if word == "define":
+            local.setdefault(name, []).append(body)
+    for k, word, name, _ in before:
+        if word != "define" and word != "undef":
+            return ("#%s at line %d in %s() before the section: the "
+                    "extracted function, placed before %s(), would not see "
+                    "what it defines" % (word, src.line_of(toks[k].start),
+                                         fi.name, fi.name)), []
+    changed = {name for _, _, name, _ in before}
+    for k, word, name, _ in inside:
+        if name in changed:
+            return ("#%s %s at line %d inside the section: %s() changes %s "
+                    "before it, and the code after the section would see "
+                    "that meaning once the section moves before %s()" % (
+                        word, name, src.line_of(toks[k].start), fi.name,
+                        name, fi.name)), []
+    if inside:
+        earlier = _expanded(prog, _used(toks, k0, t0), local)
+        for k, word, name, _ in inside:
+            if name in earlier:
+                return ("#%s %s at line %d inside the section: %s() uses %s "
+                        "before it, and the extracted function, placed "
+                        "before %s(), would change it there" % (
+                            word, name, src.line_of(toks[k].start), fi.name,
+                            name, fi.name)), []
+    uses = _expanded(prog, _used(toks, t0, t1) | set(extra), local)
+    hit = [(k, word, name) for k, word, name, _ in before if name in uses]
+    if not hit:
+        return None, []
+    for k in range(k0, t0):
+        if toks[k].kind == "pp" and re.match(
+                r"#\s*(if|ifdef|ifndef|elif|else|endif)\b", toks[k].text):
+            k, word, name = hit[0]
+            return ("#%s %s at line %d in %s() before the section, which "
+                    "uses %s, with #if there: the extracted function, placed "
+                    "before %s(), may not see it" % (
+                        word, name, src.line_of(toks[k].start), fi.name,
+                        name, fi.name)), []
+    return None, [toks[k].text for k, _, _, _ in before]
+
+
+def replay_directives(text, directives):
+    """@text (an extracted function and its context) with @directives
+    (#define and #undef lines of its function before the section) in
+    effect, and the macros they name as they were after it."""
+    names = []
+    for d in directives:
+        m = _DIRECTIVE.match(d)
+        if m.group(2) not in names:
+            names.append(m.group(2))
+    push = "".join('#pragma push_macro("%s")\n' % n for n in names)
+    pop = "".join('#pragma pop_macro("%s")\n' % n for n in names)
+    return "/* rcl-refactor: the #defines of the function before the " \
+        "section */\n%s%s\n%s%s" % (
+            push, "\n".join(d.rstrip("\n") for d in directives),
+            text if text.endswith("\n") else text + "\n", pop)
+
+
+def source_position(prog, fi, sec, k0):
+    """(why the section cannot move, or None; whether it uses the line
+    number): __COUNTER__ in the section and in its function before it
+    (their order would swap), __LINE__ and __builtin_LINE() (kept with
+    #line, refused in a file with #line directives of its own)."""
+    toks, src = fi.src.toks, fi.src
+    uses = _expanded(prog, _used(toks, sec["t0"], sec["t1"], sec["dead"]),
+                     {})
+    if "__COUNTER__" in uses and "__COUNTER__" in _expanded(
+            prog, _used(toks, k0, sec["t0"]), {}):
+        return ("__COUNTER__ in the section and before it in %s(): the "
+                "extracted function, placed before %s(), would take the "
+                "earlier values" % (fi.name, fi.name)), False
+    keep = any(n in uses for n in LINE_NAMES)
+    if keep and re.search(r"(?m)^[ \t]*#[ \t]*(line\b|\d)", src.text):
+        return ("__LINE__ in the section of a file with #line directives "
+                "(the section's line could not be kept)"), False
+    return None, keep
+
+
+def stringized_byptr(prog, fi, sec, byptr):
+    """Why the section cannot be extracted: a local it reaches by pointer
+    (@byptr: names), written (*name) there, is in an argument of a macro
+    of the program that stringizes or pastes that parameter (#v, ##,
+    also through the macros it hands it to): it would spell the new
+    text.  None if none."""
+    toks = fi.src.toks
+    for k in range(sec["t0"], sec["t1"]):
+        t = toks[k]
+        if t.kind != "id" or t.text not in byptr or \
+                toks[k - 1].text in (".", "->") or not _live(sec, k):
+            continue
+        for name, idx in _enclosing_calls(toks, k):
+            if name in prog.macros and _spells_param(prog, name, idx, set()):
+                return ("'%s', reached by pointer, is in an argument of "
+                        "macro %s at line %d, which stringizes or pastes it "
+                        "(it would spell (*%s))" % (
+                            t.text, name, fi.src.line_of(t.start), t.text))
+    return None
+
+
+def _enclosing_calls(toks, k):
+    """[(callee name, argument index)] of the calls whose parentheses hold
+    token @k in its statement, innermost first."""
+    out, depth, idx, j = [], 0, 0, k
+    while j > 0:
+        j -= 1
+        x = toks[j].text
+        if depth == 0 and (x in (";", "{", "}") or toks[j].kind == "pp"):
+            break
+        if x in (")", "]"):
+            depth += 1
+        elif x in ("(", "["):
+            if depth:
+                depth -= 1
+                continue
+            if x == "(" and j and toks[j - 1].kind == "id":
+                out.append((toks[j - 1].text, idx))
+            idx = 0
+        elif x == "," and depth == 0:
+            idx += 1
+    return out
+
+
+def _spells_param(prog, name, idx, seen):
+    """Whether macro @name stringizes or pastes its parameter number @idx
+    (a variadic one: __VA_ARGS__), itself or through the macros of the
+    program its body hands it to."""
+    if name in seen:
+        return False
+    seen.add(name)
+    params, body = prog.macros[name]
+    params = [p.strip() for p in params]
+    if not params:
+        return False
+    if idx < len(params):
+        p = params[idx]
+    elif params[-1].endswith("..."):
+        p = params[-1]
+    else:
+        return False
+    if p.endswith("..."):
+        p = p[:-3].strip() or "__VA_ARGS__"
+    q = re.escape(p)
+    if re.search(r"#\s*%s\b|\b%s\s*##" % (q, q), body):
+        return True
+    try:
+        bt = cparse.lex(body.replace("\\\n", " "))
+    except cparse.ParseError:
+        return True
+    for i, b in enumerate(bt):
+        if b.kind == "id" and b.text == p:
+            for inner, j in _enclosing_calls(bt, i):
+                if inner in prog.macros and \
+                        _spells_param(prog, inner, j, seen):
+                    return True
+    return False
