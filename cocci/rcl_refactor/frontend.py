@@ -478,7 +478,9 @@ class Unit:
     errors: list = field(default_factory=list)     # "file:line: msg"
     # Mutexes: "name" of a global, ".name" of a structure field.
     mutex_decls: dict = field(default_factory=dict)  # name -> [(Loc, storage)]
-    mutex_uses: set = field(default_factory=set)     # named in code, defined
+    # named in code, defined: "m", ".field", and "TAG.field" or "?.field"
+    # (see _field_use); "local m" for a mutex local to a function
+    mutex_uses: set = field(default_factory=set)
     # (Loc of the member name, field, structure tag) of every x.f / x->f
     # naming a mutex or condition field: the structure as the compiler
     # knows it, through macros and function results.
@@ -1061,6 +1063,9 @@ def _initialized_fields(init, out):
             name = desig or (fld.spelling if fld is not None else None)
             if name:
                 out.add("." + name)
+                out.add(_field_use(
+                    t.get_declaration() if fld is not None and
+                    fld.spelling == name else None, name))
         elif val.kind == K.INIT_LIST_EXPR:
             _initialized_fields(val, out)
         i += 1
@@ -1085,6 +1090,14 @@ def _sync_kind(t):
     if _is_mutex_type(t):
         return "mutex"
     return "cond" if _is_sync_type(t) else "other"
+
+
+def _field_use(rec, name):
+    """How Unit.mutex_uses names a use of the mutex field @name of the
+    structure @rec (a cursor, or None): "TAG.field" as --locks names it,
+    "?.field" when the structure has no tag (its key is then a typedef's
+    name, or OUTER.member): any selected "X.field" may be it."""
+    return "%s.%s" % (_record_name(rec) or "?", name)
 
 
 def _record_name(rec):
@@ -2008,11 +2021,21 @@ class _Walker:
                 if ref is not None and _is_mutex_type(ref.type):
                     if ref.kind == K.FIELD_DECL:
                         self._use("." + ref.spelling)
+                        self._use(_field_use(ref.semantic_parent,
+                                             ref.spelling))
                     elif ref.kind == K.VAR_DECL and \
                             ref.semantic_parent is not None and \
-                            ref.semantic_parent.kind == \
-                            K.TRANSLATION_UNIT:
+                            (ref.semantic_parent.kind ==
+                             K.TRANSLATION_UNIT or ref.storage_class ==
+                             ci.StorageClass.EXTERN):
                         self._use(ref.spelling)
+                    elif ref.kind == K.VAR_DECL and \
+                            ref.semantic_parent is not None and \
+                            ref.semantic_parent.kind == K.FUNCTION_DECL:
+                        # A function's own mutex (`static pthread_mutex_t
+                        # m = PTHREAD_MUTEX_INITIALIZER;` in its body):
+                        # the lock --locks names m, but no other unit's.
+                        self._use("local " + ref.spelling)
         self.unit.functions[key] = fn
         return fn
 
