@@ -52,9 +52,9 @@ class Decl:
             "static", "register", "auto", "extern", "inline", "__thread",
             "_Thread_local", "thread_local")]
         decl = self.declarator
-        byptr = name_expr == "(*%s)" % self.name
+        byptr = name_expr in ("(*%s)" % self.name, "(*)")
         if byptr and not any(c in decl for c in "[("):
-            name_expr = "*" + self.name
+            name_expr = "*" + self.name if name_expr != "(*)" else "*"
         if "*" not in decl and not byptr:
             spec = [w for w in spec if w not in ("const", "volatile")]
         toks = cparse.lex(decl)
@@ -72,6 +72,19 @@ class Decl:
         return (" ".join(spec) + " " + " ".join(d.split())).replace(
             "* ", "*").replace("( ", "(").replace(" )", ")").replace(
             " [", "[").replace("[ ", "[").replace(" ]", "]")
+
+    def pointer_type(self):
+        """The type of `&name` as a type name (`struct entry *`, `long
+        **`, `char (*)[16]`), for a compound literal that the compiler
+        checks against what `&name` is; None for a structure, union or
+        enumeration declared in place (a literal of its type would be of
+        another), or a declaration with attributes."""
+        text = self.spec + " " + self.declarator
+        if "{" in self.spec or re.search(
+                r"\b(_Alignas|alignas|__attribute__|__attribute|"
+                r"__declspec)\b", text):
+            return None  # attributes have no place in a type name
+        return self.text("(*)")
 
 
 SPEC_WORDS = {
