@@ -52,9 +52,9 @@ class Decl:
             "static", "register", "auto", "extern", "inline", "__thread",
             "_Thread_local", "thread_local")]
         decl = self.declarator
-        byptr = name_expr == "(*%s)" % self.name
+        byptr = name_expr in ("(*%s)" % self.name, "(*)")
         if byptr and not any(c in decl for c in "[("):
-            name_expr = "*" + self.name
+            name_expr = "*" + self.name if name_expr != "(*)" else "*"
         if "*" not in decl and not byptr:
             spec = [w for w in spec if w not in ("const", "volatile")]
         toks = cparse.lex(decl)
@@ -72,6 +72,19 @@ class Decl:
         return (" ".join(spec) + " " + " ".join(d.split())).replace(
             "* ", "*").replace("( ", "(").replace(" )", ")").replace(
             " [", "[").replace("[ ", "[").replace(" ]", "]")
+
+    def pointer_type(self):
+        """The type of `&name` as a type name (`struct entry *`, `long
+        **`, `char (*)[16]`), for a compound literal that the compiler
+        checks against what `&name` is; None for a structure, union or
+        enumeration declared in place (a literal of its type would be of
+        another), or a declaration with attributes."""
+        text = self.spec + " " + self.declarator
+        if "{" in self.spec or re.search(
+                r"\b(_Alignas|alignas|__attribute__|__attribute|"
+                r"__declspec)\b", text):
+            return None  # attributes have no place in a type name
+        return self.text("(*)")
 
 
 SPEC_WORDS = {
@@ -136,7 +149,7 @@ def decl_from_type(fi, ld, k):
     macro that declares it): its declaration text is made from the type
     the compiler gives it.  None when that type cannot be written as a
     declaration (an anonymous structure)."""
-    if ld.anonymous:
+    if ld.anonymous or ld.type is None:
         return None
     ty = ld.type
     if "(*)" in ty:
@@ -321,6 +334,25 @@ def _array_param(d):
         inner = "( * %s )" % d.name
     d.declarator = " ".join([x.text for x in toks[:i]] + [inner] + rest)
     d.is_array = False
+    d.decayed = True
+
+
+def decayed_param(d, ld):
+    """The parameter @d is declared with a typedef of an array type
+    (`vec3 v`, `uuid_t id`, `va_list ap`): it is a pointer (@ld, its
+    frontend.LocalDecl, spells it: `long *`), declared and passed as one,
+    as _array_param() does for `long v[3]`.  When that pointer's type
+    cannot be spelled, @d is marked so that a section using it is held."""
+    if getattr(d, "decayed", False) or not d.is_param or d.is_array:
+        return  # _array_param() made it a pointer already
+    toks = cparse.lex(d.declarator)
+    if ld.type is None or [t.text for t in toks] != [d.name]:
+        d.undecayed = True
+        return
+    spec = [w for w in d.spec.split() if w in ("register",)]
+    d.spec = " ".join(spec + [ld.type.rstrip()[:-1].rstrip()])
+    d.declarator = "* " + d.name
+    d.decayed = True
 
 
 def ancestors(s):
@@ -951,6 +983,9 @@ def variables(fi, sec, occ):
             raise Refused("cannot find the declaration of local '%s'" % name)
         if d.is_extern:
             raise Refused("local extern declaration of '%s'" % name)
+        if getattr(d, "undecayed", False):
+            raise Refused("parameter '%s' of an array type whose pointer "
+                          "type cannot be written" % name)
         byptr = d.is_array or d.is_static or any(
             address_taken(toks, k) for n, k in occ if n == name) or any(
             address_taken(toks, k) for k in range(fi.bo, fi.bc)

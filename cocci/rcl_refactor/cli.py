@@ -266,11 +266,16 @@ def front_end(opts, sel):
         # lock wrapper of one: a function whose body is a lock or unlock
         # call of it and checks (Tor's tor_mutex_acquire(&pool->lock)
         # names no mutex, but takes one).
+        # A field is named as --locks names it (TAG.field) in mutex_uses;
+        # a lock call's lock is a variable or ".field", of any structure.
         wrappers = {fn.key for u in units for fn in u.functions.values()
                     if fn.sole_call is not None and
-                    any(sel.selected(lc.lock) for lc in fn.lock_calls)}
+                    any(sel.selected(lc.lock) if not
+                        lc.lock.startswith(".") else
+                        sel.use_selected("?" + lc.lock)
+                        for lc in fn.lock_calls)}
         opts.files = [os.path.relpath(u.path) for u in units
-                      if any(sel.selected(n) for n in u.mutex_uses) or
+                      if any(sel.use_selected(n) for n in u.mutex_uses) or
                       any(c.key in wrappers for fn in u.functions.values()
                           for c in fn.calls)]
         if not opts.files:

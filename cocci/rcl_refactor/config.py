@@ -73,6 +73,25 @@ class Selection:
                 return _is_rcl(self.profile[k][0])
         return False
 
+    def use_selected(self, name):
+        """Whether a name of frontend.Unit.mutex_uses may be a selected
+        lock: "m", "TAG.field" as selected(), "local m" as "m";
+        "?.field", a field of a structure without a tag, when some
+        selected "X.field" (or ".field", "field") names that field;
+        ".field" is answered by the other."""
+        if name.startswith("."):
+            return False
+        if name.startswith("local "):
+            return self.selected(name[6:])
+        if not name.startswith("?."):
+            return self.selected(name)
+        fld = name[2:]
+        if self.all or self.selected("." + fld):
+            return True
+        keys = self.names or {k for k, v in self.profile.items()
+                              if _is_rcl(v[0])}
+        return any(k.rpartition(".")[2] == fld for k in keys if "." in k)
+
     def comment(self, key, sites=()):
         for k in _aliases(key) + [_site_key("%s:%d" % s) for s in sites]:
             if k in self.profile:

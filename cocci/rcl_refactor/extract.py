@@ -358,9 +358,15 @@ def _context(plan, un):
     elif plan.word:
         ctx = "(void *)(uintptr_t)%s" % plan.vars[0][0].name
     elif plan.single:
+        # &x as the pointer the extracted function declares (`T (*x) =
+        # rcl_arg;`), so that the compiler checks the two agree: the
+        # compile check holds the section when they do not.
         d = plan.vars[0][0]
         qual = re.search(r"\b(const|volatile)\b", d.spec + " " + d.declarator)
-        ctx = ("(void *)&%s" if qual else "&%s") % d.name
+        pt = d.pointer_type()
+        ctx = ("(%s){&%s}" % (pt, d.name)) if pt else "&" + d.name
+        if qual:
+            ctx = "(void *)" + ctx
     elif plan.union:
         ctx = "&rcl_ctx"
         c.append("union %s rcl_ctx;" % un)

@@ -410,6 +410,10 @@ class LocalDecl:
     storage: str          # as VarDecl.storage
     is_array: bool
     anonymous: bool       # of a structure or union type without a name
+    # A parameter declared with an array type (`vec3 v`, `va_list ap`,
+    # `char s[16]`): @type is the pointer it is (`long *`), None when it
+    # cannot be spelled; @is_array is false.
+    decayed: bool = False
 
 
 @dataclass
@@ -518,7 +522,9 @@ class Unit:
     errors: list = field(default_factory=list)     # "file:line: msg"
     # Mutexes: "name" of a global, ".name" of a structure field.
     mutex_decls: dict = field(default_factory=dict)  # name -> [(Loc, storage)]
-    mutex_uses: set = field(default_factory=set)     # named in code, defined
+    # named in code, defined: "m", ".field", and "TAG.field" or "?.field"
+    # (see _field_use); "local m" for a mutex local to a function
+    mutex_uses: set = field(default_factory=set)
     # (Loc of the member name, field, structure tag) of every x.f / x->f
     # naming a mutex or condition field: the structure as the compiler
     # knows it, through macros and function results.
@@ -870,13 +876,59 @@ def _canon(t):
     return t.get_canonical().spelling
 
 
+_ARRAY_KINDS = ("CONSTANTARRAY", "INCOMPLETEARRAY", "VARIABLEARRAY",
+                "DEPENDENTSIZEDARRAY")
+
+
+def _param_array(cur):
+    """Whether @cur, a PARM_DECL, is declared with an array type (`long
+    v[3]`, or a typedef of one: `vec3 v`, `uuid_t id`, `va_list ap`):
+    libclang gives that type as written, but the parameter is a pointer
+    to the element (C11 6.7.6.3p7)."""
+    return cur.kind == ci.CursorKind.PARM_DECL and \
+        cur.type.get_canonical().kind.name in _ARRAY_KINDS
+
+
+def _decayed_type(t):
+    """The type spelling of a parameter declared with the array type @t:
+    a pointer to the element, spelled with the element's own name (`long
+    *` for `vec3`), or through __typeof__ when that name cannot be
+    written (gcc's `__va_list_tag`, an element of array or anonymous
+    type): `__typeof__(**(va_list *)0) *`."""
+    u, elem = t, None
+    for _ in range(32):
+        if u.kind.name in _ARRAY_KINDS:
+            elem = u.element_type.spelling
+            break
+        if u.kind == ci.TypeKind.ELABORATED:
+            u = u.get_named_type()
+        elif u.kind == ci.TypeKind.TYPEDEF:
+            u = u.get_declaration().underlying_typedef_type
+        else:
+            break
+    if elem is None or "__va_list_tag" in elem or any(
+            c in elem for c in "([") or "unnamed" in elem or \
+            "anonymous" in elem:
+        if "[" in t.spelling or "(" in t.spelling:
+            return None
+        return "__typeof__(**(%s *)0) *" % t.spelling
+    quals = [q for q, on in (("const", t.is_const_qualified()),
+                             ("volatile", t.is_volatile_qualified()))
+             if on and q not in elem.split()]
+    return " ".join(quals + [elem, "*"])
+
+
 def _access(chain):
     """How the DECL_REF_EXPR at the end of @chain ([(cursor, index of the
     next one among its children)], outermost first, the reference last)
-    uses its variable: see LocalRef.access."""
+    uses its variable: see LocalRef.access.  A parameter declared with an
+    array type is the pointer it really is: its value read, not an
+    array's address taken."""
     K = ci.CursorKind
     i = len(chain) - 1
     cur = chain[i][0]
+    ref = cur.referenced
+    parm = ref is not None and _param_array(ref)
     decayed = False  # a member array of it, as a pointer
     while i > 0:
         par, pos = chain[i - 1]
@@ -909,12 +961,18 @@ def _access(chain):
         t = cur.type.get_canonical().kind
         return "addr" if t in (ci.TypeKind.CONSTANTARRAY,
                                ci.TypeKind.INCOMPLETEARRAY,
-                               ci.TypeKind.VARIABLEARRAY) else "read"
+                               ci.TypeKind.VARIABLEARRAY) and not parm \
+            else "read"
     if par.kind == K.UNARY_OPERATOR:
         pt = par.type.get_canonical()
         if pt.kind == ci.TypeKind.POINTER and \
                 _canon(pt.get_pointee()) == _canon(cur.type):
             return "addr"
+        if parm and pt.kind == ci.TypeKind.POINTER and \
+                pt.get_pointee().kind == ci.TypeKind.POINTER and \
+                _canon(pt.get_pointee().get_pointee()) == \
+                _canon(cur.type.get_canonical().element_type):
+            return "addr"  # &v: the pointer's address
         return "rw"  # ++, --
     if par.kind == K.BINARY_OPERATOR and pos == 0:
         return "write"  # x = ... (a comma's left side: as good as one)
@@ -1049,6 +1107,9 @@ def _initialized_fields(init, out):
             name = desig or (fld.spelling if fld is not None else None)
             if name:
                 out.add("." + name)
+                out.add(_field_use(
+                    t.get_declaration() if fld is not None and
+                    fld.spelling == name else None, name))
         elif val.kind == K.INIT_LIST_EXPR:
             _initialized_fields(val, out)
         i += 1
@@ -1073,6 +1134,14 @@ def _sync_kind(t):
     if _is_mutex_type(t):
         return "mutex"
     return "cond" if _is_sync_type(t) else "other"
+
+
+def _field_use(rec, name):
+    """How Unit.mutex_uses names a use of the mutex field @name of the
+    structure @rec (a cursor, or None): "TAG.field" as --locks names it,
+    "?.field" when the structure has no tag (its key is then a typedef's
+    name, or OUTER.member): any selected "X.field" may be it."""
+    return "%s.%s" % (_record_name(rec) or "?", name)
 
 
 def _record_name(rec):
@@ -1809,15 +1878,20 @@ class _Walker:
                 loc = _loc(c)
                 if loc is not None:
                     ct = c.type.get_canonical()
+                    ty, decayed = c.type.spelling, False
+                    if _param_array(c):
+                        # A pointer: its type as the compiler adjusts it.
+                        ty, decayed = _decayed_type(c.type), True
                     fn.locals[loc] = LocalDecl(
-                        c.spelling, c.type.spelling, loc,
+                        c.spelling, ty, loc,
                         k == K.PARM_DECL,
                         k == K.VAR_DECL and _has_init(c), _storage(c),
                         ct.kind in (ci.TypeKind.CONSTANTARRAY,
                                     ci.TypeKind.INCOMPLETEARRAY,
-                                    ci.TypeKind.VARIABLEARRAY),
+                                    ci.TypeKind.VARIABLEARRAY) and
+                        not decayed,
                         "(unnamed" in c.type.spelling or
-                        "(anonymous" in c.type.spelling)
+                        "(anonymous" in c.type.spelling, decayed)
             elif k == K.DECL_REF_EXPR:
                 ref = c.referenced
                 if ref is not None and ref.kind in (K.VAR_DECL,
@@ -1997,11 +2071,21 @@ class _Walker:
                 if ref is not None and _is_mutex_type(ref.type):
                     if ref.kind == K.FIELD_DECL:
                         self._use("." + ref.spelling)
+                        self._use(_field_use(ref.semantic_parent,
+                                             ref.spelling))
                     elif ref.kind == K.VAR_DECL and \
                             ref.semantic_parent is not None and \
-                            ref.semantic_parent.kind == \
-                            K.TRANSLATION_UNIT:
+                            (ref.semantic_parent.kind ==
+                             K.TRANSLATION_UNIT or ref.storage_class ==
+                             ci.StorageClass.EXTERN):
                         self._use(ref.spelling)
+                    elif ref.kind == K.VAR_DECL and \
+                            ref.semantic_parent is not None and \
+                            ref.semantic_parent.kind == K.FUNCTION_DECL:
+                        # A function's own mutex (`static pthread_mutex_t
+                        # m = PTHREAD_MUTEX_INITIALIZER;` in its body):
+                        # the lock --locks names m, but no other unit's.
+                        self._use("local " + ref.spelling)
         self.unit.functions[key] = fn
         return fn
 

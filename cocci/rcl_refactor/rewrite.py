@@ -781,6 +781,8 @@ def _clang_decls(f, fi, fn):
                 if d.name == ld.name and d.range[0] <= k < d.range[1]]
         for d in same:
             _array_size(d, ld)
+            if ld.decayed:
+                analyse.decayed_param(d, ld)
         if same:
             continue
         d = analyse.decl_from_type(fi, ld, k)
@@ -794,7 +796,7 @@ def _array_size(d, ld):
     extracted function or reached through a pointer to it: there it
     needs the size the compiler counted (@ld, its frontend.LocalDecl:
     `const int[2]`), or sizeof(caps) would not compile."""
-    m = re.search(r"\[(\d+)\]", ld.type)
+    m = re.search(r"\[(\d+)\]", ld.type or "")
     if d.is_array and m and re.search(r"\[\s*\]", d.declarator):
         d.declarator = re.sub(r"\[\s*\]", "[%s]" % m.group(1),
                               d.declarator, count=1)

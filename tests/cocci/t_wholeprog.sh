@@ -21,6 +21,9 @@
 #    exit() is held, the other delegated, whatever the units' order.
 #  - wrapunits (wholeprog/wrapunits): with -p and no file named, a unit
 #    that locks only through lock functions of another unit is rewritten.
+#  - selunits (wholeprog/selunits): with -p and no file named, a unit
+#    whose only mutex is a function's static one, and with --locks
+#    TAG.field the units using or initialising that field, are rewritten.
 #  - umbrella (wholeprog/umbrella): --in-place where an unchanged header
 #    includes a rewritten one; the compile check sees the rewritten copy.
 #  - deadinc (wholeprog/deadinc): what the compiler skips does not count: a
@@ -251,6 +254,57 @@ grep -q "guard_acquire_rcl_exec(&tally_guard" "$TMP/wu.out/main.c" ||
 cc_rcl "$TMP/wu.new" "$TMP/wu.out/main.c" "$TMP/wu.out/guard.c" ||
 	fail "wrapunits: the result does not build"
 same_output wu "$TMP/wu.want" "$TMP/wu.new"
+
+# ---- selunits: which units -p picks, by the locks selected ----
+# table.c's only mutex is its function's own static one; tally.c locks a
+# field of struct tally, stamp.c one of a typedef'd structure without a
+# tag; main.c only initialises both fields.  With -p and no file named,
+# the same sections are found as when every file is named, and
+# --locks TAG.field or a function's static mutex picks its units (once
+# "no translation unit uses a selected lock").
+cp -R "$WP/selunits" "$TMP/su" && chmod -R u+w "$TMP/su"
+cd "$TMP/su" || exit 1
+$CC -std=gnu11 -O2 -Wall -Werror -pthread main.c tally.c stamp.c table.c \
+	-o "$TMP/su.orig" || fail "selunits does not build"
+timeout 60 "$TMP/su.orig" >"$TMP/su.want" || fail "selunits fails"
+{
+	echo '['
+	for u in main tally stamp; do
+		printf '{"directory": "%s", "file": "%s.c", "command": "cc -std=gnu11 -O2 -pthread -c %s.c"},\n' "$TMP/su" $u $u
+	done
+	printf '{"directory": "%s", "file": "table.c", "command": "cc -std=gnu11 -O2 -pthread -c table.c"}\n' "$TMP/su"
+	echo ']'
+} >compile_commands.json
+"$RCLR" --locks all -o "$TMP/su.named" main.c tally.c stamp.c table.c \
+	>"$TMP/log" 2>&1 || { cat "$TMP/log"; fail "selunits named: want exit 0"; }
+grep -q "3 section(s) found, 3 delegated, 0 held, 0 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "selunits named: three sections"; }
+"$RCLR" -p . --locks all -o "$TMP/su.out" >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "selunits -p: want exit 0"; }
+grep -q "3 section(s) found, 3 delegated, 0 held, 0 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "selunits -p: the sections of the named files"; }
+for u in main tally stamp table; do
+	cmp -s "$TMP/su.named/$u.c" "$TMP/su.out/$u.c" ||
+		fail "selunits: -p writes $u.c otherwise than naming it"
+done
+cc_rcl "$TMP/su.new" "$TMP/su.out/main.c" "$TMP/su.out/tally.c" \
+	"$TMP/su.out/stamp.c" "$TMP/su.out/table.c" ||
+	fail "selunits: the result does not build"
+same_output su "$TMP/su.want" "$TMP/su.new"
+# --locks LOCK: the units it names (a header is written with its unit)
+for pick in "tally.mu:main.c tally.c" "stamp_t.guard:main.c stamp.c" \
+	"table_lock:table.c" "mu:main.c tally.c"; do
+	lk=${pick%%:*}
+	rm -rf "$TMP/su.pick"
+	"$RCLR" -p . --locks "$lk" -o "$TMP/su.pick" >"$TMP/log" 2>&1 ||
+		{ cat "$TMP/log"; fail "selunits --locks $lk: want exit 0"; }
+	grep -q "1 section(s) found, 1 delegated, 0 held, 0 refused" \
+		"$TMP/log" || { cat "$TMP/log"; fail "selunits --locks $lk"; }
+	got=$(cd "$TMP/su.pick" && ls *.c | tr '\n' ' ')
+	[ "$got" = "${pick#*:} " ] ||
+		fail "selunits --locks $lk: wrote $got, want ${pick#*:}"
+	echo "ok selunits --locks $lk"
+done
 
 # ---- umbrella: --in-place, an unchanged header includes a rewritten one ----
 # main.c includes only app.h, which nothing changes, and app.h includes
