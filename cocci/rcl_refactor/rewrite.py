@@ -597,14 +597,12 @@ def _hazards(prog, f, shape):
     if fe is None or span is None:
         return [], False
     toks = f.src.toks
-    # Not the early unlocks and the code after them: the caller runs that
-    # code once the lock is released (`unlock; pthread_exit(NULL);`).
-    after = [(scoped.clang_pos(f, toks[u.t0].start),
-              scoped.clang_pos(f, toks[u.t1 - 1].end))
-             for u, _ in shape["exits"]] + [
-        (scoped.clang_pos(f, toks[a].start),
-         scoped.clang_pos(f, toks[b - 1].end)) for a, b in shape["conts"]
-        if b > a]
+    # Not the early unlocks and the code after them (conts, each from its
+    # unlock to its jump): the caller runs that code once the lock is
+    # released (`unlock; pthread_exit(NULL);`).
+    after = [(scoped.clang_pos(f, toks[a].start),
+              scoped.clang_pos(f, toks[b - 1].end))
+             for a, b in shape["conts"] if b > a]
     return fe.hazards(f.path, *span, skip=after), \
         fe.errno_reached(f.path, *span)
 
@@ -1035,14 +1033,12 @@ def _own_lock_callees(prog):
         for sec in key.sections:
             if sec.reason:
                 continue
-            # not the early unlocks, nor the code after them, which the
-            # caller runs once the lock is released (`unlock; return
+            # not the early unlocks and the code after them (conts), which
+            # the caller runs once the lock is released (`unlock; return
             # fill(k);`, fill() taking the lock again)
-            after = [(u.t0, u.t1) for u, _ in sec.shape["exits"]]
             todo = [(n, None) for n in sorted(called(
                 sec.fileobj, sec.shape["t0"], sec.shape["t1"],
-                list(sec.shape["dead"]) + list(sec.shape["conts"]) +
-                after))]
+                list(sec.shape["dead"]) + list(sec.shape["conts"])))]
             seen = set()
             while todo:
                 fn, via = todo.pop(0)
