@@ -424,7 +424,7 @@ def render_outputs(prog, opts, root, entries):
             crel = os.path.relpath(cfg_path, os.path.dirname(
                 os.path.abspath(dest)))
             rewrite.includes_edit(f, crel)
-        new = rewrite.render_file(f)
+        new = rewrite.render_file(f, rewrite.lines_read(prog, f))
         if opts.outdir or new != input_text(f):
             outputs[dest] = (f, new)
     # Keep the entries (and the user's edits) of an existing rcl-config.h:

@@ -518,6 +518,10 @@ class Unit:
     decls: list = field(default_factory=list)      # [VarDecl]
     functions: dict = field(default_factory=dict)  # key -> Function
     macros: list = field(default_factory=list)     # [MacroUse]
+    # Names of the macros expanded in the unit whose expansion reads the
+    # line number (__LINE__, __builtin_LINE(), also through the macros
+    # they expand: assert(), a program's TRACE()).
+    line_macros: set = field(default_factory=set)
     files: set = field(default_factory=set)        # every file it reads
     errors: list = field(default_factory=list)     # "file:line: msg"
     # Mutexes: "name" of a global, ".name" of a structure field.
@@ -833,6 +837,26 @@ def _skipped_lines(tu, fobj):
     finally:
         lib.clang_disposeSourceRangeList(rl)
     return Skipped(lines, starts)
+
+
+LINE_NAMES = ("__LINE__", "__builtin_LINE")
+
+
+def _line_macros(names, defs):
+    """Those of macros @names whose expansion reads the line number: a
+    body (@defs: name -> MACRO_DEFINITION cursor) that names __LINE__ or
+    __builtin_LINE, or a macro that does, transitively."""
+    memo = {}
+
+    def reads(name):
+        if name not in memo:
+            memo[name] = False  # a macro does not expand itself again
+            d = defs.get(name)
+            body = [t.spelling for t in d.get_tokens()][1:] if d else []
+            memo[name] = any(t in LINE_NAMES or t != name and t in defs and
+                             reads(t) for t in body)
+        return memo[name]
+    return {n for n in names if reads(n)}
 
 
 def _loc(cur):
@@ -1638,8 +1662,11 @@ class _Walker:
 
     def run(self, root):
         K = ci.CursorKind
+        defs = {}
         for cur in root.get_children():
-            if cur.kind == K.MACRO_INSTANTIATION:
+            if cur.kind == K.MACRO_DEFINITION:
+                defs[cur.spelling] = cur
+            elif cur.kind == K.MACRO_INSTANTIATION:
                 loc = _loc(cur)
                 if loc:
                     self.unit.macros.append(MacroUse(cur.spelling, loc))
@@ -1665,6 +1692,8 @@ class _Walker:
                     self.unit.sync_types[cur.spelling] = kind
         self.unit.field_refs = [r for r in self.field_refs
                                 if r[1] in self.unit.sync_fields]
+        self.unit.line_macros = _line_macros(
+            {m.name for m in self.unit.macros}, defs)
 
     def _use(self, name):
         self.unit.mutex_uses.add(name)
@@ -2159,6 +2188,13 @@ class Program:
                     return fn.end.line
             return None
         return end
+
+    def line_macro_lines(self, path):
+        """The lines of @path where a unit expands a macro that reads
+        the line number (Unit.line_macros)."""
+        rp = os.path.realpath(path)
+        return {m.loc.line for u in self.units for m in u.macros
+                if m.loc.path == rp and m.name in u.line_macros}
 
     def skipped_lines(self, path):
         """The cparse.Skipped of @path, when every unit that reads it

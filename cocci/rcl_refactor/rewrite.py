@@ -2,6 +2,7 @@
 """Stage 4, rewrite: decide which locks are converted, extract their
 sections, rewrite declarations, initialisers and condition calls, and
 produce the new text of every file."""
+import bisect
 import os
 import re
 
@@ -1658,8 +1659,10 @@ def includes_edit(f, config_rel):
         f.before.setdefault(last.end + 1, []).append(text)
 
 
-def render_file(f):
-    """The new text of @f (latin-1 string)."""
+def render_file(f, keep_lines=False):
+    """The new text of @f (latin-1 string).  @keep_lines (lines_read()):
+    after each edit that changes how many lines there are, a #line gives
+    the lines below it their numbers of the input."""
     text = f.src.text
     edits = list(f.big)
     for e in f.edits:
@@ -1668,21 +1671,104 @@ def render_file(f):
     for off, texts in f.before.items():
         edits.append((off, off, "".join(texts)))
     edits.sort(key=lambda e: (e[0], e[1] != e[0], e[1]))
-    out, pos = [], 0
+    applied, pos = [], 0
     for s, e, r in edits:
-        if s < pos:
-            continue
+        if s >= pos:
+            applied.append((s, e, r))
+            pos = e
+    if keep_lines:
+        # a directive after the zero-width edits at its offset, before
+        # the one that replaces text there
+        marks = _line_marks(f, applied)
+        applied = sorted(applied + marks, key=lambda e: (
+            e[0], e[1] != e[0], len(e) > 3, e[1]))
+    out, pos = [], 0
+    for e in applied:
+        s, r = e[0], e[2]
         out.append(text[pos:s])
+        last = next((x[-1] for x in reversed(out) if x), "\n")
+        if len(e) > 3 and last != "\n":
+            r = "\n" + r  # after an insertion that ends mid-line
         out.append(r)
-        pos = e
+        pos = e[1]
     out.append(text[pos:])
     out = "".join(out)
     if extract.LINE_RESTORE not in out:
         return out
+    lines = out.split("\n")
+    if keep_lines:
+        # the #line after the extracted function gives the input's number
+        return "\n".join(ln for ln in lines if ln != extract.LINE_RESTORE)
     # After an extracted function that kept its section's line numbers:
     # the next line is numbered as it is in the output.
-    lines = out.split("\n")
     for i, ln in enumerate(lines):
         if ln == extract.LINE_RESTORE:
             lines[i] = "#line %d %s" % (i + 2, extract.LINE_MARK)
     return "\n".join(lines)
+
+
+def lines_read(prog, f):
+    """Whether the code of @f reads its own line numbers: __LINE__ or
+    __builtin_LINE() in its text, or a macro expanded there whose
+    expansion does (assert(), a TRACE() of the program: the compiler's
+    facts), so that lines moved by the rewrite would change what it does.
+    Not in a file with #line directives of its own (the numbers it gives
+    are not the file's)."""
+    if re.search(r"(?m)^[ \t]*#[ \t]*(line\b|\d)", f.src.text):
+        return False
+    if any(t.kind == "id" and t.text in safety.LINE_NAMES
+           for t in f.src.toks):
+        return True
+    fe = getattr(prog, "frontend", None)
+    if fe is not None:
+        return bool(fe.line_macro_lines(f.path))
+    ids = {t.text for t in f.src.toks if t.kind == "id"}
+    return bool(safety.line_names(prog, ids))
+
+
+def _line_marks(f, edits):
+    """[(offset, offset, "#line N", True)]: after each of @edits that
+    changes how many lines follow it, where a directive may stand, the
+    number the input gives the line there."""
+    text, toks = f.src.text, f.src.toks
+    starts = [t.start for t in toks]
+    depth, d = [], 0
+    for t in toks:
+        if t.kind == "punct" and t.text in ("(", "["):
+            d += 1
+        elif t.kind == "punct" and t.text in (")", "]") and d:
+            d -= 1
+        depth.append(d)
+    skipped = f.skipped.lines if f.skipped is not None else frozenset()
+    spans = [(s, e) for s, e, _ in edits if e > s]
+    out = []
+    for s, e, r in edits:
+        if r.count("\n") == text.count("\n", s, e) and \
+                extract.LINE_MARK not in r:
+            continue
+        # at the end of the edit (on a line of its own), else at the
+        # start of the first line below it where a directive may stand
+        nl = text.find("\n", e)
+        p = nl + 1 if nl >= 0 and not text[e:nl].strip() else e
+        while 0 < p < len(text):
+            j = bisect.bisect_left(starts, p) - 1
+            prev = toks[j] if j >= 0 else None
+            nxt = toks[j + 1] if j + 1 < len(toks) else None
+            gap = text[prev.end if prev else 0:p]
+            if prev is not None and prev.end > p:
+                p = prev.end  # inside a token: a directive's continuations
+            elif nxt is not None and nxt.kind == "pp" and \
+                    f.src.line_of(nxt.start) == f.src.line_of(p) and \
+                    re.match(r"#\s*(else|elif|endif)\b", nxt.text):
+                p = nxt.end  # it may end a skipped group: after it
+            elif not (gap.rfind("/*") > gap.rfind("*/") or
+                      prev is not None and depth[j] or
+                      f.src.line_of(p) in skipped):
+                break
+            # in a comment, a macro's arguments, or a group the
+            # preprocessor skips: the next line
+            p = text.find("\n", p) + 1
+        if 0 < p < len(text) and not any(a < p < b for a, b in spans):
+            out.append((p, p, "#line %d %s\n" % (f.src.line_of(p),
+                                                 extract.LINE_MARK), True))
+    return out
