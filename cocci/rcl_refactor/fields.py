@@ -23,6 +23,13 @@ class Fields:
     def __init__(self, files, lock_types):
         self.lock_types = lock_types  # type name -> "mutex" | "cond"
         self.members = {}  # tag -> {member: type (see spec_type)}
+        # tag -> [(member or None, type)]: the members in the order a
+        # brace initialiser gives them values; an anonymous structure
+        # member is one entry (None, ("tag", "TAG.{N}")), its own members
+        # (keyed as TAG's) listed under that pseudo tag (anon_owner).
+        self.order = {}
+        self.anon_owner = {}  # pseudo tag -> the tag its members are keyed by
+        self.array_members = set()  # (tag, member) declared as arrays
         self.tdefs = {}    # typedef name -> type
         self.globals = {}  # name -> set of types
         self.owner = {}    # (path, index of a lock type token) -> tag
@@ -51,9 +58,12 @@ class Fields:
                 self._body(toks, path, o, c, tag)
             k = c + 1
 
-    def _body(self, toks, path, o, c, tag):
-        """The members of the structure body toks[o..c], tagged @tag."""
+    def _body(self, toks, path, o, c, tag, otag=None):
+        """The members of the structure body toks[o..c], tagged @tag;
+        @otag: the tag their order is listed under (Fields.order), when
+        not @tag's (an anonymous member's pseudo tag)."""
         mem = self.members.setdefault(tag, {})
+        order = self.order[otag or tag] = []
         a = j = o + 1
         while j < c:
             t = toks[j]
@@ -64,11 +74,11 @@ class Fields:
                 j = cparse.match(toks, j) + 1
                 continue
             if t.text == ";":
-                self._member(toks, path, a, j, tag, mem)
+                self._member(toks, path, a, j, tag, mem, order, otag or tag)
                 a = j + 1
             j += 1
 
-    def _member(self, toks, path, a, b, tag, mem):
+    def _member(self, toks, path, a, b, tag, mem, order, otag):
         """One member declaration, tokens [a, b) without its ';'."""
         s = a
         while s < b and toks[s].text in _QUALIFIERS:
@@ -78,14 +88,29 @@ class Fields:
         if o is not None:
             inner = toks[s + 1].text if o == s + 2 else (
                 "%s.%s" % (tag, decls[0].name) if decls else tag)
-            self._body(toks, path, o, cparse.match(toks, o), inner)
+            if decls or inner != tag:
+                self._body(toks, path, o, cparse.match(toks, o), inner)
+            else:
+                # struct { pthread_mutex_t lock; long n; };: its members
+                # are the outer structure's (s.lock), one initialiser
+                # brace level below it
+                pseudo = "%s.{%d}" % (otag, len(order))
+                self.anon_owner[pseudo] = tag
+                self._body(toks, path, o, cparse.match(toks, o), tag, pseudo)
+                order.append((None, ("tag", pseudo)))
             for d in decls:
                 mem[d.name] = ("tag", inner)
+                order.append((d.name, ("tag", inner)))
+                if "[" in d.declarator:
+                    self.array_members.add((tag, d.name))
             return
         typ = spec_type(toks[a:b])
         kind = self.lock_types.get(toks[s].text) if s < b else None
         for d in decls:
             mem[d.name] = typ
+            order.append((d.name, typ))
+            if "[" in d.declarator:
+                self.array_members.add((tag, d.name))
             if kind:
                 self.cands.setdefault((kind, d.name), set()).add(tag)
         for i in range(a, b):

@@ -979,6 +979,16 @@ class Program:
                     idx, desig = 0, toks[j - 2].text
                     j -= 4
                     continue
+                if toks[j - 1].text == "=" and toks[j - 2].text == "]" and \
+                        toks[j - 2].kind == "punct":
+                    # [i] = { ... }: an element of the array's level (at
+                    # a position the designator gives: any element's
+                    # fields are the same)
+                    o = cparse.match_back(toks, j - 2)
+                    if o is not None and toks[o - 1].text in (",", "{"):
+                        idx, desig = 0, None
+                        j = o - 1
+                        continue
                 if toks[j - 1].text == "=":
                     break
                 idx, desig = 0, None
@@ -993,9 +1003,19 @@ class Program:
         while a > 0 and toks[a - 1].text not in (";", "}", "{") and \
                 toks[a - 1].kind != "pp":
             a -= 1
+            if toks[a - 1].text == "}" and toks[a - 1].kind == "punct":
+                # an earlier declarator's brace initialiser (`} a = {...},
+                # b = {...};`): over it
+                o = cparse.match_back(toks, a - 1)
+                if o is not None and toks[o - 1].text == "=":
+                    a = o - 1
         if a > 1 and toks[a - 1].text == "}" and toks[a - 1].kind == "punct":
-            # static struct { ... } name = { ... }: the body is the type's
+            # static struct [TAG] { ... } name = { ... }: the body is the
+            # type's
             o = cparse.match_back(toks, a - 1) or 0
+            if toks[o - 1].kind == "id" and toks[o - 2].text in (
+                    "struct", "union"):
+                o -= 1
             if toks[o - 1].text in ("struct", "union"):
                 a = o - 1
                 while a > 0 and toks[a - 1].text not in (";", "}", "{") and \
@@ -1011,23 +1031,40 @@ class Program:
         levels = list(reversed(path))
         if "[" in decls[-1].declarator:
             levels = levels[1:]  # the array's element
-        for n, (pos, dsg) in enumerate(levels):
-            if dsg is None and tag in self.fields.macro_tags:
+        fl = self.fields
+        n = -1
+        while n + 1 < len(levels):
+            n += 1
+            pos, dsg = levels[n]
+            owner = fl.anon_owner.get(tag, tag)  # its members' keys' tag
+            if dsg is None and owner in fl.macro_tags:
                 break  # a macro declares some members: positions unknown
-            mem = list(self.fields.members.get(tag, {}).items())
-            names = [m for m, _ in mem]
-            field = dsg if dsg in names else (
-                names[pos] if dsg is None and pos < len(names) else None)
-            if field is None:
-                break
+            order = fl.order.get(tag) or list(
+                fl.members.get(tag, {}).items())
+            if dsg is not None:
+                # a designator names a member of this level, or of an
+                # anonymous structure member of it
+                field = dsg if dsg in fl.members.get(owner, {}) else None
+                sub = fl.members[owner][dsg] if field else None
+            else:
+                field, sub = order[pos] if pos < len(order) else (None,
+                                                                  None)
+            if field is not None and (owner, field) in fl.array_members \
+                    and n + 1 < len(levels) and levels[n + 1][1] is None:
+                n += 1  # { INIT, INIT }: the member array's elements
             if n == len(levels) - 1:
-                if tag in self.fields.cands.get((kind, field), ()):
-                    return "%s.%s" % (tag, field)
+                if field is not None and \
+                        owner in fl.cands.get((kind, field), ()):
+                    return "%s.%s" % (owner, field)
                 break
-            sub = dict(mem)[field]
-            tag = self.fields.resolve(sub) if sub else None
+            if sub is not None and sub[0] == "tag" and sub[1] in fl.order \
+                    and sub[1] in fl.anon_owner:
+                tag = sub[1]  # an anonymous structure member's braces
+            else:
+                tag = fl.resolve(sub) if sub else None
             if tag is None:
                 break
+        tag = fl.anon_owner.get(tag, tag)
         self._refuse_all(
             ["%s.%s" % (tg, fl) for (kd, fl), tags in self.fields.cands.
              items() if kd == kind for tg in tags if tg == tag],
