@@ -1098,7 +1098,7 @@ def _hoist(fi, sec, occ, in_region):
                           "and used after it (a macro's declaration cannot "
                           "be split)" % (d.name, d.by_macro))
         addr = any(address_taken(toks, k) for n, k in occ if n == d.name)
-        if d.is_static or (d.is_array and d.init):
+        if d.is_static or d.is_extern or (d.is_array and d.init):
             raise Refused("'%s' is declared inside the section and %s after "
                           "it, in a declaration the tool cannot split" % (
                               d.name, "used" if after else

@@ -97,6 +97,7 @@ THREAD_CALLS = {
     "tss_set": "thread-specific data (tss_set)",
     "__h_errno_location": "h_errno",
     "sched_getcpu": "sched_getcpu() (the server's CPU)",
+    "getcpu": "getcpu() (the server's CPU)",
     "pthread_sigmask": "the thread's signal mask (pthread_sigmask)",
     "sigprocmask": "the thread's signal mask (sigprocmask)",
     "pthread_setcancelstate": "the thread's cancellation state",
@@ -161,8 +162,14 @@ THREAD_CALLS = {
     "funlockfile": "funlockfile() (a stream's lock belongs to the thread "
                    "that takes it)",
     # Results kept in a per-thread buffer of glibc: the pointer would
-    # name the server thread's, which its next section overwrites.
+    # name the server thread's, which its next section overwrites (not
+    # when the call is an argument of a function that only reads the
+    # string: BUFFER_READERS).  strerror() and strsignal() write one for
+    # a number they do not know (glibc 2.32 and later).
     "inet_ntoa": "inet_ntoa() (its result is in a per-thread buffer)",
+    "strerror": "strerror() (its result may be in a per-thread buffer)",
+    "strsignal": "strsignal() (its result may be in a per-thread "
+                 "buffer)",
     # The resolver's state (_res) is per thread.
     "res_init": "the thread's resolver state (res_init)",
     "res_query": "the thread's resolver state (res_query)",
@@ -296,6 +303,19 @@ OWNER_CALLS = frozenset(("pthread_mutex_lock", "pthread_mutex_trylock",
                          "pthread_mutex_unlock"))
 _OWNED_INITIALIZERS = ("PTHREAD_RECURSIVE_MUTEX_INITIALIZER",
                        "PTHREAD_ERRORCHECK_MUTEX_INITIALIZER")
+BUFFER_CALLS = frozenset(("inet_ntoa", "strerror", "strsignal"))
+# C library functions that read a string argument during the call and
+# keep no pointer to it: a BUFFER_CALLS result handed straight to them is
+# used up on the thread that made it.
+BUFFER_READERS = frozenset((
+    "printf", "fprintf", "sprintf", "snprintf", "dprintf", "puts", "fputs",
+    "syslog", "perror", "strcpy", "strncpy", "strcat", "strncat", "strlen",
+    "strnlen", "strcmp", "strncmp", "strcasecmp", "strncasecmp", "strdup",
+    "strndup", "memcpy", "memmove", "strchr", "strstr", "atoi", "atol",
+    "strtol", "strtoul", "warn", "warnx", "err", "errx", "fwrite",
+    "__printf_chk", "__fprintf_chk", "__sprintf_chk", "__snprintf_chk",
+    "__dprintf_chk", "__strcpy_chk", "__strncpy_chk", "__strcat_chk",
+    "__strncat_chk", "__memcpy_chk", "__memmove_chk", "__syslog_chk"))
 # Calls whose result depends on the calling thread when given one of these
 # arguments (the tokens of the call, as written).
 THREAD_ARG_CALLS = {
@@ -977,7 +997,9 @@ def _access(chain):
         return "rw"
     par, pos = chain[i - 1]
     if decayed:
-        return "rw"  # x.arr passed on: written through, maybe
+        # x.arr as a pointer: into the variable's own storage, which the
+        # pointer may reach after the use (char *w = r.tag;)
+        return "addr"
     if par.kind == K.UNEXPOSED_EXPR:
         # An implicit conversion: its value (lvalue to rvalue), or the
         # address of an array (the variable is one: it travels by
@@ -1005,6 +1027,25 @@ def _access(chain):
     if par.kind in (K.CXX_UNARY_EXPR, K.CSTYLE_CAST_EXPR):
         return "read"  # sizeof x, alignof x, (void)x
     return "rw"
+
+
+def _bare(cur):
+    """@cur without the implicit conversions and parentheses around
+    it."""
+    K = ci.CursorKind
+    while cur.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+        kids = list(cur.get_children())
+        if len(kids) != 1:
+            break
+        cur = kids[0]
+    return cur
+
+
+def _hash_key(cur):
+    """A key that names expression @cur (its extent and kind)."""
+    e = cur.extent
+    return (e.start.file.name if e.start.file else "", e.start.offset,
+            e.end.offset, cur.kind.value)
 
 
 def _end(cur):
@@ -1991,6 +2032,7 @@ class _Walker:
         # macro's name
         fn.sole_call = _spelling_loc(call) if call is not None else None
         fn.returns = sole.returned() if call is not None else None
+        read_args = set()  # BUFFER_CALLS handed to a BUFFER_READERS
         for ch in cur.walk_preorder():
             k = ch.kind
             if k == K.CALL_EXPR:
@@ -2000,6 +2042,10 @@ class _Walker:
                     continue
                 if ref is None or ref.kind != K.FUNCTION_DECL:
                     continue  # through a pointer: not followed
+                if ref.spelling in BUFFER_READERS:
+                    # preorder: the arguments come after their call
+                    read_args.update(_hash_key(_bare(a))
+                                     for a in ch.get_arguments())
                 ck = _fn_key(ref)
                 df = ref.location.file
                 fn.calls.append(Call(ref.spelling, ck, cl,
@@ -2034,7 +2080,10 @@ class _Walker:
                         _LOCALE_HEADERS:
                     fn.state_uses.append(StateUse(
                         "locale", ref.spelling + "()", cl))
-                if ref.spelling in THREAD_CALLS:
+                if ref.spelling in BUFFER_CALLS and \
+                        _hash_key(ch) in read_args:
+                    pass  # its string is read on the server, then dropped
+                elif ref.spelling in THREAD_CALLS:
                     fn.thread_uses.append(ThreadUse(
                         THREAD_CALLS[ref.spelling], cl))
                 elif ref.spelling in THREAD_ARG_CALLS:
