@@ -124,11 +124,30 @@ static int posix_trylock(void *impl)
 static int posix_unlock(void *impl)
 {
 	struct posix_lock *l = impl;
+	int rc;
 
 	if (atomic_load_explicit(&l->owner, memory_order_relaxed) != ll_self())
 		return EPERM;
 	atomic_store_explicit(&l->owner, 0, memory_order_relaxed);
-	return pthread_mutex_unlock(&l->mutex);
+	rc = pthread_mutex_unlock(&l->mutex);
+	if (rc == EPERM) {
+		/* The holder's token is ours, glibc's owner (a thread id) is
+		 * not: this is the child of a fork() made while the thread
+		 * held the lock (pthread_atfork()'s prepare handler takes it,
+		 * the child's handler releases it), whose one thread has a
+		 * new id.  As with a plain mutex, the child may release it:
+		 * no other thread exists to race with, so a fresh mutex is the
+		 * released one. */
+		pthread_mutexattr_t ma;
+
+		if ((rc = pthread_mutexattr_init(&ma)) != 0)
+			return rc;
+		rc = pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ERRORCHECK);
+		if (rc == 0)
+			rc = pthread_mutex_init(&l->mutex, &ma);
+		pthread_mutexattr_destroy(&ma);
+	}
+	return rc;
 }
 
 const struct ll_ops ll_posix_ops = {

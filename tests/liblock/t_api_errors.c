@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -175,6 +176,49 @@ START_TEST(cond_wait_outside_section_is_eperm)
 }
 END_TEST
 
+/* pthread_atfork()'s idiom: the thread that forks holds the lock (its
+ * prepare handler took it), and both the parent and the child release
+ * it, each in its own copy.  Every algorithm with a lock word lets the
+ * child, whose one thread has a new thread id, release it and take it
+ * again. */
+START_TEST(fork_child_releases_a_lock_held_at_fork)
+{
+	const char *const *names = liblock_algorithms();
+
+	for (int n = 0; names[n]; n++) {
+		liblock_attr_t a = LIBLOCK_ATTR_INITIALIZER;
+		liblock_algorithm_info_t info;
+		liblock_lock_t l;
+		int status = -1;
+		pid_t pid;
+
+		ck_assert_int_eq(liblock_algorithm_info(names[n], &info), 0);
+		if (!(info.caps & LIBLOCK_CAP_LOCK) ||
+		    (info.caps & LIBLOCK_CAP_SERVER))
+			continue;
+		a.algorithm = names[n];
+		a.flags |= LIBLOCK_ATTR_FIXED;
+		ck_assert_int_eq(liblock_init(&l, &a), 0);
+		ck_assert_int_eq(liblock_lock(&l), 0);
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			int ok = liblock_unlock(&l) == 0 &&
+				 liblock_lock(&l) == 0 &&
+				 liblock_unlock(&l) == 0;
+
+			_exit(ok ? 0 : 1);
+		}
+		ck_assert_int_eq(liblock_unlock(&l), 0);
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "%s: the child could not release the lock",
+			      names[n]);
+		ck_assert_int_eq(liblock_destroy(&l), 0);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("liblock API errors");
@@ -192,6 +236,7 @@ int main(void)
 	tcase_add_test(tc, aliases_resolve);
 	tcase_add_test(tc, algorithm_list_is_consistent);
 	tcase_add_test(tc, cond_errors);
+	tcase_add_test(tc, fork_child_releases_a_lock_held_at_fork);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
