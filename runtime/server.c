@@ -72,8 +72,17 @@ int rcl_thread_start(struct rcl_server *s, pthread_t *t, void *(*fn)(void *),
 			sched_get_priority_min(SCHED_FIFO) + prio_off;
 	if (!rc)
 		rc = pthread_attr_setschedparam(&a, &sp);
-	/* runtime threads take no asynchronous signals */
+	/* Runtime threads take no asynchronous signals.  They do take the
+	 * two a delegated section's own write() raises for the thread that
+	 * writes (a pipe or socket with no reader: SIGPIPE; past
+	 * RLIMIT_FSIZE: SIGXFSZ), as the program's thread would have: its
+	 * default action ends the process, its handler runs, SIG_IGN ignores
+	 * it.  Blocked here, the write would only fail with EPIPE or EFBIG
+	 * and the signal stay pending for ever.  (rcl-refactor holds sections
+	 * that write in a program that sets threads' signal masks.) */
 	sigfillset(&all);
+	sigdelset(&all, SIGPIPE);
+	sigdelset(&all, SIGXFSZ);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	if (!rc)
 		rc = pthread_create(t, &a, fn, arg);

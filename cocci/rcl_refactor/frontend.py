@@ -197,13 +197,18 @@ THREAD_CALLS = {
 # flockfile() stays locked for its owner only: a section that writes to it
 # on the server thread waits for a lock its client holds, for ever.  The
 # floating-point environment (rounding mode, exception flags, traps) is
-# per thread: the section would compute with the server's.
+# per thread: the section would compute with the server's, and raise its
+# exception flags there, where the caller's fetestexcept() does not see
+# them (the calls that read or clear the flags count too).
 STATE_SETTERS = {
     "flockfile": "stream", "ftrylockfile": "stream",
     "fesetround": "fenv", "fesetenv": "fenv", "feupdateenv": "fenv",
     "feholdexcept": "fenv", "fesetexceptflag": "fenv",
     "feenableexcept": "fenv", "fedisableexcept": "fenv",
     "_mm_setcsr": "fenv", "__builtin_ia32_ldmxcsr": "fenv",
+    "fetestexcept": "fenv", "feclearexcept": "fenv", "feraiseexcept": "fenv",
+    "fegetexceptflag": "fenv", "fegetenv": "fenv", "_mm_getcsr": "fenv",
+    "__builtin_ia32_stmxcsr": "fenv",
     # streams whose reads and writes call the program's functions, and
     # printf conversions the program defines: a stdio call may run the
     # program's code (Program.foreign_call())
@@ -212,7 +217,18 @@ STATE_SETTERS = {
     # the calling thread's own locale, which conversions, classification,
     # collation and messages read (setlocale() sets every thread's)
     "uselocale": "locale",
+    # a thread's own signal mask: SIGPIPE and SIGXFSZ, raised by a write
+    # for the thread that writes, may be blocked on the caller's thread
+    # and not on the server's (runtime/server.c)
+    "pthread_sigmask": "sigmask", "sigprocmask": "sigmask",
 }
+# Calls that write to a file, pipe or socket (besides stdio's
+# STREAM_CALLS): SIGPIPE or SIGXFSZ for the thread that makes them.
+WRITE_CALLS = frozenset((
+    "write", "writev", "pwrite", "pwrite64", "pwritev", "pwritev2", "send",
+    "sendto", "sendmsg", "sendmmsg", "sendfile", "sendfile64", "splice",
+    "vmsplice", "tee", "copy_file_range", "ftruncate", "truncate",
+    "__write_chk"))
 # The C library's headers whose functions may read the thread's locale,
 # and the functions of theirs that do not.
 _LOCALE_HEADERS = frozenset((
@@ -254,12 +270,16 @@ STATE_WHY = {
     "stream": "the program holds streams' locks with %s() at %s, and a "
               "stream's lock belongs to the thread that takes it: on the "
               "server thread the section would wait for its caller's lock",
-    "fenv": "the program changes the floating-point environment with "
-            "%s() at %s, and it is per thread: the section would compute "
-            "in the server thread's",
+    "fenv": "the program sets or reads the floating-point environment "
+            "with %s() at %s, and it is per thread: the section would "
+            "compute in the server thread's, and raise its exception flags "
+            "there",
     "locale": "the program sets a thread's own locale with %s() at %s: "
               "the section would convert, classify, compare or print by "
               "the server thread's",
+    "sigmask": "the program sets a thread's signal mask with %s() at %s: "
+               "the SIGPIPE or SIGXFSZ the section's write may raise would "
+               "go to the server thread, which does not block them",
 }
 # Library functions that leave errno alone (C11 7.5: a function may set
 # errno unless its description says otherwise; these describe no error):
@@ -2068,6 +2088,10 @@ class _Walker:
                 if ref.spelling in STATE_SETTERS:
                     self._state(STATE_SETTERS[ref.spelling],
                                 (ref.spelling, cl))
+                if ref.spelling in STREAM_CALLS or \
+                        ref.spelling in WRITE_CALLS:
+                    fn.state_uses.append(StateUse(
+                        "sigmask", ref.spelling + "()", cl))
                 if ref.spelling in STREAM_CALLS:
                     fn.state_uses.append(StateUse(
                         "stream", ref.spelling + "()", cl))
