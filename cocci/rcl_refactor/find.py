@@ -247,7 +247,7 @@ def lock_key(expr):
     s = _strip_parens(canon(expr))
     if s.startswith("&"):
         s = _strip_parens(canon(s[1:]))
-    s = re.sub(r"\[[^][]*\]$", "", s)
+    s = _strip_subscripts(s)
     m = re.fullmatch(r"[A-Za-z_]\w*", s)
     if m:
         return s
@@ -255,6 +255,22 @@ def lock_key(expr):
     if m:
         return "." + m.group(1)
     return None
+
+
+def _strip_subscripts(s):
+    """@s without its trailing subscripts: `locks[i][j]` is `locks`
+    (balanced brackets: `locks[idx[i]]` too)."""
+    while s.endswith("]"):
+        depth = 0
+        for i in range(len(s) - 1, -1, -1):
+            depth += s[i] == "]"
+            depth -= s[i] == "["
+            if depth == 0:
+                break
+        if depth or i == 0:
+            return s
+        s = s[:i].rstrip()
+    return s
 
 
 def _strip_parens(s):

@@ -437,8 +437,9 @@ def analyse_section(prog, sec, selection):
                                   prog.ppenv, trysh)
         sec.inner = inner_sections(prog, sec, selection)
         call = None if trysh else analyse.call_of(fi.src.toks, sec.stmt)
-        safety.check(fi, sec.shape, call[1] if call else
-                     find.call_args(fi.src.toks, sec.tok))
+        args = call[1] if call else find.call_args(fi.src.toks, sec.tok)
+        safety.check(prog, fi, sec.shape, args,
+                     sec.lf.expr(args) if sec.lf and args else None)
         dead = sec.shape["dead"]
         nested = macrobody.nested_reason(prog, fi, sec.shape["t0"],
                                          sec.shape["t1"], dead)

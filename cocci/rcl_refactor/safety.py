@@ -58,9 +58,10 @@ def _live(sec, k):
         a <= k < b for a, b in sec["conts"] + sec["dead"])
 
 
-def check(fi, sec, lock_args):
+def check(prog, fi, sec, lock_args, lock_expr=None):
     """Refusals: alloca-like calls, side effects in the lock expression.
-    @lock_args: the lock call's argument texts."""
+    @lock_args: the lock call's argument texts; @lock_expr: the lock
+    expression they give (through a macro's or wrapper's body)."""
     toks = fi.src.toks
     for k in range(sec["t0"], sec["t1"]):
         t = toks[k]
@@ -76,6 +77,133 @@ def check(fi, sec, lock_args):
         raise analyse.Refused("side effect in the lock expression '%s' "
                               "(the transformed code evaluates it once)"
                               % ", ".join(lock_args))
+    for text in [" ".join(lock_args)] + ([lock_expr] if lock_expr else []):
+        name = impure_call(prog, text)
+        if name:
+            raise analyse.Refused(
+                "the lock expression '%s' calls %s(), which may have a side "
+                "effect (the lock and the unlock each evaluate it; the "
+                "transformed code would once)" % (text, name))
+
+
+# Functions of the C library that change nothing: a lock expression may
+# call them (`&locks[hash(key) % N]` through strlen(), ...).
+_PURE_LIBC = frozenset((
+    "strlen", "strnlen", "strcmp", "strncmp", "strcasecmp", "strncasecmp",
+    "memcmp", "strchr", "strrchr", "memchr", "abs", "labs", "llabs",
+    "__builtin_expect", "__builtin_constant_p", "__builtin_offsetof",
+    "__builtin_choose_expr", "__builtin_types_compatible_p"))
+_NOT_CALLS = frozenset((
+    "sizeof", "_Alignof", "alignof", "__alignof__", "typeof", "__typeof__",
+    "_Generic", "offsetof", "defined", "if", "while", "for", "switch",
+    "return", "__extension__", "__attribute__", "_Static_assert"))
+
+
+def impure_call(prog, text):
+    """The first function or macro that expression @text calls and that
+    may change something (a write outside its own locals, a call of a
+    function not known to change nothing, asm), else None: evaluating
+    the expression once instead of twice would show."""
+    return _impure_in(prog, text, set())
+
+
+def _calls_in(toks):
+    """Names of the calls among @toks (id followed by '(', not after .
+    or -> and not a keyword); None for a call through a pointer (a
+    parenthesised or member callee)."""
+    out = []
+    for i, t in enumerate(toks[:-1]):
+        if toks[i + 1].text != "(" or toks[i + 1].kind != "punct":
+            continue
+        if t.kind == "id" and t.text not in _NOT_CALLS:
+            if i > 0 and toks[i - 1].text in (".", "->"):
+                return None
+            out.append(t.text)
+        elif t.text in (")", "]"):
+            # table[i](x), f(a)(b), (*fp)(x): a call through a pointer
+            # (a cast's parentheses, `(T *)(p)`, follow no name)
+            o = cparse.match_back(toks, i)
+            if o is None or t.text == "]" or o > 0 and \
+                    toks[o - 1].kind == "id" and \
+                    toks[o - 1].text not in _NOT_CALLS:
+                return None
+            if _deref_call(toks, o, i):
+                return None
+    return out
+
+
+def _deref_call(toks, o, c):
+    """Whether toks[o..c], parentheses, hold a callee through a pointer:
+    `(*fp)`, `(obj->fn)`, `(fp)`... anything but a type name (a cast)."""
+    inner = [t for t in toks[o + 1:c]]
+    return bool(inner) and (inner[0].text == "*" and len(inner) > 1 or
+                            any(t.text in ("->", ".") for t in inner))
+
+
+def _impure_in(prog, text, seen):
+    try:
+        toks = cparse.lex(text.replace("\\\n", " "))
+    except cparse.ParseError:
+        return "?"
+    names = _calls_in(toks)
+    if names is None:
+        return "a function through a pointer"
+    for n in names:
+        if _impure_name(prog, n, seen):
+            return n
+    return None
+
+
+def _impure_name(prog, name, seen):
+    if name in seen or name in _PURE_LIBC:
+        return False  # recursion: the other calls decide
+    seen.add(name)
+    m = prog.macros.get(name)
+    if m is not None:
+        body = m[1] or ""
+        return bool(side_effect(body) or _impure_in(prog, body, seen))
+    for f in prog.files:
+        for fname, _, bo, bc in f.funcs:
+            if fname == name:
+                return _impure_body(prog, f, bo, bc, seen)
+    return True  # not the program's: it may do anything
+
+
+def _impure_body(prog, f, bo, bc, seen):
+    """Whether the function whose body is tokens [bo, bc] of @f may
+    change something besides its own locals."""
+    toks = f.src.toks
+    try:
+        fi = f.func_at(toks[bo].start, prog.typedefs)
+    except cparse.ParseError:
+        return True
+    if fi is None:
+        return True
+    body = toks[bo:bc + 1]
+    if any(t.kind == "id" and t.text in ("asm", "__asm__", "__asm",
+                                          "volatile") for t in body):
+        return True
+    for j in range(bo + 1, bc):
+        t = toks[j]
+        if t.kind != "punct" or t.text not in _ASSIGN:
+            continue
+        if t.text in ("++", "--"):
+            cands = [toks[j - 1], toks[j + 1]]
+            target = next((c for c in cands if c.kind == "id"), None)
+            if target is None or toks[j - 2].text in (".", "->") or \
+                    toks[j + 2].text in (".", "->", "["):
+                return True
+        else:
+            target = toks[j - 1]
+            if target.kind != "id" or toks[j - 2].text in (".", "->", "*"):
+                return True
+        d = analyse.visible_decl(fi, target.text, j)
+        if d is None or d.is_static:
+            return True  # a global, or a static local: it persists
+    names = _calls_in(body[1:-1])
+    if names is None:
+        return True
+    return any(_impure_name(prog, n, seen) for n in names)
 
 
 def side_effect(expr):
