@@ -929,6 +929,26 @@ def _writes(toks, k):
     return nxt not in _READ_NEXT or nxt in ("++", "--")
 
 
+def _named_in_value(toks, k0, name):
+    """Whether the value assigned at `name = ...` (token @k0) names
+    @name: `cur = step(cur);` reads it first."""
+    depth = 0
+    for j in range(k0 + 2, len(toks)):
+        t = toks[j]
+        if t.kind == "punct" and t.text in ("(", "[", "{"):
+            depth += 1
+        elif t.kind == "punct" and t.text in (")", "]", "}"):
+            depth -= 1
+            if depth < 0:
+                return False
+        elif depth == 0 and t.text in (";", ","):
+            return False
+        elif t.kind == "id" and t.text == name and \
+                toks[j - 1].text not in (".", "->"):
+            return True
+    return False
+
+
 def address_taken(toks, k):
     """&x or &x.f (the address of the local itself or of a part of it);
     &p->f and &p[i] take the address of what p points to."""
@@ -937,6 +957,16 @@ def address_taken(toks, k):
     if k + 1 < len(toks) and toks[k + 1].text in ("->", "["):
         return False
     p = toks[k - 2]
+    if p.text == ")" and p.kind == "punct":
+        # `(struct rec *)&r`: a cast's parentheses follow no operand (an
+        # operator, an opening parenthesis, a comma), a call's or a
+        # parenthesised operand's do (`f(x) & r`); `(a) & r` after an
+        # operator reads as a cast too: the address counts as taken
+        o = cparse.match_back(toks, k - 2)
+        return o is not None and o > 0 and not (
+            toks[o - 1].kind in ("id", "num") and toks[o - 1].text not in (
+                "return", "sizeof", "case") or
+            toks[o - 1].text in (")", "]"))
     return not (p.kind in ("id", "num") or p.text in (")", "]")) or \
         p.text in ("return", "sizeof")
 
@@ -1001,7 +1031,8 @@ def variables(fi, sec, occ):
         hidden = name in sec.get("hidden", ())
         written = any(_writes(toks, k) or k in sec.get("macro_args", ())
                       for k in uses[name]) or (hidden and name in sec.get(
-                          "hidden_rw", sec.get("hidden", ())))
+                          "hidden_rw", sec.get("hidden", ()))) or \
+            name in sec.get("written", ())
         # Used outside the section: this local, not another of the same
         # name in a sibling block (`if (a) { int c; lock; for (c = 0; ...)
         # ...; unlock; } else { int c; ... }`), whose uses would make
@@ -1015,7 +1046,7 @@ def variables(fi, sec, occ):
         skipped = any(a < k0 for a, b in conts) or any(
             toks[k].text == "goto" for k in range(t0, k0))
         assigned_first = k0 in tops and toks[k0 + 1].text == "=" and \
-            not skipped
+            not skipped and not _named_in_value(toks, k0, name)
         is_in = byptr or not assigned_first or (
             (d.init or d.is_param) and not outside)
         # In a loop (or after a label), what the section leaves in a
@@ -1097,7 +1128,8 @@ def _hoist(fi, sec, occ, in_region):
             raise Refused("'%s' is declared by macro %s inside the section "
                           "and used after it (a macro's declaration cannot "
                           "be split)" % (d.name, d.by_macro))
-        addr = any(address_taken(toks, k) for n, k in occ if n == d.name)
+        addr = any(address_taken(toks, k) for n, k in occ
+                   if n == d.name) or d.name in sec.get("addr", ())
         if d.is_static or d.is_extern or (d.is_array and d.init):
             raise Refused("'%s' is declared inside the section and %s after "
                           "it, in a declaration the tool cannot split" % (

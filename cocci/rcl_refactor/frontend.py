@@ -154,6 +154,32 @@ THREAD_CALLS = {
                       "mask)",
     "thrd_create": "thrd_create() (the new thread would inherit the "
                    "server thread's scheduling, CPU and signal mask)",
+    # A read-write lock's holder, and a C11 mutex's owner (recursive or
+    # not, the type is not followed), is the thread that takes it: the
+    # server thread could not release what its caller took, nor take
+    # again what its caller holds.
+    "pthread_rwlock_rdlock": "pthread_rwlock_rdlock() (an rwlock's holder "
+                             "is a thread)",
+    "pthread_rwlock_wrlock": "pthread_rwlock_wrlock() (an rwlock's holder "
+                             "is a thread)",
+    "pthread_rwlock_tryrdlock": "pthread_rwlock_tryrdlock() (an rwlock's "
+                                "holder is a thread)",
+    "pthread_rwlock_trywrlock": "pthread_rwlock_trywrlock() (an rwlock's "
+                                "holder is a thread)",
+    "pthread_rwlock_timedrdlock": "pthread_rwlock_timedrdlock() (an "
+                                  "rwlock's holder is a thread)",
+    "pthread_rwlock_timedwrlock": "pthread_rwlock_timedwrlock() (an "
+                                  "rwlock's holder is a thread)",
+    "pthread_rwlock_clockrdlock": "pthread_rwlock_clockrdlock() (an "
+                                  "rwlock's holder is a thread)",
+    "pthread_rwlock_clockwrlock": "pthread_rwlock_clockwrlock() (an "
+                                  "rwlock's holder is a thread)",
+    "pthread_rwlock_unlock": "pthread_rwlock_unlock() (an rwlock's holder "
+                             "is a thread)",
+    "mtx_lock": "mtx_lock() (a C11 mutex's owner is a thread)",
+    "mtx_trylock": "mtx_trylock() (a C11 mutex's owner is a thread)",
+    "mtx_timedlock": "mtx_timedlock() (a C11 mutex's owner is a thread)",
+    "mtx_unlock": "mtx_unlock() (a C11 mutex's owner is a thread)",
     # A stream's lock belongs to the thread that takes it.
     "flockfile": "flockfile() (a stream's lock belongs to the thread "
                  "that takes it)",
@@ -339,6 +365,11 @@ BUFFER_READERS = frozenset((
 # Calls whose result depends on the calling thread when given one of these
 # arguments (the tokens of the call, as written).
 THREAD_ARG_CALLS = {
+    # raise()'s older spelling: the process's signal, which Linux gives
+    # the thread that sends it when it does not block it
+    "kill": {"getpid": "kill() of its own process (the signal would go "
+             "to the thread that runs the section)"},
+    "tgkill": {"gettid": "tgkill() of its own thread"},
     "syscall": {"SYS_gettid": "gettid()", "__NR_gettid": "gettid()"},
     "clock_gettime": {"CLOCK_THREAD_CPUTIME_ID": "the thread's CPU clock"},
     "clock_getres": {"CLOCK_THREAD_CPUTIME_ID": "the thread's CPU clock"},

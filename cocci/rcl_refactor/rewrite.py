@@ -705,12 +705,17 @@ def _clang_locals(prog, f, fi, shape, occ):
     _clang_decls(f, fi, fn)
     have = set(occ)
     hidden, rw, by, addr = set(), set(), {}, set()
+    written = set()  # written in the section, as the compiler reads it
     for r in fn.local_refs:
         k = _tok_of(f, r.loc)
         if k is None or not fi.bo < k < fi.bc:
             continue
         if r.access == "addr":
             addr.add(r.name)
+        if r.access in ("write", "rw") and in_region(k):
+            # (n) += x, v[0] = x on a vector, an asm output: writes the
+            # text's reading does not see
+            written.add(r.name)
         plain = toks[k].text == r.name and r.spell == r.loc
         if not plain and r.spell != r.loc and \
                 r.spell.path == r.loc.path:
@@ -763,7 +768,7 @@ def _clang_locals(prog, f, fi, shape, occ):
     # The context's fields follow the occurrences' order.
     occ.sort(key=lambda x: (x[1], x[0]))
     return {"hidden": hidden, "hidden_rw": rw, "hidden_by": by,
-            "addr": addr}
+            "addr": addr, "written": written}
 
 
 def _clang_decls(f, fi, fn):

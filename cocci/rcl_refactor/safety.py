@@ -39,11 +39,11 @@ _ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=",
            ">>=", "++", "--"}
 # Library calls that neither keep nor return a pointer they are given:
 # an object of the section passed to them does not outlive the call.
+# (Not strtol() and its kin: their end pointer points into the string.)
 _NO_RETAIN = {"strlen", "strnlen", "strcmp", "strncmp", "strcasecmp",
               "strncasecmp", "memcmp", "snprintf", "sprintf", "vsnprintf",
               "vsprintf", "printf", "fprintf", "dprintf", "puts", "fputs",
-              "sscanf", "atoi", "atol", "atoll", "strtol", "strtoul",
-              "strtoll", "strtoull", "strtod", "fwrite", "fread", "write",
+              "sscanf", "atoi", "atol", "atoll", "fwrite", "fread", "write",
               "read", "qsort", "strspn", "strcspn", "memset_explicit",
               "explicit_bzero", "bzero"}
 # ...or that return it: safe only when the result is not used.
@@ -72,6 +72,17 @@ def check(prog, fi, sec, lock_args, lock_expr=None):
                                                       "__builtin_alloca")
                 else "%s() in the section (stack memory of the thread "
                 "that runs it, like alloca)" % t.text)
+    inner = {d.name for d in analyse.decls_of(fi)
+             if sec["t0"] <= d.t0 < sec["t1"] and not d.is_static}
+    for k in range(sec["t0"], sec["t1"]):
+        t = toks[k]
+        if t.kind == "id" and t.text in inner and _live(sec, k) and \
+                analyse.address_taken(toks, k) and _int_cast(toks, k - 1):
+            raise analyse.Refused(
+                "the address of '%s', declared in the section, is used as "
+                "a number at line %d (a stack position: the extracted "
+                "function's frame is on the thread that runs it)" % (
+                    t.text, fi.src.line_of(t.start)))
     bad = side_effect(" ".join(lock_args))
     if bad:
         raise analyse.Refused("side effect in the lock expression '%s' "
@@ -84,6 +95,23 @@ def check(prog, fi, sec, lock_args, lock_expr=None):
                 "the lock expression '%s' calls %s(), which may have a side "
                 "effect (the lock and the unlock each evaluate it; the "
                 "transformed code would once)" % (text, name))
+
+
+_INT_TYPES = frozenset((
+    "uintptr_t", "intptr_t", "size_t", "ssize_t", "ptrdiff_t", "long",
+    "int", "unsigned", "uint64_t", "int64_t", "uint32_t", "int32_t",
+    "__uintptr_t", "__intptr_t"))
+
+
+def _int_cast(toks, k):
+    """Whether the `&` at token @k follows a cast to an integer type:
+    `(uintptr_t)&x`."""
+    if toks[k - 1].text != ")":
+        return False
+    o = cparse.match_back(toks, k - 1)
+    inner = toks[o + 1:k - 1] if o is not None else []
+    return bool(inner) and all(t.kind == "id" for t in inner) and any(
+        t.text in _INT_TYPES for t in inner)
 
 
 # Functions of the C library that change nothing: a lock expression may
