@@ -24,6 +24,7 @@ UNLOCKS = set(os.environ.get("RCL_UNLOCK_FNS",
 TRYLOCKS = set(os.environ.get("RCL_TRYLOCK_FNS",
                               "pthread_mutex_trylock").split(","))
 CHECKS = set(os.environ.get("RCL_CHECK_MACROS", "").split(",")) - {""}
+HINTS = set(os.environ.get("RCL_HINT_MACROS", "").split(",")) - {""}
 
 @cs exists@
 identifier lk : script:python() { lk in LOCKS };
@@ -32,7 +33,9 @@ expression list E;
 identifier V, W;
 identifier ck : script:python() { ck in CHECKS };
 identifier cu : script:python() { cu in CHECKS };
+identifier hu : script:python() { hu in HINTS };
 type T;
+statement S;
 position p1, p2;
 @@
 (
@@ -55,6 +58,20 @@ ul@p2(E);
  W = ul@p2(E);
 |
  cu(..., ul@p2(E), ...);
+|
+ if (ul@p2(E)) S
+|
+ if (ul@p2(E) != 0) S
+|
+ if (hu(ul@p2(E))) S
+|
+ if (hu(ul@p2(E) != 0)) S
+|
+ if (0 != ul@p2(E)) S
+|
+ if (__builtin_expect(ul@p2(E), 0)) S
+|
+ if (__builtin_expect(ul@p2(E) != 0, 0)) S
 |
 return ul@p2(E);
 |

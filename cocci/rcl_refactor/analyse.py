@@ -196,6 +196,10 @@ def decls_of(fi):
 # (find.checker_macros(): name -> the argument's index), set by
 # Program.lock_functions(): `VERIFY0(pthread_mutex_lock(&m));` is the call.
 CHECKERS = {}
+# The program's branch-hint macros, `#define unlikely(x)
+# __builtin_expect(!!(x), 0)` (find.branch_hint()), set by
+# Program.lock_functions().
+HINTS = set()
 
 
 def call_of(toks, stmt):
@@ -449,14 +453,56 @@ def returned_unlock(toks, s, fns, ident):
 
 def _unlock_at(toks, blk, start, ident, fns, stored=False):
     """Index of the first statement of @blk from @start that unlocks the
-    mutex @ident (also `return unlock(ident);`, and with @stored `rc =
-    unlock(ident);`), or None."""
+    mutex @ident (also `return unlock(ident);`, `if (unlock(ident) != 0)
+    fail;`, and with @stored `rc = unlock(ident);`), or None."""
     for k in range(start, len(blk.subs)):
         o = (section_op if stored else op_shape)(toks, blk.subs[k], fns)
         if o and o[1] == ident and o[0].role == "unlock" or \
-                returned_unlock(toks, blk.subs[k], fns, ident):
+                returned_unlock(toks, blk.subs[k], fns, ident) or \
+                checked_unlock(toks, blk.subs[k], fns) == ident:
             return k
     return None
+
+
+def checked_unlock(toks, s, fns):
+    """The identity of the mutex statement @s unlocks when it is `if
+    (unlock(m)) FAIL` or `if (unlock(m) != 0) FAIL`, also under a branch
+    hint (`__builtin_expect`, a HINTS macro), without an else; else None.
+    A section may end there: its owner's unlock of a plain mutex gives 0,
+    so FAIL never runs and goes with the unlock.  pthread_mutex_unlock()
+    or a plain macro of it only (a wrapper function's result is its
+    own)."""
+    if s.kind != "if" or len(s.subs) != 1 or toks[s.t0 + 1].text != "(":
+        return None
+    a, b = s.t0 + 2, cparse.match(toks, s.t0 + 1)
+    for _ in range(2):
+        while toks[a].text == "(" and cparse.match(toks, a) == b - 1:
+            a, b = a + 1, b - 1
+        if toks[a].kind == "id" and toks[a + 1].text == "(" and \
+                cparse.match(toks, a + 1) == b - 1 and (
+                    toks[a].text in HINTS or
+                    toks[a].text == "__builtin_expect"):
+            # hint(X) or __builtin_expect(X, 0): X
+            inner = cparse.split_args(toks, a + 1, b - 1)
+            if toks[a].text == "__builtin_expect" and (
+                    len(inner) != 2 or
+                    "".join(t.text for t in toks[slice(*inner[1])]) != "0"):
+                return None
+            a, b = inner[0]
+            while toks[a].text == "!" and toks[a + 1].text == "!":
+                a += 2
+            continue
+        if b - a > 2 and toks[b - 2].text == "!=" and toks[b - 1].text == "0":
+            b -= 2
+        elif toks[a].text == "0" and toks[a + 1].text == "!=":
+            a += 2
+    while toks[a].text == "(" and cparse.match(toks, a) == b - 1:
+        a, b = a + 1, b - 1
+    o = op_shape(toks, cparse.Stmt("expr", a, b), fns)
+    if not o or o[0].role != "unlock" or o[0].called_wrapper() or \
+            o[0].checks:
+        return None
+    return o[1]
 
 
 def shape(fi, lock_s, fns, is_selected, api, ppenv, trysh=None):

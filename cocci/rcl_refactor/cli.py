@@ -355,7 +355,8 @@ def _facts(f, prog, opts):
     headers through -I."""
     text = _spatch_text(f)
     if text is None:
-        return find.spatch_facts(f.path, prog.fns, opts, analyse.CHECKERS)
+        return find.spatch_facts(f.path, prog.fns, opts, analyse.CHECKERS,
+                                 analyse.HINTS)
     tmp = tempfile.mkdtemp(prefix="rcl-scoped-")
     try:
         path = os.path.join(tmp, os.path.basename(f.path))
@@ -364,7 +365,8 @@ def _facts(f, prog, opts):
         o = copy.copy(opts)
         o.include = [os.path.dirname(os.path.abspath(f.path))] + \
             list(opts.include)
-        return find.spatch_facts(path, prog.fns, o, analyse.CHECKERS)
+        return find.spatch_facts(path, prog.fns, o, analyse.CHECKERS,
+                                 analyse.HINTS)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -819,7 +819,7 @@ class Facts:
         self.unsafe = []   # (func, line, col, what)
 
 
-def spatch_facts(path, fns, opts, checkers=()):
+def spatch_facts(path, fns, opts, checkers=(), hints=()):
     env = dict(os.environ)
     env["RCL_LOCK_FNS"] = ",".join(n for n, f in fns.items()
                                    if f.role == "lock")
@@ -828,6 +828,7 @@ def spatch_facts(path, fns, opts, checkers=()):
     env["RCL_TRYLOCK_FNS"] = ",".join(n for n, f in fns.items()
                                       if f.role == "trylock")
     env["RCL_CHECK_MACROS"] = ",".join(sorted(checkers))
+    env["RCL_HINT_MACROS"] = ",".join(sorted(hints))
     facts = Facts()
     for line in run_spatch(os.path.join(opts.datadir, "sections.cocci"),
                            path, env, opts):

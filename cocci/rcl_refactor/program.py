@@ -271,6 +271,9 @@ class Program:
         analyse.CHECKERS.clear()
         analyse.CHECKERS.update(find.checker_macros(
             macros, find.macro_hint(macros)))
+        hint = find.macro_hint(macros)
+        analyse.HINTS.clear()
+        analyse.HINTS.update(n for n in macros if hint(n) is not None)
         self.api = find.pthread_api(macros)
         env.build_flags = bool(self.opts.commands)
         self.ppenv = env
