@@ -688,8 +688,10 @@ def _section_stmt(fi, s, sec, ident, fns, is_selected, t0, t1, labels,
                       "computed goto in the section")
     if s.kind in ("break", "continue") and \
             not jump_target_inside(s, t0, t1):
-        raise Refused("%s leaves the section with the lock held" %
-                      s.kind)
+        # The loop may come from a macro the text does not show
+        # (TAILQ_FOREACH(it, &head, link) if (...) break;): the
+        # compiler's facts decide (rewrite._clang_locals()).
+        sec.setdefault("loose_jumps", []).append(s.t0)
     if s.kind == "case" and not any(
             a.kind == "switch" and inside(a, t0, t1)
             for a in ancestors(s)):
@@ -1084,7 +1086,8 @@ def variables(fi, sec, occ):
         # ...; unlock; } else { int c; ... }`), whose uses would make
         # this one come back to a caller that never reads it.
         outside = any(n == name and fi.bo < k < fi.bc and not in_region(k)
-                      and visible_decl(fi, name, k) is d for n, k in occ)
+                      and visible_decl(fi, name, k) is d for n, k in occ) \
+            or name in sec.get("cleanup", ())  # read where its scope ends
         k0 = uses[name][0]
         # ... and nothing before it leaves the section or jumps: an early
         # exit (unlock; return x;) or a goto past the assignment reads the

@@ -180,6 +180,13 @@ THREAD_CALLS = {
     "mtx_trylock": "mtx_trylock() (a C11 mutex's owner is a thread)",
     "mtx_timedlock": "mtx_timedlock() (a C11 mutex's owner is a thread)",
     "mtx_unlock": "mtx_unlock() (a C11 mutex's owner is a thread)",
+    # The stack it walks is the thread's that runs it.
+    "backtrace": "backtrace() (it walks the stack of the thread that runs "
+                 "it)",
+    "_Unwind_Backtrace": "_Unwind_Backtrace() (it walks the stack of the "
+                         "thread that runs it)",
+    "unw_backtrace": "unw_backtrace() (it walks the stack of the thread "
+                     "that runs it)",
     # A stream's lock belongs to the thread that takes it.
     "flockfile": "flockfile() (a stream's lock belongs to the thread "
                  "that takes it)",

@@ -495,6 +495,10 @@ def analyse_section(prog, sec, selection):
         if errno:
             sec.shape["errno"] = True
         cl = _clang_locals(prog, f, fi, sec.shape, occ)
+        if cl is None and sec.shape.get("loose_jumps"):
+            raise analyse.Refused("%s leaves the section with the lock "
+                                  "held" % fi.src.toks[
+                                      sec.shape["loose_jumps"][0]].text)
         if cl is None:
             # No compiler facts for this function (code libclang does not
             # see with these flags): the #define texts are read instead.
@@ -511,6 +515,18 @@ def analyse_section(prog, sec, selection):
             n for k in range(fi.bo, lock_t0) if toks[k].kind == "id" and
             toks[k].text in prog.macros
             for n in _macro_names(prog, {}, toks[k].text)}
+        # Locals declared with a cleanup attribute (systemd's
+        # _cleanup_free_): their cleanup reads them where their scope
+        # ends, after the section.
+        cleanup = set()
+        for d in analyse.decls_of(fi):
+            a = d.stmt[0]  # the declaration's first word (a macro too)
+            while a > fi.bo + 1 and toks[a - 1].text not in (";", "{", "}"):
+                a -= 1
+            ids = {t.text for t in toks[a:d.stmt[1]] if t.kind == "id"}
+            if {"cleanup", "__cleanup__"} & safety.expanded_names(prog, ids):
+                cleanup.add(d.name)  # (declared in the section: held)
+        sec.shape["cleanup"] = cleanup
         if sec.inner:
             occ = _nested_occ(sec, occ)
         # Locals whose copy into the context the compile check found may
@@ -738,8 +754,17 @@ def _clang_locals(prog, f, fi, shape, occ):
     labels = {s.name for b in shape["block"].subs[shape["i"] + 1:
                                                    shape["j"]]
               for s in b.walk() if s.kind == "label"}
+    loose = set(shape.get("loose_jumps", ()))
     for j in fn.jumps:
         k = _tok_of(f, j.loc)
+        if k in loose and j.target:
+            # a break whose loop the text does not show: inside the
+            # section when the compiler's loop starts there (a FOREACH
+            # macro's expansion)
+            kt = _tok_of(f, j.target[0])
+            if kt is not None and t0 <= kt < t1 and in_region(k):
+                loose.discard(k)
+            continue
         if k is None or not fi.bo < k < fi.bc or toks[k].text in (
                 "break", "continue", "goto", "return"):
             # Written in the text: analyse.shape() saw it.  Any jump
@@ -765,6 +790,10 @@ def _clang_locals(prog, f, fi, shape, occ):
             if kt is None or not t0 <= kt < t1:
                 raise analyse.Refused("%s %s leaves the section with the "
                                       "lock held" % (j.kind, where))
+    if loose:
+        k = min(loose)
+        raise analyse.Refused("%s leaves the section with the lock held" %
+                              toks[k].text)
     # The context's fields follow the occurrences' order.
     occ.sort(key=lambda x: (x[1], x[0]))
     return {"hidden": hidden, "hidden_rw": rw, "hidden_by": by,

@@ -717,6 +717,11 @@ def _used(toks, a, b, dead=()):
     return out
 
 
+def expanded_names(prog, names):
+    """@names and every name the program's macros among them reach."""
+    return _expanded(prog, names, {})
+
+
 def _expanded(prog, names, local):
     """@names and every name the macros among them reach (bodies of the
     program's macros and of @local {name: [bodies]}), transitively."""
