@@ -1056,8 +1056,10 @@ def variables(fi, sec, occ):
         d = visible_decl(fi, name, sec["scope_t0"])
         if d is None:
             if any(x.name == name and t0 <= x.t0 < t1
-                   for x in decls_of(fi)):
-                continue
+                   for x in decls_of(fi)) or any(
+                       n == name and in_region(k)
+                       for n, k in getattr(fi, "unwritten", ())):
+                continue  # declared in the section (by a macro there)
             raise Refused("cannot find the declaration of local '%s'" % name)
         if d.is_extern:
             raise Refused("local extern declaration of '%s'" % name)

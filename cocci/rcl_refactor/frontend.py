@@ -535,7 +535,7 @@ class Function:
     calls: list = field(default_factory=list)        # [Call]
     thread_uses: list = field(default_factory=list)  # [ThreadUse]
     addr_taken: set = field(default_factory=set)     # local names
-    locals: dict = field(default_factory=dict)       # Loc -> LocalDecl
+    locals: dict = field(default_factory=dict)  # (Loc, name) -> LocalDecl
     local_refs: list = field(default_factory=list)   # [LocalRef]
     jumps: list = field(default_factory=list)        # [Jump]
     indirect: list = field(default_factory=list)     # [IndirectCall]
@@ -2010,7 +2010,9 @@ class _Walker:
                     if _param_array(c):
                         # A pointer: its type as the compiler adjusts it.
                         ty, decayed = _decayed_type(c.type), True
-                    fn.locals[loc] = LocalDecl(
+                    # by name too: a macro's expansion declares several
+                    # at one place (min()'s `_a` and `_b`)
+                    fn.locals[(loc, c.spelling)] = LocalDecl(
                         c.spelling, ty, loc,
                         k == K.PARM_DECL,
                         k == K.VAR_DECL and _has_init(c), _storage(c),

@@ -376,6 +376,7 @@ class Program:
         """(names, why) of the keys lock expression @expr (text, used at
         token @k of @f) may denote; @why says so when it is a field whose
         structure cannot be told: then @names holds every candidate."""
+        expr = self.expand_accessors(expr)
         try:
             ts = cparse.lex(expr)
         except cparse.ParseError:
@@ -408,6 +409,76 @@ class Program:
             return [tag + "." + field], None
         return names, "cannot tell which structure's field '%s' at %s:%d" % (
             field, f.display, f.line(k))
+
+    def _accessor_only(self, name):
+        """Whether function-like macro @name, whose body is an expression
+        that expand_accessors() reads (`#define OBJ_LOCK(o) (&(o)->mu)`),
+        is expanded only as the whole lock argument of lock, unlock,
+        trylock and pthread mutex or condition calls: the lock it names
+        is converted with theirs."""
+        cache = self.__dict__.setdefault("_accessors", {})
+        if name in cache:
+            return cache[name]
+        m = self.macros.get(name)
+        ok = bool(m and m[0] and m[1]) and \
+            self.expand_accessors("%s(%s)" % (name, ", ".join(m[0]))) != \
+            "%s(%s)" % (name, ", ".join(m[0]))
+        uses = 0
+        for f in self.files if ok else ():
+            toks = f.src.toks
+            for k, t in enumerate(toks):
+                if t.kind != "id" or t.text != name or \
+                        k + 1 >= len(toks) or toks[k + 1].text != "(":
+                    continue
+                close = cparse.match(toks, k + 1)
+                o = k - 1
+                if close is None or toks[o].text != "(" or \
+                        toks[close + 1].text not in (")", ","):
+                    ok = False
+                    break
+                callee = toks[o - 1].text if o > 0 else ""
+                if callee not in self.fns and callee not in self.api:
+                    ok = False
+                    break
+                uses += 1
+            if not ok:
+                break
+        cache[name] = ok and uses > 0
+        return cache[name]
+
+    def expand_accessors(self, expr):
+        """@expr with the program's function-like macros in it expanded,
+        `OBJ_LOCK(o)` with `#define OBJ_LOCK(o) (&(o)->mu)` as
+        `(&(o)->mu)`: the lock it names is the body's.  Macros whose
+        body calls or assigns are left (the lock expression's own checks
+        read them)."""
+        for _ in range(8):
+            try:
+                ts = cparse.lex(expr)
+            except cparse.ParseError:
+                return expr
+            for i, t in enumerate(ts[:-1]):
+                m = self.macros.get(t.text) if t.kind == "id" else None
+                if not m or not m[0] or ts[i + 1].text != "(" or \
+                        "..." in m[0] or not m[1] or \
+                        re.search(r"[\w)]\s*\(|[^=!<>]=[^=]|\+\+|--", m[1]):
+                    continue
+                close = cparse.match(ts, i + 1)
+                if close is None:
+                    return expr
+                args = [find.join_tokens([x.text for x in ts[a:b]])
+                        for a, b in cparse.split_args(ts, i + 1, close)]
+                if len(args) != len(m[0]):
+                    continue
+                body = find.substitute(m[0], m[1].replace("\\\n", " "),
+                                       args)
+                expr = find.join_tokens(
+                    [x.text for x in ts[:i]] + ["(" + body + ")"] +
+                    [x.text for x in ts[close + 1:]])
+                break
+            else:
+                return expr
+        return expr
 
     def pointer_local(self, f, k, name):
         """The PtrLocal of local variable @name as seen at token @k of @f
@@ -1201,7 +1272,7 @@ class Program:
         key cannot be converted, its expansions would still call pthread.
         An object-like scoped lock macro all of whose uses are sections
         (scoped.py) is expanded nowhere any more."""
-        if self._scoped_object_done(name):
+        if self._scoped_object_done(name) or self._accessor_only(name):
             return
         rest = t.text.split(name, 1)[1]
         params = set()

@@ -807,6 +807,10 @@ def _clang_decls(f, fi, fn):
     if hasattr(fi, "cdecls"):
         return
     fi.cdecls = []
+    # (name, token) of the locals a macro declares whose type cannot be
+    # written (`__typeof__(a) _a = (a);` in a min() macro's statement
+    # expression): a section that expands the macro declares them itself
+    fi.unwritten = []
     for ld in fn.locals.values():
         k = _tok_of(f, ld.loc)
         if k is None or not fi.bo - 1 <= k < fi.bc and not ld.is_param:
@@ -822,6 +826,8 @@ def _clang_decls(f, fi, fn):
         d = analyse.decl_from_type(fi, ld, k)
         if d is not None:
             fi.cdecls.append(d)
+        elif not ld.is_param:
+            fi.unwritten.append((ld.name, k))
 
 
 def _array_size(d, ld):
