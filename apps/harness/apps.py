@@ -1296,6 +1296,14 @@ class Sqlite(Recipe):
     UNIT = "runs/s"
     TEST_KIND = "exit"
 
+    def prepare(self, tree, env):
+        """configure, then the headers the build generates that the
+        sources include (the parser's tokens, the VDBE opcodes, the
+        keyword hash, sqlite3.h): rcl-refactor compiles the sources."""
+        self.configure(tree, env)
+        run(["make", "-s", "sqlite3.h", "parse.h", "opcodes.h",
+             "keywordhash.h"], cwd=tree, env=env, echo=False)
+
     def _scratch(self, tree):
         d = os.path.join(tree, "_threadtest")
         shutil.rmtree(d, ignore_errors=True)
