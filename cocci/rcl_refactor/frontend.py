@@ -180,6 +180,7 @@ THREAD_CALLS = {
     "mtx_trylock": "mtx_trylock() (a C11 mutex's owner is a thread)",
     "mtx_timedlock": "mtx_timedlock() (a C11 mutex's owner is a thread)",
     "mtx_unlock": "mtx_unlock() (a C11 mutex's owner is a thread)",
+    "sigaltstack": "the thread's alternate signal stack (sigaltstack)",
     # The stack it walks is the thread's that runs it.
     "backtrace": "backtrace() (it walks the stack of the thread that runs "
                  "it)",
@@ -377,7 +378,13 @@ THREAD_ARG_CALLS = {
     "kill": {"getpid": "kill() of its own process (the signal would go "
              "to the thread that runs the section)"},
     "tgkill": {"gettid": "tgkill() of its own thread"},
-    "syscall": {"SYS_gettid": "gettid()", "__NR_gettid": "gettid()"},
+    "syscall": {"SYS_gettid": "gettid()", "__NR_gettid": "gettid()",
+                "SYS_getcpu": "getcpu() (the server's CPU)",
+                "__NR_getcpu": "getcpu() (the server's CPU)",
+                "SYS_tgkill": "tgkill() of its own thread",
+                "__NR_tgkill": "tgkill() of its own thread"},
+    "sigqueue": {"getpid": "sigqueue() to its own process (the signal "
+                 "would go to the thread that runs the section)"},
     "clock_gettime": {"CLOCK_THREAD_CPUTIME_ID": "the thread's CPU clock"},
     "clock_getres": {"CLOCK_THREAD_CPUTIME_ID": "the thread's CPU clock"},
     "getrusage": {"RUSAGE_THREAD": "the thread's resource usage"},
