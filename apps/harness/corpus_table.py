@@ -117,9 +117,15 @@ def render(recorded, old_md=""):
             _locks(rf.get("all") or rf.get("profile")), _reasons(r)] +
             [_tests((r.get("tests") or {}).get(c)) for c in TEST_COLS] +
             [_ratio(tp, "rcl"), _ratio(tp, "posix"), _stop(r)]) + " |")
-    out += ["", "## Time per step (seconds)", "",
-            "| app | " + " | ".join(STEP_ORDER) + " | total |",
-            "|" + "---|" * (len(STEP_ORDER) + 2)]
+    out += ["", "## Time per step (seconds), and when each application "
+            "last ran", "",
+            "Rows come from the last run of each application (`make "
+            "check-corpus APPS=...` updates only those it runs): the last "
+            "column gives that run's date and the rcl-refactor it ran "
+            "(last commit touching cocci/; `-`: recorded before runs were "
+            "dated).", "",
+            "| app | " + " | ".join(STEP_ORDER) + " | total | run |",
+            "|" + "---|" * (len(STEP_ORDER) + 3)]
     for n in names:
         steps = apps[n].get("steps", {})
         cells = []
@@ -129,7 +135,10 @@ def render(recorded, old_md=""):
                 v["seconds"], "" if v["status"] == "ok" else
                 " " + v["status"].lower()))
         total = sum(v["seconds"] for v in steps.values())
-        out.append("| %s | %s | %.0f |" % (n, " | ".join(cells), total))
+        run = apps[n].get("run") or {}
+        out.append("| %s | %s | %.0f | %s |" % (
+            n, " | ".join(cells), total, _esc("%s, `%s`" % (
+                run["date"], run["tool"]) if run else "-")))
     out += ["", "## Why each application, and tests excluded", ""]
     for n in names:
         r = apps[n]

@@ -480,7 +480,10 @@ def run_app(args, name, progress, steps, on_step=None):
     res = {"app": name, "source": app.source, "why": app.why,
            "excluded": dict(app.EXCLUDE), "tests_mode": args.tests,
            "steps": {}, "tests": {}, "refactor": {}, "throughput": None,
-           "incomplete": True}
+           "incomplete": True,
+           "run": {"tool": tool_version(args.top_srcdir),
+                   "date": time.strftime("%Y-%m-%d %H:%M UTC",
+                                         time.gmtime())}}
     os.makedirs(ctx.work, exist_ok=True)
     state = {}
 

@@ -34,7 +34,9 @@ RECORDED = {
             "tests": {"baseline": {"ok": True, "passed": 40, "total": 40},
                       "rcl": {"ok": False, "passed": 38, "total": 40},
                       "posix": {"ok": True, "passed": 40, "total": 40}},
-            "throughput": {"original": 100.0, "rcl": 80.0, "posix": 99.0}},
+            "throughput": {"original": 100.0, "rcl": 80.0, "posix": 99.0},
+            "run": {"tool": "abc1234 2026-12-01",
+                    "date": "2026-12-02 10:00 UTC"}},
         "beta": {
             "app": "beta", "source": "beta", "version": "2.0-3",
             "why": "worker pool", "tests_mode": "full", "excluded": {},
@@ -74,8 +76,13 @@ def main():
     check("build: build dependencies not installed: libfoo-dev" in beta,
           "beta stops at its build with the reason: " + beta)
     times = [c.strip() for c in rows[1].strip("|").split("|")]
-    check(times[1] == "12" and times[-1] == "67",
+    check(times[1] == "12" and times[-2] == "67",
           "alpha's step times and total: %r" % times)
+    check(times[-1] == "2026-12-02 10:00 UTC, `abc1234 2026-12-01`",
+          "alpha's run: %r" % times[-1])
+    beta_rows = [line for line in lines if line.startswith("| beta")]
+    beta_times = [c.strip() for c in beta_rows[1].strip("|").split("|")]
+    check(beta_times[-1] == "-", "beta, recorded undated: %r" % beta_times)
     check("`t/flaky.t` (times out under load)" in md,
           "the exclusion is recorded by name")
     check("- beta, build (FAIL): build dependencies" in md,
