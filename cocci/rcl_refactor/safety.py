@@ -323,6 +323,10 @@ def escaping(fi, sec, occ):
         uses = [k for n, k in occ if n == d.name and _live(sec, k)]
         addr = [k for k in uses if analyse.address_taken(toks, k)]
         if not d.is_array and not addr:
+            if d.name in sec.get("addr", ()):
+                # its address is taken where the text shows no `&` (an
+                # array member's decay, `keep(r.tag)`): the caller keeps it
+                out.add(d.name)
             continue
         if d.is_static:
             continue  # static storage outlives the section anyway
