@@ -11,6 +11,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -21,15 +22,23 @@ JOBS = "-j2"
 
 
 def _run_log(cmd, cwd, env, log, timeout):
-    """Run @cmd with output to @log; its exit status (124: timed out)."""
+    """Run @cmd with output to @log; its exit status (124: timed out, and
+    then everything it started is killed: a test suite's make leaves its
+    test programs behind otherwise, spinning beside the next steps)."""
     with open(log, "w") as f:
         f.write("$ %s\n" % " ".join(cmd))
         f.flush()
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=f,
+                                stderr=subprocess.STDOUT,
+                                start_new_session=True)
         try:
-            return subprocess.run(cmd, cwd=cwd, env=env, stdout=f,
-                                  stderr=subprocess.STDOUT,
-                                  timeout=timeout).returncode
+            return proc.wait(timeout)
         except subprocess.TimeoutExpired:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
             f.write("\nharness: timed out after %d s\n" % timeout)
             return 124
 
