@@ -1094,18 +1094,6 @@ def _access(chain):
     return "rw"
 
 
-def _bare(cur):
-    """@cur without the implicit conversions and parentheses around
-    it."""
-    K = ci.CursorKind
-    while cur.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
-        kids = list(cur.get_children())
-        if len(kids) != 1:
-            break
-        cur = kids[0]
-    return cur
-
-
 def _hash_key(cur):
     """A key that names expression @cur (its extent and kind)."""
     e = cur.extent
@@ -2111,7 +2099,7 @@ class _Walker:
                     continue  # through a pointer: not followed
                 if ref.spelling in BUFFER_READERS:
                     # preorder: the arguments come after their call
-                    read_args.update(_hash_key(_bare(a))
+                    read_args.update(_hash_key(_strip(a))
                                      for a in ch.get_arguments())
                 ck = _fn_key(ref)
                 df = ref.location.file
