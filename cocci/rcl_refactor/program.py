@@ -6,7 +6,7 @@ import os
 import re
 
 from . import analyse, cond, cparse, fields, find, handles, macrobody, \
-    output, scoped
+    output, safety, scoped
 from .find import canon
 
 # Mutex types whose owner does not matter (glibc's DEFAULT is NORMAL).
@@ -1422,8 +1422,9 @@ class Program:
                             via, f.display, f.line(k),
                             find.CHECKED_API[via]) if via else
                         "used outside lock/unlock/init/destroy/"
-                        "condition calls at %s:%d%s" % (
-                            f.display, f.line(k), self._skipped_note(f, k)))
+                        "condition calls at %s:%d%s%s" % (
+                            f.display, f.line(k), _timed_note(toks, k),
+                            self._skipped_note(f, k)))
 
     def _skipped_note(self, f, k):
         """What a reason adds when token @k of @f is in a branch this
@@ -1787,6 +1788,16 @@ def _chosen(fns, name, cands):
         if find.macro_fn(fns, name, params, body):
             return params, body
     return cands[-1]
+
+
+def _timed_note(toks, k):
+    """What a refusal adds when token @k names the mutex a timed lock call
+    takes (liblock has no timed lock)."""
+    calls = safety.enclosing_calls(toks, k)
+    if calls and calls[0][1] == 0 and calls[0][0] in (
+            "pthread_mutex_timedlock", "pthread_mutex_clocklock"):
+        return " (%s(): liblock has no timed lock)" % calls[0][0]
+    return ""
 
 
 def _args(toks, open_i, close):

@@ -876,7 +876,7 @@ def stringized_byptr(prog, fi, sec, byptr):
         if t.kind != "id" or t.text not in byptr or \
                 toks[k - 1].text in (".", "->") or not _live(sec, k):
             continue
-        for name, idx in _enclosing_calls(toks, k):
+        for name, idx in enclosing_calls(toks, k):
             if name in prog.macros and _spells_param(prog, name, idx, set()):
                 return ("'%s', reached by pointer, is in an argument of "
                         "macro %s at line %d, which stringizes or pastes it "
@@ -885,7 +885,7 @@ def stringized_byptr(prog, fi, sec, byptr):
     return None
 
 
-def _enclosing_calls(toks, k):
+def enclosing_calls(toks, k):
     """[(callee name, argument index)] of the calls whose parentheses hold
     token @k in its statement, innermost first."""
     out, depth, idx, j = [], 0, 0, k
@@ -936,7 +936,7 @@ def _spells_param(prog, name, idx, seen):
         return True
     for i, b in enumerate(bt):
         if b.kind == "id" and b.text == p:
-            for inner, j in _enclosing_calls(bt, i):
+            for inner, j in enclosing_calls(bt, i):
                 if inner in prog.macros and \
                         _spells_param(prog, inner, j, seen):
                     return True
