@@ -1,27 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /* expect: held strerror() */
-/* A message from strerror() fetched under the lock and kept in a
- * local for logging after the unlock.
- * The defect it guards against: glibc (>= 2.32) formats "Unknown error N" in a
- * per-thread buffer (like inet_ntoa(), which rcl-refactor does treat as
- * thread-dependent).  Delegated, the section runs strerror() on the RCL
- * server thread, so 'msg' points into the server's buffer; the caller's
- * own later strerror() no longer overwrites it.  Original prints
- * "[Unknown error 2000] [Unknown error 2000]", the rewritten program
- * under LIBLOCK_LOCK=rcl printed "[Unknown error 1001] [Unknown error 2000]".
- * (Conversely, another section on the server would overwrite 'msg' while
- * the caller still uses it.)  strsignal() has the same per-thread buffer. */
+/* A message from strerror() fetched under the lock and kept in a local
+ * for logging after the unlock, while another thread's section formats
+ * its own message.  glibc (2.32 and later) writes "Unknown error N" into
+ * a buffer of the calling thread, which that thread's next strerror()
+ * frees: the first thread's message stays valid until it calls strerror()
+ * again.  Delegated, both sections would run strerror() on the server
+ * thread, whose second call frees the buffer the first thread still
+ * points to (the first thread printed the second message, or freed
+ * memory).  The section whose result leaves it is held; the one that
+ * hands the string straight to snprintf() is delegated. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t turn;
 static int last_err = 1000;
-
-/* The string used up inside the section, on the thread that made it:
-   delegated. */
 static char copied[64];
 
+/* The string used up inside the section, on the thread that made it. */
 static void copy_message(int e)
 {
 	pthread_mutex_lock(&m);
@@ -29,17 +27,41 @@ static void copy_message(int e)
 	pthread_mutex_unlock(&m);
 }
 
-int main(void)
+static void *reporter(void *arg)
 {
 	const char *msg;
-	char later[64];
+	char kept[64];
 
-	copy_message(3000);
+	(void)arg;
 	pthread_mutex_lock(&m);
 	msg = strerror(last_err + 1);
 	last_err++;
 	pthread_mutex_unlock(&m);
-	snprintf(later, sizeof later, "%s", strerror(2000));
-	printf("[%s] [%s] [%s]\n", msg, later, copied);
-	return strcmp(msg, later) == 0 ? 0 : 1;
+	pthread_barrier_wait(&turn); /* the other thread's section runs */
+	pthread_barrier_wait(&turn);
+	snprintf(kept, sizeof kept, "%s", msg);
+	printf("[%s] [%s]\n", kept, copied);
+	return NULL;
+}
+
+static void *other(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&turn);
+	copy_message(3000);
+	pthread_barrier_wait(&turn);
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t a, b;
+
+	pthread_barrier_init(&turn, NULL, 2);
+	pthread_create(&a, NULL, reporter, NULL);
+	pthread_create(&b, NULL, other, NULL);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	pthread_barrier_destroy(&turn);
+	return 0;
 }
