@@ -1764,7 +1764,7 @@ def lines_read(prog, f):
     if fe is not None:
         return bool(fe.line_macro_lines(f.path))
     ids = {t.text for t in f.src.toks if t.kind == "id"}
-    return bool(safety.line_names(prog, ids))
+    return safety.line_names(prog, ids)
 
 
 def _line_marks(f, edits):

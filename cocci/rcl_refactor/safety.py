@@ -833,15 +833,14 @@ def replay_directives(text, directives):
 
 
 def line_names(prog, names):
-    """Those of @names that read the line number: __LINE__,
-    __builtin_LINE, a macro whose expansion reads it (the compiler's
-    facts, Unit.line_macros; without them the program's macros and
-    assert()), or a program macro that reaches one of these."""
+    """Whether @names read the line number: __LINE__, __builtin_LINE, a
+    macro whose expansion reads it (the compiler's facts,
+    Unit.line_macros; without them assert()), directly or through the
+    program's macros."""
     fe = getattr(prog, "frontend", None)
     known = set(LINE_NAMES) | ({m for u in fe.units for m in u.line_macros}
                                if fe is not None else {"assert"})
-    return {n for n in names if n in known or
-            _expanded(prog, [n], {}) & known}
+    return bool(_expanded(prog, names, {}) & known)
 
 
 def source_position(prog, fi, sec, k0):
@@ -857,7 +856,7 @@ def source_position(prog, fi, sec, k0):
         return ("__COUNTER__ in the section and before it in %s(): the "
                 "extracted function, placed before %s(), would take the "
                 "earlier values" % (fi.name, fi.name)), False
-    keep = bool(line_names(prog, uses))
+    keep = line_names(prog, uses)
     if keep and re.search(r"(?m)^[ \t]*#[ \t]*(line\b|\d)", src.text):
         return ("__LINE__ in the section of a file with #line directives "
                 "(the section's line could not be kept)"), False
