@@ -119,6 +119,26 @@ static inline void ll_comb_answer(struct ll_comb_node *n, void *r)
 	atomic_store_explicit(&n->wait, 0, memory_order_release);
 }
 
+/* One step of a pass @p whose combiner queued @own: run @n's section,
+ * its result to *@own_ret (the combiner's own) or to its requester.
+ * True if the section waited: the pass is detached, and the combiner
+ * now holds the lock in lock mode and must leave as a holder. */
+static inline bool ll_comb_run_node(struct ll_comb_pass *p,
+				    struct ll_comb_node *n,
+				    const struct ll_comb_node *own,
+				    void **own_ret)
+{
+	void *r;
+
+	p->fn = n->fn;
+	r = n->fn(n->ctx);
+	if (n == own)
+		*own_ret = r;
+	else
+		ll_comb_answer(n, r);
+	return p->detached;
+}
+
 /* Hand the combiner role (or the lock) to @n's owner, which finds its
  * section not completed and combines. */
 static inline void ll_comb_hand_on(struct ll_comb_node *n)

@@ -143,7 +143,7 @@ static void *cc_combine(struct cc_lock *l, struct ll_comb_node *own)
 	struct ll_comb_node *tmp = own, *nx;
 	unsigned int counter = 0;
 	struct cc_pass p;
-	void *own_ret = NULL, *r;
+	void *own_ret = NULL;
 
 	ll_comb_pass_begin(&p.base, l);
 	/* acquire: pairs with the release link in cc_enqueue(): fn, ctx */
@@ -153,13 +153,7 @@ static void *cc_combine(struct cc_lock *l, struct ll_comb_node *own)
 	       (tmp == own || !ll_comb_waits(tmp->fn))) {
 		counter++;
 		p.next = nx;
-		p.base.fn = tmp->fn;
-		r = tmp->fn(tmp->ctx);
-		if (tmp == own)
-			own_ret = r;
-		else
-			ll_comb_answer(tmp, r);
-		if (p.base.detached) {
+		if (ll_comb_run_node(&p.base, tmp, own, &own_ret)) {
 			/* we re-entered in lock mode: leave as a holder */
 			ll_comb_pass_end(&p.base);
 			cc_unlock(l);

@@ -275,7 +275,7 @@ static void *dsm_combine(struct dsm_lock *l, struct ll_comb_node *own)
 	struct ll_comb_node *tmp = own, *nx;
 	unsigned int counter = 0;
 	struct dsm_pass p;
-	void *own_ret = NULL, *r;
+	void *own_ret = NULL;
 
 	if (++l->passes % DSM_RECLAIM_PERIOD == 0)
 		dsm_reclaim(l);
@@ -283,13 +283,7 @@ static void *dsm_combine(struct dsm_lock *l, struct ll_comb_node *own)
 	for (;;) {
 		counter++;
 		p.cur = tmp;
-		p.base.fn = tmp->fn;
-		r = tmp->fn(tmp->ctx);
-		if (tmp == own)
-			own_ret = r;
-		else
-			ll_comb_answer(tmp, r);
-		if (p.base.detached) {
+		if (ll_comb_run_node(&p.base, tmp, own, &own_ret)) {
 			/* we re-entered in lock mode: leave as a holder */
 			ll_comb_pass_end(&p.base);
 			dsm_unlock(l);
