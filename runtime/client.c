@@ -154,6 +154,15 @@ static void wait_done(struct rcl_server *s, struct rcl_req *r,
 	while (atomic_load_explicit(&r->fn, memory_order_acquire) != NULL) {
 		ll_poll(&polls, RCL_CLIENT_SPIN);
 		if ((polls & 255) == 0) {
+			/* a request for a lock this thread holds (liblock_lock)
+			 * would wait for itself: checked here, off the call's
+			 * fast path, once the wait is already long */
+			if (ll_unlikely(rcl_word_held_by_me(l)))
+				ll_fatal("liblock_exec on RCL lock %p inside a "
+					 "section that holds it "
+					 "(liblock_lock): it would wait for "
+					 "itself",
+					 (void *)l);
 			/* we may have published before the server said it
 			 * was going to sleep: look again */
 			if (atomic_load_explicit(&s->idle,
@@ -175,9 +184,11 @@ void *rcl_exec_remote(struct rcl_lock *l, liblock_fn_t fn, void *ctx,
 	struct rcl_server *s = l->server;
 	struct rcl_req *r = &s->reqs[rcl_client_id()];
 
-	atomic_store_explicit(&r->lock, l, memory_order_relaxed);
+	if (atomic_load_explicit(&r->lock, memory_order_relaxed) != l)
+		atomic_store_explicit(&r->lock, l, memory_order_relaxed);
 	atomic_store_explicit(&r->ctx, ctx, memory_order_relaxed);
-	atomic_store_explicit(&r->flags, flags, memory_order_relaxed);
+	if (atomic_load_explicit(&r->flags, memory_order_relaxed) != flags)
+		atomic_store_explicit(&r->flags, flags, memory_order_relaxed);
 	/* release: pairs with serve()'s acquire; lock/ctx/flags first */
 	atomic_store_explicit(&r->fn, fn, memory_order_release);
 	if (ll_unlikely(atomic_load_explicit(&s->idle, memory_order_relaxed)))
@@ -224,10 +235,6 @@ static void *rcl_exec(void *impl, liblock_fn_t fn, void *ctx)
 	/* from a shipped section: our request slot is that section's */
 	if (ll_unlikely(rcl_shipped != NULL))
 		return exec_inline(l, fn, ctx, NULL);
-	if (ll_unlikely(rcl_word_held_by_me(l)))
-		ll_fatal("liblock_exec on RCL lock %p inside a section that "
-			 "holds it (liblock_lock): it would wait for itself",
-			 (void *)l);
 	return rcl_exec_remote(l, fn, ctx, 0, NULL);
 }
 

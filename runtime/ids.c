@@ -27,10 +27,10 @@
 static pthread_mutex_t ids_mu = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t ids_used[RCL_MAX_CLIENTS / 64]; /* under ids_mu */
 static uint32_t ids_nlive;			/* under ids_mu */
-static _Atomic uint32_t ids_limit;
+_Atomic uint32_t rcl_ids_limit_word;
 static pthread_key_t ids_key;
 static pthread_once_t ids_once = PTHREAD_ONCE_INIT;
-static __thread uint32_t my_id_plus1 LL_TLS_FAST;
+__thread uint32_t rcl_my_id_plus1 LL_TLS_FAST;
 
 /* Called with ids_mu held: the new one-past-highest live id. */
 static uint32_t highest_plus1(void)
@@ -50,7 +50,7 @@ static void id_release(void *arg)
 	pthread_mutex_lock(&ids_mu);
 	ids_used[id / 64] &= ~(1ull << (id % 64));
 	ids_nlive--;
-	atomic_store_explicit(&ids_limit, highest_plus1(),
+	atomic_store_explicit(&rcl_ids_limit_word, highest_plus1(),
 			      memory_order_relaxed);
 	pthread_mutex_unlock(&ids_mu);
 }
@@ -70,7 +70,7 @@ static void ids_unlock(void)
  * Memory only, async-signal-safe. */
 static void ids_child(void)
 {
-	uint32_t mine = my_id_plus1;
+	uint32_t mine = rcl_my_id_plus1;
 
 	memset(ids_used, 0, sizeof(ids_used));
 	ids_nlive = 0;
@@ -78,7 +78,7 @@ static void ids_child(void)
 		ids_used[(mine - 1) / 64] |= 1ull << ((mine - 1) % 64);
 		ids_nlive = 1;
 	}
-	atomic_store_explicit(&ids_limit, mine, memory_order_relaxed);
+	atomic_store_explicit(&rcl_ids_limit_word, mine, memory_order_relaxed);
 	pthread_mutex_unlock(&ids_mu);
 }
 
@@ -115,9 +115,10 @@ static __attribute__((noinline)) uint32_t id_alloc(void)
 		if (id < RCL_MAX_CLIENTS) {
 			ids_used[id / 64] |= 1ull << (id % 64);
 			ids_nlive++;
-			if (id + 1 > atomic_load_explicit(&ids_limit,
+			if (id + 1 > atomic_load_explicit(&rcl_ids_limit_word,
 							  memory_order_relaxed))
-				atomic_store_explicit(&ids_limit, id + 1,
+				atomic_store_explicit(&rcl_ids_limit_word,
+						      id + 1,
 						      memory_order_relaxed);
 		}
 		pthread_mutex_unlock(&ids_mu);
@@ -134,20 +135,13 @@ static __attribute__((noinline)) uint32_t id_alloc(void)
 	}
 	if (pthread_setspecific(ids_key, (void *)(uintptr_t)(id + 1)) != 0)
 		ll_fatal("cannot register the RCL client id of a thread");
-	my_id_plus1 = id + 1;
+	rcl_my_id_plus1 = id + 1;
 	return id;
 }
 
-uint32_t rcl_client_id(void)
+uint32_t rcl_client_id_alloc(void)
 {
-	if (ll_likely(my_id_plus1 != 0))
-		return my_id_plus1 - 1;
 	return id_alloc();
-}
-
-uint32_t rcl_ids_limit(void)
-{
-	return atomic_load_explicit(&ids_limit, memory_order_relaxed);
 }
 
 uint32_t rcl_ids_live(void)

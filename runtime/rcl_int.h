@@ -478,11 +478,25 @@ void rcl_server_unpark(struct rcl_server *srv) LL_HIDDEN;
 
 /* ---- ids.c: client ids ----------------------------------------------------
  */
+/* This thread's client id plus one, 0 until it has one (ids.c). */
+extern __thread uint32_t rcl_my_id_plus1 LL_HIDDEN LL_TLS_FAST;
+/* rcl_client_id() for a thread without an id yet: allocate one. */
+uint32_t rcl_client_id_alloc(void) LL_HIDDEN;
 /* The calling thread's client id (allocated on first use, freed when the
- * thread exits); RCL_MAX_CLIENTS if none can be had (never for long). */
-uint32_t rcl_client_id(void) LL_HIDDEN;
+ * thread exits); RCL_MAX_CLIENTS if none can be had (never for long).
+ * Inline: it is on every remote call's path. */
+static inline uint32_t rcl_client_id(void)
+{
+	if (ll_likely(rcl_my_id_plus1 != 0))
+		return rcl_my_id_plus1 - 1;
+	return rcl_client_id_alloc();
+}
 /* One past the highest live id: the part of a request array to scan. */
-uint32_t rcl_ids_limit(void) LL_HIDDEN;
+extern _Atomic uint32_t rcl_ids_limit_word LL_HIDDEN;
+static inline uint32_t rcl_ids_limit(void)
+{
+	return atomic_load_explicit(&rcl_ids_limit_word, memory_order_relaxed);
+}
 uint32_t rcl_ids_live(void) LL_HIDDEN;
 
 /* ---- affinity.c ------------------------------------------------------------
