@@ -129,14 +129,30 @@ static int rcl_destroy(void *impl)
 	return 0;
 }
 
+/* @exec: a request of liblock_exec, which must not be called on a lock
+ * the thread holds: it would wait for itself.  (A shipped section's
+ * request may be: its thread keeps the locks the section took.)  Checked
+ * off the call's fast path, once a wait is long or before the thread
+ * runs the request itself. */
+static void check_not_held(struct rcl_lock *l, bool exec)
+{
+	if (ll_unlikely(exec && rcl_word_held_by_me(l)))
+		ll_fatal("liblock_exec on RCL lock %p inside a section that "
+			 "holds it (liblock_lock): it would wait for itself",
+			 (void *)l);
+}
+
+/* Wait until the request in @r, for @l, is done; @exec: see
+ * check_not_held(). */
 static void wait_done(struct rcl_server *s, struct rcl_req *r,
-		      struct rcl_lock *l)
+		      struct rcl_lock *l, bool exec)
 {
 	unsigned int polls;
 
 	/* stopped (or a forked child's): no server thread to wait for */
 	if (atomic_load_explicit(&s->state, memory_order_relaxed) !=
 	    RCL_RUNNING) {
+		check_not_held(l, exec);
 		if (atomic_load_explicit(&s->fifo_owner,
 					 memory_order_relaxed) != 0)
 			rcl_server_retry_deferred(s);
@@ -154,15 +170,7 @@ static void wait_done(struct rcl_server *s, struct rcl_req *r,
 	while (atomic_load_explicit(&r->fn, memory_order_acquire) != NULL) {
 		ll_poll(&polls, RCL_CLIENT_SPIN);
 		if ((polls & 255) == 0) {
-			/* a request for a lock this thread holds (liblock_lock)
-			 * would wait for itself: checked here, off the call's
-			 * fast path, once the wait is already long */
-			if (ll_unlikely(rcl_word_held_by_me(l)))
-				ll_fatal("liblock_exec on RCL lock %p inside a "
-					 "section that holds it "
-					 "(liblock_lock): it would wait for "
-					 "itself",
-					 (void *)l);
+			check_not_held(l, exec);
 			/* we may have published before the server said it
 			 * was going to sleep: look again */
 			if (atomic_load_explicit(&s->idle,
@@ -177,9 +185,10 @@ static void wait_done(struct rcl_server *s, struct rcl_req *r,
 	}
 }
 
-/* A remote call (thesis Alg. 9, first branch); *@status gets 0 or EBUSY. */
-void *rcl_exec_remote(struct rcl_lock *l, liblock_fn_t fn, void *ctx,
-		      uint32_t flags, uint32_t *status)
+/* A remote call (thesis Alg. 9, first branch); *@status gets 0 or EBUSY.
+ * @exec: see wait_done(). */
+static inline void *exec_remote(struct rcl_lock *l, liblock_fn_t fn, void *ctx,
+				uint32_t flags, uint32_t *status, bool exec)
 {
 	struct rcl_server *s = l->server;
 	struct rcl_req *r = &s->reqs[rcl_client_id()];
@@ -193,11 +202,17 @@ void *rcl_exec_remote(struct rcl_lock *l, liblock_fn_t fn, void *ctx,
 	atomic_store_explicit(&r->fn, fn, memory_order_release);
 	if (ll_unlikely(atomic_load_explicit(&s->idle, memory_order_relaxed)))
 		rcl_server_unpark(s);
-	wait_done(s, r, l);
+	wait_done(s, r, l, exec);
 	if (status)
 		*status =
 			atomic_load_explicit(&r->status, memory_order_relaxed);
 	return atomic_load_explicit(&r->ctx, memory_order_relaxed);
+}
+
+void *rcl_exec_remote(struct rcl_lock *l, liblock_fn_t fn, void *ctx,
+		      uint32_t flags, uint32_t *status)
+{
+	return exec_remote(l, fn, ctx, flags, status, false);
 }
 
 /* Nested section of the caller's own server (Alg. 9, second branch), or
@@ -235,7 +250,7 @@ static void *rcl_exec(void *impl, liblock_fn_t fn, void *ctx)
 	/* from a shipped section: our request slot is that section's */
 	if (ll_unlikely(rcl_shipped != NULL))
 		return exec_inline(l, fn, ctx, NULL);
-	return rcl_exec_remote(l, fn, ctx, 0, NULL);
+	return exec_remote(l, fn, ctx, 0, NULL, true);
 }
 
 /* Called inside a section of @impl.  Returns 0, ETIMEDOUT, or EPERM when
