@@ -18,6 +18,13 @@
 #ifndef LIBLOCK_H
 #define LIBLOCK_H
 
+/* The private fields below are C11 atomics.  Installed in a system include
+ * directory, this header is a system header and a program built as C99
+ * with -pedantic (rrdtool: -std=gnu99 -pedantic) hears nothing of them;
+ * found through -I (a build tree, rcl-refactor's compile check) it would
+ * get one -Wpedantic warning per field.  Say it is one either way. */
+#pragma GCC system_header
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
