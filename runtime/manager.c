@@ -12,7 +12,9 @@
  * raised again, which moves it to the tail of the FIFO run queue.
  * It is also woken on demand: by a section that is about to block in a
  * condition wait with no other free thread, and by the backup thread.
- * While its server is parked (idle) it sleeps for good.
+ * While its server is parked (idle) it sleeps, waking 10 ms, 20 ms, ...
+ * up to 1 s apart only to see whether the program's threads have all
+ * ended (rcl_exit_if_program_gone, server.c).
  *
  * Backup (lowest priority, SCHED_FIFO only): runs only when every
  * servicing thread and the manager are blocked; it then asks the manager
@@ -192,26 +194,47 @@ static bool running(struct rcl_server *s)
 	       RCL_RUNNING;
 }
 
-/* Sleep until the next period, a kick, or (idle server) a client. */
-static void manager_sleep(struct rcl_server *s, uint32_t seen)
+/* The CLOCK_MONOTONIC time @ns from now. */
+static struct timespec deadline_in(long ns)
 {
 	struct timespec dl;
 
-	if (atomic_load_explicit(&s->idle, memory_order_relaxed) == 1) {
-		ll_futex_wait(&s->idle, 1, NULL, CLOCK_MONOTONIC);
-		return;
-	}
 	clock_gettime(CLOCK_MONOTONIC, &dl);
-	dl.tv_nsec += RCL_MANAGER_PERIOD_NS;
+	dl.tv_sec += ns / 1000000000L;
+	dl.tv_nsec += ns % 1000000000L;
 	if (dl.tv_nsec >= 1000000000L) {
 		dl.tv_sec++;
 		dl.tv_nsec -= 1000000000L;
 	}
+	return dl;
+}
+
+/* Sleep until the next period, a kick, or (idle server) a client.  An
+ * idle server's manager also wakes after *@gone_ns to see whether the
+ * program's threads are all gone, and doubles *@gone_ns each time. */
+static void manager_sleep(struct rcl_server *s, uint32_t seen, long *gone_ns)
+{
+	struct timespec dl;
+
+	if (atomic_load_explicit(&s->idle, memory_order_relaxed) == 1) {
+		dl = deadline_in(*gone_ns);
+		if (ll_futex_wait(&s->idle, 1, &dl, CLOCK_MONOTONIC) ==
+		    ETIMEDOUT) {
+			rcl_exit_if_program_gone();
+			if (*gone_ns < RCL_GONE_MAX_NS)
+				*gone_ns *= 2;
+		}
+		return;
+	}
+	*gone_ns = RCL_GONE_FIRST_NS;
+	dl = deadline_in(RCL_MANAGER_PERIOD_NS);
 	ll_futex_wait(&s->mgr_word, seen, &dl, CLOCK_MONOTONIC);
 }
 
 static void manager_loop(struct rcl_server *s)
 {
+	long gone_ns = RCL_GONE_FIRST_NS;
+
 	while (running(s)) {
 		uint32_t seen = atomic_load_explicit(&s->mgr_word,
 						     memory_order_relaxed);
@@ -224,7 +247,7 @@ static void manager_loop(struct rcl_server *s)
 			ensure_free_thread(s);
 			continue;
 		}
-		manager_sleep(s, seen);
+		manager_sleep(s, seen, &gone_ns);
 		if (!running(s))
 			break;
 		if (atomic_load_explicit(&s->idle, memory_order_relaxed) == 1 ||
@@ -246,6 +269,8 @@ void *rcl_manager_main(void *arg)
 	struct rcl_server *s = arg;
 	int rc;
 
+	atomic_store_explicit(&s->mgr_tid, (int)syscall(SYS_gettid),
+			      memory_order_relaxed);
 	atomic_store_explicit(&s->is_alive, 0, memory_order_relaxed);
 	rc = rcl_pool_add(s); /* the first servicing thread */
 	if (rc == 0 && s->fifo) {
@@ -280,6 +305,8 @@ void *rcl_backup_main(void *arg)
 	struct rcl_server *s = arg;
 	const struct timespec pause = {0, 200000};
 
+	atomic_store_explicit(&s->bak_tid, (int)syscall(SYS_gettid),
+			      memory_order_relaxed);
 	while (running(s)) {
 		if (atomic_load_explicit(&s->idle, memory_order_relaxed) == 1) {
 			/* the free thread sleeps for lack of work: fine */

@@ -35,8 +35,8 @@
  * 50 ms.  Linux has no fixed timeslice (CFS targets a few ms); we take
  * 10 ms: a section that spins or blocks delays the other locks of its
  * server by at most about two periods, and 100 wake-ups per second cost
- * well under 0.1% of the server CPU.  The manager sleeps for good while
- * its server is idle, so an idle server costs nothing. */
+ * well under 0.1% of the server CPU.  While its server is idle the
+ * manager sleeps, waking at most once a second (RCL_GONE_*). */
 #define RCL_MANAGER_PERIOD_NS 10000000L
 
 /* A servicing thread that found no request for this long parks on a
@@ -53,6 +53,14 @@
 /* An idle servicing thread starts yielding its CPU (to servers of other
  * processes on the same CPU) after this long without a request. */
 #define RCL_IDLE_YIELD_NS 50000L
+
+/* An idle manager looks whether the program's threads are all gone
+ * (rcl_exit_if_program_gone) after this long, then after twice as long,
+ * up to RCL_GONE_MAX_NS between two looks: a program whose main() ends
+ * in pthread_exit() ends within about 10 ms of its last thread, and an
+ * idle server that lives on costs one look a second. */
+#define RCL_GONE_FIRST_NS 10000000L
+#define RCL_GONE_MAX_NS 1000000000L
 
 /* Hard cap on the pool (threads blocked in sections plus free ones). */
 #define RCL_MAX_THREADS 1024u
@@ -275,6 +283,9 @@ struct rcl_server {
 	 * Written under srv_mu (or in the child's fork handler); clients
 	 * read it relaxed on their stopped path. */
 	_Atomic pid_t fifo_owner;
+	/* kernel tids of the manager and the backup, 0 until they run (see
+	 * rcl_exit_if_program_gone()) */
+	_Atomic int mgr_tid, bak_tid;
 };
 
 /* ---- slot.c: the slot protocol -------------------------------------------
@@ -550,6 +561,12 @@ void *rcl_servicing_main(void *arg) LL_HIDDEN;
 /* ---- manager.c -------------------------------------------------------------
  */
 void *rcl_manager_main(void *arg) LL_HIDDEN;
+/* Called by idle managers.  If every live thread of the process is one
+ * of the runtime's, the program's last thread has ended (main() ended in
+ * pthread_exit() and the threads it started are gone): without our
+ * threads glibc would have called exit(0) in that last thread, so a
+ * thread of ours does it now, once.  Returns whether it did. */
+bool rcl_exit_if_program_gone(void) LL_HIDDEN;
 void *rcl_backup_main(void *arg) LL_HIDDEN;
 /* Free servicing threads of @s: in the pool and between two sweeps, so
  * not inside a section (a thread blocked in one, in a way the runtime

@@ -18,11 +18,14 @@
  */
 #include "rcl_int.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static pthread_mutex_t srv_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -362,6 +365,116 @@ static bool alive(pid_t pid)
 
 	errno = saved;
 	return yes;
+}
+
+/* Has task @tid of this process ended (a zombie: main() after its
+ * pthread_exit() stays one while other threads run)?  False if unsure. */
+static bool task_ended(const char *tid)
+{
+	char path[320], buf[512];
+	const char *state;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%s/stat", tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == ENOENT; /* gone since readdir() */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "tid (comm) S ...": comm may hold spaces and parentheses */
+	state = strrchr(buf, ')');
+	return state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X');
+}
+
+/* srv_mu held: is @tid one of the runtime's threads (a manager, a
+ * backup, a servicing thread of any server)?  A thread that has not
+ * recorded its tid yet is not: it counts as the program's. */
+static bool runtime_tid(int tid)
+{
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		struct rcl_server *s = atomic_load_explicit(
+			&srv_table[c], memory_order_acquire);
+
+		if (!s)
+			continue;
+		if (atomic_load_explicit(&s->mgr_tid, memory_order_relaxed) ==
+			    tid ||
+		    atomic_load_explicit(&s->bak_tid, memory_order_relaxed) ==
+			    tid)
+			return true;
+		/* acquire: pairs with the release that linked the thread */
+		for (struct rcl_sthread *t = atomic_load_explicit(
+			     &s->all, memory_order_acquire);
+		     t; t = t->next_all)
+			if (atomic_load_explicit(&t->tid,
+						 memory_order_relaxed) == tid)
+				return true;
+	}
+	return false;
+}
+
+/* Is every live thread of the process one of the runtime's?  Any doubt
+ * (a /proc that cannot be read, a stop under way holding srv_mu) says
+ * no. */
+static bool program_gone(void)
+{
+	struct dirent *e;
+	bool gone = true;
+	DIR *d;
+
+	/* trylock: a stop holds srv_mu while it joins this very manager */
+	if (pthread_mutex_trylock(&srv_mu) != 0)
+		return false;
+	if (srv_exiting || (d = opendir("/proc/self/task")) == NULL) {
+		pthread_mutex_unlock(&srv_mu);
+		return false;
+	}
+	while (gone && (e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.' && !task_ended(e->d_name))
+			gone = runtime_tid(atoi(e->d_name));
+	closedir(d);
+	pthread_mutex_unlock(&srv_mu);
+	return gone;
+}
+
+/* The program's last thread would have called exit(0) (glibc does, in
+ * the thread that ends last): atexit handlers, stdio buffers, status 0.
+ * Done on a thread of its own, not a runtime thread: exit() runs our own
+ * atexit handler, which stops the servers and joins their threads. */
+static void *exit_program(void *arg)
+{
+	(void)arg;
+	exit(0);
+}
+
+bool rcl_exit_if_program_gone(void)
+{
+	static _Atomic int exiting;
+	pthread_attr_t a;
+	pthread_t t;
+	int rc;
+
+	if (!program_gone() ||
+	    atomic_exchange_explicit(&exiting, 1, memory_order_relaxed))
+		return false;
+	/* debug: the program's stderr stays what it was without us */
+	ll_log(LL_DEBUG,
+	       "every thread of the program has ended (main() ended in "
+	       "pthread_exit()): exiting with status 0, as glibc would");
+	if ((rc = pthread_attr_init(&a)) != 0)
+		goto retry;
+	rc = pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	if (!rc)
+		rc = pthread_create(&t, &a, exit_program, NULL);
+	pthread_attr_destroy(&a);
+	if (!rc)
+		return true;
+retry: /* no thread for it now (EAGAIN): the next look tries again */
+	atomic_store_explicit(&exiting, 0, memory_order_relaxed);
+	return false;
 }
 
 /* srv_mu held.  Deferral: a fork child whose ancestor ran a SCHED_FIFO

@@ -4,6 +4,11 @@
  * LIBLOCK_LOCK, RCL_SERVERS, RCL_DEGRADED apply), run N sections from two
  * threads, print "algorithm=NAME server=CPU degraded=0|1 count=N".
  * Exit 0, or 2 if the lock cannot be initialised.
+ *
+ * With RCL_PROBE_END=pthread_exit, main() ends in pthread_exit() while
+ * the worker has yet to run its sections; the worker prints
+ * "count=N" (buffered) and returns.  The process must then end with
+ * status 0, its atexit handler printing "atexit", as without RCL.
  */
 #include "config.h"
 
@@ -11,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "liblock.h"
 #include "rcl.h"
@@ -33,6 +39,20 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static void say_atexit(void)
+{
+	printf("atexit\n");
+}
+
+static void *last_worker(void *arg)
+{
+	usleep(50000); /* main() has ended by now */
+	for (int i = 0; i < N; i++)
+		liblock_exec(&lock, cs, arg);
+	printf("count=%ld\n", count); /* flushed by exit() */
+	return NULL;
+}
+
 int main(void)
 {
 	pthread_t t;
@@ -41,6 +61,20 @@ int main(void)
 	if (rc != 0) {
 		fprintf(stderr, "rcl_probe: liblock_init: %s\n", strerror(rc));
 		return 2;
+	}
+	if (getenv("RCL_PROBE_END") &&
+	    strcmp(getenv("RCL_PROBE_END"), "pthread_exit") == 0) {
+		/* ThreadSanitizer's runtime keeps a thread of its own, which
+		 * the RCL runtime cannot tell from the program's: the process
+		 * would not end */
+		if (strcmp(LL_SANITIZER, "tsan") == 0) {
+			printf("tsan\n");
+			return 0;
+		}
+		atexit(say_atexit);
+		if (pthread_create(&t, NULL, last_worker, NULL) != 0)
+			return 1;
+		pthread_exit(NULL);
 	}
 	if (pthread_create(&t, NULL, worker, NULL) != 0)
 		return 1;

@@ -29,6 +29,27 @@ grep -q "degraded=1" "$out".out || fail "not degraded"
 run LIBLOCK_LOCK=rcl RCL_SERVERS=0 || fail "probe with RCL_SERVERS=0"
 grep -q "server=0 .*count=100" "$out".out || fail "RCL_SERVERS=0 ignored"
 
+# main() ends in pthread_exit(): once its worker is done the process ends
+# (status 0, atexit handlers run, stdio flushed), although the runtime's
+# threads live on; they block every signal, so without this the process
+# would never end, and neither timeout(1) nor SIGTERM could end it.
+for mode in "" RCL_DEGRADED=1; do
+	start=$(date +%s)
+	timeout -s KILL 30 env LIBLOCK_LOCK=rcl RCL_PROBE_END=pthread_exit $mode \
+		"$probe" >"$out".out 2>"$out".err
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(cat "$out".out)" = tsan ]; then
+		echo "skipped: main() ending in pthread_exit() (ThreadSanitizer's own thread keeps the process alive)"
+		break
+	fi
+	[ $rc -eq 0 ] || fail "main() ending in pthread_exit() ${mode:-(FIFO)}: exit $rc$(
+		[ $rc -eq 137 ] && echo ' (killed after 30 s: the process did not end)')"
+	printf 'count=100\natexit\n' | cmp -s - "$out".out ||
+		fail "main() ending in pthread_exit() ${mode:-(FIFO)}: output $(cat "$out".out)"
+	[ $(($(date +%s) - start)) -le 5 ] ||
+		fail "main() ending in pthread_exit(): the process took more than 5 s to end"
+done
+
 run LIBLOCK_LOCK=rcl RCL_SERVERS=0-1,x
 [ $? -eq 2 ] || fail "a bad RCL_SERVERS must make init fail"
 grep -q "RCL_SERVERS='0-1,x': not a CPU list" "$out".err ||
