@@ -803,6 +803,17 @@ class Program:
                 found = False  # two mutexes in one macro: see below
         self.init_macro_uses.setdefault(name, []).append((f, k, found))
 
+    def _outside_expansions(self, name):
+        """With -p: the files (\"FILE:LINE\") not being rewritten where a
+        unit of the build expands macro @name.  Rewriting its body would
+        change what they compile to, for a lock this run does not see."""
+        fe = getattr(self, "frontend", None)
+        if fe is None or self.opts.commands is None:
+            return []
+        mine = {os.path.realpath(f.path) for f in self.files}
+        return sorted({str(m.loc) for u in fe.units for m in u.macros
+                       if m.name == name and m.loc.path not in mine})
+
     def _init_macro_sites(self):
         """Each initialiser macro whose every use initialises one key is
         that key's site (its body is rewritten); any other keeps the keys
@@ -828,6 +839,16 @@ class Program:
                 why = "macro %s at %s:%d initialises several mutexes (%s)" \
                     % (name, df.display, df.line(dk),
                        ", ".join(n.lstrip(".") for n in keys))
+            else:
+                outside = self._outside_expansions(name)
+                if outside:
+                    why = "macro %s at %s:%d initialises it, and %s, which " \
+                        "%s not being rewritten, also expand%s it (name %s " \
+                        "too)" % (name, df.display, df.line(dk),
+                                  ", ".join(outside), "is" if
+                                  len(outside) == 1 else "are", "s" if
+                                  len(outside) == 1 else "",
+                                  "it" if len(outside) == 1 else "them")
             if why:
                 self._refuse_all(keys, "mutex", why)
                 continue

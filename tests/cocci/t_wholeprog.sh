@@ -39,6 +39,10 @@
 #    -Werror: the extracted code declares before its statements, and
 #    liblock.h's C11 atomics give no -Wpedantic warning (nothing held or
 #    refused for either: rrdtool builds so).
+#  - initmacro: an initialiser macro of a shared header that a unit not
+#    being rewritten expands too keeps its lock POSIX, with that file's
+#    name (rewriting its body broke that unit's build: rrdtool's
+#    MUTEX_INITIALIZER, src/mutex.h).
 #  - bad -p input: one line each, exit 2.
 . "$(dirname "$0")/common.sh"
 WP="$top_srcdir/tests/cocci/wholeprog"
@@ -566,6 +570,51 @@ cc_rcl "$TMP/c90.new" "$TMP/c90out/tally.c" -std=gnu99 -pedantic \
 	fail "c90: the result gets a warning"
 echo "tally 6000 left 0" >"$TMP/c90.want"
 same_output c90 "$TMP/c90.want" "$TMP/c90.new"
+cd "$TMP" || exit 1
+
+# ---- initmacro: a shared initialiser macro, one of its users named ----
+mkdir -p "$TMP/initmacro" && cd "$TMP/initmacro" || exit 1
+cat >mtx.h <<'EOC'
+#include <pthread.h>
+#define MUTEX_INITIALIZER PTHREAD_MUTEX_INITIALIZER
+EOC
+cat >counter.c <<'EOC'
+#include "mtx.h"
+long counter_add(long v);
+static pthread_mutex_t lock = MUTEX_INITIALIZER;
+static long total;
+long counter_add(long v)
+{
+	long r;
+
+	pthread_mutex_lock(&lock);
+	total += v;
+	r = total;
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+EOC
+cat >main.c <<'EOC'
+#include <stdio.h>
+#include "mtx.h"
+long counter_add(long v);
+static pthread_mutex_t names_lock = MUTEX_INITIALIZER;
+int main(void)
+{
+	pthread_mutex_lock(&names_lock);
+	printf("%ld\n", counter_add(2));
+	pthread_mutex_unlock(&names_lock);
+	return 0;
+}
+EOC
+printf '[{"directory": "%s", "file": "counter.c", "arguments": ["cc", "-O2", "-c", "counter.c"]},\n {"directory": "%s", "file": "main.c", "arguments": ["cc", "-O2", "-c", "main.c"]}]\n' \
+	"$TMP/initmacro" "$TMP/initmacro" >compile_commands.json
+"$RCLR" -p . --locks all -o "$TMP/imout" counter.c >"$TMP/log" 2>&1
+[ $? -eq 1 ] || { cat "$TMP/log"; fail "initmacro: want exit 1"; }
+grep -qx "counter.c:9: not transformed: lock lock stays POSIX: macro MUTEX_INITIALIZER at mtx.h:2 initialises it, and main.c:4, which is not being rewritten, also expands it (name it too)" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "initmacro: the refusal"; }
+[ ! -e "$TMP/imout/mtx.h" ] || ! grep -q LIBLOCK "$TMP/imout/mtx.h" ||
+	fail "initmacro: mtx.h's macro was rewritten"
 cd "$TMP" || exit 1
 
 # ---- bad -p input ----
