@@ -234,6 +234,11 @@ def check_outdir(outdir):
             outdir, "" if d == top else d + " is "))
 
 
+# The calls a lock wrapper of the program may be made of.
+LOCK_API = {"pthread_mutex_lock", "pthread_mutex_unlock",
+            "pthread_mutex_trylock"}
+
+
 def front_end(opts, sel):
     """Parse the translation units with libclang (frontend.Program); with
     -p, the whole build's, and choose the files when none is named."""
@@ -274,10 +279,22 @@ def front_end(opts, sel):
                         lc.lock.startswith(".") else
                         sel.use_selected("?" + lc.lock)
                         for lc in fn.lock_calls)}
-        opts.files = [os.path.relpath(u.path) for u in units
-                      if any(sel.use_selected(n) for n in u.mutex_uses) or
-                      any(c.key in wrappers for fn in u.functions.values()
-                          for c in fn.calls)]
+        chosen = [u for u in units
+                  if any(sel.use_selected(n) for n in u.mutex_uses) or
+                  any(c.key in wrappers for fn in u.functions.values()
+                      for c in fn.calls)]
+        # And the units defining the lock wrappers those call, whose
+        # lock is their parameter (rrdtool's mutex_lock(mutex_t *m) in
+        # mutex.c): without them, the callers' sections are not seen,
+        # and the wrappers' prototypes in a shared header would change
+        # type while their definitions did not.
+        called = {c.key for u in chosen for fn in u.functions.values()
+                  for c in fn.calls}
+        chosen += [u for u in units if u not in chosen and any(
+            fn.key in called and fn.sole_call is not None and fn.calls and
+            all(c.key in LOCK_API for c in fn.calls)
+            for fn in u.functions.values())]
+        opts.files = [os.path.relpath(u.path) for u in units if u in chosen]
         if not opts.files:
             raise Stop(1, "-p %s: no translation unit uses a selected "
                        "lock" % opts.build_dir)

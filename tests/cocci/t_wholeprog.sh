@@ -43,6 +43,10 @@
 #    being rewritten expands too keeps its lock POSIX, with that file's
 #    name (rewriting its body broke that unit's build: rrdtool's
 #    MUTEX_INITIALIZER, src/mutex.h).
+#  - paramwrap: with -p and no file named, the unit that defines lock
+#    wrappers on their parameter (rrdtool's mutex_lock(mutex_t *m) in
+#    mutex.c) is rewritten with the units that call them; it was left
+#    out, and nothing was converted.
 #  - bad -p input: one line each, exit 2.
 . "$(dirname "$0")/common.sh"
 WP="$top_srcdir/tests/cocci/wholeprog"
@@ -615,6 +619,83 @@ grep -qx "counter.c:9: not transformed: lock lock stays POSIX: macro MUTEX_INITI
 	{ cat "$TMP/log"; fail "initmacro: the refusal"; }
 [ ! -e "$TMP/imout/mtx.h" ] || ! grep -q LIBLOCK "$TMP/imout/mtx.h" ||
 	fail "initmacro: mtx.h's macro was rewritten"
+cd "$TMP" || exit 1
+
+# ---- paramwrap: wrappers on their parameter, in a unit of their own ----
+mkdir -p "$TMP/paramwrap" && cd "$TMP/paramwrap" || exit 1
+cat >mtx.h <<'EOC'
+#include <pthread.h>
+int mutex_lock(pthread_mutex_t *m);
+int mutex_unlock(pthread_mutex_t *m);
+EOC
+cat >mtx.c <<'EOC'
+#include "mtx.h"
+int mutex_lock(pthread_mutex_t *m) { return pthread_mutex_lock(m); }
+int mutex_unlock(pthread_mutex_t *m) { return pthread_mutex_unlock(m); }
+EOC
+cat >counter.c <<'EOC'
+#include "mtx.h"
+long counter_add(long v);
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static long total;
+long counter_add(long v)
+{
+	long r;
+
+	mutex_lock(&lock);
+	total += v;
+	r = total;
+	mutex_unlock(&lock);
+	return r;
+}
+EOC
+cat >main.c <<'EOC'
+#include <stdio.h>
+#include "mtx.h"
+long counter_add(long v);
+static pthread_mutex_t calls_lock = PTHREAD_MUTEX_INITIALIZER;
+static long calls;
+static void *worker(void *arg)
+{
+	for (int i = 0; i < 5000; i++) {
+		counter_add((long)arg);
+		mutex_lock(&calls_lock);
+		calls++;
+		mutex_unlock(&calls_lock);
+	}
+	return NULL;
+}
+int main(void)
+{
+	pthread_t t[3];
+
+	for (long i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, worker, (void *)(i + 1));
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	printf("total %ld calls %ld\n", counter_add(0), calls);
+	return 0;
+}
+EOC
+{
+	echo '['
+	for u in main counter; do
+		printf '{"directory": "%s", "file": "%s.c", "arguments": ["cc", "-std=gnu11", "-O2", "-Wall", "-c", "%s.c"]},\n' "$TMP/paramwrap" "$u" "$u"
+	done
+	printf '{"directory": "%s", "file": "mtx.c", "arguments": ["cc", "-std=gnu11", "-O2", "-Wall", "-c", "mtx.c"]}]\n' "$TMP/paramwrap"
+} >compile_commands.json
+$CC -std=gnu11 -O2 -Wall -Werror -pthread main.c counter.c mtx.c \
+	-o "$TMP/pw.orig" || fail "paramwrap does not build"
+timeout 60 "$TMP/pw.orig" >"$TMP/pw.want" || fail "paramwrap fails"
+"$RCLR" -p . --locks all -o "$TMP/pwout" >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "paramwrap -p: rcl-refactor failed"; }
+grep -q "2 section(s) found, 2 delegated, 0 held, 0 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "paramwrap -p: summary"; }
+cp -R "$TMP/paramwrap" "$TMP/pwnew" && cp "$TMP/pwout/"* "$TMP/pwnew/"
+cd "$TMP/pwnew" || exit 1
+cc_rcl "$TMP/pw.new" main.c counter.c mtx.c ||
+	fail "paramwrap -p: the result does not build with -Wall -Werror"
+same_output pw "$TMP/pw.want" "$TMP/pw.new"
 cd "$TMP" || exit 1
 
 # ---- bad -p input ----
