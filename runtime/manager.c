@@ -282,6 +282,8 @@ void *rcl_manager_main(void *arg)
 	sem_post(&s->started); /* a full barrier: start_rc is visible */
 	if (rc == 0)
 		manager_loop(s);
+	/* a tid the kernel may give to another thread once we are gone */
+	atomic_store_explicit(&s->mgr_tid, 0, memory_order_relaxed);
 	return NULL;
 }
 
@@ -319,5 +321,6 @@ void *rcl_backup_main(void *arg)
 		 * turn this into a busy loop */
 		nanosleep(&pause, NULL);
 	}
+	atomic_store_explicit(&s->bak_tid, 0, memory_order_relaxed);
 	return NULL;
 }

@@ -156,6 +156,9 @@ static void reset(struct rcl_server *s)
 	atomic_store_explicit(&s->mgr_need, 0, memory_order_relaxed);
 	atomic_store_explicit(&s->all, NULL, memory_order_relaxed);
 	atomic_store_explicit(&s->nthreads, 0, memory_order_relaxed);
+	/* (a fork child's copies name the parent's threads) */
+	atomic_store_explicit(&s->mgr_tid, 0, memory_order_relaxed);
+	atomic_store_explicit(&s->bak_tid, 0, memory_order_relaxed);
 	s->has_backup = false;
 }
 

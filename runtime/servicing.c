@@ -383,5 +383,7 @@ void *rcl_servicing_main(void *arg)
 	}
 	let_go(t, me);
 	pthread_setspecific(exit_key, NULL);
+	/* its structure may outlive it (a stop that left it to finish) */
+	atomic_store_explicit(&t->tid, 0, memory_order_relaxed);
 	return NULL;
 }
