@@ -759,6 +759,10 @@ class Program:
         one entry per definition the compiler reads."""
         self.init_macros = {}
         self.init_macro_uses = {}  # name -> [(File, token, key name|None)]
+        # (path, #define token) -> (macro name, [key names]) of a macro
+        # that initialises several mutexes, one per use: its body is the
+        # site of them all (rewrite._shared_init_macro())
+        self.shared_init_macros = {}
         for f in self.files:
             for k, t in enumerate(f.src.toks):
                 if t.kind != "pp":
@@ -816,8 +820,8 @@ class Program:
 
     def _init_macro_sites(self):
         """Each initialiser macro whose every use initialises one key is
-        that key's site (its body is rewritten); any other keeps the keys
-        it initialises POSIX, with the use at fault."""
+        the site of the keys it initialises (its body is rewritten); any
+        other keeps them POSIX, with the use at fault."""
         for name, uses in sorted(self.init_macro_uses.items()):
             defs = self.init_macros[name]
             df, dk, body, base = defs[0]
@@ -835,10 +839,6 @@ class Program:
                     "%s:%d initialises a mutex the tool cannot tell" % (
                         name, df.display, df.line(dk), bf.display,
                         bf.line(bk))
-            elif len(keys) > 1:
-                why = "macro %s at %s:%d initialises several mutexes (%s)" \
-                    % (name, df.display, df.line(dk),
-                       ", ".join(n.lstrip(".") for n in keys))
             else:
                 outside = self._outside_expansions(name)
                 if outside:
@@ -852,13 +852,20 @@ class Program:
             if why:
                 self._refuse_all(keys, "mutex", why)
                 continue
-            key = self.key(keys[0])
-            for b in body:
-                if b.text in PLAIN_INITIALIZERS:
-                    key.sites.append((df, dk, "macro"))
-                    key.macro_inits[(df.path, dk)] = (base + b.start,
-                                                      base + b.end)
-                    break
+            # One use, one mutex: the body is the site of every mutex it
+            # initialises (rrdtool's MUTEX_INITIALIZER); they convert
+            # together or not at all.
+            b = next((b for b in body if b.text in PLAIN_INITIALIZERS),
+                     None)
+            if b is None or not keys:
+                continue
+            for n in keys:
+                key = self.key(n)
+                key.sites.append((df, dk, "macro"))
+                key.macro_inits[(df.path, dk)] = (base + b.start,
+                                                  base + b.end)
+            if len(keys) > 1:
+                self.shared_init_macros[(df.path, dk)] = (name, keys)
 
     def _scan_calls(self, f):
         toks = f.src.toks

@@ -896,6 +896,25 @@ def _shared_decl(prog, kind, key):
                 return
 
 
+def _shared_init_macro(prog, kind, key):
+    """`#define MUTEX_INITIALIZER PTHREAD_MUTEX_INITIALIZER` used for
+    several mutexes: its body becomes liblock's initialiser for all of
+    them, so none is converted while another stays POSIX."""
+    if kind != "mutex":
+        return
+    for (path, _), (macro, names) in sorted(
+            prog.shared_init_macros.items()):
+        if key.name not in names:
+            continue
+        for n in names:
+            other = prog.keys.get(("mutex", n))
+            if other is not None and other is not key and other.why:
+                key.refuse("initialised by macro %s, which also "
+                           "initialises %s, which stays POSIX" % (
+                               macro, n.lstrip(".")))
+                return
+
+
 def decide(prog):
     """Fixpoint: a mutex is converted unless its address reaches what is
     not rewritten (its condition variables must be converted too).  Each
@@ -997,6 +1016,8 @@ def _decide_keys(prog):
                 _shared_macro_decl(prog, kind, key)
             if not key.why:
                 _shared_decl(prog, kind, key)
+            if not key.why:
+                _shared_init_macro(prog, kind, key)
             if key.why:
                 changed = True
         if macrobody.decide(prog, lambda n: converted(prog, "mutex", n)):
@@ -1111,10 +1132,18 @@ def site_macro(key, f, k):
     return "RCL_%s_%s_%d" % (key.name.rpartition(".")[2], base, f.line(k))
 
 
+def shared_site_macro(name, f, k):
+    """The rcl-config.h name of the site of initialiser macro @name,
+    defined at token @k of @f, that initialises several locks."""
+    base = re.sub(r"\W", "_", f.display.split("/")[-1])
+    return "RCL_%s_%s_%d" % (name, base, f.line(k))
+
+
 def small_edits(prog, selection):
     """Type, initialiser, init/destroy and condition-call rewrites; returns
     the config entries [(macro, algo, comment)]."""
     entries = []
+    shared_done = set()  # shared initialiser macro sites already written
     for (kind, name), key in sorted(prog.keys.items()):
         if key.why and kind == "mutex":
             for f, k, how in key.sites:
@@ -1143,6 +1172,25 @@ def small_edits(prog, selection):
         for f, k, how in key.sites:
             toks = f.src.toks
             macro = site_macro(key, f, k)
+            shared = prog.shared_init_macros.get((f.path, k)) \
+                if how == "macro" else None
+            if shared:
+                if (f.path, k) in shared_done:
+                    continue
+                shared_done.add((f.path, k))
+                macro = shared_site_macro(shared[0], f, k)
+                entries.append((macro, "rcl", "%s: %s:%d, static "
+                                "initializer macro %s, one for all of them" % (
+                                    ", ".join(n.lstrip(".")
+                                              for n in shared[1]),
+                                    f.src.rel, f.line(k), shared[0])))
+                f.needs_include = True
+                f.needs_config = True
+                start, end = key.macro_inits[(f.path, k)]
+                f.edits.append((start, end,
+                                "LIBLOCK_INITIALIZER_ALGO(%s_ALGO, %s_SERVER)"
+                                % (macro, macro)))
+                continue
             if how == "init":
                 what = "pthread_mutex_init()"
             elif how == "static":
