@@ -902,8 +902,7 @@ def _shared_init_macro(prog, kind, key):
     them, so none is converted while another stays POSIX."""
     if kind != "mutex":
         return
-    for (path, _), (macro, names) in sorted(
-            prog.shared_init_macros.items()):
+    for macro, names in sorted(prog.shared_init_macros.values()):
         if key.name not in names:
             continue
         for n in names:
@@ -1127,16 +1126,14 @@ def converted(prog, kind, name):
     return key is not None and key.why is None
 
 
-def site_macro(key, f, k):
-    base = re.sub(r"\W", "_", f.display.split("/")[-1])
-    return "RCL_%s_%s_%d" % (key.name.rpartition(".")[2], base, f.line(k))
-
-
-def shared_site_macro(name, f, k):
-    """The rcl-config.h name of the site of initialiser macro @name,
-    defined at token @k of @f, that initialises several locks."""
+def _site_name(name, f, k):
+    """The rcl-config.h name of a site of @name at token @k of @f."""
     base = re.sub(r"\W", "_", f.display.split("/")[-1])
     return "RCL_%s_%s_%d" % (name, base, f.line(k))
+
+
+def site_macro(key, f, k):
+    return _site_name(key.name.rpartition(".")[2], f, k)
 
 
 def small_edits(prog, selection):
@@ -1178,7 +1175,7 @@ def small_edits(prog, selection):
                 if (f.path, k) in shared_done:
                     continue
                 shared_done.add((f.path, k))
-                macro = shared_site_macro(shared[0], f, k)
+                macro = _site_name(shared[0], f, k)  # the macro's name
                 entries.append((macro, "rcl", "%s: %s:%d, static "
                                 "initializer macro %s, one for all of them" % (
                                     ", ".join(n.lstrip(".")
