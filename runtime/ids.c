@@ -103,7 +103,7 @@ static uint32_t lowest_free(void)
 	return RCL_MAX_CLIENTS;
 }
 
-static __attribute__((noinline)) uint32_t id_alloc(void)
+__attribute__((noinline)) uint32_t rcl_client_id_alloc(void)
 {
 	static _Atomic int warned;
 	uint32_t id;
@@ -137,11 +137,6 @@ static __attribute__((noinline)) uint32_t id_alloc(void)
 		ll_fatal("cannot register the RCL client id of a thread");
 	rcl_my_id_plus1 = id + 1;
 	return id;
-}
-
-uint32_t rcl_client_id_alloc(void)
-{
-	return id_alloc();
 }
 
 uint32_t rcl_ids_live(void)

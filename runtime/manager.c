@@ -195,7 +195,7 @@ static bool running(struct rcl_server *s)
 }
 
 /* The CLOCK_MONOTONIC time @ns from now. */
-static struct timespec deadline_in(long ns)
+static struct timespec monotonic_in(long ns)
 {
 	struct timespec dl;
 
@@ -217,7 +217,7 @@ static void manager_sleep(struct rcl_server *s, uint32_t seen, long *gone_ns)
 	struct timespec dl;
 
 	if (atomic_load_explicit(&s->idle, memory_order_relaxed) == 1) {
-		dl = deadline_in(*gone_ns);
+		dl = monotonic_in(*gone_ns);
 		if (ll_futex_wait(&s->idle, 1, &dl, CLOCK_MONOTONIC) ==
 		    ETIMEDOUT) {
 			rcl_exit_if_program_gone();
@@ -227,7 +227,7 @@ static void manager_sleep(struct rcl_server *s, uint32_t seen, long *gone_ns)
 		return;
 	}
 	*gone_ns = RCL_GONE_FIRST_NS;
-	dl = deadline_in(RCL_MANAGER_PERIOD_NS);
+	dl = monotonic_in(RCL_MANAGER_PERIOD_NS);
 	ll_futex_wait(&s->mgr_word, seen, &dl, CLOCK_MONOTONIC);
 }
 

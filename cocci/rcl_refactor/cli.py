@@ -234,11 +234,6 @@ def check_outdir(outdir):
             outdir, "" if d == top else d + " is "))
 
 
-# The calls a lock wrapper of the program may be made of.
-LOCK_API = {"pthread_mutex_lock", "pthread_mutex_unlock",
-            "pthread_mutex_trylock"}
-
-
 def front_end(opts, sel):
     """Parse the translation units with libclang (frontend.Program); with
     -p, the whole build's, and choose the files when none is named."""
@@ -292,7 +287,7 @@ def front_end(opts, sel):
                   for c in fn.calls}
         chosen += [u for u in units if u not in chosen and any(
             fn.key in called and fn.sole_call is not None and fn.calls and
-            all(c.key in LOCK_API for c in fn.calls)
+            all(c.key in find.PTHREAD.values() for c in fn.calls)
             for fn in u.functions.values())]
         opts.files = [os.path.relpath(u.path) for u in units if u in chosen]
         if not opts.files:
