@@ -156,18 +156,18 @@ def main(argv=None):
         if verdict is True:
             break
         if verdict is None:
-            rep.print(out)
+            rep.print(out, written=False)
             return 1
         if all(k in forced for k in verdict):
             rep.error("the compile check blames sections already refused; "
                       "nothing written")
-            rep.print(out)
+            rep.print(out, written=False)
             return 1
         forced.update(verdict)
     else:
         rep.error("more than %d sections dropped by the compile check; "
                   "nothing written" % MAX_DROPS)
-        rep.print(out)
+        rep.print(out, written=False)
         return 1
     try:
         if opts.diff:

@@ -25,7 +25,10 @@ class Report:
         self.errors.append(msg)
         print("rcl-refactor: %s" % msg, file=sys.stderr)
 
-    def print(self, out=sys.stdout):
+    def print(self, out=sys.stdout, written=True):
+        """The report; @written is False when the run stopped before
+        writing anything: no section was then delegated or held, and the
+        summary says what the run was about to do instead."""
         # -q: what needs the user's action only (held sections work).
         lines = [] if self.quiet else [
             (f, line, "held: %s (runs in place on the lock word)" % why)
@@ -38,11 +41,16 @@ class Report:
             return
         by = collections.Counter(_reason_class(r) for _, _, r in
                                  set(self.refused))
+        held = len(set(self.held))
         print("rcl-refactor: %d section(s) found, %d delegated, %d held, %d "
-              "refused%s" % (self.found, self.transformed,
-                             len(set(self.held)), len(set(self.refused)),
-                             ", %d of unselected locks left alone" %
-                             self.skipped if self.skipped else ""), file=out)
+              "refused%s%s" % (
+                  self.found, self.transformed if written else 0,
+                  held if written else 0, len(set(self.refused)),
+                  ", %d of unselected locks left alone" % self.skipped
+                  if self.skipped else "",
+                  "" if written else "; nothing written (%d to be "
+                  "delegated and %d held when it stopped)" % (
+                      self.transformed, held)), file=out)
         for why, n in sorted(by.items(), key=lambda x: (-x[1], x[0])):
             print("  %4d  %s" % (n, why), file=out)
 

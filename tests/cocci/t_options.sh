@@ -174,4 +174,29 @@ grep -q "liblock_exec" o6/tally.c || { cat log; fail "angle include through -I: 
 cc_rcl o6/prog o6/tally.c -I shadow/lib -I o6 || fail "angle include through -I: build"
 [ "$(LIBLOCK_LOCK=rcl timeout -k 5 60 ./o6/prog)" = 4000 ] || fail "angle include through -I: run under rcl"
 echo "ok: <header> through -I, not the file's own directory"
+# When the compile check stops the run, the summary says nothing was
+# delegated or held, and what the run was about to do.  A compiler that
+# rejects every file calling liblock_exec(), at its first line (no
+# section to blame), stands for a transformed file that does not build.
+mkdir -p stopcc
+cat >stopcc/cc <<'EOS'
+#!/bin/sh
+for a; do
+	case $a in
+	*.c) if grep -q liblock_exec "$a"; then
+		echo "$a:1:1: error: rejected by the test" >&2; exit 1; fi ;;
+	esac
+done
+exec cc "$@"
+EOS
+chmod +x stopcc/cc
+CC=$PWD/stopcc/cc "$RCLR" --locks all -I shadow/lib -o o7 shadow/src/tally.c \
+	>log 2>&1 &&
+	{ cat log; fail "stopped run: exit 0"; }
+grep -q "the transformed file does not compile; nothing written" log ||
+	{ cat log; fail "stopped run: no message"; }
+grep -q "1 section(s) found, 0 delegated, 0 held, 0 refused; nothing written (1 to be delegated and 0 held when it stopped)" log ||
+	{ cat log; fail "stopped run: summary counts what was not written"; }
+[ ! -e o7 ] || { ls -R o7; fail "stopped run: wrote o7"; }
+echo "ok: a run the compile check stops says nothing was delegated"
 exit 0
