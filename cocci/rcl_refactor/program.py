@@ -711,6 +711,13 @@ class Program:
                 continue
             if toks[k - 1].text == "(" and toks[k + 1].text == ")":
                 continue  # sizeof(pthread_mutex_t), a cast
+            if not f.in_function(k) and _in_parens(toks, k):
+                # A parameter of a prototype, `int mutex_lock(pthread_
+                # mutex_t *m);` (or of a function pointer's type): no
+                # object.  Taken for a global pointer named `m`, it was
+                # converted, and the prototype of a function this run
+                # does not rewrite changed type.
+                continue
             field = bool(struct_depth and struct_depth[-1])
             # A block-scope `static pthread_mutex_t m = ...;` is one
             # object for the whole run, as a global is (redis'
@@ -1964,6 +1971,25 @@ def _pointer_test_or_free(toks, a, k, frees=_FREES):
     if prev == "!" or (nxt in ("==", "!=") and toks[k + 2].text in (
             "NULL", "0")):
         return True
+    return False
+
+
+def _in_parens(toks, k):
+    """Whether token @k is inside parentheses opened in its declaration
+    (a parameter list, a cast, sizeof)."""
+    depth = 0
+    for j in range(k - 1, -1, -1):
+        t = toks[j]
+        if t.kind == "pp":
+            return False
+        if t.text == ")":
+            depth += 1
+        elif t.text == "(":
+            if depth == 0:
+                return True
+            depth -= 1
+        elif depth == 0 and t.text in (";", "{", "}"):
+            return False
     return False
 
 

@@ -27,6 +27,7 @@ the extraction what to do so that the meaning is kept:
 * a local reached by pointer in an argument of a macro that stringizes
   or pastes it (#v, ##): it would spell (*v) -- held.
 """
+import os
 import re
 
 from . import analyse, cparse, find
@@ -450,6 +451,7 @@ def unseen_lock_calls(prog):
     mutexes they name stay POSIX."""
     locks = {n for n, lf in prog.fns.items() if lf.role in ("lock",
                                                            "trylock")}
+    elsewhere = _wrappers_not_rewritten(prog)
     for f in prog.files:
         toks = f.src.toks
         bodies = [(bo, bc) for _, _, bo, bc in f.funcs]
@@ -486,6 +488,12 @@ def unseen_lock_calls(prog):
                 for n in names:
                     prog.key(n).refuse("locked at %s:%d %s" % (
                         f.display, f.line(k), why))
+            elif inside and t.text in elsewhere and \
+                    t.text not in prog.fns and t.text not in prog.macros:
+                why = "%s() locks its argument, and is defined " \
+                    "in %s, which is not being rewritten: name it too (or " \
+                    "name no file: -p then picks it)" % (
+                        t.text, elsewhere[t.text])
             elif inside and t.text not in prog.fns and \
                     t.text not in prog.section_macros and \
                     t.text in prog.macros and _locks(prog, t.text, locks):
@@ -507,6 +515,31 @@ def unseen_lock_calls(prog):
                 if key is not None:
                     key.refuse("locked at %s:%d by a call the tool does not "
                                "understand" % (f.display, line))
+
+
+def _wrappers_not_rewritten(prog):
+    """With -p: the lock wrappers on their parameter (a body that is one
+    pthread lock or trylock call, and checks: rrdtool's
+    mutex_lock(mutex_t *m)) defined in units not being rewritten, name
+    -> that unit.  Their callers' sections cannot be seen, and a lock
+    converted here would reach pthread's call there."""
+    fe = getattr(prog, "frontend", None)
+    if fe is None or prog.opts.commands is None:
+        return {}
+    worked = {os.path.realpath(f.path) for f in prog.files}
+    out = {}
+    for u in fe.units:
+        if u.path in worked:
+            continue
+        for fn in u.functions.values():
+            # (one report per section: the lock calls, not the unlocks)
+            if fn.sole_call is not None and fn.calls and \
+                    fn.loc.path not in worked and \
+                    all(c.key in find.PTHREAD.values() for c in fn.calls) \
+                    and any(c.key != find.PTHREAD["unlock"]
+                            for c in fn.calls):
+                out.setdefault(fn.name, os.path.relpath(fn.loc.path))
+    return out
 
 
 def _compiled_call(prog, f, k):

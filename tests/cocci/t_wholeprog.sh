@@ -696,6 +696,32 @@ cd "$TMP/pwnew" || exit 1
 cc_rcl "$TMP/pw.new" main.c counter.c mtx.c ||
 	fail "paramwrap -p: the result does not build with -Wall -Werror"
 same_output pw "$TMP/pw.want" "$TMP/pw.new"
+cd "$TMP/paramwrap" || exit 1
+# The callers named, not the wrappers' unit: each section is refused at
+# its call, naming the file to add, and nothing changes type (mtx.h's
+# prototypes were retyped: their parameter `m` was taken for a global
+# lock, and the compile check then wrote nothing).
+"$RCLR" -p . --locks all -o "$TMP/pwpart" main.c counter.c \
+	>"$TMP/log" 2>&1 && { cat "$TMP/log"; fail "paramwrap, callers only: exit 0"; }
+for at in main.c:10 counter.c:9; do
+	grep -q "^$at: not transformed: mutex_lock() locks its argument, and is defined in mtx.c, which is not being rewritten: name it too" "$TMP/log" ||
+		{ cat "$TMP/log"; fail "paramwrap, callers only: no reason at $at"; }
+done
+grep -q "2 section(s) found, 0 delegated, 0 held, 2 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "paramwrap, callers only: summary"; }
+for u in main.c counter.c mtx.h; do
+	[ ! -f "$TMP/pwpart/$u" ] || cmp -s "$u" "$TMP/pwpart/$u" ||
+		{ diff -u "$u" "$TMP/pwpart/$u"; fail "paramwrap, callers only: $u changed"; }
+done
+# main.c alone, without -p: mutex_lock()'s body is nowhere, calls_lock
+# stays POSIX, and the prototypes keep pthread's type.
+"$RCLR" --locks all -o "$TMP/pwone" main.c >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "paramwrap, main.c alone: rcl-refactor failed"; }
+grep -q "pthread_mutex_t calls_lock" "$TMP/pwone/main.c" 2>/dev/null ||
+	[ ! -f "$TMP/pwone/main.c" ] || { cat "$TMP/pwone/main.c"; fail "paramwrap, main.c alone: calls_lock converted"; }
+[ ! -f "$TMP/pwone/mtx.h" ] || cmp -s mtx.h "$TMP/pwone/mtx.h" ||
+	{ diff -u mtx.h "$TMP/pwone/mtx.h"; fail "paramwrap, main.c alone: mtx.h changed"; }
+echo "ok paramwrap: the wrappers' unit not named, said per section; prototypes untouched"
 cd "$TMP" || exit 1
 
 # ---- bad -p input ----
