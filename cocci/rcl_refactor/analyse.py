@@ -525,6 +525,10 @@ def shape(fi, lock_s, fns, is_selected, api, ppenv, trysh=None):
                       "an if or a loop)")
     i = blk.subs.index(lock_s)
     j = _unlock_at(toks, blk, i + 1, ident, fns, stored=True)
+    tail = None
+    if j is None:
+        j = _tail_if(toks, blk, i + 1, ident, fns)
+        tail = blk.subs[j] if j is not None else None
     if j is None:
         inner = [x for b in blk.subs[i + 1:] for x in b.walk()
                  if (op_shape(toks, x, fns) or (None, None))[1] == ident]
@@ -540,27 +544,72 @@ def shape(fi, lock_s, fns, is_selected, api, ppenv, trysh=None):
                       "function)")
     _alone_in_if(fi, blk, i)
     return _shape_body(fi, f, ident, blk, i, j, fns, is_selected, api,
-                       ppenv, None)
+                       ppenv, None, tail)
+
+
+def _tail_if(toks, blk, start, ident, fns):
+    """Index of the first statement of @blk from @start that is an if
+    statement releasing mutex @ident in every branch (see _tail_blocks()),
+    or None: the section ends there, each branch's code after its unlock
+    runs after the section (Section.shape's "fall" exits)."""
+    for k in range(start, len(blk.subs)):
+        if _tail_blocks(toks, blk.subs[k], ident, fns):
+            return k
+    return None
+
+
+def _tail_blocks(toks, s, ident, fns):
+    """The branch blocks of if statement @s when it has an else and every
+    branch is a block with an unlock of @ident among its own statements
+    (`if (c) { a(); unlock(&m); b(); } else { unlock(&m); }`), or an if
+    statement of that kind itself (else if): [block, ...], else []."""
+    if s.kind != "if" or len(s.subs) != 2:
+        return []
+    out = []
+    for b in s.subs:
+        if b.kind == "if":
+            inner = _tail_blocks(toks, b, ident, fns)
+            if not inner:
+                return []
+            out += inner
+        elif b.kind == "block" and any(
+                (op_shape(toks, x, fns) or (None, None))[1] == ident and
+                op_shape(toks, x, fns)[0].role == "unlock" or
+                returned_unlock(toks, x, fns, ident) for x in b.subs):
+            out.append(b)
+        else:
+            return []
+    return out
 
 
 def _shape_body(fi, f, ident, blk, i, j, fns, is_selected, api, ppenv,
-                trysh):
+                trysh, tail=None):
     """The checks of shape() on the section blk.subs[i + 1:j] (@i is -1
-    for a section that starts its block: a trylock's if)."""
+    for a section that starts its block: a trylock's if), or
+    blk.subs[i + 1:j + 1] when @tail, blk.subs[j], is an if statement
+    that releases the lock in each of its branches (_tail_if())."""
     toks = fi.src.toks
-    body = blk.subs[i + 1:j]
+    end = j + 1 if tail is not None else j
+    body = blk.subs[i + 1:end]
     t0 = body[0].t0 if body else blk.subs[j].t0
     t1 = body[-1].t1 if body else t0
     lock_s = trysh["if"] if trysh else blk.subs[i]
     sec = {"f": f, "ident": ident, "block": blk, "i": i, "j": j,
            "t0": t0, "t1": t1, "exits": [], "conds": [], "exit_vars": [],
            "lock_stmt": lock_s,
+           # the top-level statements are blk.subs[i + 1:end]; with a
+           # tail if, blk.subs[j] is that if, not an unlock
+           "end": end, "tail": tail,
+           "tail_blocks": _tail_blocks(toks, tail, ident, fns)
+           if tail is not None else [],
+           "fall": set(),
            "lock_t0": trysh["lock_t0"] if trysh else lock_s.t0,
            "try": trysh,
            # `int rc = lock(&m);` ... `rc = unlock(&m);`: what stores
            # the result (0, as a plain mutex's lock and unlock give)
            "stored": None if trysh else stored_call(toks, lock_s),
-           "stored_unlock": stored_call(toks, blk.subs[j])}
+           "stored_unlock": None if tail is not None else
+           stored_call(toks, blk.subs[j])}
     # Where the caller's locals the section names are looked up: after
     # the lock statement when it declares one (`int rc = lock(&m);`).
     sec["scope_t0"] = lock_s.t1 if sec["stored"] and sec["stored"][1] \
@@ -884,6 +933,25 @@ def _early_exit(fi, u, t0, t1, labels, internal, sec):
     ends = [n for n, c in enumerate(cont) if leaves(c)]
     if ends:
         cont = cont[:ends[0] + 1]
+    elif any(p is b for b in sec["tail_blocks"]):
+        # A branch of the if that ends the section: after its unlock,
+        # the rest of the branch, then what follows the if -- the code
+        # after the section.  It runs after liblock_exec() too.
+        for c in cont:
+            for s in c.walk():
+                if s.kind in ("label", "case"):
+                    raise Refused("label after an early unlock")
+                if s.kind in ("break", "continue") and \
+                        not jump_target_inside(s, c.t0, c.t1):
+                    raise Refused("break/continue after an early unlock")
+                if s.kind == "goto" and s.name in labels:
+                    raise Refused("goto back into the section after an "
+                                  "unlock")
+        sec["exits"].append((u, cont))
+        sec["fall"].add(len(sec["exits"]))
+        sec["exit_vars"].append(_exit_vars(fi, u, cont, internal, sec)
+                                if cont else [])
+        return (u.t0, (cont[-1] if cont else u).t1)
     if not cont or not leaves(cont[-1]):
         raise Refused("an unlock at line %d is not followed by return, "
                       "goto, break, continue or a call that does not "
@@ -1040,7 +1108,7 @@ def variables(fi, sec, occ):
     # Where a top-level statement of the section unconditionally starts
     # with an assignment: `x = ...;` or `for (x = ...; ...)`.
     tops = set()
-    for s in sec["block"].subs[sec["i"] + 1:sec["j"]]:
+    for s in sec["block"].subs[sec["i"] + 1:sec["end"]]:
         tops.add(s.t0)
         if s.kind == "for":
             tops.add(s.t0 + 2)
@@ -1165,7 +1233,7 @@ def _hoist(fi, sec, occ, in_region):
     extracted function."""
     toks = fi.src.toks
     blk = sec["block"]
-    tops = {s.t0: s for s in blk.subs[sec["i"] + 1:sec["j"]]}
+    tops = {s.t0: s for s in blk.subs[sec["i"] + 1:sec["end"]]}
     esc = sec.get("escape", set())
     out = []
     for d in decls_of(fi):

@@ -572,9 +572,11 @@ def _dispatch(fi, sec, small_edits):
     toks, text = fi.src.toks, fi.src.text
     disp = ""
     for n, (u, cont) in enumerate(sec["exits"], 1):
+        if not cont and n in sec["fall"]:
+            continue  # a branch of a tail if that ends with its unlock
         if not cont:  # `return unlock(&m);`
             disp += "%sif (rcl_exit == %d) {\n\t%s\n}" % (
-                " else " if n > 1 else "", n, returned_value(fi))
+                " else " if disp else "", n, returned_value(fi))
             continue
         a, b = toks[cont[0].t0].start, toks[cont[-1].t1 - 1].end
         ctext = "".join("%s%s = rcl_ctx.out.%s;\n" % (
@@ -583,5 +585,5 @@ def _dispatch(fi, sec, small_edits):
         ctext += line_indent(text, a) + render(text, a, b, small_edits)
         ctext = reindent(ctext, line_indent(text, a), "\t")
         disp += "%sif (rcl_exit == %d) {\n%s\n}" % (
-            " else " if n > 1 else "", n, ctext.strip("\n"))
+            " else " if disp else "", n, ctext.strip("\n"))
     return disp.split("\n") if disp else []

@@ -752,7 +752,7 @@ def _clang_locals(prog, f, fi, shape, occ):
             if r.access != "read":
                 rw.add(r.name)
     labels = {s.name for b in shape["block"].subs[shape["i"] + 1:
-                                                   shape["j"]]
+                                                   shape["end"]]
               for s in b.walk() if s.kind == "label"}
     loose = set(shape.get("loose_jumps", ()))
     for j in fn.jumps:

@@ -316,7 +316,7 @@ def escaping(fi, sec, occ):
     blk = sec["block"]
     if sec["j"] == len(blk.subs) - 1:
         return set()  # the objects' scope ends with the section
-    tops = {s.t0 for s in blk.subs[sec["i"] + 1:sec["j"]]}
+    tops = {s.t0 for s in blk.subs[sec["i"] + 1:sec["end"]]}
     out = set()
     for d in fi.decls:
         if d.block is not blk or d.stmt[0] not in tops:
