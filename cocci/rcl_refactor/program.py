@@ -220,7 +220,8 @@ class Program:
                 e.path = p
                 raise
             self.files.append(f)
-            for m in re.finditer(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"',
+            for m in re.finditer(r'^[ \t]*#[ \t]*include[ \t]*'
+                                 r'(?:"([^"]+)"|<([^>]+)>)',
                                  f.src.text, re.M):
                 # Not an #include the compiler skips in every unit that
                 # reads this file: unbound's util/locks.h includes the
@@ -229,8 +230,15 @@ class Program:
                 if f.skipped is not None and \
                         f.src.line_of(m.start()) in f.skipped.lines:
                     continue
-                inc = m.group(1)
-                for d in [os.path.dirname(p) or "."] + self.opts.include:
+                # `#include <setup.h>` with -I. (siege): a project header
+                # found through the -I directories, which the system's
+                # are not (-I/usr/include/libxml2 of pkg-config).
+                inc = m.group(1) or m.group(2)
+                dirs = [d for d in self.opts.include if not
+                        (os.path.abspath(d) + "/").startswith(_SYSTEM_DIRS)]
+                if m.group(1):
+                    dirs.insert(0, os.path.dirname(p) or ".")
+                for d in dirs:
                     cand = os.path.normpath(os.path.join(d, inc))
                     if os.path.isfile(cand) and \
                             os.path.basename(cand) != "rcl-config.h":
@@ -397,12 +405,26 @@ class Program:
             return self._pointee(pl, k)
         names, field = self.fields.keys(ts, kind,
                                         lambda n: self._var_type(f, k, n))
+        fe = getattr(self, "frontend", None)
         if field is None:
+            # The one structure the files read with such a field may not
+            # be this one's: the compiler's, when it names another, is a
+            # structure whose declaration this run does not read (siege's
+            # `my.lock`, struct CONFIG in a header included as <setup.h>
+            # with no -I given) -- not to be taken for the other.
+            sole = names[0].split(".", 1) if len(names) == 1 and \
+                "." in names[0][1:] else None
+            tag = fe.member_owner(f.path, f.line(k), sole[1]) \
+                if sole and fe and f is not None else None
+            if tag and tag != sole[0]:
+                return names, "the field '%s' at %s:%d is a member of " \
+                    "struct %s, whose declaration is in no file read " \
+                    "(give the -I of its header, or -p)" % (
+                        sole[1], f.display, f.line(k), tag)
             return names, None
         # The compiler knows the structure behind a macro.  Not behind a
         # call: the expression would be evaluated once instead of at the
         # lock and at the unlock (tests/cocci/golden/fields_unsure_refuse).
-        fe = getattr(self, "frontend", None)
         tag = fe.member_owner(f.path, f.line(k), field) \
             if fe and not re.search(r"[\w)]\s*\(", expr) else None
         if tag and tag + "." + field in names:
@@ -1972,6 +1994,12 @@ def _pointer_test_or_free(toks, a, k, frees=_FREES):
             "NULL", "0")):
         return True
     return False
+
+
+# Where the -I directories of installed libraries are: their headers are
+# not the program's.
+_SYSTEM_DIRS = ("/usr/include/", "/usr/lib/", "/usr/local/include/",
+                "/usr/local/lib/", "/usr/share/")
 
 
 def _in_parens(toks, k):

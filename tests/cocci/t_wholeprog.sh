@@ -47,6 +47,11 @@
 #    wrappers on their parameter (rrdtool's mutex_lock(mutex_t *m) in
 #    mutex.c) is rewritten with the units that call them; it was left
 #    out, and nothing was converted.
+#  - anglehdr: a project header included as <setup.h> (siege's style),
+#    found through -I (or -p), is read like "setup.h": its structure's
+#    lock is converted; with no -I, the field names that structure, and
+#    the one structure read with a field of that name is not taken for
+#    it (it was, and the rewrite called liblock on a pthread_mutex_t).
 #  - bad -p input: one line each, exit 2.
 . "$(dirname "$0")/common.sh"
 WP="$top_srcdir/tests/cocci/wholeprog"
@@ -722,6 +727,87 @@ grep -q "pthread_mutex_t calls_lock" "$TMP/pwone/main.c" 2>/dev/null ||
 [ ! -f "$TMP/pwone/mtx.h" ] || cmp -s mtx.h "$TMP/pwone/mtx.h" ||
 	{ diff -u mtx.h "$TMP/pwone/mtx.h"; fail "paramwrap, main.c alone: mtx.h changed"; }
 echo "ok paramwrap: the wrappers' unit not named, said per section; prototypes untouched"
+cd "$TMP" || exit 1
+
+# ---- anglehdr: a project header included with <...> ----
+mkdir -p "$TMP/anglehdr" && cd "$TMP/anglehdr" || exit 1
+cat >setup.h <<'EOC'
+#ifndef SETUP_H
+#define SETUP_H
+#include <pthread.h>
+struct CONFIG {
+	int failed;
+	pthread_mutex_t lock;
+};
+extern struct CONFIG my;
+#endif
+EOC
+cat >crew.c <<'EOC'
+#include <setup.h>
+#include <stdio.h>
+
+struct CONFIG my;
+typedef struct {
+	int total;
+	pthread_mutex_t lock;
+} CREW_T;
+static CREW_T crew;
+
+static void count_failure(void)
+{
+	pthread_mutex_lock(&(my.lock));
+	my.failed++;
+	pthread_mutex_unlock(&(my.lock));
+}
+
+static void *worker(void *arg)
+{
+	for (int i = 0; i < 2000; i++) {
+		pthread_mutex_lock(&(crew.lock));
+		crew.total++;
+		pthread_mutex_unlock(&(crew.lock));
+		if (i % 10 == 0)
+			count_failure();
+	}
+	return arg;
+}
+
+int main(void)
+{
+	pthread_t t[4];
+
+	pthread_mutex_init(&(my.lock), NULL);
+	pthread_mutex_init(&(crew.lock), NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, worker, NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	printf("total %d failed %d\n", crew.total, my.failed);
+	return 0;
+}
+EOC
+$CC -std=gnu11 -O2 -Wall -Werror -pthread -I. crew.c -o "$TMP/ah.orig" ||
+	fail "anglehdr does not build"
+timeout 60 "$TMP/ah.orig" >"$TMP/ah.want" || fail "anglehdr fails"
+"$RCLR" -I . --locks all -o "$TMP/ahout" crew.c >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "anglehdr -I .: rcl-refactor failed"; }
+grep -q "2 section(s) found, 2 delegated, 0 held, 0 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "anglehdr -I .: summary"; }
+grep -q "liblock_lock_t lock;" "$TMP/ahout/setup.h" ||
+	{ cat "$TMP/ahout/setup.h"; fail "anglehdr -I .: setup.h not rewritten"; }
+cc_rcl "$TMP/ah.new" "$TMP/ahout/crew.c" -I "$TMP/ahout" ||
+	fail "anglehdr: the result does not build with -Wall -Werror"
+same_output ah "$TMP/ah.want" "$TMP/ah.new"
+# No -I (the compiler finds setup.h through CPATH): struct CONFIG is in
+# no file read; my.lock is refused with that reason, and crew's lock, the
+# one structure read with a field 'lock', is not taken for it.
+CPATH=$PWD "$RCLR" --locks all -o "$TMP/ahout2" crew.c >"$TMP/log" 2>&1 &&
+	{ cat "$TMP/log"; fail "anglehdr, no -I: exit 0"; }
+grep -q "^crew.c:13: not transformed: the field 'lock' at crew.c:13 is a member of struct CONFIG, whose declaration is in no file read" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "anglehdr, no -I: reason"; }
+! grep -qs "liblock_exec(&(my.lock)\|liblock_init(&(my.lock)" "$TMP/ahout2/crew.c" ||
+	{ cat "$TMP/ahout2/crew.c"; fail "anglehdr, no -I: my.lock taken for CREW_T.lock"; }
+echo "ok anglehdr: <setup.h> read through -I; without it, no structure taken for another"
 cd "$TMP" || exit 1
 
 # ---- bad -p input ----
