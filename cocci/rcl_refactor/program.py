@@ -561,6 +561,8 @@ class Program:
                                                  f.line(k))
         pl = PtrLocal(f, k, name, d)
         decl = [t.text for t in cparse.lex(d.declarator)]
+        if "*" not in decl:
+            return None  # the mutex itself, or an array of them: no pointer
         if decl != ["*", name] and decl != ["*", "const", name]:
             pl.why = "%s: a declarator the tool does not follow (%s)" % (
                 where, d.declarator)
@@ -758,6 +760,12 @@ class Program:
                     key.refuse(pl.why or "pointer local '%s' at %s:%d, used "
                                "before its assignment" % (
                                    name, f.display, f.line(k)))
+                elif local and _object_declarator(toks, k, name):
+                    key.refuse("a mutex local to its function at %s:%d "
+                               "(automatic storage, one per call: only "
+                               "mutexes with static storage, or in "
+                               "structures, are converted)" % (
+                                   f.display, f.line(k)))
                 elif local:
                     key.refuse("declared as a local variable or parameter "
                                "at %s:%d (a lock reached through a pointer "
@@ -1887,6 +1895,17 @@ def _static_object(toks, k):
             j = cparse.match(toks, j)
         j += 1
     return True
+
+
+def _object_declarator(toks, k, name):
+    """Whether @name, declared by the declaration whose type token is at
+    @k, is declared as an object or an array (no '*' before it)."""
+    j = k + 1
+    while j < len(toks) and toks[j].text not in (";", "{", "="):
+        if toks[j].text == name and toks[j].kind == "id":
+            return toks[j - 1].text != "*"
+        j += 1
+    return False
 
 
 def _declarators(toks, k):
