@@ -2480,14 +2480,18 @@ class Program:
                                     key=lambda kv: kv[0]):
             via = " -> ".join(n + "()" if n.isidentifier() else n
                               for n in chain)
-            for c in g.calls:
-                if c.noreturn:
-                    out.append(Hazard(
-                        "no-return call in a function called from the "
-                        "section: %s() in %s() at %s (through %s)" % (
-                            c.callee, g.name, c.loc, via),
-                        c.callee in THREAD_EXITS))
-                    break
+            # One per function: a thread exit first, whatever comes
+            # before it (lbzip2's bailout() calls _exit() on one path and
+            # pthread_exit() on another; the first alone hid the second).
+            ends = [c for c in g.calls if c.noreturn]
+            c = next((c for c in ends if c.callee in THREAD_EXITS),
+                     ends[0] if ends else None)
+            if c is not None:
+                out.append(Hazard(
+                    "no-return call in a function called from the "
+                    "section: %s() in %s() at %s (through %s)" % (
+                        c.callee, g.name, c.loc, via),
+                    c.callee in THREAD_EXITS))
             for t in g.thread_uses:
                 if t.what == "errno":
                     continue  # carried: see errno_reached()
