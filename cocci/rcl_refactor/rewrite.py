@@ -1409,10 +1409,11 @@ def _call_renames(prog, f):
                 f.edits.append((t.start, t.end,
                                 "LIBLOCK_COND_INITIALIZER"))
     for cf, k, name in prog.cond_inits:
+        if cf is not f:
+            continue  # (k is a token of that file)
         t = toks[k]
         edit = (t.start, t.end, "LIBLOCK_COND_INITIALIZER")
-        if cf is f and converted(prog, "cond", name) and \
-                edit not in f.edits:
+        if converted(prog, "cond", name) and edit not in f.edits:
             f.edits.append(edit)
 
 
