@@ -270,16 +270,32 @@ def spec_type(ts, names=()):
     """The type a declaration specifier names: ("tag", TAG) for a
     structure (an anonymous one takes the first declared name), ("alias",
     NAME) for a typedef name, None for anything else."""
+    alias = None
+    depth = 0
     for i, t in enumerate(ts):
+        if t.text == "(":
+            depth += 1
+        elif t.text == ")":
+            depth -= 1
+        if depth or t.text == ")":
+            continue  # __attribute__((...))
         if t.text in ("struct", "union"):
             if i + 1 < len(ts) and ts[i + 1].kind == "id":
                 return ("tag", ts[i + 1].text)
             return ("tag", names[0]) if names else None
         if t.text == "enum" or t.text in analyse.BASIC:
             return None
-        if t.kind == "id" and t.text not in analyse.SPEC_WORDS:
+        if t.kind != "id" or t.text in analyse.SPEC_WORDS:
+            continue
+        if not names:
             return ("alias", t.text)
-    return None
+        if t.text in names:
+            break
+        # Before the declared names, the last word is the type's: the
+        # others are macros of storage classes or attributes (pigz's
+        # `local lock threads_lock = {...}`, `#define local static`).
+        alias = ("alias", t.text)
+    return alias
 
 
 def _strip(ts):

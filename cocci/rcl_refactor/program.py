@@ -1163,7 +1163,16 @@ class Program:
         decls = analyse.parse_decl(toks, a, e + 1, None)
         if not decls:
             return None
-        typ = fields.spec_type(toks[a:e + 1], [d.name for d in decls])
+        # The name declared: the word before '=' (and its [N]s).  A macro
+        # of a storage class before the type (`local lock l = {...}`)
+        # makes parse_decl() take the type for the name.
+        n = e - 1 if toks[e].text == "=" else e
+        while n > a and toks[n].text == "]" and toks[n].kind == "punct":
+            n = (cparse.match_back(toks, n) or a) - 1
+        names = [d.name for d in decls]
+        if toks[n].kind == "id" and toks[n].text not in names:
+            names = [toks[n].text]
+        typ = fields.spec_type(toks[a:e + 1], names)
         tag = self.fields.resolve(typ)
         if tag is None:
             return None
