@@ -1748,6 +1748,7 @@ class _Walker:
     def __init__(self, unit):
         self.unit = unit
         self.noreturn_keys = set()
+        self.end_keys = set()  # see _infer_noreturn()
         self.field_refs = []  # every member reference, filtered in run()
         self.expansions = {}  # Loc -> MACRO_INSTANTIATION cursor
         self.effects = None   # the _FnFacts.effects being recorded
@@ -1768,6 +1769,7 @@ class _Walker:
             elif cur.kind == K.FUNCTION_DECL:
                 if _is_noreturn(cur):
                     self.noreturn_keys.add(_fn_key(cur))
+        self._infer_noreturn(root)
         for cur in root.get_children():
             if cur.kind == K.VAR_DECL:
                 self._var(cur, True)
@@ -1825,6 +1827,54 @@ class _Walker:
                 self._addr(e[1], *e[2])
         self.unit.functions[facts.function.key] = facts.function
 
+    def _infer_noreturn(self, root):
+        """Functions of the program that never return without saying so:
+        void, no return statement, and a last statement that calls a
+        no-return function (pigz's fail() reports, then exit()s).  Those
+        ending in exit() and the like join noreturn_keys; those ending
+        in abort() or assert's failure, end_keys (a check that calls one
+        ends the process, as one calling abort() does: _SoleCall)."""
+        K = ci.CursorKind
+        cands = []
+        for cur in root.get_children():
+            if cur.kind != K.FUNCTION_DECL or not cur.is_definition() or \
+                    _in_system_header(cur) or \
+                    cur.result_type.kind != ci.TypeKind.VOID or \
+                    _fn_key(cur) in self.noreturn_keys or \
+                    cur.spelling in PROCESS_ENDS:
+                continue  # (a program's own __assert_fail() is still one)
+            body = next((c for c in cur.get_children()
+                         if c.kind == K.COMPOUND_STMT), None)
+            last = None
+            for last in body.get_children() if body is not None else ():
+                pass
+            last = _strip(last) if last is not None else None
+            if last is not None and last.kind == K.CALL_EXPR:
+                cands.append((cur, body, last))
+        for _ in range(4):  # functions that end in calls of such ones
+            changed = False
+            for cur, body, last in cands:
+                key = _fn_key(cur)
+                if key in self.noreturn_keys or key in self.end_keys:
+                    continue
+                ref = last.referenced
+                if ref is None or ref.kind != K.FUNCTION_DECL:
+                    continue
+                rk = _fn_key(ref)
+                if rk in self.noreturn_keys or _is_noreturn(ref):
+                    into = self.noreturn_keys
+                elif ref.spelling in PROCESS_ENDS or rk in self.end_keys:
+                    into = self.end_keys
+                else:
+                    continue
+                if any(x.kind == K.RETURN_STMT
+                       for x in body.walk_preorder()):
+                    continue
+                into.add(key)
+                changed = True
+            if not changed:
+                break
+
     def _facts_key(self, cur, loc, end):
         """The _FN_FACTS key of definition @cur (@loc to @end), or None
         when it must be walked: in the unit's own file, or expanding a
@@ -1834,7 +1884,8 @@ class _Walker:
         if self._unit_key is None:
             cmd = self.unit.command
             self._unit_key = (tuple(cmd.flags), tuple(cmd.forced),
-                              frozenset(self.noreturn_keys))
+                              frozenset(self.noreturn_keys),
+                              frozenset(self.end_keys))
             self._macro_defs = {}
             for ml, mc in self.expansions.items():
                 d = mc.referenced
@@ -2080,7 +2131,7 @@ class _Walker:
                       key in self.noreturn_keys or _is_noreturn(cur))
         self._locals(cur, fn)
         self._fn_refs(cur, fn)
-        sole = _SoleCall(cur, self.noreturn_keys)
+        sole = _SoleCall(cur, self.noreturn_keys | self.end_keys)
         call = sole.find()
         # where its name is spelled: in the file for a call written as a
         # macro's argument (LIKELY(e = pthread_mutex_lock(m))), else the
