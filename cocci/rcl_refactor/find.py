@@ -26,6 +26,9 @@ class LockFn:
         # For a macro: the wrapper function its body calls, if any
         # (`#define LOCK(m) my_lock(m)`), which the macro's uses call.
         self.via = None
+        # ... and the arguments the macro's body passes it (texts of the
+        # macro's parameters)
+        self.via_args = None
         # A trylock macro that compares the call's result with 0:
         # "!= 0" (`(pthread_mutex_trylock(&(m)->lock) != 0)`, jemalloc's
         # MALLOC_MUTEX_TRYLOCK: true when busy, as the call) or "== 0"
@@ -437,18 +440,39 @@ def macro_fn(fns, name, params, body, hint=lambda name: None):
     if not m or m.group(1) not in fns:
         return None
     inner = fns[m.group(1)]
-    if inner.wrapper and not inner.wrapper.get("param"):
+    via_args = _split_text_args(m.group(2))
+    if inner.wrapper and not inner.wrapper.get("param") and (
+            test is not None or checks or params is None or
+            not _of_params(inner)):
+        # A wrapper that names its lock: only through a macro that passes
+        # it the arguments its lock is made of (pigz's `#define
+        # possess(a) possess_(a, __FILE__, __LINE__)`, possess_() taking
+        # &(bolt->mutex)); its sections call its NAME_rcl_exec().
         return None
     if test is not None and (inner.role != "trylock" or inner.test):
         return None  # a comparison only means something on a trylock
-    body_expr = inner.expr(_split_text_args(m.group(2)))
+    body_expr = inner.expr(via_args)
     if body_expr is None:
         return None
     lf = LockFn(name, inner.role, params, body_expr)
     lf.test = test or inner.test
     lf.via = inner if inner.wrapper else inner.via
+    lf.via_args = via_args if inner.wrapper else inner.via_args
     lf.checks = checks or inner.checks
     return lf
+
+
+def _of_params(lf):
+    """Whether wrapper function @lf's lock expression is made of its
+    parameters (`&(bolt->mutex)`), not of a name of its own file."""
+    try:
+        ts = cparse.lex(lf.wrapper["lock_expr"])
+    except cparse.ParseError:
+        return False
+    ids = {t.text for k, t in enumerate(ts) if t.kind == "id" and
+           (k == 0 or ts[k - 1].text not in (".", "->"))}
+    return bool(ids & set(lf.params or ())) and \
+        ids <= set(lf.params or ()) | {"sizeof"}
 
 
 def _tested_call(body):

@@ -272,10 +272,12 @@ def _trylocks(prog, f):
                     raise analyse.Refused(
                         "rcl-refactor cannot cut the statements of %s() "
                         "(%s)" % (fi.name, fi.unread))
-                if lf.wrapper and not lf.wrapper.get("param"):
+                w = lf.called_wrapper()
+                if w and not w.get("param"):
                     raise analyse.Refused(
                         "through the wrapper function %s(), whose lock the "
-                        "call site does not name" % lf.name)
+                        "call site does not name" % (
+                            lf.name if lf.wrapper else lf.via.name))
                 sec.try_shape = analyse.try_shape(
                     fi, k, prog.fns, lambda n: _hint_macro(prog, n))
                 asg = sec.try_shape["assign"]
@@ -1449,7 +1451,7 @@ def wrappers(prog):
                             "__attribute__((unused)) "))
         f.needs_include = True
         if lf.role != "lock" or not any(
-                s.lf is lf and delegated(s) for s in
+                (s.lf is lf or s.lf.via is lf) and delegated(s) for s in
                 prog.keys[("mutex", names[0])].sections):
             continue  # no companion for held sections only (unused)
         params = ", ".join(p for p, _ in w["params"])
@@ -1543,15 +1545,19 @@ def _emit(prog, helpers, name, sec, counters, used_helpers):
                 sec.shape["j"]]] + [u for u, _ in sec.shape["exits"]]:
             uc = analyse.call_of(f.src.toks, u)
             _keep_unused(prog, prog.fns.get(uc[0]) if uc else None)
-    if lf.wrapper and not lf.wrapper.get("param"):
-        if not (lf.wrapper["file"] == f.path and
-                lf.wrapper["end"] <= def_start(f, fi) and
-                helpers[lf.name][3]):
-            used_helpers.setdefault(f.path, set()).add(lf.name)
+    if wrapped and not wrapped.get("param"):
+        # the wrapper function, called directly or through a macro
+        wf = lf if lf.wrapper else lf.via
+        args = call[1] if lf.wrapper else [
+            find.substitute(lf.params, a, call[1]) for a in lf.via_args]
+        if not (wrapped["file"] == f.path and
+                wrapped["end"] <= def_start(f, fi) and
+                helpers[wf.name][3]):
+            used_helpers.setdefault(f.path, set()).add(wf.name)
 
-        def exec_text(fn, ctx, lf=lf, args=call[1]):
+        def exec_text(fn, ctx, wf=wf, args=args):
             return "%s_rcl_exec(%s%s%s, %s)" % (
-                lf.name, ", ".join(args), ", " if args else "",
+                wf.name, ", ".join(args), ", " if args else "",
                 fn, ctx)
     else:
         expr = lf.expr(call[1])
