@@ -76,6 +76,36 @@ class Hazard(str):
         return h
 
 
+# C library functions that are no cancellation point, required or
+# optional (POSIX, "Thread Cancellation"), and never block: in a program
+# that cancels threads, a section may call these and still run on a
+# server; any other function of no file of the program might be one.
+CANCEL_SAFE = frozenset((
+    "memcpy", "memmove", "memset", "memcmp", "memchr", "memrchr",
+    "mempcpy", "strlen", "strnlen", "strcpy", "strncpy", "stpcpy",
+    "stpncpy", "strcat", "strncat", "strcmp", "strncmp", "strcasecmp",
+    "strncasecmp", "strchr", "strrchr", "strstr", "strcasestr", "strspn",
+    "strcspn", "strpbrk", "strtok_r", "strdup", "strndup", "strcoll",
+    "strxfrm", "bzero", "bcopy", "bcmp", "ffs", "index", "rindex",
+    "malloc", "calloc", "realloc", "reallocarray", "free",
+    "aligned_alloc", "posix_memalign", "memalign",
+    "abs", "labs", "llabs", "div", "ldiv", "lldiv", "atoi", "atol",
+    "atoll", "atof", "strtol", "strtoul", "strtoll", "strtoull",
+    "strtod", "strtof", "strtold", "strtoimax", "strtoumax", "qsort",
+    "bsearch", "rand", "rand_r", "random", "srand", "srandom",
+    "snprintf", "sprintf", "vsnprintf", "vsprintf", "sscanf", "vsscanf",
+    "isalnum", "isalpha", "isascii", "isblank", "iscntrl", "isdigit",
+    "isgraph", "islower", "isprint", "ispunct", "isspace", "isupper",
+    "isxdigit", "tolower", "toupper", "__ctype_b_loc",
+    "__ctype_tolower_loc", "__ctype_toupper_loc", "__errno_location",
+    "time", "clock_gettime", "gettimeofday", "difftime", "clock",
+    "htonl", "htons", "ntohl", "ntohs", "inet_ntop", "inet_pton",
+    "pthread_self", "pthread_equal", "pthread_mutex_lock",
+    "pthread_mutex_unlock", "pthread_mutex_trylock", "pthread_cond_signal",
+    "pthread_cond_broadcast", "pthread_getspecific", "pthread_setspecific",
+    "sqrt", "pow", "exp", "log", "log2", "log10", "floor", "ceil", "fabs",
+    "fmod", "round", "lround", "sin", "cos", "tan", "atan2"))
+
 # Calls that never return to the section: the server thread would leave
 # the section (or end) and the client would wait for ever.  abort() and
 # assert()'s failure end the process from any thread alike: not hazards.
@@ -2471,6 +2501,43 @@ class Program:
                 todo.append((k, chain + more, fu))
         return out
 
+    def _cancels(self):
+        """Where the program cancels a thread: "pthread_cancel() at LOC",
+        or None."""
+        if not hasattr(self, "_cancel_at"):
+            self._cancel_at = next((
+                "pthread_cancel() at %s" % c.loc for u in self.units
+                for fn in u.functions.values() for c in fn.calls
+                if c.callee == "pthread_cancel"), None)
+        return self._cancel_at
+
+    def _cancel_point(self, calls, reached, u):
+        """When the program cancels threads: why the section (its @calls,
+        and the functions of the program it reaches, @reached) may be
+        where a thread is cancelled -- it calls a function of no file of
+        the program that may be a cancellation point (read(), printf(),
+        a library's) -- else None.  On a server thread the cancelled one
+        would wait on, not be cancelled; holding the lock on its word,
+        it would end without releasing it."""
+        at = self._cancels()
+        if at is None:
+            return None
+        for c, via in [(c, None) for c in calls] + [
+                (c, (g, chain)) for _, (g, chain) in reached
+                for c in g.calls]:
+            if c.callee in CANCEL_SAFE or not c.decl_file or \
+                    c.callee.startswith("__builtin_") or \
+                    self._resolve(c.key, u)[0] is not None:
+                continue
+            where = "in the section" if via is None else \
+                "in %s(), called from the section (through %s)" % (
+                    via[0].name, " -> ".join(
+                        n + "()" if n.isidentifier() else n
+                        for n in via[1]))
+            return "%s() %s at %s may be a cancellation point, and the " \
+                "program cancels threads (%s)" % (c.callee, where, c.loc, at)
+        return None
+
     def hazards(self, path, start, end, skip=()):
         """See _hazards(): the reasons, each a Hazard."""
         return [r if isinstance(r, Hazard) else Hazard(r)
@@ -2527,8 +2594,12 @@ class Program:
             if inside(lc.loc) and lc.lock in self.owned_locks:
                 out.append("%s in the section (at %s): %s" % (
                     lc.text, lc.loc, self._owned_why(lc.lock)))
-        for _, (g, chain) in sorted(self.reach(seeds, u).items(),
-                                    key=lambda kv: kv[0]):
+        reached = sorted(self.reach(seeds, u).items(),
+                         key=lambda kv: kv[0])
+        cancel = self._cancel_point(calls, reached, u)
+        if cancel:
+            out.append(Hazard(cancel, True))
+        for _, (g, chain) in reached:
             via = " -> ".join(n + "()" if n.isidentifier() else n
                               for n in chain)
             # One per function: a thread exit first, whatever comes
