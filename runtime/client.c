@@ -283,8 +283,13 @@ static int rcl_cond_wait(void *impl, liblock_cond_t *cond,
 			atomic_fetch_add_explicit(&s->cond_waits, 1,
 						  memory_order_relaxed);
 		rcl_sthread_blocks(me->srv);
+		/* relaxed: a hint for the exit path (stop_threads()), which
+		 * may read it stale and then only waits or does not */
+		atomic_store_explicit(&me->in_cond, 1, memory_order_relaxed);
 	}
 	rc = ll_cond_sleep(cond, seq, abstime);
+	if (me)
+		atomic_store_explicit(&me->in_cond, 0, memory_order_relaxed);
 	if (!rcl_word_try(l, tok, false))
 		rcl_word_acquire(l, tok, false);
 	ll_cond_leave(cond);

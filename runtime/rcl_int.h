@@ -230,6 +230,10 @@ struct rcl_sthread {
 	 * (servicing.c); written by this thread only, read by the fork
 	 * child handler */
 	_Atomic(struct rcl_lock *) kept;
+	/* 1 while a delegated section this thread runs sleeps in a
+	 * condition wait (client.c); written by this thread, read by the
+	 * thread stopping the server at exit (server.c): a hint only */
+	_Atomic uint32_t in_cond;
 	struct rcl_tstats st;
 } LL_ALIGNED;
 

@@ -11,7 +11,10 @@
  * the runtime then switches to degraded mode, once, with a message.
  * Stop: state STOPPING, wake every thread, join them (2 s grace for a
  * section still running), give the CPU back.  At exit every server stops
- * after RCL_STATS=1 printed its statistics.
+ * after RCL_STATS=1 printed its statistics, and waits for no section: a
+ * servicing thread whose section sleeps in a condition wait is left as
+ * it is, one still running gets 100 ms, without a word (the process ends
+ * as the program's would, its other threads wherever they are).
  *
  * Memory model: the server table and states are published with release
  * and read with acquire; everything else here runs under srv_mu.
@@ -117,7 +120,7 @@ static struct rcl_server *server_alloc(int cpu)
 	return s;
 }
 
-static void stop_threads(struct rcl_server *s);
+static void stop_threads(struct rcl_server *s, bool exiting);
 
 /* Start the manager (and through it the pool); FIFO falls back to
  * degraded mode on EPERM. */
@@ -139,7 +142,7 @@ static int start_manager(struct rcl_server *s)
 		; /* EINTR */
 	if (s->start_rc != 0) {
 		rc = s->start_rc;
-		stop_threads(s);
+		stop_threads(s, false);
 	}
 	return rc;
 }
@@ -567,17 +570,27 @@ int rcl_server_start(int cpu)
 	return rc;
 }
 
-static struct timespec deadline_in(int seconds)
+static struct timespec deadline_ms(long ms)
 {
 	struct timespec dl;
 
 	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += seconds;
+	dl.tv_sec += ms / 1000;
+	dl.tv_nsec += (ms % 1000) * 1000000L;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
 	return dl;
 }
 
+static struct timespec deadline_in(int seconds)
+{
+	return deadline_ms(seconds * 1000L);
+}
+
 /* Stop and join every thread of @s; srv_mu held (or start-up). */
-static void stop_threads(struct rcl_server *s)
+static void stop_threads(struct rcl_server *s, bool exiting)
 {
 	struct rcl_sthread *t, *next;
 	/* The manager and the backup stop at their next look at the state,
@@ -610,10 +623,15 @@ static void stop_threads(struct rcl_server *s)
 				      memory_order_release);
 		ll_futex_wake(&t->is_servicing, 1);
 	}
-	dl = deadline_in(2); /* for all the servicing threads together */
+	/* for all the servicing threads together */
+	dl = exiting ? deadline_ms(100) : deadline_in(2);
 	for (t = atomic_load_explicit(&s->all, memory_order_relaxed); t;
 	     t = t->next_all) {
-		if (pthread_timedjoin_np(t->thread, NULL, &dl) != 0) {
+		/* relaxed: a hint (see in_cond); a thread that just woke from
+		 * its wait is not waited for, which at exit is no loss */
+		if ((exiting &&
+		     atomic_load_explicit(&t->in_cond, memory_order_relaxed)) ||
+		    pthread_timedjoin_np(t->thread, NULL, &dl) != 0) {
 			stuck = true;
 			/* left to finish its section, then to exit */
 			pthread_detach(t->thread);
@@ -632,10 +650,12 @@ static void stop_threads(struct rcl_server *s)
 	}
 	atomic_store_explicit(&s->all, NULL, memory_order_relaxed);
 	if (stuck) {
-		ll_log(LL_WARN,
-		       "RCL server on CPU %d: a section is still "
-		       "running after 2 s; its thread is left to finish",
-		       s->cpu);
+		if (!exiting)
+			ll_log(LL_WARN,
+			       "RCL server on CPU %d: a section is still "
+			       "running after 2 s; its thread is left to "
+			       "finish",
+			       s->cpu);
 		return; /* state stays STOPPING */
 	}
 	/* relaxed: nothing is published with STOPPED; readers that act on
@@ -650,7 +670,7 @@ static int stop_locked(struct rcl_server *s)
 		return 0;
 	if (rcl_self && rcl_self->srv == s)
 		return EDEADLK; /* a section cannot stop its own server */
-	stop_threads(s);
+	stop_threads(s, srv_exiting);
 	rcl_affinity_release(s->cpu);
 	return atomic_load_explicit(&s->state, memory_order_relaxed) ==
 			       RCL_STOPPED
