@@ -616,7 +616,7 @@ def check_outputs(cc, opts, outputs, root, prog):
                 what = "%s: %s" % (d.kind, d.msg)
                 if b and b[0] == "section":
                     sec = b[1]
-                    name = _uninit_copy_in(d)
+                    name = _uninit_copy_in(d, text)
                     if name and here is d and ("byptr", sec.file, sec.func,
                                                name) not in prog.forced:
                         # `int gr; ... lock; ... gr = f(); ... unlock;
@@ -665,15 +665,19 @@ def check_outputs(cc, opts, outputs, root, prog):
     return forced or True
 
 
-def _uninit_copy_in(d):
+def _uninit_copy_in(d, text):
     """The local named by diagnostic @d when it is GCC's `may be used
     uninitialized` (or `is used`) on a context's copy-in line
-    (`rcl_ctx.in.x = x;`), else None."""
+    (`rcl_ctx.in.x = x;`), or on another line (GCC names the declaration
+    when the copy is in a loop: axel's `off_t remaining, size;`) of
+    transformed text @text that copies it in; else None."""
     m = re.match(r"[\u2018'](\w+)[\u2019'] (?:may be|is) used "
                  r"uninitiali[sz]ed", d.msg)
-    if m and d.kind == "warning" and re.fullmatch(
-            r"\s*rcl_ctx\.in\.%s = %s;\s*" % (m.group(1), m.group(1)),
-            d.text or ""):
+    if not m or d.kind != "warning":
+        return None
+    copy = r"\s*rcl_ctx\.in\.%s = %s;\s*" % (m.group(1), m.group(1))
+    if re.fullmatch(copy, d.text or "") or \
+            re.search(r"(?m)^%s$" % copy, text):
         return m.group(1)
     return None
 
