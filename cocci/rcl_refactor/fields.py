@@ -207,13 +207,20 @@ class Fields:
         cands = sorted(self.cands.get((kind, field), ()))
         if not cands:
             return [name], None
-        if len(cands) == 1:
-            return ["%s.%s" % (cands[0], field)], None
         ts = _strip(ts)
         while ts and ts[-1].text == "]":
             ts = ts[:cparse.match_back(ts, len(ts) - 1) or 0]
         tag = self.type_of(ts[:-2], var_type) if len(ts) > 2 and \
             ts[-2].text in (".", "->") else None
+        if len(cands) == 1:
+            if tag is not None and tag != cands[0] and \
+                    field in self.members.get(tag, {}):
+                # a member of another structure the files declare, named
+                # like the lock (wget2's struct _wget_bar_st's handle
+                # `mutex` beside the opaque structure's pthread_mutex_t
+                # mutex): no lock
+                return [], None
+            return ["%s.%s" % (cands[0], field)], None
         if tag in cands:
             return ["%s.%s" % (tag, field)], None
         return ["%s.%s" % (c, field) for c in cands], field

@@ -52,6 +52,11 @@
 #    lock is converted; with no -I, the field names that structure, and
 #    the one structure read with a field of that name is not taken for
 #    it (it was, and the rewrite called liblock on a pthread_mutex_t).
+#  - opaque: a library's mutex inside a structure that bar.c sees only
+#    as a handle (wget2's struct _wget_thread_mutex_st), and bar.c's own
+#    structure whose handle field has the same name (`mutex`): that field
+#    is no lock, and the library's lock is converted (bar.c's
+#    wget_thread_mutex_init(&bar->mutex) kept it POSIX, "used outside").
 #  - bad -p input: one line each, exit 2.
 . "$(dirname "$0")/common.sh"
 WP="$top_srcdir/tests/cocci/wholeprog"
@@ -808,6 +813,102 @@ grep -q "^crew.c:13: not transformed: the field 'lock' at crew.c:13 is a member 
 ! grep -qs "liblock_exec(&(my.lock)\|liblock_init(&(my.lock)" "$TMP/ahout2/crew.c" ||
 	{ cat "$TMP/ahout2/crew.c"; fail "anglehdr, no -I: my.lock taken for CREW_T.lock"; }
 echo "ok anglehdr: <setup.h> read through -I; without it, no structure taken for another"
+cd "$TMP" || exit 1
+
+# ---- opaque: a handle field named like the library's mutex field ----
+mkdir -p "$TMP/opaque" && cd "$TMP/opaque" || exit 1
+cat >wget.h <<'EOC'
+#include <pthread.h>
+
+typedef struct _wget_thread_mutex_st *wget_thread_mutex_t;
+int wget_thread_mutex_init(wget_thread_mutex_t *mutex);
+void wget_thread_mutex_lock(wget_thread_mutex_t mutex);
+void wget_thread_mutex_unlock(wget_thread_mutex_t mutex);
+
+EOC
+cat >thread.c <<'EOC'
+#include <pthread.h>
+#include <stdlib.h>
+#include "wget.h"
+
+struct _wget_thread_mutex_st {
+	pthread_mutex_t mutex;
+};
+
+int wget_thread_mutex_init(wget_thread_mutex_t *mutex)
+{
+	*mutex = malloc(sizeof(struct _wget_thread_mutex_st));
+	return pthread_mutex_init(&((*mutex)->mutex), NULL);
+}
+
+void wget_thread_mutex_lock(wget_thread_mutex_t mutex)
+{
+	pthread_mutex_lock(&mutex->mutex);
+}
+
+void wget_thread_mutex_unlock(wget_thread_mutex_t mutex)
+{
+	pthread_mutex_unlock(&mutex->mutex);
+}
+EOC
+cat >bar.c <<'EOC'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "wget.h"
+
+typedef struct _wget_bar_st wget_bar_t;
+struct _wget_bar_st {
+	long counter;
+	wget_thread_mutex_t
+		mutex;
+};
+
+static wget_bar_t *wget_bar_init(wget_bar_t *bar)
+{
+	if (!bar)
+		bar = calloc(1, sizeof(*bar));
+	wget_thread_mutex_init(&bar->mutex);
+	return bar;
+}
+
+static wget_bar_t *bar;
+
+static void *worker(void *arg)
+{
+	(void) arg;
+	for (int i = 0; i < 100000; i++) {
+		wget_thread_mutex_lock(bar->mutex);
+		bar->counter++;
+		wget_thread_mutex_unlock(bar->mutex);
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t t[4];
+	bar = wget_bar_init(NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, worker, NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	printf("counter=%ld\n", bar->counter);
+	return 0;
+}
+
+EOC
+$CC -std=gnu11 -O2 -Wall -Werror -pthread -I. thread.c bar.c \
+	-o "$TMP/op.orig" || fail "opaque does not build"
+timeout 60 "$TMP/op.orig" >"$TMP/op.want" || fail "opaque fails"
+"$RCLR" --locks all -I . -o "$TMP/opout" thread.c bar.c >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "opaque: rcl-refactor failed"; }
+grep -q "1 section(s) found, 1 delegated, 0 held, 0 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "opaque: summary"; }
+cp wget.h "$TMP/opout/" && cd "$TMP/opout" || exit 1
+cc_rcl "$TMP/op.new" thread.c -I. bar.c ||
+	fail "opaque: the result does not build with -Wall -Werror"
+same_output op "$TMP/op.want" "$TMP/op.new"
 cd "$TMP" || exit 1
 
 # ---- bad -p input ----
