@@ -1478,7 +1478,7 @@ def sections(prog, helpers):
     """Extract every section of every converted lock.  A section that
     contains sections of other locks (nested) is extracted after them: its
     function calls theirs through liblock_exec()."""
-    used_helpers = {}
+    used_helpers = {}  # path -> {companion: offset of its first caller}
     counters = {}
     done = set()
 
@@ -1511,9 +1511,17 @@ def sections(prog, helpers):
                                          % (proto, proto), 1)
     for path, names in used_helpers.items():
         f = [x for x in prog.files if x.path == path][0]
-        for nm in sorted(names):
-            proto, hf, static, _, _ = helpers[nm]
-            f.protos = getattr(f, "protos", []) + [proto + ";"]
+        for nm, first in sorted(names.items()):
+            proto, hf, static, local, _ = helpers[nm]
+            if local:
+                # Its parameters' types are declared in the file, maybe
+                # below the includes: declared just before the first
+                # function that calls it (libwget's wrappers, defined
+                # after their callers: at the top, `struct counter *`
+                # was a new type there and the call did not match).
+                f.before.setdefault(first, []).insert(0, proto + ";\n")
+            else:
+                f.protos = getattr(f, "protos", []) + [proto + ";"]
 
 
 def _emit(prog, helpers, name, sec, counters, used_helpers):
@@ -1553,7 +1561,9 @@ def _emit(prog, helpers, name, sec, counters, used_helpers):
         if not (wrapped["file"] == f.path and
                 wrapped["end"] <= def_start(f, fi) and
                 helpers[wf.name][3]):
-            used_helpers.setdefault(f.path, set()).add(wf.name)
+            at = used_helpers.setdefault(f.path, {})
+            at[wf.name] = min(at.get(wf.name, def_start(f, fi)),
+                              def_start(f, fi))
 
         def exec_text(fn, ctx, wf=wf, args=args):
             return "%s_rcl_exec(%s%s%s, %s)" % (
