@@ -1654,6 +1654,28 @@ def _calls(e):
     return out
 
 
+def _callee_cast(e):
+    """Whether the function pointer that callee expression @e calls went
+    through an explicit cast: `((fn_t)p)(x)`, `(*(fn_t)p)(x)`, a branch
+    of `c ? (fn_t)p : q`, an element of a cast array.  Not a cast of the
+    object whose member it is, `((struct vec *)v)->cmp(a, b)` (wget2):
+    the member's declared type says what may be stored there."""
+    K = ci.CursorKind
+    while True:
+        kids = list(e.get_children())
+        if e.kind == K.CSTYLE_CAST_EXPR:
+            return True
+        if e.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.UNARY_OPERATOR) \
+                and len(kids) == 1:
+            e = kids[0]
+            continue
+        if e.kind == K.CONDITIONAL_OPERATOR and len(kids) == 3:
+            return _callee_cast(kids[1]) or _callee_cast(kids[2])
+        if e.kind in (K.MEMBER_REF_EXPR, K.DECL_REF_EXPR, K.CALL_EXPR):
+            return False
+        return any(x.kind == K.CSTYLE_CAST_EXPR for x in e.walk_preorder())
+
+
 def _strip(c):
     """@c under implicit conversions and parentheses."""
     K = ci.CursorKind
@@ -1958,8 +1980,7 @@ class _Walker:
                     if cl is not None:
                         fn.indirect.append(IndirectCall(
                             cl, _pointee_fn_type(kids[0].type),
-                            any(x.kind == K.CSTYLE_CAST_EXPR
-                                for x in kids[0].walk_preorder())))
+                            _callee_cast(kids[0])))
                 todo.append((kids[0], True, False))
                 todo.extend((x, False, False) for x in kids[1:])
                 continue
