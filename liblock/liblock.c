@@ -22,6 +22,24 @@ enum { LOCK_UNINIT = 0, LOCK_INITIALISING = 1, LOCK_READY = 2 };
 /* The per-thread token (ll_wait.h): only its address is used. */
 __thread uint64_t ll_self_word LL_TLS_FAST;
 
+/* See ll_wait.h. */
+_Atomic unsigned int ll_fork_gen;
+
+static void ll_forked(void)
+{
+	/* relaxed: the child has one thread */
+	atomic_fetch_add_explicit(&ll_fork_gen, 1, memory_order_relaxed);
+}
+
+/* Registered once, when the library is loaded: a child handler only.  If
+ * it cannot be registered (ENOMEM at load time), fork() keeps its former
+ * behaviour: a child unlocking a queue lock behind which a parent's
+ * thread was queued may wait for that thread. */
+__attribute__((constructor)) static void ll_fork_setup(void)
+{
+	(void)pthread_atfork(NULL, NULL, ll_forked);
+}
+
 /* The algorithm a lock gets: $LIBLOCK_LOCK wins unless the lock is FIXED;
  * then the requested one; then posix. */
 static const char *choose_algorithm(const char *requested, unsigned int flags)

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -219,6 +220,60 @@ START_TEST(fork_child_releases_a_lock_held_at_fork)
 }
 END_TEST
 
+static void *queue_behind(void *arg)
+{
+	liblock_lock_t *l = arg;
+
+	ck_assert_int_eq(liblock_lock(l), 0);
+	ck_assert_int_eq(liblock_unlock(l), 0);
+	return NULL;
+}
+
+/* The same with a thread of the parent queued behind the holder when it
+ * forks: in the child that thread does not exist.  MCS handed the lock
+ * to its node (the child's next lock waited for ever), or waited for it
+ * to link itself (a hang in the unlock); the child now frees the lock.
+ * alarm(): a hang fails the child. */
+START_TEST(fork_child_releases_an_mcs_lock_with_a_parent_thread_queued)
+{
+	static const char *const names[] = {"mcs", "mcs_stp"};
+
+	for (size_t n = 0; n < sizeof(names) / sizeof(names[0]); n++) {
+		liblock_attr_t a = LIBLOCK_ATTR_INITIALIZER;
+		struct timespec pause = {0, 100 * 1000 * 1000};
+		liblock_lock_t l;
+		pthread_t t;
+		int status = -1;
+		pid_t pid;
+
+		a.algorithm = names[n];
+		a.flags |= LIBLOCK_ATTR_FIXED;
+		ck_assert_int_eq(liblock_init(&l, &a), 0);
+		ck_assert_int_eq(liblock_lock(&l), 0);
+		ck_assert_int_eq(pthread_create(&t, NULL, queue_behind, &l), 0);
+		nanosleep(&pause, NULL); /* it is queued, waiting */
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			int ok;
+
+			alarm(5);
+			ok = liblock_unlock(&l) == 0 && liblock_lock(&l) == 0 &&
+			     liblock_unlock(&l) == 0;
+			_exit(ok ? 0 : 1);
+		}
+		ck_assert_int_eq(liblock_unlock(&l), 0);
+		ck_assert_int_eq(pthread_join(t, NULL), 0);
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "%s: the child could not release the lock "
+			      "(status %#x)",
+			      names[n], status);
+		ck_assert_int_eq(liblock_destroy(&l), 0);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("liblock API errors");
@@ -237,6 +292,9 @@ int main(void)
 	tcase_add_test(tc, algorithm_list_is_consistent);
 	tcase_add_test(tc, cond_errors);
 	tcase_add_test(tc, fork_child_releases_a_lock_held_at_fork);
+	tcase_add_test(
+		tc,
+		fork_child_releases_an_mcs_lock_with_a_parent_thread_queued);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
