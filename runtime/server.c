@@ -36,6 +36,8 @@ static _Atomic(struct rcl_server *) srv_table[CPU_SETSIZE];
 static bool srv_exiting;	   /* under srv_mu: no restart at exit */
 static bool srv_atexit_done;	   /* under srv_mu */
 static bool srv_forked_in_runtime; /* under srv_mu: see free_orphans() */
+/* under srv_mu: the threads of a server left to finish (stop_threads()) */
+static struct rcl_sthread *srv_left[CPU_SETSIZE];
 
 /* Name a runtime thread after its role and CPU.  A name is a diagnostic:
  * pthread_setname_np() fails only on a name over 15 bytes, which the
@@ -642,14 +644,14 @@ static void stop_threads(struct rcl_server *s, bool exiting)
 	}
 	/* Freed only once every thread is joined: a running servicing
 	 * thread walks the whole list (rcl_nfree).  A stuck one still
-	 * does, so then every structure stays allocated. */
-	for (t = atomic_load_explicit(&s->all, memory_order_relaxed);
-	     t && !stuck; t = next) {
-		next = t->next_all;
-		ll_free(t);
-	}
-	atomic_store_explicit(&s->all, NULL, memory_order_relaxed);
+	 * does, so then every structure stays allocated, and on the list
+	 * (a stopping server is not started again).  The server's memory
+	 * is mapped per node, where a leak checker does not look: the list
+	 * is also kept in srv_left, or at exit LeakSanitizer reported the
+	 * structures of the threads left to finish. */
 	if (stuck) {
+		srv_left[s->cpu] =
+			atomic_load_explicit(&s->all, memory_order_relaxed);
 		if (!exiting)
 			ll_log(LL_WARN,
 			       "RCL server on CPU %d: a section is still "
@@ -658,6 +660,12 @@ static void stop_threads(struct rcl_server *s, bool exiting)
 			       s->cpu);
 		return; /* state stays STOPPING */
 	}
+	for (t = atomic_load_explicit(&s->all, memory_order_relaxed); t;
+	     t = next) {
+		next = t->next_all;
+		ll_free(t);
+	}
+	atomic_store_explicit(&s->all, NULL, memory_order_relaxed);
 	/* relaxed: nothing is published with STOPPED; readers that act on
 	 * it (clients running their own requests) claim slots with CAS */
 	atomic_store_explicit(&s->state, RCL_STOPPED, memory_order_relaxed);

@@ -49,6 +49,15 @@ static void die(const char *msg) {
     exit(1);
 }
 
+/* The runtime's one notice when it cannot use SCHED_FIFO (an unprivileged
+ * user, a sanitizer build) is no part of the program's stderr. */
+static void drop_notice(char *buf) {
+    char *n = strstr(buf, "librcl: warning: RCL runs in degraded mode");
+    char *end = n ? strchr(n, '\n') : NULL;
+    if (end)
+        memmove(n, end + 1, strlen(end + 1) + 1);
+}
+
 int main(void) {
     int fd[2];
     if (pipe(fd) != 0)
@@ -78,6 +87,7 @@ int main(void) {
     double secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
     int ok = WIFEXITED(st) && WEXITSTATUS(st) == 1;
     printf("child exit status %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    drop_notice(buf);
     if (strcmp(buf, "Error decoding block\n") != 0) {
         printf("unexpected stderr: %s", buf);
         ok = 0;
