@@ -35,7 +35,7 @@ bool ll_cpu_online(int cpu)
 	/* numa_all_cpus_ptr is the set this process may use, read when
 	 * libnuma starts: a server CPU later removed from the threads'
 	 * affinity masks stays valid. */
-	if (ll_numa_ok())
+	if (ll_numa_ok() && numa_all_cpus_ptr != NULL)
 		return numa_bitmask_isbitset(numa_all_cpus_ptr, (unsigned)cpu);
 	return cpu < sysconf(_SC_NPROCESSORS_ONLN);
 }
@@ -44,7 +44,10 @@ int ll_cpu_node(int cpu)
 {
 	int node;
 
-	if (!ll_numa_ok())
+	/* numa_all_cpus_ptr NULL: libnuma's destructor ran, and this is an
+	 * exit handler running after it (rcl-run's interposer building a
+	 * lock for the runtime's own mutex in at_exit(), seen under TSan) */
+	if (!ll_numa_ok() || numa_all_cpus_ptr == NULL)
 		return 0;
 	node = numa_node_of_cpu(cpu);
 	return node < 0 ? 0 : node;
