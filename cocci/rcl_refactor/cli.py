@@ -286,8 +286,7 @@ def front_end(opts, sel):
         called = {c.key for u in chosen for fn in u.functions.values()
                   for c in fn.calls}
         chosen += [u for u in units if u not in chosen and any(
-            fn.key in called and fn.sole_call is not None and fn.calls and
-            all(c.key in find.PTHREAD.values() for c in fn.calls)
+            fn.key in called and find.pthread_wrapper(fn)
             for fn in u.functions.values())]
         opts.files = [os.path.relpath(u.path) for u in units if u in chosen]
         if not opts.files:

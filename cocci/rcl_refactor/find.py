@@ -13,6 +13,14 @@ PTHREAD = {"lock": "pthread_mutex_lock", "unlock": "pthread_mutex_unlock",
            "trylock": "pthread_mutex_trylock"}
 
 
+def pthread_wrapper(fn):
+    """Whether front-end Function @fn is a lock wrapper on its parameter:
+    a body that is one pthread lock, trylock or unlock call, and checks
+    (rrdtool's mutex_lock(mutex_t *m))."""
+    return fn.sole_call is not None and bool(fn.calls) and \
+        all(c.key in PTHREAD.values() for c in fn.calls)
+
+
 class LockFn:
     """A name that locks, unlocks or trylocks.  @expr(args) gives the mutex
     expression for a call with those argument texts.  @wrapper is set for

@@ -533,11 +533,8 @@ def _wrappers_not_rewritten(prog):
             continue
         for fn in u.functions.values():
             # (one report per section: the lock calls, not the unlocks)
-            if fn.sole_call is not None and fn.calls and \
-                    fn.loc.path not in worked and \
-                    all(c.key in find.PTHREAD.values() for c in fn.calls) \
-                    and any(c.key != find.PTHREAD["unlock"]
-                            for c in fn.calls):
+            if find.pthread_wrapper(fn) and fn.loc.path not in worked and \
+                    any(c.key != find.PTHREAD["unlock"] for c in fn.calls):
                 out.setdefault(fn.name, os.path.relpath(fn.loc.path))
     return out
 
