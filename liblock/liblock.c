@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The public API: dispatch through the ops table, lazy initialisation of
- * statically initialised locks, the LIBLOCK_LOCK override.
+ * statically initialised locks, the LIBLOCK_LOCK override, and locks
+ * inherited by the child of a fork().
  *
- * Lazy initialisation, lock state word (_state):
+ * Lock state word (_state):
  *   0 -> 1   one thread wins the CAS and builds the state;
- *   1 -> 2   it publishes _ops/_impl with a release store;
- *   others   wait for 2 (acquire) before using _ops/_impl.
- * The fast path of every call is one acquire load (a plain load on x86)
- * and one indirect call.
+ *   1 -> R   it publishes _ops/_impl with a release store of R;
+ *   others   wait for R (acquire) before using _ops/_impl.
+ * R is the ready value of this process, lock_ready: LOCK_READY, plus 2
+ * for each fork() between the process that started and this one (a
+ * child handler adds it).  A lock whose _state is an older ready value
+ * was inherited from a parent; see "fork()" below.  The fast path of
+ * every call is one acquire load (a plain load on x86), its comparison
+ * with lock_ready, and one indirect call.
  */
 #include "ll_int.h"
 #include "ll_wait.h"
@@ -22,22 +27,74 @@ enum { LOCK_UNINIT = 0, LOCK_INITIALISING = 1, LOCK_READY = 2 };
 /* The per-thread token (ll_wait.h): only its address is used. */
 __thread uint64_t ll_self_word LL_TLS_FAST;
 
-/* See ll_wait.h. */
-_Atomic unsigned int ll_fork_gen;
+/* ---- fork() -------------------------------------------------------------
+ * The child of a fork() has one thread, the one that forked; every lock
+ * is copied as it was, including the queue nodes, tickets and sleepers of
+ * the parent's other threads.  A queue lock released in the child would
+ * hand itself to one of those threads, which the child does not have (or
+ * wait for it to link itself in), and the child's next lock would wait
+ * for ever.  pthread_atfork()'s idiom does exactly that: the prepare
+ * handler takes the lock, with other threads possibly queued behind, and
+ * the child handler releases it.
+ *
+ * So a lock of a parent is settled at its first use in the child
+ * (forked_settle()), for the algorithms that have a lock word (LOCK cap,
+ * trylock): a trylock of the inherited state tells whether the lock was
+ * free at the fork.
+ *   free      the lock gets a new, free state of its algorithm, and the
+ *             call goes on with it;
+ *   held      by the thread that forked (or by a thread the child does
+ *             not have: then, as with a POSIX mutex, nobody releases it).
+ *             An unlock, necessarily the forking thread's, since nobody
+ *             else in the child can have taken it, gives the lock a new,
+ *             free state; a lock waits for that (a futex on _state); a
+ *             trylock returns EBUSY.
+ * The inherited state is kept, never used again (retired), so that a leak
+ * checker sees it reachable.  The RCL runtime settles its own locks
+ * (runtime/server.c); locks without a lock word (combining) keep their
+ * state.  forked_mu serialises the settling; it is held across fork()
+ * so that a child never inherits it held.  It is a flag, not a
+ * pthread_mutex_t, because under rcl-run pthread_mutex_lock() is the
+ * interposer's, whose own fork handlers hold its map when ours run. */
+static _Atomic int lock_ready = LOCK_READY;
+static atomic_flag forked_mu = ATOMIC_FLAG_INIT;
 
-static void ll_forked(void)
+struct retired {
+	struct retired *next;
+	void *impl;
+};
+static struct retired *retired; /* under forked_mu */
+
+/* Held for a trylock and an allocation, so yielding beats sleeping. */
+static void forked_lock(void)
 {
-	/* relaxed: the child has one thread */
-	atomic_fetch_add_explicit(&ll_fork_gen, 1, memory_order_relaxed);
+	/* acquire: pairs with the release in forked_unlock() */
+	while (atomic_flag_test_and_set_explicit(&forked_mu,
+						 memory_order_acquire))
+		sched_yield();
 }
 
-/* Registered once, when the library is loaded: a child handler only.  If
- * it cannot be registered (ENOMEM at load time), fork() keeps its former
- * behaviour: a child unlocking a queue lock behind which a parent's
- * thread was queued may wait for that thread. */
+static void forked_unlock(void)
+{
+	atomic_flag_clear_explicit(&forked_mu, memory_order_release);
+}
+
+static void forked_child(void)
+{
+	/* relaxed: the child has one thread; threads it creates later see
+	 * the value through pthread_create() */
+	atomic_store_explicit(
+		&lock_ready,
+		atomic_load_explicit(&lock_ready, memory_order_relaxed) + 2,
+		memory_order_relaxed);
+	forked_unlock();
+}
+
+/* Registered once, when the library is loaded.  If it cannot be
+ * (ENOMEM at load time), a child uses its parent's locks as they were. */
 __attribute__((constructor)) static void ll_fork_setup(void)
 {
-	(void)pthread_atfork(NULL, NULL, ll_forked);
+	(void)pthread_atfork(forked_lock, forked_unlock, forked_child);
 }
 
 /* The algorithm a lock gets: $LIBLOCK_LOCK wins unless the lock is FIXED;
@@ -93,12 +150,15 @@ int liblock_init(liblock_lock_t *lock, const liblock_attr_t *attr)
 	if ((rc = build(lock, attr)) != 0)
 		return rc;
 	/* release: pairs with the acquire in ready(); _ops/_impl first */
-	atomic_store_explicit(&lock->_state, LOCK_READY, memory_order_release);
+	atomic_store_explicit(
+		&lock->_state,
+		atomic_load_explicit(&lock_ready, memory_order_relaxed),
+		memory_order_release);
 	return 0;
 }
 
 /* Slow path of ready(): initialise a statically initialised lock once. */
-static __attribute__((noinline)) int lazy_init(liblock_lock_t *lock)
+static __attribute__((noinline)) void lazy_init(liblock_lock_t *lock)
 {
 	int expected = LOCK_UNINIT;
 
@@ -124,25 +184,134 @@ static __attribute__((noinline)) int lazy_init(liblock_lock_t *lock)
 					 (void *)lock);
 		}
 		/* release: pairs with the acquire loads of waiters below */
-		atomic_store_explicit(&lock->_state, LOCK_READY,
-				      memory_order_release);
-		return 0;
+		atomic_store_explicit(
+			&lock->_state,
+			atomic_load_explicit(&lock_ready, memory_order_relaxed),
+			memory_order_release);
+		return;
 	}
 	/* acquire: pairs with the release above, makes _ops/_impl visible */
-	while (atomic_load_explicit(&lock->_state, memory_order_acquire) !=
+	while (atomic_load_explicit(&lock->_state, memory_order_acquire) <
 	       LOCK_READY)
 		sched_yield();
+}
+
+/* Whether @lock is ready in this process: initialised, and not inherited
+ * from a parent and still unsettled.  relaxed for lock_ready: it changes
+ * only in a fork child's handler, before the child has other threads. */
+static inline bool current(liblock_lock_t *lock)
+{
+	/* acquire: pairs with the release that published _ops/_impl */
+	return atomic_load_explicit(&lock->_state, memory_order_acquire) ==
+	       atomic_load_explicit(&lock_ready, memory_order_relaxed);
+}
+
+/* _ops, once @lock is initialised; it may still be a parent's lock. */
+static inline const struct ll_ops *ready(liblock_lock_t *lock)
+{
+	if (ll_unlikely(!current(lock)) &&
+	    atomic_load_explicit(&lock->_state, memory_order_acquire) <
+		    LOCK_READY)
+		lazy_init(lock);
+	return lock->_ops;
+}
+
+/* What a call is about to do, for settle(). */
+enum { SETTLE_LOCK, SETTLE_TRYLOCK, SETTLE_UNLOCK };
+#define SETTLED_UNLOCKED (-1) /* SETTLE_UNLOCK: done, the lock is free */
+
+static int forked_settle(liblock_lock_t *lock, int op);
+
+/* Slow path of every call that is about to use @lock for @op (SETTLE_*)
+ * when it is not current: initialise it, or settle a lock inherited from
+ * a parent.  Returns 0 when the call goes on with _ops/_impl, else what
+ * forked_settle() returns. */
+static __attribute__((noinline)) int settle(liblock_lock_t *lock, int op)
+{
+	ready(lock);
+	return current(lock) ? 0 : forked_settle(lock, op);
+}
+
+/* Under forked_mu: give @lock a new, free state of its algorithm, keep
+ * the inherited one (retired), and publish.  Returns 0, or the error of
+ * the algorithm's init (ENOMEM). */
+static int renew(liblock_lock_t *lock, int ready_now)
+{
+	const struct ll_ops *ops = lock->_ops;
+	liblock_attr_t attr = {ops->name, lock->_server, lock->_flags};
+	struct retired *r = malloc(sizeof(*r));
+	void *impl = NULL;
+	int rc;
+
+	if (!r)
+		return ENOMEM;
+	if ((rc = ops->init(&impl, &attr)) != 0) {
+		free(r);
+		return rc;
+	}
+	r->impl = lock->_impl;
+	r->next = retired;
+	retired = r;
+	lock->_impl = impl;
+	/* release: pairs with the acquire in current(): the new _impl */
+	atomic_store_explicit(&lock->_state, ready_now, memory_order_release);
+	ll_futex_wake((_Atomic uint32_t *)&lock->_state, INT_MAX);
 	return 0;
 }
 
-static inline const struct ll_ops *ready(liblock_lock_t *lock)
+/* A call on @lock found it ready but not current: a lock inherited from a
+ * parent process (see "fork()" above).  Returns 0 when the caller goes on
+ * with @lock as it is now, SETTLED_UNLOCKED when @op was SETTLE_UNLOCK
+ * and is done, or the error the call returns. */
+static int forked_settle(liblock_lock_t *lock, int op)
 {
-	/* acquire: pairs with the release that published _ops/_impl */
-	if (ll_unlikely(
-		    atomic_load_explicit(&lock->_state, memory_order_acquire) !=
-		    LOCK_READY))
-		lazy_init(lock);
-	return lock->_ops;
+	const struct ll_ops *ops = lock->_ops;
+	int ready_now = atomic_load_explicit(&lock_ready, memory_order_relaxed);
+
+	for (;;) {
+		int s, rc;
+
+		forked_lock();
+		s = atomic_load_explicit(&lock->_state, memory_order_acquire);
+		if (s == ready_now) {
+			forked_unlock();
+			return 0; /* settled by another thread meanwhile */
+		}
+		if (!(ops->caps & LIBLOCK_CAP_LOCK) ||
+		    (ops->caps & LIBLOCK_CAP_SERVER) || !ops->trylock) {
+			/* release: as in renew(); nothing changes */
+			atomic_store_explicit(&lock->_state, ready_now,
+					      memory_order_release);
+			forked_unlock();
+			return 0;
+		}
+		rc = ops->trylock(lock->_impl);
+		if (rc == 0) {
+			/* Free at the fork: the inherited state is retired
+			 * held, nobody uses it again.  An unlock of a free
+			 * lock is refused, as the algorithms with an owner
+			 * refuse it. */
+			if ((rc = renew(lock, ready_now)) != 0)
+				ops->unlock(lock->_impl);
+			forked_unlock();
+			if (rc != 0)
+				return rc;
+			return op == SETTLE_UNLOCK ? EPERM : 0;
+		}
+		if (rc == EBUSY && op == SETTLE_UNLOCK) {
+			/* Held at the fork: released by the thread that
+			 * forked, the only one that can hold it here. */
+			rc = renew(lock, ready_now);
+			forked_unlock();
+			return rc != 0 ? rc : SETTLED_UNLOCKED;
+		}
+		forked_unlock();
+		if (rc != EBUSY || op == SETTLE_TRYLOCK)
+			return rc;
+		/* Held at the fork: wait for its release (renew()). */
+		ll_futex_wait((_Atomic uint32_t *)&lock->_state, (uint32_t)s,
+			      NULL, CLOCK_MONOTONIC);
+	}
 }
 
 int liblock_destroy(liblock_lock_t *lock)
@@ -155,7 +324,7 @@ int liblock_destroy(liblock_lock_t *lock)
 	state = atomic_load_explicit(&lock->_state, memory_order_acquire);
 	if (state == LOCK_UNINIT && lock->_ops == NULL)
 		return 0; /* static, never used */
-	if (state != LOCK_READY || lock->_ops == NULL)
+	if (state < LOCK_READY || lock->_ops == NULL)
 		return EINVAL;
 	rc = ((const struct ll_ops *)lock->_ops)->destroy(lock->_impl);
 	if (rc != 0)
@@ -168,10 +337,16 @@ int liblock_destroy(liblock_lock_t *lock)
 
 void *liblock_exec(liblock_lock_t *lock, liblock_fn_t fn, void *ctx)
 {
-	const struct ll_ops *ops = ready(lock);
+	const struct ll_ops *ops;
 	void *ret;
 	int rc;
 
+	if (ll_unlikely(!current(lock)) &&
+	    (rc = settle(lock, SETTLE_LOCK)) != 0)
+		ll_fatal("liblock_exec: %s lock %p failed: error %d",
+			 ((const struct ll_ops *)lock->_ops)->name,
+			 (void *)lock, rc);
+	ops = lock->_ops;
 	if (ll_likely(ops->exec != NULL))
 		return ops->exec(lock->_impl, fn, ctx);
 	/* A queue lock's lock() can fail (ENOMEM for its node); running fn
@@ -187,22 +362,37 @@ void *liblock_exec(liblock_lock_t *lock, liblock_fn_t fn, void *ctx)
 
 int liblock_lock(liblock_lock_t *lock)
 {
-	const struct ll_ops *ops = ready(lock);
+	const struct ll_ops *ops;
+	int rc;
 
+	if (ll_unlikely(!current(lock)) &&
+	    (rc = settle(lock, SETTLE_LOCK)) != 0)
+		return rc;
+	ops = lock->_ops;
 	return ops->lock ? ops->lock(lock->_impl) : ENOTSUP;
 }
 
 int liblock_trylock(liblock_lock_t *lock)
 {
-	const struct ll_ops *ops = ready(lock);
+	const struct ll_ops *ops;
+	int rc;
 
+	if (ll_unlikely(!current(lock)) &&
+	    (rc = settle(lock, SETTLE_TRYLOCK)) != 0)
+		return rc;
+	ops = lock->_ops;
 	return ops->trylock ? ops->trylock(lock->_impl) : ENOTSUP;
 }
 
 int liblock_unlock(liblock_lock_t *lock)
 {
-	const struct ll_ops *ops = ready(lock);
+	const struct ll_ops *ops;
+	int rc;
 
+	if (ll_unlikely(!current(lock)) &&
+	    (rc = settle(lock, SETTLE_UNLOCK)) != 0)
+		return rc == SETTLED_UNLOCKED ? 0 : rc;
+	ops = lock->_ops;
 	return ops->unlock ? ops->unlock(lock->_impl) : ENOTSUP;
 }
 
@@ -297,13 +487,23 @@ static int cond_wait(liblock_cond_t *cond, liblock_lock_t *lock,
 		     const struct timespec *abstime)
 {
 	const struct ll_ops *ops;
+	int rc;
 
 	if (!cond_valid(cond) || !lock)
 		return EINVAL;
 	if (abstime && (abstime->tv_nsec < 0 ||
 			abstime->tv_nsec >= 1000000000L || abstime->tv_sec < 0))
 		return EINVAL;
-	ops = ready(lock);
+	if (ll_unlikely(!current(lock)) &&
+	    (rc = settle(lock, SETTLE_UNLOCK)) != 0) {
+		/* a parent's lock, held at the fork: released; the wait
+		 * starts from the new state, taken again */
+		if (rc != SETTLED_UNLOCKED)
+			return rc;
+		if ((rc = liblock_lock(lock)) != 0)
+			return rc;
+	}
+	ops = lock->_ops;
 	if (ops->cond_wait)
 		return ops->cond_wait(lock->_impl, cond, abstime);
 	return cond_wait_generic(ops, lock->_impl, cond, abstime);

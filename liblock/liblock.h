@@ -71,7 +71,7 @@ typedef struct liblock_lock {
 	const char *_algorithm; /* requested algorithm (lazy init) */
 	int _server;		/* requested server CPU (lazy init) */
 	unsigned int _flags;	/* requested LIBLOCK_ATTR_* (lazy init) */
-	_Atomic int _state;	/* 0 uninit, 1 initialising, 2 ready */
+	_Atomic int _state;	/* 0 uninit, 1 initialising, even: ready */
 } liblock_lock_t;
 
 /* Static initialisers: the algorithm comes from $LIBLOCK_LOCK (or posix),

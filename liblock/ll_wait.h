@@ -151,15 +151,6 @@ static inline uintptr_t ll_self(void)
 	return (uintptr_t)&ll_self_word;
 }
 
-/* ---- fork() ----------------------------------------------------------------
- * Incremented in the child of every fork() (a pthread_atfork() child
- * handler, liblock.c), where the thread that forked is the only one: a
- * queue lock that recorded it when taken knows, when the value differs,
- * that the threads queued behind its holder are the parent's, which the
- * child does not have (mcs.c).  Relaxed everywhere: it changes only while
- * the child is one thread. */
-extern _Atomic unsigned int ll_fork_gen LL_HIDDEN;
-
 enum ll_wait_policy {
 	LL_WAIT_SPIN,
 	LL_WAIT_SPIN_THEN_PARK,

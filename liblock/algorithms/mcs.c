@@ -48,7 +48,6 @@ struct mcs_lock {
 	_Atomic uintptr_t owner LL_ALIGNED; /* holder's token, 0 when free */
 	struct mcs_node *holder;	    /* holder's node */
 	unsigned int duty;		    /* mcs_stp: LL_GATE_DUTY_* */
-	unsigned int gen;		    /* ll_fork_gen when taken */
 	struct ll_lock_key key;
 } LL_ALIGNED;
 
@@ -92,7 +91,6 @@ static inline void mcs_set_holder(struct mcs_lock *l, struct mcs_node *me)
 	atomic_store_explicit(&l->owner, ll_self(), memory_order_relaxed);
 	l->holder = me;
 	l->duty = LL_GATE_DUTY_NONE;
-	l->gen = atomic_load_explicit(&ll_fork_gen, memory_order_relaxed);
 }
 
 /* Queued behind @pred: link in and wait for the handover.  Out of line,
@@ -185,20 +183,8 @@ static inline int mcs_unlock_policy(struct mcs_lock *l,
 			    &l->tail, &expected, NULL, memory_order_release,
 			    memory_order_relaxed)))
 			goto out;
-	}
-	if (ll_unlikely(l->gen != atomic_load_explicit(&ll_fork_gen,
-						       memory_order_relaxed))) {
-		/* The child of a fork() made while this thread held the
-		 * lock: whoever queued behind it is a thread of the parent,
-		 * which the child does not have; one still between its tail
-		 * exchange and its link never links, and the wait for it
-		 * never ended.  The child's one thread frees the lock.
-		 * release: as the CAS above */
-		atomic_store_explicit(&l->tail, NULL, memory_order_release);
-		goto out;
-	}
-	if (!succ)
 		succ = mcs_wait_link(me);
+	}
 	/* release (inside): the section's writes go with the lock.  Last
 	 * access to @succ and to the lock. */
 	ll_wake_store(&succ->locked, MCS_GRANTED, policy, 1);

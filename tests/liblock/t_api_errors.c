@@ -8,6 +8,7 @@
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -230,22 +231,28 @@ static void *queue_behind(void *arg)
 }
 
 /* The same with a thread of the parent queued behind the holder when it
- * forks: in the child that thread does not exist.  MCS handed the lock
- * to its node (the child's next lock waited for ever), or waited for it
- * to link itself (a hang in the unlock); the child now frees the lock.
- * alarm(): a hang fails the child. */
-START_TEST(fork_child_releases_an_mcs_lock_with_a_parent_thread_queued)
+ * forks: in the child that thread does not exist.  A queue lock must not
+ * hand the lock to it (the child's next lock waited for ever) nor wait
+ * for it to link itself (a hang in the unlock): the child frees the lock.
+ * Every algorithm with a lock word; alarm(): a hang fails the child. */
+START_TEST(fork_child_releases_a_lock_with_a_parent_thread_queued)
 {
-	static const char *const names[] = {"mcs", "mcs_stp"};
+	const char *const *names = liblock_algorithms();
+	char failed[512] = "";
 
-	for (size_t n = 0; n < sizeof(names) / sizeof(names[0]); n++) {
+	for (int n = 0; names[n]; n++) {
 		liblock_attr_t a = LIBLOCK_ATTR_INITIALIZER;
 		struct timespec pause = {0, 100 * 1000 * 1000};
+		liblock_algorithm_info_t info;
 		liblock_lock_t l;
 		pthread_t t;
 		int status = -1;
 		pid_t pid;
 
+		ck_assert_int_eq(liblock_algorithm_info(names[n], &info), 0);
+		if (!(info.caps & LIBLOCK_CAP_LOCK) ||
+		    (info.caps & LIBLOCK_CAP_SERVER))
+			continue;
 		a.algorithm = names[n];
 		a.flags |= LIBLOCK_ATTR_FIXED;
 		ck_assert_int_eq(liblock_init(&l, &a), 0);
@@ -265,12 +272,159 @@ START_TEST(fork_child_releases_an_mcs_lock_with_a_parent_thread_queued)
 		ck_assert_int_eq(liblock_unlock(&l), 0);
 		ck_assert_int_eq(pthread_join(t, NULL), 0);
 		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-			      "%s: the child could not release the lock "
-			      "(status %#x)",
-			      names[n], status);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			snprintf(failed + strlen(failed),
+				 sizeof(failed) - strlen(failed), " %s (%#x)",
+				 names[n], (unsigned int)status);
 		ck_assert_int_eq(liblock_destroy(&l), 0);
 	}
+	ck_assert_msg(!failed[0],
+		      "the child could not release the lock (status):%s",
+		      failed);
+}
+END_TEST
+
+/* What the child of fork_child_uses_a_lock_held_at_fork does with the
+ * two locks the forking thread held (@l with a parent's thread queued);
+ * 0 if all went as it should, else the number of the step that failed. */
+static int child_uses_locks_held_at_fork(liblock_lock_t *l, liblock_lock_t *l2)
+{
+	liblock_cond_t c = LIBLOCK_COND_INITIALIZER;
+	struct timespec soon;
+	pthread_t t;
+
+	if (liblock_trylock(l) != EBUSY)
+		return 1; /* held at the fork: still held */
+#ifndef __SANITIZE_THREAD__
+	/* a thread of the child waits for the forking thread's release
+	 * (ThreadSanitizer ends a child of a multithreaded process that
+	 * starts a thread) */
+	if (pthread_create(&t, NULL, queue_behind, l) != 0)
+		return 2;
+	nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
+	if (liblock_unlock(l) != 0)
+		return 3;
+	if (pthread_join(t, NULL) != 0)
+		return 4;
+#else
+	(void)t;
+	if (liblock_unlock(l) != 0)
+		return 3;
+#endif
+	if (liblock_trylock(l) != 0 || liblock_unlock(l) != 0)
+		return 5;
+	/* a wait on a condition releases @l2 and takes it again */
+	clock_gettime(CLOCK_REALTIME, &soon);
+	soon.tv_nsec += 20 * 1000 * 1000;
+	if (soon.tv_nsec >= 1000000000L) {
+		soon.tv_sec++;
+		soon.tv_nsec -= 1000000000L;
+	}
+	if (liblock_cond_timedwait(&c, l2, &soon) != ETIMEDOUT)
+		return 6;
+	if (liblock_trylock(l2) != EBUSY)
+		return 7;
+	if (liblock_unlock(l2) != 0 || liblock_lock(l2) != 0 ||
+	    liblock_unlock(l2) != 0)
+		return 8;
+	return 0;
+}
+
+/* The child of a fork() made while a parent's thread was queued uses the
+ * locks the forking thread held: trylock, a thread of its own that waits
+ * for the release, a condition wait. */
+START_TEST(fork_child_uses_a_lock_held_at_fork)
+{
+	const char *const *names = liblock_algorithms();
+	char failed[512] = "";
+
+	for (int n = 0; names[n]; n++) {
+		liblock_attr_t a = LIBLOCK_ATTR_INITIALIZER;
+		liblock_algorithm_info_t info;
+		liblock_lock_t l, l2;
+		pthread_t t;
+		int status = -1;
+		pid_t pid;
+
+		ck_assert_int_eq(liblock_algorithm_info(names[n], &info), 0);
+		if (!(info.caps & LIBLOCK_CAP_LOCK) ||
+		    (info.caps & LIBLOCK_CAP_SERVER))
+			continue;
+		a.algorithm = names[n];
+		a.flags |= LIBLOCK_ATTR_FIXED;
+		ck_assert_int_eq(liblock_init(&l, &a), 0);
+		ck_assert_int_eq(liblock_init(&l2, &a), 0);
+		ck_assert_int_eq(liblock_lock(&l), 0);
+		ck_assert_int_eq(liblock_lock(&l2), 0);
+		ck_assert_int_eq(pthread_create(&t, NULL, queue_behind, &l), 0);
+		nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			alarm(5);
+			_exit(child_uses_locks_held_at_fork(&l, &l2));
+		}
+		ck_assert_int_eq(liblock_unlock(&l2), 0);
+		ck_assert_int_eq(liblock_destroy(&l2), 0);
+		ck_assert_int_eq(liblock_unlock(&l), 0);
+		ck_assert_int_eq(pthread_join(t, NULL), 0);
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			snprintf(failed + strlen(failed),
+				 sizeof(failed) - strlen(failed), " %s (%#x)",
+				 names[n], (unsigned int)status);
+		ck_assert_int_eq(liblock_destroy(&l), 0);
+	}
+	ck_assert_msg(!failed[0], "the child's step failed (status):%s",
+		      failed);
+}
+END_TEST
+
+/* A lock free at the fork, in a child: taken and released as usual; an
+ * unlock of it while free is refused. */
+START_TEST(fork_child_uses_a_lock_free_at_fork)
+{
+	const char *const *names = liblock_algorithms();
+	char failed[512] = "";
+
+	for (int n = 0; names[n]; n++) {
+		liblock_attr_t a = LIBLOCK_ATTR_INITIALIZER;
+		liblock_algorithm_info_t info;
+		liblock_lock_t l;
+		int status = -1;
+		pid_t pid;
+
+		ck_assert_int_eq(liblock_algorithm_info(names[n], &info), 0);
+		if (!(info.caps & LIBLOCK_CAP_LOCK) ||
+		    (info.caps & LIBLOCK_CAP_SERVER))
+			continue;
+		a.algorithm = names[n];
+		a.flags |= LIBLOCK_ATTR_FIXED;
+		ck_assert_int_eq(liblock_init(&l, &a), 0);
+		ck_assert_int_eq(liblock_lock(&l), 0);
+		ck_assert_int_eq(liblock_unlock(&l), 0);
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			int ok;
+
+			alarm(5);
+			ok = ((info.caps & LIBLOCK_CAP_OWNER) == 0 ||
+			      liblock_unlock(&l) == EPERM) &&
+			     liblock_lock(&l) == 0 && liblock_unlock(&l) == 0 &&
+			     liblock_trylock(&l) == 0 &&
+			     liblock_unlock(&l) == 0 &&
+			     liblock_destroy(&l) == 0;
+			_exit(ok ? 0 : 1);
+		}
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			snprintf(failed + strlen(failed),
+				 sizeof(failed) - strlen(failed), " %s (%#x)",
+				 names[n], (unsigned int)status);
+		ck_assert_int_eq(liblock_destroy(&l), 0);
+	}
+	ck_assert_msg(!failed[0], "the child failed (status):%s", failed);
 }
 END_TEST
 
@@ -292,9 +446,10 @@ int main(void)
 	tcase_add_test(tc, algorithm_list_is_consistent);
 	tcase_add_test(tc, cond_errors);
 	tcase_add_test(tc, fork_child_releases_a_lock_held_at_fork);
-	tcase_add_test(
-		tc,
-		fork_child_releases_an_mcs_lock_with_a_parent_thread_queued);
+	tcase_add_test(tc,
+		       fork_child_releases_a_lock_with_a_parent_thread_queued);
+	tcase_add_test(tc, fork_child_uses_a_lock_held_at_fork);
+	tcase_add_test(tc, fork_child_uses_a_lock_free_at_fork);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
