@@ -178,6 +178,34 @@ START_TEST(cond_wait_outside_section_is_eperm)
 }
 END_TEST
 
+/* The fork() tests run on every algorithm with a lock word that needs
+ * no server.  Initialises @l (and @l2 unless NULL) with @name, fixed;
+ * returns the algorithm's caps, or 0 if it is not one of those. */
+static unsigned int init_lock_word(const char *name, liblock_lock_t *l,
+				   liblock_lock_t *l2)
+{
+	liblock_attr_t a = LIBLOCK_ATTR_INITIALIZER;
+	liblock_algorithm_info_t info;
+
+	ck_assert_int_eq(liblock_algorithm_info(name, &info), 0);
+	if (!(info.caps & LIBLOCK_CAP_LOCK) || (info.caps & LIBLOCK_CAP_SERVER))
+		return 0;
+	a.algorithm = name;
+	a.flags |= LIBLOCK_ATTR_FIXED;
+	ck_assert_int_eq(liblock_init(l, &a), 0);
+	if (l2)
+		ck_assert_int_eq(liblock_init(l2, &a), 0);
+	return info.caps;
+}
+
+/* Appends " NAME (STATUS)" to @failed unless the child exited 0. */
+static void note_child(char *failed, size_t size, const char *name, int status)
+{
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		snprintf(failed + strlen(failed), size - strlen(failed),
+			 " %s (%#x)", name, (unsigned int)status);
+}
+
 /* pthread_atfork()'s idiom: the thread that forks holds the lock (its
  * prepare handler took it), and both the parent and the child release
  * it, each in its own copy.  Every algorithm with a lock word lets the
@@ -188,19 +216,12 @@ START_TEST(fork_child_releases_a_lock_held_at_fork)
 	const char *const *names = liblock_algorithms();
 
 	for (int n = 0; names[n]; n++) {
-		liblock_attr_t a = LIBLOCK_ATTR_INITIALIZER;
-		liblock_algorithm_info_t info;
 		liblock_lock_t l;
 		int status = -1;
 		pid_t pid;
 
-		ck_assert_int_eq(liblock_algorithm_info(names[n], &info), 0);
-		if (!(info.caps & LIBLOCK_CAP_LOCK) ||
-		    (info.caps & LIBLOCK_CAP_SERVER))
+		if (!init_lock_word(names[n], &l, NULL))
 			continue;
-		a.algorithm = names[n];
-		a.flags |= LIBLOCK_ATTR_FIXED;
-		ck_assert_int_eq(liblock_init(&l, &a), 0);
 		ck_assert_int_eq(liblock_lock(&l), 0);
 		pid = fork();
 		ck_assert_int_ge(pid, 0);
@@ -241,21 +262,14 @@ START_TEST(fork_child_releases_a_lock_with_a_parent_thread_queued)
 	char failed[512] = "";
 
 	for (int n = 0; names[n]; n++) {
-		liblock_attr_t a = LIBLOCK_ATTR_INITIALIZER;
 		struct timespec pause = {0, 100 * 1000 * 1000};
-		liblock_algorithm_info_t info;
 		liblock_lock_t l;
 		pthread_t t;
 		int status = -1;
 		pid_t pid;
 
-		ck_assert_int_eq(liblock_algorithm_info(names[n], &info), 0);
-		if (!(info.caps & LIBLOCK_CAP_LOCK) ||
-		    (info.caps & LIBLOCK_CAP_SERVER))
+		if (!init_lock_word(names[n], &l, NULL))
 			continue;
-		a.algorithm = names[n];
-		a.flags |= LIBLOCK_ATTR_FIXED;
-		ck_assert_int_eq(liblock_init(&l, &a), 0);
 		ck_assert_int_eq(liblock_lock(&l), 0);
 		ck_assert_int_eq(pthread_create(&t, NULL, queue_behind, &l), 0);
 		nanosleep(&pause, NULL); /* it is queued, waiting */
@@ -272,10 +286,7 @@ START_TEST(fork_child_releases_a_lock_with_a_parent_thread_queued)
 		ck_assert_int_eq(liblock_unlock(&l), 0);
 		ck_assert_int_eq(pthread_join(t, NULL), 0);
 		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			snprintf(failed + strlen(failed),
-				 sizeof(failed) - strlen(failed), " %s (%#x)",
-				 names[n], (unsigned int)status);
+		note_child(failed, sizeof(failed), names[n], status);
 		ck_assert_int_eq(liblock_destroy(&l), 0);
 	}
 	ck_assert_msg(!failed[0],
@@ -339,21 +350,13 @@ START_TEST(fork_child_uses_a_lock_held_at_fork)
 	char failed[512] = "";
 
 	for (int n = 0; names[n]; n++) {
-		liblock_attr_t a = LIBLOCK_ATTR_INITIALIZER;
-		liblock_algorithm_info_t info;
 		liblock_lock_t l, l2;
 		pthread_t t;
 		int status = -1;
 		pid_t pid;
 
-		ck_assert_int_eq(liblock_algorithm_info(names[n], &info), 0);
-		if (!(info.caps & LIBLOCK_CAP_LOCK) ||
-		    (info.caps & LIBLOCK_CAP_SERVER))
+		if (!init_lock_word(names[n], &l, &l2))
 			continue;
-		a.algorithm = names[n];
-		a.flags |= LIBLOCK_ATTR_FIXED;
-		ck_assert_int_eq(liblock_init(&l, &a), 0);
-		ck_assert_int_eq(liblock_init(&l2, &a), 0);
 		ck_assert_int_eq(liblock_lock(&l), 0);
 		ck_assert_int_eq(liblock_lock(&l2), 0);
 		ck_assert_int_eq(pthread_create(&t, NULL, queue_behind, &l), 0);
@@ -369,10 +372,7 @@ START_TEST(fork_child_uses_a_lock_held_at_fork)
 		ck_assert_int_eq(liblock_unlock(&l), 0);
 		ck_assert_int_eq(pthread_join(t, NULL), 0);
 		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			snprintf(failed + strlen(failed),
-				 sizeof(failed) - strlen(failed), " %s (%#x)",
-				 names[n], (unsigned int)status);
+		note_child(failed, sizeof(failed), names[n], status);
 		ck_assert_int_eq(liblock_destroy(&l), 0);
 	}
 	ck_assert_msg(!failed[0], "the child's step failed (status):%s",
@@ -388,19 +388,13 @@ START_TEST(fork_child_uses_a_lock_free_at_fork)
 	char failed[512] = "";
 
 	for (int n = 0; names[n]; n++) {
-		liblock_attr_t a = LIBLOCK_ATTR_INITIALIZER;
-		liblock_algorithm_info_t info;
 		liblock_lock_t l;
+		unsigned int caps;
 		int status = -1;
 		pid_t pid;
 
-		ck_assert_int_eq(liblock_algorithm_info(names[n], &info), 0);
-		if (!(info.caps & LIBLOCK_CAP_LOCK) ||
-		    (info.caps & LIBLOCK_CAP_SERVER))
+		if (!(caps = init_lock_word(names[n], &l, NULL)))
 			continue;
-		a.algorithm = names[n];
-		a.flags |= LIBLOCK_ATTR_FIXED;
-		ck_assert_int_eq(liblock_init(&l, &a), 0);
 		ck_assert_int_eq(liblock_lock(&l), 0);
 		ck_assert_int_eq(liblock_unlock(&l), 0);
 		pid = fork();
@@ -409,7 +403,7 @@ START_TEST(fork_child_uses_a_lock_free_at_fork)
 			int ok;
 
 			alarm(5);
-			ok = ((info.caps & LIBLOCK_CAP_OWNER) == 0 ||
+			ok = ((caps & LIBLOCK_CAP_OWNER) == 0 ||
 			      liblock_unlock(&l) == EPERM) &&
 			     liblock_lock(&l) == 0 && liblock_unlock(&l) == 0 &&
 			     liblock_trylock(&l) == 0 &&
@@ -418,10 +412,7 @@ START_TEST(fork_child_uses_a_lock_free_at_fork)
 			_exit(ok ? 0 : 1);
 		}
 		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			snprintf(failed + strlen(failed),
-				 sizeof(failed) - strlen(failed), " %s (%#x)",
-				 names[n], (unsigned int)status);
+		note_child(failed, sizeof(failed), names[n], status);
 		ck_assert_int_eq(liblock_destroy(&l), 0);
 	}
 	ck_assert_msg(!failed[0], "the child failed (status):%s", failed);
