@@ -2539,15 +2539,16 @@ class Program:
         the program that may be a cancellation point (read(), printf(),
         a library's) -- else None.  On a server thread the cancelled one
         would wait on, not be cancelled; holding the lock on its word,
-        it would end without releasing it."""
+        it would end without releasing it.  A call that ends the process
+        (abort(), a failed assert()) is none: the process ends there."""
         at = self._cancels()
         if at is None:
             return None
         for c, via in [(c, None) for c in calls] + [
                 (c, (g, chain)) for _, (g, chain) in reached
                 for c in g.calls]:
-            if c.callee in CANCEL_SAFE or not c.decl_file or \
-                    c.callee.startswith("__builtin_") or \
+            if c.callee in CANCEL_SAFE or c.callee in PROCESS_ENDS or \
+                    not c.decl_file or c.callee.startswith("__builtin_") or \
                     self._resolve(c.key, u)[0] is not None:
                 continue
             where = "in the section" if via is None else \
