@@ -254,6 +254,10 @@ def _call_of(toks, stmt):
     return toks[a].text, args, a
 
 
+# The start of the reason of a section in a branch the build skips (-p).
+SKIPPED_CODE = "in code the build does not compile"
+
+
 class Section:
     def __init__(self, file, func, line):
         self.file, self.func, self.line = file, func, line
@@ -627,8 +631,8 @@ def _shape_body(fi, f, ident, blk, i, j, fns, is_selected, api, ppenv,
     skipped = fi.src.skipped
     if ppenv.build_flags and skipped is not None and \
             fi.src.line_of(fi.src.toks[t0].start) in skipped.lines:
-        raise Refused("in code the build does not compile (a branch of an "
-                      "#if its flags skip): nothing there can be checked")
+        raise Refused(SKIPPED_CODE + " (a branch of an #if its flags "
+                      "skip): nothing there can be checked")
     sec["dead"] = pp_dead(fi, body, t0, t1, ppenv)
     stmts = [s for b in body for s in b.walk()
              if not any(a <= s.t0 < b for a, b in sec["dead"])]

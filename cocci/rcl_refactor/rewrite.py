@@ -922,6 +922,7 @@ def decide(prog):
     section of a converted mutex is delegated (extracted) or, when it has
     a reason not to be, held: it stays in place on the lock word."""
     _own_lock_callees(prog)
+    _no_compiled_section(prog)
     while True:
         _decide_keys(prog)
         _nested_decide(prog)
@@ -943,6 +944,25 @@ def decide(prog):
                 prog.report.hold(sec.file, sec.line, sec.reason)
             else:
                 prog.report.transformed += 1
+
+
+def _no_compiled_section(prog):
+    """A mutex with no section in the code the build compiles (-p: outside
+    the branches libclang skips) stays POSIX.  Converting it gains nothing,
+    and its uses in branches of an #if that this build skips may not all
+    be found (with -p, files with no other lock code are not read; a
+    wrapper's call under #elif is not renamed): a configuration that
+    compiles them would hand a pthread call a liblock_lock_t (mbuffer's
+    LogMut, privoxy's localtime_mutex)."""
+    for (kind, name), key in prog.keys.items():
+        if kind != "mutex" or key.why or any(
+                not (s.reason or "").startswith(analyse.SKIPPED_CODE)
+                for s in key.sections):
+            continue
+        key.refuse("no critical section of it in the code this build "
+                   "compiles%s" % (
+                       " (only in branches of an #if its flags skip)"
+                       if key.sections or key.skipped_calls else ""))
 
 
 def _owned_decide(prog):

@@ -43,6 +43,11 @@
 #    being rewritten expands too keeps its lock POSIX, with that file's
 #    name (rewriting its body broke that unit's build: rrdtool's
 #    MUTEX_INITIALIZER, src/mutex.h).
+#  - skiponly: a lock that only branches the build skips declare and use
+#    (mbuffer's LogMut under NEED_IO_INTERLOCK, in log.h, log.c and
+#    mbuffer.c) stays POSIX in every file; its extern in log.h and the
+#    calls in main.c were converted, log.c (no other lock) was not read,
+#    and a build defining NEED_IO_INTERLOCK failed.
 #  - paramwrap: with -p and no file named, the unit that defines lock
 #    wrappers on their parameter (rrdtool's mutex_lock(mutex_t *m) in
 #    mutex.c) is rewritten with the units that call them; it was left
@@ -630,6 +635,87 @@ grep -qx "counter.c:9: not transformed: lock lock stays POSIX: macro MUTEX_INITI
 [ ! -e "$TMP/imout/mtx.h" ] || ! grep -q LIBLOCK "$TMP/imout/mtx.h" ||
 	fail "initmacro: mtx.h's macro was rewritten"
 cd "$TMP" || exit 1
+
+# ---- skiponly: a lock only the skipped branches use ----
+mkdir -p "$TMP/skiponly" && cd "$TMP/skiponly" || exit 1
+cat >log.h <<'EOC'
+#include <pthread.h>
+#ifdef NEED_IO_INTERLOCK
+extern pthread_mutex_t LogMut;
+#endif
+void logmsg(const char *s);
+EOC
+cat >log.c <<'EOC'
+#include <string.h>
+#include <unistd.h>
+#include "log.h"
+#ifdef NEED_IO_INTERLOCK
+pthread_mutex_t LogMut = PTHREAD_MUTEX_INITIALIZER;
+#endif
+void logmsg(const char *s)
+{
+#ifdef NEED_IO_INTERLOCK
+	pthread_mutex_lock(&LogMut);
+#endif
+	(void)write(1, s, strlen(s));
+#ifdef NEED_IO_INTERLOCK
+	pthread_mutex_unlock(&LogMut);
+#endif
+}
+EOC
+cat >main.c <<'EOC'
+#include <stdio.h>
+#include <unistd.h>
+#include "log.h"
+static long count;
+static pthread_mutex_t cm = PTHREAD_MUTEX_INITIALIZER;
+static void *work(void *a)
+{
+	for (int i = 0; i < 1000; i++) {
+		pthread_mutex_lock(&cm);
+		count++;
+		pthread_mutex_unlock(&cm);
+	}
+#ifdef NEED_IO_INTERLOCK
+	pthread_mutex_lock(&LogMut);
+	(void)write(1, "w\n", 2);
+	pthread_mutex_unlock(&LogMut);
+#endif
+	return a;
+}
+int main(void)
+{
+	pthread_t t[2];
+	char b[32];
+
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], 0, work, 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], 0);
+	snprintf(b, sizeof(b), "count %ld\n", count);
+	logmsg(b);
+	return 0;
+}
+EOC
+printf '[{"directory": "%s", "file": "log.c", "arguments": ["cc", "-O2", "-c", "log.c"]},\n {"directory": "%s", "file": "main.c", "arguments": ["cc", "-O2", "-c", "main.c"]}]\n' \
+	"$TMP/skiponly" "$TMP/skiponly" >compile_commands.json
+"$RCLR" -p . --locks all -o "$TMP/soout" >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "skiponly: rcl-refactor failed"; }
+grep -q "lock LogMut stays POSIX: no critical section of it in the code this build compiles" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "skiponly: LogMut's reason"; }
+! grep -q "liblock.*LogMut\|LogMut.*liblock" "$TMP/soout"/* ||
+	{ grep -n LogMut "$TMP/soout"/*; fail "skiponly: LogMut converted somewhere"; }
+grep -q "liblock" "$TMP/soout/main.c" ||
+	fail "skiponly: cm, used in compiled code, was not converted"
+mkdir -p "$TMP/sobuild" && cp log.h log.c main.c "$TMP/sobuild/" &&
+	cp "$TMP/soout"/* "$TMP/sobuild/" || exit 1
+for d in -UNEED_IO_INTERLOCK -DNEED_IO_INTERLOCK; do
+	cc_rcl "$TMP/so.bin" "$TMP/sobuild/main.c" "$d" "$TMP/sobuild/log.c" \
+		2>"$TMP/cc" ||
+		{ cat "$TMP/cc"; fail "skiponly: the result does not build with $d"; }
+done
+cd "$TMP" || exit 1
+echo "ok skiponly: a lock only skipped branches use stays POSIX in every file"
 
 # ---- paramwrap: wrappers on their parameter, in a unit of their own ----
 mkdir -p "$TMP/paramwrap" && cd "$TMP/paramwrap" || exit 1
