@@ -157,6 +157,12 @@ def pthread_api(macros):
     hint = macro_hint(macros)
 
     def resolve(name, params, body):
+        alias = _alias_of(params, body, api)
+        if alias is not None:
+            # `#define x264_pthread_cond_wait pthread_cond_wait`
+            call = ApiCall(name, alias.target, alias.params, alias.bodies)
+            call.wrap = alias.wrap
+            return call
         m, wrap = _one_call(body), None
         if m is None and params is not None:
             neg = _negated(body)
@@ -434,6 +440,16 @@ def macro_fn(fns, name, params, body, hint=lambda name: None):
     only that call, the call compared with 0 (a trylock's), or the call
     checked by code that does nothing once it gives 0 (checked.py; @hint
     names the branch-hint macros)."""
+    alias = _alias_of(params, body, fns)
+    if alias is not None:
+        # `#define x264_pthread_mutex_lock pthread_mutex_lock`: its uses
+        # are calls of the function it names (not of a wrapper, whose
+        # sections call its own NAME_rcl_exec())
+        if alias.called_wrapper() is not None:
+            return None
+        lf = LockFn(name, alias.role, alias.params, alias.body)
+        lf.test, lf.checks = alias.test, alias.checks
+        return lf
     m, test, checks = _one_call(body), None, False
     if not m and params is not None:
         tested = _tested_call(body)
@@ -481,6 +497,16 @@ def _of_params(lf):
            (k == 0 or ts[k - 1].text not in (".", "->"))}
     return bool(ids & set(lf.params or ())) and \
         ids <= set(lf.params or ()) | {"sizeof"}
+
+
+def _alias_of(params, body, table):
+    """The entry of @table that object-like macro (@params None) @body
+    names, when its body is only that name (perhaps parenthesised): x264's
+    `#define x264_pthread_mutex_lock pthread_mutex_lock`; else None."""
+    if params is not None:
+        return None
+    m = re.fullmatch(r"\s*(\(\s*)?([A-Za-z_]\w*)\s*(?(1)\))\s*", body)
+    return table.get(m.group(2)) if m else None
 
 
 def _tested_call(body):

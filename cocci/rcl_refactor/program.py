@@ -275,14 +275,19 @@ class Program:
         # rcl-refactor(1) says (the user knows better than the #if).
         macros.update(imposed)
         self.macro_cands = macros
-        find.add_macros(fns, macros)
+        # Object-like aliases of a lock or pthread function (x264's
+        # `#define x264_pthread_mutex_lock pthread_mutex_lock`): resolved
+        # with the function-like macros, as macros without parameters.
+        resolved = dict(self._aliases(given))
+        resolved.update(macros)
+        find.add_macros(fns, resolved)
         analyse.CHECKERS.clear()
         analyse.CHECKERS.update(find.checker_macros(
             macros, find.macro_hint(macros)))
         hint = find.macro_hint(macros)
         analyse.HINTS.clear()
         analyse.HINTS.update(n for n in macros if hint(n) is not None)
-        self.api = find.pthread_api(macros)
+        self.api = find.pthread_api(resolved)
         env.build_flags = bool(self.opts.commands)
         self.ppenv = env
         self.macros = {name: _chosen(fns, name, cands)
@@ -327,7 +332,7 @@ class Program:
                                       returns(f), f.funcs)
                    for f in self.files]):
             pass
-        find.add_macros(fns, macros)
+        find.add_macros(fns, resolved)
         for pair in self.opts.lock_fn:
             lk, _, ul = pair.partition("=")
             if lk not in fns and any(
@@ -671,6 +676,26 @@ class Program:
         for (kind, _), key in sorted(self.keys.items()):
             if kind == "mutex":
                 self._ptr_key(key)  # refuses one initialised where declared
+
+    def _aliases(self, given):
+        """{NAME: (None, TARGET)} of the object-like #defines whose body is
+        one identifier, perhaps parenthesised, in the regions of the files
+        read (and those of --macro-file, @given [(name, body)], which
+        win)."""
+        one = re.compile(r"\s*(?:\(\s*([A-Za-z_]\w*)\s*\)|([A-Za-z_]\w*))"
+                         r"\s*")
+        out = {}
+        for f in self.files:
+            for m in _OBJECT_DEFINE.finditer(f.src.text):
+                b = one.fullmatch(m.group(2))
+                if b and f.src.line_of(m.start(1)) not in f.dead_defines:
+                    out.setdefault(m.group(1), (None, b.group(1) or
+                                                b.group(2)))
+        for name, body in given:
+            b = one.fullmatch(body)
+            if b:
+                out[name] = (None, b.group(1) or b.group(2))
+        return out
 
     def _macro_fields(self):
         """Mutex and condition fields a macro declares in a structure's
