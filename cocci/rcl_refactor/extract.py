@@ -568,10 +568,17 @@ def _call(fi, sec, plan, names, small_edits, exec_text, ind):
 
 
 def _dispatch(fi, sec, small_edits):
-    """if (rcl_exit == K) { code that followed the K-th early unlock }"""
+    """if (rcl_exit == K) { code that followed the K-th early unlock }.
+    When the section ends in an if whose every branch goes on after its
+    unlock (mbuffer's syncSenders(): each unlocks and returns), every
+    run takes one of the exits: the last test is an `else`, or GCC's
+    -Wreturn-type sees a path that falls off the function."""
     toks, text = fi.src.toks, fi.src.text
     disp = ""
-    for n, (u, cont) in enumerate(sec["exits"], 1):
+    exits = sec["exits"]
+    every = sec["tail"] is not None and all(
+        cont for n, (_, cont) in enumerate(exits, 1) if n in sec["fall"])
+    for n, (u, cont) in enumerate(exits, 1):
         if not cont and n in sec["fall"]:
             continue  # a branch of a tail if that ends with its unlock
         if not cont:  # `return unlock(&m);`
@@ -584,6 +591,9 @@ def _dispatch(fi, sec, small_edits):
             for d in sec["exit_vars"][n - 1])
         ctext += line_indent(text, a) + render(text, a, b, small_edits)
         ctext = reindent(ctext, line_indent(text, a), "\t")
+        if every and disp and n == len(exits):
+            disp += " else {\n%s\n}" % ctext.strip("\n")
+            continue
         disp += "%sif (rcl_exit == %d) {\n%s\n}" % (
             " else " if disp else "", n, ctext.strip("\n"))
     return disp.split("\n") if disp else []
