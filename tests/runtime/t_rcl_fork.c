@@ -245,8 +245,9 @@ static bool server_running(int cpu)
 	return rcl_stats(cpu, &st) == 0 && st.running;
 }
 
-/* Owner @owner (our parent) tells us to go on by exiting. */
-static int grandchild_main(int cpu, pid_t owner, int ready_fd)
+/* Owner @owner (our parent) tells us to go on by exiting; it waits for
+ * our byte on @hold_fd first, so that it is alive while we look. */
+static int grandchild_main(int cpu, pid_t owner, int ready_fd, int hold_fd)
 {
 	liblock_lock_t ld;
 	liblock_attr_t attr = LIBLOCK_ATTR_INITIALIZER;
@@ -260,6 +261,8 @@ static int grandchild_main(int cpu, pid_t owner, int ready_fd)
 	CHILD_CHECK(!server_running(cpu)); /* deferred to @owner */
 	CHILD_CHECK(run_sections(10));
 	CHILD_CHECK(report(ready_fd, 0) == 0);
+	CHILD_CHECK(report(hold_fd, 0) == 0); /* @owner may exit now */
+	close(hold_fd);
 	/* gone: reparented, and reaped by the test (kill fails) */
 	end = rt_now() + 10;
 	while ((getppid() == owner || kill(owner, 0) == 0) && rt_now() < end)
@@ -280,6 +283,7 @@ static int deferring_child(int cpu, bool parent_fifo, int fd)
 	liblock_attr_t attr = LIBLOCK_ATTR_INITIALIZER;
 	pid_t me = getpid(), pid;
 	rcl_stats_t st;
+	int hold[2];
 
 	/* A lock here may start a server, whose threads ThreadSanitizer
 	 * cannot start in the child of a threaded process (and its build
@@ -302,10 +306,17 @@ static int deferring_child(int cpu, bool parent_fifo, int fd)
 	CHILD_CHECK(rcl_server_start(cpu) == 0);
 	CHILD_CHECK(rcl_stats(cpu, &st) == 0 && st.running && st.fifo);
 	CHILD_CHECK(run_sections(10));
-	if ((pid = fork()) < 0)
+	if (pipe(hold) != 0 || (pid = fork()) < 0)
 		return 1;
-	if (pid == 0)
-		_exit(report(fd, grandchild_main(cpu, me, fd)));
+	if (pid == 0) {
+		close(hold[0]);
+		_exit(report(fd, grandchild_main(cpu, me, fd, hold[1])));
+	}
+	close(hold[1]);
+	/* the grandchild looks at the deferral while we live (it did
+	 * not always, under load: the server started at its first lock) */
+	CHILD_CHECK(poll(&(struct pollfd){.fd = hold[0], .events = POLLIN}, 1,
+			 20000) == 1);
 	return 0; /* our exit lets the grandchild go on */
 }
 
