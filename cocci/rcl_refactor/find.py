@@ -500,13 +500,11 @@ def _of_params(lf):
 
 
 def _alias_of(params, body, table):
-    """The entry of @table that object-like macro (@params None) @body
-    names, when its body is only that name (perhaps parenthesised): x264's
-    `#define x264_pthread_mutex_lock pthread_mutex_lock`; else None."""
-    if params is not None:
-        return None
-    m = re.fullmatch(r"\s*(\(\s*)?([A-Za-z_]\w*)\s*(?(1)\))\s*", body)
-    return table.get(m.group(2)) if m else None
+    """The entry of @table that an object-like alias names: a macro
+    without parameters (@params None), whose @body is that name
+    (Program._aliases(): x264's `#define x264_pthread_mutex_lock
+    pthread_mutex_lock`); else None."""
+    return table.get(body) if params is None else None
 
 
 def _tested_call(body):
