@@ -577,8 +577,8 @@ def _tail_blocks(toks, s, ident, fns):
                 return []
             out += inner
         elif b.kind == "block" and any(
-                (op_shape(toks, x, fns) or (None, None))[1] == ident and
-                op_shape(toks, x, fns)[0].role == "unlock" or
+                (section_op(toks, x, fns) or (None, None))[1] == ident and
+                section_op(toks, x, fns)[0].role == "unlock" or
                 returned_unlock(toks, x, fns, ident) for x in b.subs):
             out.append(b)
         else:
@@ -732,6 +732,24 @@ def _section_stmt(fi, s, sec, ident, fns, is_selected, t0, t1, labels,
             raise Refused("releases the lock inside a nested section")
         ops.add(call_tok(toks, returned_call(toks, s)))
         conts.append(_early_exit(fi, s, t0, t1, labels, internal, sec))
+        return
+    st = stored_call(toks, s) if o is None else None
+    so = section_op(toks, s, fns) if st else None
+    if so and so[1] == ident and so[0].role == "unlock":
+        # `err = unlock(&m); assert(err == 0); return 1;`: an early
+        # exit whose code after the section starts with `err = 0;`,
+        # what unlocking a plain mutex gives (_dispatch()).
+        if within:
+            raise Refused("releases the lock inside a nested section")
+        if st[1] is not None or visible_decl(fi, st[0], t0) is None and \
+                any(x.name == st[0] and t0 <= x.t0 < t1
+                    for x in decls_of(fi)):
+            raise Refused("the result of the unlock at line %d goes to "
+                          "'%s', declared inside the section" % (
+                              fi.src.line_of(toks[s.t0].start), st[0]))
+        ops.add(call_tok(toks, st[2]))
+        conts.append(_early_exit(fi, s, t0, t1, labels, internal, sec))
+        sec.setdefault("exit_stored", {})[len(sec["exits"])] = st[0]
         return
     if s.kind == "return":
         raise Refused("returns with the lock held")
@@ -1179,10 +1197,13 @@ def variables(fi, sec, occ):
         if is_in and not byptr and not d.init and not d.is_param and \
                 not in_loop and name not in sec.get("named_before", ()) \
                 and not any(n == name and fi.bo < k < lock_t0
-                            for n, k in occ):
+                            for n, k in occ) and \
+                not (sec.get("stored") and sec["stored"][0] == name):
             # Never set before the section (`int ret; lock; ... ret = 0;
             # ... out: unlock; return ret;`): its value on entry is
-            # indeterminate; copying it in would read it.
+            # indeterminate; copying it in would read it.  The local
+            # that stores the lock call's result (`err = lock(&m);
+            # assert(err == 0);`) is set: to 0, just before the section.
             is_in = False
         if hidden:
             # Named inside a macro's body, whose text stays as it is: the
@@ -1277,6 +1298,47 @@ def _hoist(fi, sec, occ, in_region):
             out.append((d, True, True, False))
         else:
             out.append((d, False, False, True))
+    sec["lifted"] = _lifted(fi, sec, tops, out) if out else []
+    return out
+
+
+def _lifted(fi, sec, tops, hoisted):
+    """The other declarations at the top level of the section that come
+    after a hoisted one, which has become an assignment: `unsigned u;`
+    after `nbWorkers = pool->total;` (zstd's ZSTDMT_sizeof_CCtxPool()),
+    a declaration after a statement, which -Wdeclaration-after-statement
+    reports.  The extracted function declares them at its top and their
+    initialisers become assignments in place (extract._hoist_edit()).
+    One that cannot move (static, an array, a const scalar, a brace
+    initialiser, a macro's, a name the section uses before it) stays:
+    the compile check decides."""
+    toks = fi.src.toks
+    first = min(d.hoist.t0 for d, _, _, _ in hoisted)
+    names = {d.name for d, _, _, _ in hoisted}
+    out = []
+    for d in decls_of(fi):
+        if d.block is not sec["block"] or d.stmt[0] not in tops or \
+                d.name in names or d.stmt[0] < first:
+            continue
+        words = d.spec.split()
+        if d.is_static or d.is_extern or d.is_array or \
+                getattr(d, "by_macro", None) or not hasattr(d, "range") or \
+                ("const" in words and "*" not in d.declarator) or \
+                re.search(r"\*\s*const\b", d.declarator):
+            continue
+        a, b = d.range
+        if any(toks[k].text == "=" and toks[k + 1].text == "{"
+               for k in range(a, b - 1)):
+            continue
+        if any(toks[k].kind == "id" and toks[k].text == d.name and
+               toks[k - 1].text not in (".", "->")
+               for k in range(sec["t0"], d.t0)):
+            continue
+        if any(x.name == d.name and x is not d and
+               sec["t0"] <= x.t0 < sec["t1"] for x in decls_of(fi)):
+            continue
+        d.lift_stmt = tops[d.stmt[0]]
+        out.append(d)
     return out
 
 

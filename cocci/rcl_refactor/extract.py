@@ -7,7 +7,7 @@ Layout of the generated code (one per section):
     union rcl_ctx_F_N { struct { inputs } in; struct { outputs } out; };
     static void *rcl_cs_F_N(void *rcl_arg)
     {
-            union rcl_ctx_F_N *rcl_ctx = rcl_arg;
+            union rcl_ctx_F_N *rcl_ctx = (union rcl_ctx_F_N *)rcl_arg;
             T a = rcl_ctx->in.a;         inputs are consumed first,
             T r = { 0 };
             uintptr_t rcl_exit = 0;
@@ -193,13 +193,14 @@ def _body(fi, sec, plan, small_edits, ind, nested=()):
                            toks[(cont[-1] if cont else u).t1 - 1].end,
                            code))
     done = set()
-    for d in plan.hoisted:
+    for d in plan.hoisted + list(sec.get("lifted", ())):
         if d.stmt not in done:
             done.add(d.stmt)
             # the initialisers read the section's locals as the rest of
             # it does: (*x) for those reached by pointer
             exit_edits.append(_hoist_edit(fi, d, plan,
-                                          small_edits + occ_edits))
+                                          small_edits + occ_edits,
+                                          sec.get("lifted", ())))
     edits = [e for e in small_edits + occ_edits
              if not any(x[0] <= e[0] < x[1] for x in exit_edits)]
     edits += exit_edits
@@ -245,13 +246,15 @@ def _nested_call(repl, byptr):
     return "".join(parts)
 
 
-def _hoist_edit(fi, d, plan, small_edits):
+def _hoist_edit(fi, d, plan, small_edits, sec_lifted=()):
     """`T x = init, y = init2;` inside the section becomes `x = init;` for
     each declarator x the caller now declares (and reached by pointer,
     `(*x) = init;`), and `T y = init2;` for the others."""
     toks, text = fi.src.toks, fi.src.text
-    st = d.hoist
+    st = d.hoist if getattr(d, "hoist", None) is not None else d.lift_stmt
     hoisted = {h.name for h in plan.hoisted if h.stmt == d.stmt}
+    # declared at the top of the extracted function (analyse._lifted())
+    lifted = {h.name for h in sec_lifted if h.stmt == d.stmt}
     parts = []
     for o in fi.decls:
         if o.stmt != d.stmt or not hasattr(o, "range"):
@@ -262,6 +265,10 @@ def _hoist_edit(fi, d, plan, small_edits):
             eq += 1
         init = render(text, toks[eq + 1].start, toks[b - 1].end,
                       small_edits) if eq < b else None
+        if o.name in lifted:
+            if init is not None:
+                parts.append("%s = %s;" % (o.name, init))
+            continue
         if o.name not in hoisted:
             parts.append("%s %s%s;" % (o.spec, o.declarator,
                                        " = " + init if init else ""))
@@ -304,6 +311,7 @@ def _function(fi, sec, plan, names, body, lockname):
     decls, stmts = _prologue(plan, un)
     g += decls
     g += ["\t%s;" % d.text(d.name) for d in plan.temps]
+    g += ["\t%s;" % d.text(d.name) for d in sec.get("lifted", ())]
     has_exit = bool(sec["exits"])
     if has_exit:
         g.append("\tuintptr_t rcl_exit = 0;")
@@ -328,19 +336,24 @@ def _function(fi, sec, plan, names, body, lockname):
 def _prologue(plan, un):
     """The declarations that take the locals out of the context, and the
     statements that must follow them."""
+    # The conversions from void * are explicit: a build with
+    # -Wc++-compat (zstd's) warns about the implicit ones.
     if plan.word == "pointer":
         d = plan.vars[0][0]
-        return ["\t%s = rcl_arg;" % d.text(d.name)], []
+        cast = "(%s)" % d.text("").strip() if d.pointer_type() else ""
+        return ["\t%s = %srcl_arg;" % (d.text(d.name), cast)], []
     if plan.word:
         d = plan.vars[0][0]
         return ["\t%s = (%s)(uintptr_t)rcl_arg;" % (
             d.text(d.name), d.text("").strip())], []
     if plan.single:
         d = plan.vars[0][0]
-        return ["\t%s = rcl_arg;" % d.text("(*%s)" % d.name)], []
+        pt = d.pointer_type()
+        return ["\t%s = %srcl_arg;" % (d.text("(*%s)" % d.name),
+                                       "(%s)" % pt if pt else "")], []
     if not plan.union:
         return [], ["\t(void)rcl_arg;"]
-    g = ["\tunion %s *rcl_ctx = rcl_arg;" % un]
+    g = ["\tunion %s *rcl_ctx = (union %s *)rcl_arg;" % (un, un)]
     for d, bp, is_in, _ in plan.vars:
         nm = "(*%s)" % d.name if bp else d.name
         if is_in:
@@ -578,19 +591,29 @@ def _dispatch(fi, sec, small_edits):
     exits = sec["exits"]
     every = sec["tail"] is not None and all(
         cont for n, (_, cont) in enumerate(exits, 1) if n in sec["fall"])
+    stored = sec.get("exit_stored", {})
     for n, (u, cont) in enumerate(exits, 1):
-        if not cont and n in sec["fall"]:
+        if n in stored:  # `err = unlock(&m);`: 0, then what followed
+            at = line_indent(text, toks[u.t0].start)
+            set0 = "%s%s = 0;\n" % (at, stored[n])
+        else:
+            set0 = ""
+        if not cont and n in sec["fall"] and not set0:
             continue  # a branch of a tail if that ends with its unlock
-        if not cont:  # `return unlock(&m);`
+        if not cont and not set0:  # `return unlock(&m);`
             disp += "%sif (rcl_exit == %d) {\n\t%s\n}" % (
                 " else " if disp else "", n, returned_value(fi))
             continue
-        a, b = toks[cont[0].t0].start, toks[cont[-1].t1 - 1].end
-        ctext = "".join("%s%s = rcl_ctx.out.%s;\n" % (
-            line_indent(text, a), d.text(d.name), d.name)
-            for d in sec["exit_vars"][n - 1])
-        ctext += line_indent(text, a) + render(text, a, b, small_edits)
-        ctext = reindent(ctext, line_indent(text, a), "\t")
+        if cont:
+            a, b = toks[cont[0].t0].start, toks[cont[-1].t1 - 1].end
+            ctext = set0 + "".join("%s%s = rcl_ctx.out.%s;\n" % (
+                line_indent(text, a), d.text(d.name), d.name)
+                for d in sec["exit_vars"][n - 1])
+            ctext += line_indent(text, a) + render(text, a, b, small_edits)
+            ctext = reindent(ctext, line_indent(text, a), "\t")
+        else:
+            ctext = reindent(set0, line_indent(text, toks[u.t0].start),
+                             "\t")
         if every and disp and n == len(exits):
             disp += " else {\n%s\n}" % ctext.strip("\n")
             continue

@@ -39,6 +39,11 @@
 #    -Werror: the extracted code declares before its statements, and
 #    liblock.h's C11 atomics give no -Wpedantic warning (nothing held or
 #    refused for either: rrdtool builds so).
+#  - cxxcompat (wholeprog/cxxcompat): zstd's flags, -Wc++-compat and
+#    -Wdeclaration-after-statement: the extracted functions convert
+#    their void * argument explicitly, and a declaration that follows
+#    hoisted ones in the section's block moves to the function's top
+#    (both held before: a new warning).
 #  - initmacro: an initialiser macro of a shared header that a unit not
 #    being rewritten expands too keeps its lock POSIX, with that file's
 #    name (rewriting its body broke that unit's build: rrdtool's
@@ -589,6 +594,27 @@ cc_rcl "$TMP/c90.new" "$TMP/c90out/tally.c" -std=gnu99 -pedantic \
 	fail "c90: the result gets a warning"
 echo "tally 6000 left 0" >"$TMP/c90.want"
 same_output c90 "$TMP/c90.want" "$TMP/c90.new"
+cd "$TMP" || exit 1
+
+# ---- cxxcompat: zstd's flags, -Wc++-compat -Wdeclaration-after-statement ----
+cp -R "$WP/cxxcompat" "$TMP/cxx" && chmod -R u+w "$TMP/cxx"
+cd "$TMP/cxx" || exit 1
+cxxflags="-std=gnu99 -Wall -Wextra -Wc++-compat -Wdeclaration-after-statement"
+printf '[{"directory": "%s", "file": "pool.c", "arguments": ["cc", %s, "-O2", "-pthread", "-c", "pool.c"]}]\n' \
+	"$TMP/cxx" "$(echo "$cxxflags" | sed 's/[^ ]*/"&"/g; s/ /, /g')" \
+	>compile_commands.json
+# shellcheck disable=SC2086
+$CC $cxxflags -Werror -O2 -pthread pool.c -o "$TMP/cxx.orig" ||
+	fail "cxxcompat does not build"
+timeout 60 "$TMP/cxx.orig" >"$TMP/cxx.want" || fail "cxxcompat fails"
+"$RCLR" -p . --locks all -o "$TMP/cxxout" >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "cxxcompat: rcl-refactor failed"; }
+grep -q "5 section(s) found, 5 delegated, 0 held" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "cxxcompat: a section was not delegated"; }
+# shellcheck disable=SC2086
+cc_rcl "$TMP/cxx.new" "$TMP/cxxout/pool.c" $cxxflags ||
+	fail "cxxcompat: the result gets a warning"
+same_output cxxcompat "$TMP/cxx.want" "$TMP/cxx.new"
 cd "$TMP" || exit 1
 
 # ---- initmacro: a shared initialiser macro, one of its users named ----
