@@ -1788,11 +1788,15 @@ def render_file(f, keep_lines=False):
     the lines below it their numbers of the input."""
     text = f.src.text
     edits = list(f.big)
+    # What goes before an offset (includes, extracted functions) comes
+    # first there, then the zero-width edits of the text at it: an
+    # `__attribute__((unused)) ` that starts the definition written on
+    # the line after the last #include (the sort below is stable).
+    for off, texts in f.before.items():
+        edits.append((off, off, "".join(texts)))
     for e in f.edits:
         if not any(a <= e[0] < b for a, b, _ in f.big):
             edits.append(e)
-    for off, texts in f.before.items():
-        edits.append((off, off, "".join(texts)))
     edits.sort(key=lambda e: (e[0], e[1] != e[0], e[1]))
     applied, pos = [], 0
     for s, e, r in edits:
