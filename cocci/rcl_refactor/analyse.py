@@ -667,6 +667,7 @@ def _shape_body(fi, f, ident, blk, i, j, fns, is_selected, api, ppenv,
     for k in range(t0, t1):
         if toks[k].text in fns and k + 1 < t1 and \
                 toks[k + 1].text == "(" and \
+                toks[k - 1].text not in (".", "->") and \
                 not any(a <= k < b for a, b in sec["dead"]) and \
                 k not in ops:
             raise Refused("%s() called inside an expression at line %d "
@@ -1494,7 +1495,8 @@ def try_shape(fi, k, fns, hint=lambda name: False):
         if not _ends_in_jump(then, toks):
             raise Refused("the code run when the trylock fails does not end "
                           "with a return, goto, break, continue or abort()")
-        if any(toks[x].text in fns and toks[x + 1].text == "("
+        if any(toks[x].text in fns and toks[x + 1].text == "(" and
+               toks[x - 1].text not in (".", "->")
                for x in range(then.t0, then.t1)):
             raise Refused("the code run when the trylock fails calls a lock "
                           "function")

@@ -547,7 +547,7 @@ def _split_text_args(text):
 
 
 def find_wrappers(src, fns, api=None, sole=None, returns=None,
-                  funcs=None):
+                  funcs=None, ambiguous=()):
     """Trivial wrapper functions: a body that only locks/unlocks/trylocks a
     mutex derived from the parameters, e.g. memcached's
     void item_lock(uint32_t hv) { mutex_lock(&item_locks[hv & mask]); }
@@ -565,14 +565,16 @@ def find_wrappers(src, fns, api=None, sole=None, returns=None,
     when the call fails, behind macros of its own.  @returns(name, line)
     gives the integer constant such a body returns on every path
     (frontend.Program.sole_return), kept as the wrapper's "returns" (a
-    scoped lock macro's `for` head may test it), else None."""
+    scoped lock macro's `for` head may test it), else None.  Names in
+    @ambiguous (defined in several files) are no wrappers."""
     toks = src.toks
     added = False
     # @funcs: the file's functions when the caller has them (they may
     # need the compiler's extents: cparse.find_functions()).
     for name, ni, bo, bc in funcs if funcs is not None else \
             cparse.find_functions(src):
-        if name in fns or (api is not None and name in api):
+        if name in fns or (api is not None and name in api) or \
+                name in ambiguous:
             continue
         body = _wrapper_call(toks[bo + 1:bc])
         checked = len(body) != bc - bo - 1

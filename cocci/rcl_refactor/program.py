@@ -328,8 +328,23 @@ class Program:
             if fe is None:
                 return None
             return lambda name, line: fe.sole_return(f.path, line, name)
+        # A name that two files define (multipath-tools' static inline
+        # lock() of lock.h, which also counts waiters, and the nvme
+        # plugin's global trivial lock()) is no wrapper: a call does not
+        # say which of them it reaches.  (Two definitions in one file are
+        # branches of an #if: one is compiled.)
+        where = {}
+        for f in self.files:
+            for name, ni, _, _ in f.funcs:
+                if f.skipped is None or \
+                        f.src.line_of(f.src.toks[ni].start) not in \
+                        f.skipped.lines:
+                    where.setdefault(name, set()).add(
+                        os.path.realpath(f.path))
+        self.defined_twice = {n for n, ps in where.items() if len(ps) > 1}
         while any([find.find_wrappers(f.src, fns, self.api, sole(f),
-                                      returns(f), f.funcs)
+                                      returns(f), f.funcs,
+                                      self.defined_twice)
                    for f in self.files]):
             pass
         find.add_macros(fns, resolved)
@@ -340,6 +355,12 @@ class Program:
                     for f in self.files):
                 continue  # converted by an earlier run
             for name, role in ((lk, "lock"), (ul, "unlock")):
+                if name in self.defined_twice:
+                    raise ValueError(
+                        "--lock-fn %s: %s() is defined in several files "
+                        "(%s): a call does not say which one it reaches" % (
+                            pair, name, ", ".join(sorted(
+                                os.path.relpath(p) for p in where[name]))))
                 if name not in fns:
                     raise ValueError("--lock-fn %s: cannot find a definition "
                                      "of %s() whose body only locks or "
@@ -969,6 +990,8 @@ class Program:
             if toks[k - 1].kind == "id" and toks[k - 1].text not in (
                     "return", "else", "do", "case") or toks[k - 1].text == "*":
                 continue  # a declaration: void STATS_LOCK(void);
+            if toks[k - 1].text in (".", "->"):
+                continue  # p->lock(x): a member, no call of lock()
             if t.text in self.fns and not self._in_wrapper(f, k):
                 close = cparse.match(toks, k + 1)
                 lf = self.fns[t.text]

@@ -460,6 +460,7 @@ def unseen_lock_calls(prog):
             # macro that brings its own `;`, rsyslog's CODESTARTdoHUP, may
             # come before a call)
             if t.kind != "id" or k + 1 >= len(toks) or \
+                    toks[k - 1].text in (".", "->") or \
                     toks[k - 1].kind == "id" and \
                     toks[k - 1].text not in ("return", "else", "do") and \
                     not (toks[k - 1].text in prog.macros and

@@ -44,6 +44,11 @@
 #    their void * argument explicitly, and a declaration that follows
 #    hoisted ones in the section's block moves to the function's top
 #    (both held before: a new warning).
+#  - twolocks (wholeprog/twolocks): counted.h's static inline lock(),
+#    which also counts waiters (multipath-tools' lock.h), and plugin.c's
+#    global trivial lock(): a name two files define is no wrapper (main.c's
+#    section called plugin.c's companion, and the count was lost); a
+#    --lock-fn naming it is refused.
 #  - initmacro: an initialiser macro of a shared header that a unit not
 #    being rewritten expands too keeps its lock POSIX, with that file's
 #    name (rewriting its body broke that unit's build: rrdtool's
@@ -615,6 +620,27 @@ grep -q "5 section(s) found, 5 delegated, 0 held" "$TMP/log" ||
 cc_rcl "$TMP/cxx.new" "$TMP/cxxout/pool.c" $cxxflags ||
 	fail "cxxcompat: the result gets a warning"
 same_output cxxcompat "$TMP/cxx.want" "$TMP/cxx.new"
+cd "$TMP" || exit 1
+
+# ---- twolocks: two functions named lock() in two files ----
+cp -R "$WP/twolocks" "$TMP/tl" && chmod -R u+w "$TMP/tl"
+cd "$TMP/tl" || exit 1
+printf '[{"directory": "%s", "file": "main.c", "arguments": ["cc", "-std=gnu11", "-O2", "-Wall", "-pthread", "-c", "main.c"]}, {"directory": "%s", "file": "plugin.c", "arguments": ["cc", "-std=gnu11", "-O2", "-Wall", "-pthread", "-c", "plugin.c"]}]\n' \
+	"$TMP/tl" "$TMP/tl" >compile_commands.json
+$CC -std=gnu11 -O2 -Wall -Werror -pthread main.c plugin.c -o "$TMP/tl.orig" ||
+	fail "twolocks does not build"
+timeout 60 "$TMP/tl.orig" >"$TMP/tl.want" || fail "twolocks fails"
+"$RCLR" -p . --locks all -o "$TMP/tlout" >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "twolocks: rcl-refactor failed"; }
+! grep -q "lock_rcl_exec" "$TMP/tlout/main.c" ||
+	fail "twolocks: main.c calls plugin.c's lock() companion"
+cc_rcl "$TMP/tl.new" "$TMP/tlout/main.c" "$TMP/tlout/plugin.c" -I. ||
+	fail "twolocks: the result does not build"
+same_output twolocks "$TMP/tl.want" "$TMP/tl.new"
+"$RCLR" -p . --locks all --lock-fn lock=unlock -o "$TMP/tlout2" \
+	>"$TMP/log" 2>&1
+[ $? -eq 2 ] && grep -q "lock() is defined in several files (counted.h, plugin.c)" \
+	"$TMP/log" || { cat "$TMP/log"; fail "twolocks: --lock-fn lock=unlock"; }
 cd "$TMP" || exit 1
 
 # ---- initmacro: a shared initialiser macro, one of its users named ----
