@@ -320,6 +320,17 @@ def _function(fi, sec, plan, names, body, lockname):
           for d, bp, is_in, _ in plan.vars if is_in and not bp and
           d.name in sec.get("macro_args_only", ())]
     g.append("")
+    if body.startswith("#line "):
+        # The section keeps its lines' numbers (__LINE__, assert()): the
+        # function's head is numbered just before them, so that it does
+        # not start on a line after the one it ends on (GCC's --coverage
+        # refuses that: -Wcoverage-invalid-line-number, memcached's
+        # memcached-debug build).
+        head = next(i for i, x in enumerate(g)
+                    if x.startswith("static void *%s(" % fn))
+        first = int(body.split(None, 2)[1])
+        g.insert(head, "#line %d %s" % (
+            max(1, first - (len(g) - head)), LINE_MARK))
     if body.strip():
         g.append(body)
     if has_exit:
