@@ -669,7 +669,7 @@ def _shape_body(fi, f, ident, blk, i, j, fns, is_selected, api, ppenv,
                 toks[k + 1].text == "(" and \
                 toks[k - 1].text not in (".", "->") and \
                 not any(a <= k < b for a, b in sec["dead"]) and \
-                k not in ops:
+                k not in ops and not _after_exit(toks, k, conts, ident, fns):
             raise Refused("%s() called inside an expression at line %d "
                           "(its mutex would be taken or released on the "
                           "server thread)" % (toks[k].text,
@@ -686,6 +686,22 @@ def _shape_body(fi, f, ident, blk, i, j, fns, is_selected, api, ppenv,
                 s.name, fi.src.line_of(toks[s.t0].start)))
     _scan_tokens(fi, sec, ident, api)
     return sec
+
+
+def _after_exit(toks, k, conts, ident, fns):
+    """Whether the lock call at token @k is in the code after an early
+    unlock, which runs in the caller after the section, and is a call of
+    a statement of its own on another mutex than @ident: unbound's
+    ub_wait() releases rrpipe_lock there (`unlock(&cfglock);
+    unlock(&rrpipe_lock); break;`)."""
+    if not any(a <= k < b for a, b in conts) or \
+            toks[k - 1].text not in (";", "{", "}"):
+        return False
+    close = cparse.match(toks, k + 1)
+    if close + 1 >= len(toks) or toks[close + 1].text != ";":
+        return False
+    o = op_shape(toks, cparse.Stmt("expr", k, close + 2), fns)
+    return o is not None and o[1] != ident
 
 
 def _section_stmt(fi, s, sec, ident, fns, is_selected, t0, t1, labels,

@@ -2737,6 +2737,13 @@ class Program:
                     break
         return out
 
+    def defined_in(self, name):
+        """The files where a unit of the program defines a function named
+        @name (a header's static inline once, whatever the units that
+        read it)."""
+        return {fn.loc.path for u in self.units
+                for fn in u.functions.values() if fn.name == name}
+
     def declared_in(self, name):
         """Files that declare the global lock @name, and whether one of
         the declarations is static."""

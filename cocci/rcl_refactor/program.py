@@ -333,6 +333,9 @@ class Program:
         # plugin's global trivial lock()) is no wrapper: a call does not
         # say which of them it reaches.  (Two definitions in one file are
         # branches of an #if: one is compiled.)
+        # With -p, the units not rewritten count too: memcached's
+        # testapp.c stubs out STATS_LOCK(), which thread.c defines, and
+        # stats_prefix.c is linked with either.
         where = {}
         for f in self.files:
             for name, ni, _, _ in f.funcs:
@@ -341,6 +344,10 @@ class Program:
                         f.skipped.lines:
                     where.setdefault(name, set()).add(
                         os.path.realpath(f.path))
+        if fe is not None:
+            for name in list(where):
+                where[name] |= {os.path.realpath(p)
+                                for p in fe.defined_in(name)}
         self.defined_twice = {n for n, ps in where.items() if len(ps) > 1}
         while any([find.find_wrappers(f.src, fns, self.api, sole(f),
                                       returns(f), f.funcs,
@@ -1498,6 +1505,7 @@ class Program:
         ok += [r for vf, _, _, _, rs in self.value_copies if vf is f
                for r in rs]
         self._field_macro_args(f, ok)
+        ok += _discarded_macro_args(f, self.macro_cands)
         for k, t in enumerate(toks):
             if t.kind != "id":
                 continue
@@ -2095,6 +2103,30 @@ def _in_parens(toks, k):
         elif depth == 0 and t.text in (";", "{", "}"):
             return False
     return False
+
+
+def _discarded_macro_args(f, cands):
+    """Token ranges of the arguments that the function-like macro called
+    there drops: unbound's `#define lock_protect(lock, area, size) /\* nop
+    *\/` (its checked-locks build defines it otherwise: then that
+    definition is a candidate too, and the argument counts).  A lock
+    named there is not used."""
+    toks = f.src.toks
+    out = []
+    for k, t in enumerate(toks):
+        defs = cands.get(t.text) if t.kind == "id" else None
+        if not defs or k + 1 >= len(toks) or toks[k + 1].text != "(" or \
+                toks[k - 1].text in (".", "->"):
+            continue
+        close = cparse.match(toks, k + 1)
+        spans = cparse.split_args(toks, k + 1, close)
+        for i, (a, b) in enumerate(spans):
+            if all(params is not None and i < len(params) and
+                   params[i] != "..." and not re.search(
+                       r"\b%s\b" % re.escape(params[i]), body)
+                   for params, body in defs):
+                out.append((a, b))
+    return out
 
 
 def _accounted_ranges(f, fns, api):

@@ -44,6 +44,10 @@
 #    their void * argument explicitly, and a declaration that follows
 #    hoisted ones in the section's block moves to the function's top
 #    (both held before: a new warning).
+#  - coverage (wholeprog/coverage): a section that reads its line
+#    numbers (assert(), __LINE__) keeps them, and its extracted function
+#    still builds with --coverage -Werror (its head was numbered after
+#    its end: -Wcoverage-invalid-line-number, memcached-debug's build).
 #  - twolocks (wholeprog/twolocks): counted.h's static inline lock(),
 #    which also counts waiters (multipath-tools' lock.h), and plugin.c's
 #    global trivial lock(): a name two files define is no wrapper (main.c's
@@ -620,6 +624,28 @@ grep -q "5 section(s) found, 5 delegated, 0 held" "$TMP/log" ||
 cc_rcl "$TMP/cxx.new" "$TMP/cxxout/pool.c" $cxxflags ||
 	fail "cxxcompat: the result gets a warning"
 same_output cxxcompat "$TMP/cxx.want" "$TMP/cxx.new"
+cd "$TMP" || exit 1
+
+# ---- coverage: a build with --coverage -Werror (memcached-debug's) ----
+cp -R "$WP/coverage" "$TMP/cov" && chmod -R u+w "$TMP/cov"
+cd "$TMP/cov" || exit 1
+printf '[{"directory": "%s", "file": "stack.c", "arguments": ["cc", "-std=gnu11", "-O2", "-Wall", "-Werror", "--coverage", "-pthread", "-c", "stack.c"]}]\n' \
+	"$TMP/cov" >compile_commands.json
+$CC -std=gnu11 -O2 -Wall -Werror -pthread stack.c -o "$TMP/cov.orig" ||
+	fail "coverage does not build"
+timeout 60 "$TMP/cov.orig" >"$TMP/cov.want" || fail "coverage fails"
+"$RCLR" -p . --locks all -o "$TMP/covout" >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "coverage: rcl-refactor failed"; }
+grep -q "1 section(s) found, 1 delegated, 0 held" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "coverage: the section was not delegated"; }
+if [ -z "$SAN_CFLAGS" ]; then
+	cc_rcl "$TMP/cov.gcov" "$TMP/covout/stack.c" --coverage \
+		-fprofile-dir="$TMP/cov" ||
+		fail "coverage: the result does not build with --coverage"
+fi
+cc_rcl "$TMP/cov.new" "$TMP/covout/stack.c" ||
+	fail "coverage: the result does not build"
+same_output coverage "$TMP/cov.want" "$TMP/cov.new"
 cd "$TMP" || exit 1
 
 # ---- twolocks: two functions named lock() in two files ----
