@@ -48,6 +48,10 @@
 #    numbers (assert(), __LINE__) keeps them, and its extracted function
 #    still builds with --coverage -Werror (its head was numbered after
 #    its end: -Wcoverage-invalid-line-number, memcached-debug's build).
+#  - stubbed (wholeprog/stubbed): memcached's testapp.c stubs out
+#    STATS_LOCK(), which thread.c defines, and stats_prefix.c is linked
+#    with either: its sections called a companion of thread.c's, and
+#    testapp did not link; they stay in place.
 #  - twolocks (wholeprog/twolocks): counted.h's static inline lock(),
 #    which also counts waiters (multipath-tools' lock.h), and plugin.c's
 #    global trivial lock(): a name two files define is no wrapper (main.c's
@@ -646,6 +650,34 @@ fi
 cc_rcl "$TMP/cov.new" "$TMP/covout/stack.c" ||
 	fail "coverage: the result does not build"
 same_output coverage "$TMP/cov.want" "$TMP/cov.new"
+cd "$TMP" || exit 1
+
+# ---- stubbed: a test program stubs out the lock functions ----
+cp -R "$WP/stubbed" "$TMP/stb" && chmod -R u+w "$TMP/stb"
+cd "$TMP/stb" || exit 1
+{
+	echo '['
+	for u in thread prefix server; do
+		printf '{"directory": "%s", "file": "%s.c", "arguments": ["cc", "-std=gnu11", "-O2", "-Wall", "-pthread", "-c", "%s.c"]},\n' \
+			"$TMP/stb" "$u" "$u"
+	done
+	printf '{"directory": "%s", "file": "testapp.c", "arguments": ["cc", "-std=gnu11", "-O2", "-Wall", "-c", "testapp.c"]}\n' \
+		"$TMP/stb"
+	echo ']'
+} >compile_commands.json
+$CC -std=gnu11 -O2 -Wall -Werror -pthread server.c prefix.c thread.c \
+	-o "$TMP/stb.orig" || fail "stubbed does not build"
+timeout 60 "$TMP/stb.orig" >"$TMP/stb.want" || fail "stubbed fails"
+"$RCLR" -p . --locks all -o "$TMP/stbout" >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "stubbed: rcl-refactor failed"; }
+! grep -q "STATS_LOCK_rcl_exec" "$TMP/stbout/prefix.c" ||
+	fail "stubbed: prefix.c calls a companion testapp.c does not have"
+cc_rcl "$TMP/stb.new" "$TMP/stbout/prefix.c" "$TMP/stbout/thread.c" \
+	server.c -I. || fail "stubbed: the server does not build"
+same_output stubbed "$TMP/stb.want" "$TMP/stb.new"
+cc_rcl "$TMP/stb.test" "$TMP/stbout/prefix.c" testapp.c -I. ||
+	fail "stubbed: testapp does not link"
+[ "$("$TMP/stb.test")" = "testapp 3" ] || fail "stubbed: testapp's output"
 cd "$TMP" || exit 1
 
 # ---- twolocks: two functions named lock() in two files ----
