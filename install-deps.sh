@@ -5,6 +5,8 @@
 # `make check-corpus` (apps/harness/apps.py's recipes).
 set -eu
 
+# liburcu-dev: userspace RCU's headers, which rcl-refactor's golden test of
+# a section reading under RCU includes (tests/cocci/golden/rcu_ok.c).
 PACKAGES="
   build-essential autoconf automake libtool pkg-config
   check libsubunit-dev
@@ -12,6 +14,7 @@ PACKAGES="
   libpapi-dev papi-tools
   libdw-dev
   coccinelle python3 python3-clang-16 libclang-16-dev bear
+  liburcu-dev
   clang-format
   gnuplot-nox
   libevent-dev

@@ -104,7 +104,22 @@ CANCEL_SAFE = frozenset((
     "pthread_mutex_unlock", "pthread_mutex_trylock", "pthread_cond_signal",
     "pthread_cond_broadcast", "pthread_getspecific", "pthread_setspecific",
     "sqrt", "pow", "exp", "log", "log2", "log10", "floor", "ceil", "fabs",
-    "fmod", "round", "lround", "sin", "cos", "tan", "atan2"))
+    "fmod", "round", "lround", "sin", "cos", "tan", "atan2",
+    # none of these is a cancellation point either (POSIX lists them):
+    # signal sets, sysconf(), the read-write and spin locks, the
+    # attribute and init calls, and glibc's inline byte-order helpers
+    # (le64toh() is __uint64_identity(): Knot's hold reasons named them)
+    "sigemptyset", "sigfillset", "sigaddset", "sigdelset", "sigismember",
+    "sysconf", "getpid", "getppid", "getenv", "sched_yield", "pthread_kill",
+    "pthread_rwlock_rdlock", "pthread_rwlock_wrlock",
+    "pthread_rwlock_tryrdlock", "pthread_rwlock_trywrlock",
+    "pthread_rwlock_unlock", "pthread_spin_lock", "pthread_spin_trylock",
+    "pthread_spin_unlock", "pthread_mutex_init", "pthread_mutex_destroy",
+    "pthread_cond_init", "pthread_cond_destroy", "pthread_mutexattr_init",
+    "pthread_mutexattr_destroy", "pthread_mutexattr_settype",
+    "pthread_attr_init", "pthread_attr_destroy",
+    "__uint16_identity", "__uint32_identity", "__uint64_identity",
+    "__bswap_16", "__bswap_32", "__bswap_64"))
 
 # Calls that never return to the section: the server thread would leave
 # the section (or end) and the client would wait for ever.  abort() and
@@ -115,6 +130,18 @@ NORETURN_NAMES = frozenset((
 PROCESS_ENDS = frozenset(("abort", "__assert_fail", "__assert_perror_fail",
                           "__assert", "__builtin_trap",
                           "__builtin_unreachable"))
+# Userspace RCU (liburcu): the read-side calls and the thread's
+# registration work on the calling thread's reader record, which
+# synchronize_rcu() waits for; on the server thread, not registered, a
+# read-side section is not waited for (Knot DNS reads its configuration
+# so).  Every flavour: urcu_memb_read_lock() (rcu_read_lock() of
+# <urcu.h>), _urcu_qsbr_read_lock() (_LGPL_SOURCE), rcu_read_lock_bp()
+# (the 0.10 names).
+_RCU_THREAD_CALL = re.compile(
+    r"_?(?:urcu_(?:memb|mb|signal|qsbr|bp)_|rcu_)(?:read_lock|read_unlock|"
+    r"read_ongoing|quiescent_state|thread_offline|thread_online|"
+    r"register_thread|unregister_thread)(?:_(?:memb|mb|sig|qsbr|bp))?")
+
 # Calls whose result depends on the calling thread.
 THREAD_CALLS = {
     "__errno_location": "errno",
@@ -580,6 +607,9 @@ class Function:
     lock_calls: list = field(default_factory=list)   # [LockCall]
     frame_uses: list = field(default_factory=list)   # [Call] of FRAME_CALLS
     state_uses: list = field(default_factory=list)   # [StateUse]
+    # every lock, trylock and unlock call of a pthread mutex, named or
+    # not: (role "lock"|"unlock", LockCall.lock or "?", text, Loc)
+    mutex_ops: list = field(default_factory=list)
     # Where the one call is that the body makes besides checks (see
     # _SoleCall), when it is such a body: a lock wrapper's
     # pthread_mutex_lock() behind declarations, assertions and a fatal
@@ -2219,6 +2249,10 @@ class _Walker:
                     fn.frame_uses.append(fn.calls[-1])
                 if ref.spelling in OWNER_CALLS:
                     lk = _mutex_named(ch, 0)
+                    fn.mutex_ops.append((
+                        "unlock" if ref.spelling == "pthread_mutex_unlock"
+                        else "lock", lk or "?",
+                        "".join(t.spelling for t in ch.get_tokens()), cl))
                     if lk:
                         fn.lock_calls.append(LockCall(
                             lk, "".join(t.spelling for t in
@@ -2253,6 +2287,10 @@ class _Walker:
                 elif ref.spelling in THREAD_CALLS:
                     fn.thread_uses.append(ThreadUse(
                         THREAD_CALLS[ref.spelling], cl))
+                elif _RCU_THREAD_CALL.fullmatch(ref.spelling):
+                    fn.thread_uses.append(ThreadUse(
+                        "the thread's RCU reader state (%s())" %
+                        ref.spelling, cl))
                 elif ref.spelling in THREAD_ARG_CALLS:
                     args = THREAD_ARG_CALLS[ref.spelling]
                     what = next((args[t.spelling] for t in ch.get_tokens()
@@ -2664,6 +2702,29 @@ class Program:
                                % (lc.text, g.name, lc.loc, via,
                                   self._owned_why(lc.lock)))
                     break
+        # A mutex that the functions the section calls take and do not
+        # release, or release and do not take (Knot's rrl_hash() calls
+        # rrl_lock(), pthread_mutex_lock(tbl->lk + id), whose unlock comes
+        # after the section): the server thread would own it, and the
+        # caller's unlock would not be its owner's.  Taken and released
+        # among them (a nested section through wrappers) is not.
+        roles = {}
+        for _, (g, chain) in reached:
+            for role, lk, text, loc in g.mutex_ops:
+                roles.setdefault(lk, {}).setdefault(role, (g, chain, text,
+                                                           loc))
+        for lk, got in sorted(roles.items()):
+            if len(got) == 1:
+                role, (g, chain, text, loc) = next(iter(got.items()))
+                out.append("a function called from the section %s a mutex "
+                           "and returns: %s in %s() at %s (through %s; the "
+                           "server thread would %s it)" % (
+                               "takes" if role == "lock" else "releases",
+                               text, g.name, loc, " -> ".join(
+                                   n + "()" if n.isidentifier() else n
+                                   for n in chain),
+                               "own" if role == "lock" else "release"))
+                break
         return out
 
     def _state_why(self, kind):
