@@ -130,6 +130,15 @@ class Fields:
             if t.text == "{" and j in bodies:
                 s = j = bodies[j] + 1
                 continue
+            if t.text == "{" and j >= 2 and toks[j - 1].text == '"C"' and \
+                    toks[j - 2].text == "extern":
+                # `extern "C" {` of a header that C++ includes too
+                # (dav1d.h): its declarations are file-scope ones
+                s = j = j + 1
+                continue
+            if t.text == "}" and t.kind == "punct":
+                s = j = j + 1  # the end of such a block
+                continue
             if t.text in ("(", "[", "{") and t.kind == "punct":
                 j = cparse.match(toks, j) + 1
                 continue

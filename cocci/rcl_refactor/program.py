@@ -447,7 +447,8 @@ class Program:
             # with no -I given) -- not to be taken for the other.
             sole = names[0].split(".", 1) if len(names) == 1 and \
                 "." in names[0][1:] else None
-            tag = fe.member_owner(f.path, f.line(k), sole[1]) \
+            tag = fe.member_owner(f.path, _field_line(f, k, sole[1]),
+                                  sole[1]) \
                 if sole and fe and f is not None else None
             if tag and tag != sole[0]:
                 return names, "the field '%s' at %s:%d is a member of " \
@@ -458,7 +459,7 @@ class Program:
         # The compiler knows the structure behind a macro.  Not behind a
         # call: the expression would be evaluated once instead of at the
         # lock and at the unlock (tests/cocci/golden/fields_unsure_refuse).
-        tag = fe.member_owner(f.path, f.line(k), field) \
+        tag = fe.member_owner(f.path, _field_line(f, k, field), field) \
             if fe and not re.search(r"[\w)]\s*\(", expr) else None
         if tag and tag + "." + field in names:
             return [tag + "." + field], None
@@ -813,6 +814,11 @@ class Program:
                     key.refuse(pl.why or "pointer local '%s' at %s:%d, used "
                                "before its assignment" % (
                                    name, f.display, f.line(k)))
+                elif local and _block_extern(toks, k):
+                    key.refuse("declared extern inside a function at %s:%d "
+                               "(only file-scope declarations are "
+                               "converted: move it out of the function)" % (
+                                   f.display, f.line(k)))
                 elif local and _object_declarator(toks, k, name):
                     key.refuse("a mutex local to its function at %s:%d "
                                "(automatic storage, one per call: only "
@@ -1942,6 +1948,16 @@ def _is_struct_body(toks, k):
     return toks[j].text in ("struct", "union")
 
 
+def _block_extern(toks, k):
+    """True when the declaration whose type token is at @k is `extern`."""
+    j = k - 1
+    while j >= 0 and toks[j].kind == "id":
+        if toks[j].text == "extern":
+            return True
+        j -= 1
+    return False
+
+
 def _static_object(toks, k):
     """True when the declaration whose type token is at @k has static
     storage (`static`, not thread-local) and declares no pointer."""
@@ -2103,6 +2119,19 @@ def _in_parens(toks, k):
         elif depth == 0 and t.text in (";", "{", "}"):
             return False
     return False
+
+
+def _field_line(f, k, field):
+    """The line of the first `.field` or `->field` from token @k of @f
+    to the end of its statement, where libclang has the member reference
+    (dav1d's `pthread_cond_wait(&c->cond,\n &c->lock)`): else @k's."""
+    toks = f.src.toks
+    for j in range(k, min(len(toks), k + 400)):
+        if toks[j].text in (";", "{", "}"):
+            break
+        if toks[j].text == field and toks[j - 1].text in (".", "->"):
+            return f.line(j)
+    return f.line(k)
 
 
 def _discarded_macro_args(f, cands):
