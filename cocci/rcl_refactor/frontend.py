@@ -2802,8 +2802,13 @@ class Program:
         """The files where a unit of the program defines a function named
         @name (a header's static inline once, whatever the units that
         read it)."""
-        return {fn.loc.path for u in self.units
-                for fn in u.functions.values() if fn.name == name}
+        if not hasattr(self, "_def_files"):
+            self._def_files = {}
+            for u in self.units:
+                for fn in u.functions.values():
+                    self._def_files.setdefault(fn.name, set()).add(
+                        fn.loc.path)
+        return self._def_files.get(name, set())
 
     def declared_in(self, name):
         """Files that declare the global lock @name, and whether one of
