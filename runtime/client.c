@@ -192,13 +192,12 @@ static inline void *exec_remote(struct rcl_lock *l, liblock_fn_t fn, void *ctx,
 {
 	struct rcl_server *s = l->server;
 	struct rcl_req *r = &s->reqs[rcl_client_id()];
+	uintptr_t lk = (uintptr_t)l | flags; /* the request's kind tags it */
 
-	if (atomic_load_explicit(&r->lock, memory_order_relaxed) != l)
-		atomic_store_explicit(&r->lock, l, memory_order_relaxed);
+	if (atomic_load_explicit(&r->lock, memory_order_relaxed) != lk)
+		atomic_store_explicit(&r->lock, lk, memory_order_relaxed);
 	atomic_store_explicit(&r->ctx, ctx, memory_order_relaxed);
-	if (atomic_load_explicit(&r->flags, memory_order_relaxed) != flags)
-		atomic_store_explicit(&r->flags, flags, memory_order_relaxed);
-	/* release: pairs with serve()'s acquire; lock/ctx/flags first */
+	/* release: pairs with serve()'s acquire; lock and ctx first */
 	atomic_store_explicit(&r->fn, fn, memory_order_release);
 	if (ll_unlikely(atomic_load_explicit(&s->idle, memory_order_relaxed)))
 		rcl_server_unpark(s);
@@ -271,7 +270,8 @@ static int rcl_cond_wait(void *impl, liblock_cond_t *cond,
 	/* a delegated section of @l: its request stays claimed while the
 	 * word is released, so no other servicing thread starts it again */
 	if (me && me->req &&
-	    atomic_load_explicit(&me->req->lock, memory_order_relaxed) == l)
+	    rcl_req_lock(atomic_load_explicit(&me->req->lock,
+					      memory_order_relaxed)) == l)
 		rcl_claim_in_progress(s, me->req, tok);
 	seq = ll_cond_enter(cond);
 	if (rcl_word_held_by_me(l))

@@ -137,14 +137,29 @@ static inline uintptr_t rcl_w_owner(uintptr_t w)
 	return w & ~(uintptr_t)RCL_W_FLAGS;
 }
 
-/* Request flags. */
+/* A request's kind, in bit 0 of its slot's lock word (struct rcl_lock is
+ * line-aligned, so the low bits of its address are free). */
 enum { RCL_REQ_TRY = 1u };
+static_assert(_Alignof(struct rcl_lock) > RCL_REQ_TRY, "a free tag bit");
+
+/* The lock of slot lock word @lk. */
+static inline struct rcl_lock *rcl_req_lock(uintptr_t lk)
+{
+	return (struct rcl_lock *)(lk & ~(uintptr_t)RCL_REQ_TRY);
+}
+
+/* Is slot lock word @lk a try request's (rcl_tryexec)? */
+static inline bool rcl_req_try(uintptr_t lk)
+{
+	return (lk & RCL_REQ_TRY) != 0;
+}
 
 /*
  * One request slot: written by its client and by the server's threads
  * only, one cache line, on the server's NUMA node.  Protocol (thesis
  * Alg. 9/10 with C11 orderings):
- *   client: lock, ctx, flags relaxed; fn with release; wait fn == NULL
+ *   client: lock (the lock's address, tagged RCL_REQ_TRY for a try
+ *           request), ctx relaxed; fn with release; wait fn == NULL
  *           (acquire); result in ctx, status in status.
  *   server: fn (acquire); take lock->holder (acquire); re-read fn
  *           (acquire) and lock: a request for the lock we hold is
@@ -165,17 +180,27 @@ enum { RCL_REQ_TRY = 1u };
  *     and a request whose claim is taken is not started: the claim says
  *     "in progress";
  *   - a try request may be completed without its word (refused with
- *     EBUSY): refusers and executors of try requests both claim it.
+ *     EBUSY): refusers and executors of try requests both claim it, and
+ *     keep the claim until the reply is out (rcl_complete()), so a try
+ *     request a thread has claimed and validated stays that request
+ *     until that thread completes or unclaims it;
+ *   - a slot is validated on its tagged lock word (rcl_pending_for), so
+ *     the kind a thread acts on is the kind of the request it validated:
+ *     a thread that claimed a plain request, which the word's holder may
+ *     then complete, never takes the client's next request, a try, for
+ *     the plain one it was looking at (nor the other way round).  A
+ *     separate flags field read after validation allowed that, and a
+ *     plain request was refused with EBUSY: liblock_exec returned
+ *     without running its section.
  * So the common case, a section that runs to its end, costs no claim.
  * The claim words live in the server's own array (rcl_claim_word), not
  * in the slot: a CAS on the client's line would take it away from the
  * spinning client in mid-request and cost the call an extra transfer.
  */
 struct rcl_req {
-	_Atomic(struct rcl_lock *) lock;
+	_Atomic uintptr_t lock;	  /* struct rcl_lock * | RCL_REQ_TRY */
 	_Atomic(void *) ctx;	  /* single-word context in, result out */
 	_Atomic(liblock_fn_t) fn; /* NULL: no request; published last */
-	_Atomic uint32_t flags;	  /* RCL_REQ_* */
 	_Atomic uint32_t status;  /* 0 executed, EBUSY (try request) */
 } LL_ALIGNED;
 
@@ -312,11 +337,11 @@ static inline uintptr_t rcl_token(void)
 /* Release @l after a delegated section, its word @w having flags: free
  * it (dropping RCL_W_SRV_WANT) and wake a sleeper. */
 void rcl_word_release_slow(struct rcl_lock *l, uintptr_t w) LL_HIDDEN;
-/* A servicing thread holding the claim of the (non-try) request in @r
- * for @l: take the word, or make sure the next release of a held
- * section hands it over while a request for @l is pending (false). */
-bool rcl_word_serve(struct rcl_lock *l, uintptr_t me,
-		    struct rcl_req *r) LL_HIDDEN;
+/* A servicing thread holding the claim of the request in @r, slot lock
+ * word @lk, for @l: take the word, or make sure the next release of a
+ * held section hands it over while that request is pending (false). */
+bool rcl_word_serve(struct rcl_lock *l, uintptr_t me, struct rcl_req *r,
+		    uintptr_t lk) LL_HIDDEN;
 /* One attempt to take @l for @me; @server: RCL_W_HANDOFF may be taken. */
 bool rcl_word_try(struct rcl_lock *l, uintptr_t me, bool server) LL_HIDDEN;
 /* rcl_word_try() for a held section or an inline try: when the word is
@@ -394,19 +419,23 @@ static inline void rcl_unclaim(struct rcl_server *s, struct rcl_req *r)
 	atomic_store_explicit(rcl_claim_word(s, r), 0, memory_order_release);
 }
 
-/* Does @r hold a request for @l?  The acquire pairs with the client's
- * release of fn: lock, ctx and flags were written before it. */
-static inline bool rcl_pending_for(struct rcl_req *r, struct rcl_lock *l)
+/* Does @r hold a request with slot lock word @lk (its lock and kind)?
+ * The acquire pairs with the client's release of fn: lock and ctx were
+ * written before it. */
+static inline bool rcl_pending_for(struct rcl_req *r, uintptr_t lk)
 {
 	return atomic_load_explicit(&r->fn, memory_order_acquire) != NULL &&
-	       atomic_load_explicit(&r->lock, memory_order_relaxed) == l;
+	       atomic_load_explicit(&r->lock, memory_order_relaxed) == lk;
 }
 
-/* Claim @r for @me, then check it still holds a request for @l: once
- * claimed, the request cannot change (only an owner completes it, and
- * the client posts the next one only after completion). */
+/* Claim @r for @me, then check it still holds a request with slot lock
+ * word @lk.  A claimed try request cannot change (only a claim holder
+ * completes it, and the client posts the next one only after
+ * completion); a claimed plain request may be completed by the holder of
+ * its lock's word, which is why the word is re-validated after it is
+ * taken. */
 static inline bool rcl_claim(struct rcl_server *s, struct rcl_req *r,
-			     struct rcl_lock *l, uintptr_t me)
+			     uintptr_t lk, uintptr_t me)
 {
 	uintptr_t none = 0;
 
@@ -415,7 +444,7 @@ static inline bool rcl_claim(struct rcl_server *s, struct rcl_req *r,
 		    rcl_claim_word(s, r), &none, me, memory_order_acquire,
 		    memory_order_relaxed))
 		return false;
-	if (rcl_pending_for(r, l))
+	if (rcl_pending_for(r, lk))
 		return true;
 	rcl_unclaim(s, r);
 	return false;
@@ -430,14 +459,17 @@ static inline void rcl_reply(struct rcl_req *r, uint32_t status)
 	atomic_store_explicit(&r->fn, NULL, memory_order_release);
 }
 
-/* Complete the claimed request @r with @status: drop the claim, then
- * reply. */
+/* Complete the claimed request @r with @status: reply, then drop the
+ * claim.  In that order: a thread that claimed the slot between the two
+ * would validate a request already answered, and its refusal (EBUSY)
+ * would land on the client's next request. */
 static inline void rcl_complete(struct rcl_server *s, struct rcl_req *r,
 				uint32_t status)
 {
-	/* release: pairs with the claim CAS (acquire) of the next owner */
-	atomic_store_explicit(rcl_claim_word(s, r), 0, memory_order_release);
 	rcl_reply(r, status);
+	/* release: pairs with the claim CAS (acquire) of the next owner,
+	 * which then sees the reply (fn NULL) or a newer request */
+	atomic_store_explicit(rcl_claim_word(s, r), 0, memory_order_release);
 }
 
 /* Is request @r of @s free to start (not claimed: not in progress)?

@@ -68,42 +68,41 @@ static struct rcl_lock *serve(struct rcl_server *s, struct rcl_req *r,
 			      uintptr_t me, struct rcl_sthread *t)
 {
 	struct rcl_lock *l, *k;
+	uintptr_t lk;
+	bool try;
 
 	/* acquire: pairs with the client's release of fn, so lock is the
-	 * request's or newer (lock structures are never freed) */
+	 * request's or newer (lock structures are never freed).  Every
+	 * later check re-validates the slot against @lk, lock and kind
+	 * together (rcl_int.h). */
 	if (atomic_load_explicit(&r->fn, memory_order_acquire) == NULL)
 		return NULL;
-	l = atomic_load_explicit(&r->lock, memory_order_relaxed);
+	lk = atomic_load_explicit(&r->lock, memory_order_relaxed);
+	l = rcl_req_lock(lk);
+	try = rcl_req_try(lk);
 	k = atomic_load_explicit(&t->kept, memory_order_relaxed);
 	if (k) {
-		if (l == k &&
+		if (l == k && !try &&
 		    atomic_load_explicit(&l->waiting, memory_order_relaxed) ==
-			    0 &&
-		    !(atomic_load_explicit(&r->flags, memory_order_relaxed) &
-		      RCL_REQ_TRY)) {
-			if (!rcl_pending_for(r, l) || !rcl_unclaimed(s, r))
+			    0) {
+			if (!rcl_pending_for(r, lk) || !rcl_unclaimed(s, r))
 				return NULL;
 			goto run;
 		}
 		let_go(t, me);
 	}
 	if (ll_likely(rcl_lock_try(l, me))) {
-		if (!rcl_pending_for(r, l) || !rcl_unclaimed(s, r)) {
+		if (!rcl_pending_for(r, lk) || !rcl_unclaimed(s, r) ||
+		    (try && !rcl_claim(s, r, lk, me))) {
 			rcl_lock_release(l, me);
 			return NULL;
 		}
-		if (atomic_load_explicit(&r->flags, memory_order_relaxed) &
-		    RCL_REQ_TRY) {
-			if (!rcl_claim(s, r, l, me)) {
-				rcl_lock_release(l, me);
-				return NULL;
-			}
-		}
 	} else {
-		if (!rcl_claim(s, r, l, me))
+		if (!rcl_claim(s, r, lk, me))
 			return NULL;
-		if (atomic_load_explicit(&r->flags, memory_order_relaxed) &
-		    RCL_REQ_TRY) {
+		if (try) {
+			/* claimed and validated: the try request stays ours
+			 * until we complete or unclaim it */
 			if (rcl_word_try(l, me, true)) {
 				/* word and claim held */
 			} else if (!atomic_load_explicit(
@@ -111,7 +110,7 @@ static struct rcl_lock *serve(struct rcl_server *s, struct rcl_req *r,
 				rcl_complete(s, r, EBUSY);
 				RCL_STAT_INC(t->st.try_busy);
 				return NULL;
-			} else if (!rcl_word_serve(l, me, r)) {
+			} else if (!rcl_word_serve(l, me, r, lk)) {
 				/* another servicing thread keeps the word
 				 * between sections: the lock is not busy;
 				 * our want makes it let go, try again */
@@ -119,16 +118,16 @@ static struct rcl_lock *serve(struct rcl_server *s, struct rcl_req *r,
 				RCL_STAT_INC(t->st.deferred);
 				return NULL;
 			}
-		} else if (!rcl_word_serve(l, me, r)) {
+		} else if (!rcl_word_serve(l, me, r, lk)) {
 			/* it stays pending */
 			rcl_unclaim(s, r);
 			RCL_STAT_INC(t->st.deferred);
 			return NULL;
-		} else if (!rcl_pending_for(r, l)) {
+		} else if (!rcl_pending_for(r, lk)) {
 			/* The claim does not stop the word's holder: it may
 			 * have seen the slot unclaimed just before we
 			 * claimed it, run the request and released the word
-			 * we then took.  Only the word makes a non-try
+			 * we then took.  Only the word makes a plain
 			 * request ours: look again now that we hold it. */
 			rcl_unclaim(s, r);
 			rcl_lock_release(l, me);
@@ -331,9 +330,10 @@ static void section_exit(void *arg)
 {
 	struct rcl_sthread *t = arg;
 	/* the request is not complete, so its slot still names the lock */
-	struct rcl_lock *l = t->req ? atomic_load_explicit(&t->req->lock,
-							   memory_order_relaxed)
-				    : NULL;
+	struct rcl_lock *l =
+		t->req ? rcl_req_lock(atomic_load_explicit(
+				 &t->req->lock, memory_order_relaxed))
+		       : NULL;
 
 	ll_fatal("a critical section of RCL lock %p ended its servicing "
 		 "thread (pthread_exit or cancellation inside a section)",

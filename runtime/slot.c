@@ -17,9 +17,10 @@ __thread struct rcl_sthread *rcl_self LL_TLS_FAST;
 bool rcl_run_own(struct rcl_server *s, struct rcl_req *r, struct rcl_lock *l)
 {
 	uintptr_t me = rcl_token(), none = 0;
+	/* our own request: we wrote it */
+	uintptr_t lk = atomic_load_explicit(&r->lock, memory_order_relaxed);
 
-	if (atomic_load_explicit(&r->flags, memory_order_relaxed) &
-	    RCL_REQ_TRY) {
+	if (rcl_req_try(lk)) {
 		/* a try request may be refused without the word: claim it,
 		 * as a servicing thread would */
 		/* acquire: pairs with the claim release in rcl_complete() */
@@ -47,7 +48,7 @@ bool rcl_run_own(struct rcl_server *s, struct rcl_req *r, struct rcl_lock *l)
 	 * inside it (claimed, in a condition wait) */
 	if (!rcl_word_try(l, me, true))
 		rcl_word_acquire(l, me, true);
-	if (!rcl_pending_for(r, l)) {
+	if (!rcl_pending_for(r, lk)) {
 		rcl_lock_release(l, me);
 		return true;
 	}

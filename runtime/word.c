@@ -126,7 +126,8 @@ static void unwant(struct rcl_lock *l)
 	}
 }
 
-bool rcl_word_serve(struct rcl_lock *l, uintptr_t me, struct rcl_req *r)
+bool rcl_word_serve(struct rcl_lock *l, uintptr_t me, struct rcl_req *r,
+		    uintptr_t lk)
 {
 	uintptr_t w = atomic_load_explicit(&l->holder, memory_order_relaxed);
 
@@ -157,7 +158,7 @@ bool rcl_word_serve(struct rcl_lock *l, uintptr_t me, struct rcl_req *r)
 		 * have completed it since (completions need the word, not
 		 * the claim).  Still pending now: whoever holds the word
 		 * cannot complete it any more without handing over first. */
-		if (!rcl_pending_for(r, l))
+		if (!rcl_pending_for(r, lk))
 			unwant(l);
 		return false;
 	}

@@ -27,18 +27,35 @@
  * 16 threads on one lock: a third delegate (liblock_exec, plus
  * rcl_tryexec now and then), a third lock/unlock, a third trylock with
  * retries.  Each section increments two counters on two lines and checks
- * that nobody else is inside; the totals must be exact. */
+ * that nobody else is inside; the totals must be exact, and every
+ * delegated call sees its own section's mark.  A 17th thread delegates,
+ * on another lock of the same server, sections that sleep 12 ms (more
+ * than the manager's period, for degraded mode): each one blocks a
+ * servicing thread, the manager adds (or wakes) another, and once it
+ * wakes up two of them sweep the same requests until one leaves the
+ * pool.  (A try request claimed by one while the other answered it
+ * had its refusal land on the client's next, plain, request: a lost
+ * section.) */
 
 #define MIX_THREADS 16
 
 struct mix {
 	liblock_lock_t l;
+	liblock_lock_t sleeper;
 	atomic_int inside;
 	atomic_int overlaps;
+	atomic_int done;
 	_Alignas(128) uint64_t a;
 	_Alignas(128) uint64_t b;
 	long per_thread;
 	atomic_long try_fail;
+	atomic_long sleeps;
+};
+
+/* one delegated call: the section marks it */
+struct mix_call {
+	struct mix *m;
+	int ran;
 };
 
 static void mix_body(struct mix *m)
@@ -55,8 +72,32 @@ static void mix_body(struct mix *m)
 
 static void *mix_cs(void *arg)
 {
-	mix_body(arg);
+	struct mix_call *c = arg;
+
+	mix_body(c->m);
+	c->ran++;
+	return c;
+}
+
+static void *sleep_cs(void *arg)
+{
+	struct mix *m = arg;
+
+	atomic_fetch_add_explicit(&m->sleeps, 1, memory_order_relaxed);
+	usleep(12000);
 	return arg;
+}
+
+/* Blocks a servicing thread now and then until the workers are done. */
+static void *mix_sleeper(void *arg)
+{
+	struct mix *m = arg;
+
+	while (!atomic_load(&m->done)) {
+		ck_assert_ptr_eq(liblock_exec(&m->sleeper, sleep_cs, m), m);
+		usleep(20000);
+	}
+	return NULL;
 }
 
 struct mix_arg {
@@ -71,19 +112,26 @@ static void *mix_worker(void *arg)
 
 	for (long i = 0; i < m->per_thread; i++) {
 		switch (a->kind) {
-		case 0:
+		case 0: {
+			struct mix_call c = {.m = m, .ran = 0};
+
 			if ((i & 15) == 0) {
 				void *r = NULL;
 
-				while (rcl_tryexec(&m->l, mix_cs, m, &r) ==
-				       EBUSY)
+				while (rcl_tryexec(&m->l, mix_cs, &c, &r) ==
+				       EBUSY) {
+					ck_assert_int_eq(c.ran, 0);
 					atomic_fetch_add(&m->try_fail, 1);
-				ck_assert_ptr_eq(r, m);
+				}
+				ck_assert_ptr_eq(r, &c);
 			} else {
-				ck_assert_ptr_eq(liblock_exec(&m->l, mix_cs, m),
-						 m);
+				ck_assert_ptr_eq(
+					liblock_exec(&m->l, mix_cs, &c), &c);
 			}
+			/* its section ran, once */
+			ck_assert_int_eq(c.ran, 1);
 			break;
+		}
 		case 1:
 			ck_assert_int_eq(liblock_lock(&m->l), 0);
 			mix_body(m);
@@ -106,7 +154,7 @@ START_TEST(mixed_sections_exact)
 {
 	struct mix *m = aligned_alloc(128, sizeof(*m));
 	struct mix_arg args[MIX_THREADS];
-	pthread_t t[MIX_THREADS];
+	pthread_t t[MIX_THREADS], sleeper;
 	/* 10^7 sections in all (10^6 under a sanitizer: 10x slower) */
 	long total = SANITIZED ? 1000000 : 10000000;
 	rcl_stats_t st;
@@ -114,7 +162,9 @@ START_TEST(mixed_sections_exact)
 	ck_assert_ptr_nonnull(m);
 	memset(m, 0, sizeof(*m));
 	rt_init_rcl(&m->l, LIBLOCK_SERVER_DEFAULT);
+	rt_init_rcl(&m->sleeper, LIBLOCK_SERVER_DEFAULT);
 	m->per_thread = total / MIX_THREADS;
+	rt_start(&sleeper, mix_sleeper, m);
 	for (int i = 0; i < MIX_THREADS; i++) {
 		args[i].m = m;
 		args[i].kind = i % 3;
@@ -122,14 +172,21 @@ START_TEST(mixed_sections_exact)
 	}
 	for (int i = 0; i < MIX_THREADS; i++)
 		rt_join(t[i], 280);
+	atomic_store(&m->done, 1);
+	rt_join(sleeper, 10);
 	ck_assert_int_eq(atomic_load(&m->overlaps), 0);
 	ck_assert_uint_eq(m->a, (uint64_t)m->per_thread * MIX_THREADS);
 	ck_assert_uint_eq(m->b, (uint64_t)m->per_thread * MIX_THREADS);
 	st = rt_stats(rcl_default_server());
-	printf("# mixed: %ld sections, %llu delegated, %llu deferred, %ld "
-	       "failed tries\n",
+	printf("# mixed: %ld sections, %llu delegated (both locks), %llu "
+	       "deferred, %ld "
+	       "failed tries; %ld sleeping sections, %llu threads created, "
+	       "%llu woken\n",
 	       m->per_thread * MIX_THREADS, (unsigned long long)st.cs,
-	       (unsigned long long)st.deferred, atomic_load(&m->try_fail));
+	       (unsigned long long)st.deferred, atomic_load(&m->try_fail),
+	       atomic_load(&m->sleeps), (unsigned long long)st.threads_created,
+	       (unsigned long long)st.threads_reactivated);
+	ck_assert_int_eq(liblock_destroy(&m->sleeper), 0);
 	ck_assert_int_eq(liblock_destroy(&m->l), 0);
 	ck_assert_int_eq(rcl_shutdown(), 0);
 	free(m);
