@@ -338,10 +338,10 @@ static inline uintptr_t rcl_token(void)
  * it (dropping RCL_W_SRV_WANT) and wake a sleeper. */
 void rcl_word_release_slow(struct rcl_lock *l, uintptr_t w) LL_HIDDEN;
 /* A servicing thread holding the claim of the request in @r, slot lock
- * word @lk, for @l: take the word, or make sure the next release of a
- * held section hands it over while that request is pending (false). */
-bool rcl_word_serve(struct rcl_lock *l, uintptr_t me, struct rcl_req *r,
-		    uintptr_t lk) LL_HIDDEN;
+ * word @lk: take its lock's word for @me, or make sure the next release
+ * of a held section hands it over while that request is pending
+ * (false). */
+bool rcl_word_serve(struct rcl_req *r, uintptr_t lk, uintptr_t me) LL_HIDDEN;
 /* One attempt to take @l for @me; @server: RCL_W_HANDOFF may be taken. */
 bool rcl_word_try(struct rcl_lock *l, uintptr_t me, bool server) LL_HIDDEN;
 /* rcl_word_try() for a held section or an inline try: when the word is

@@ -110,7 +110,7 @@ static struct rcl_lock *serve(struct rcl_server *s, struct rcl_req *r,
 				rcl_complete(s, r, EBUSY);
 				RCL_STAT_INC(t->st.try_busy);
 				return NULL;
-			} else if (!rcl_word_serve(l, me, r, lk)) {
+			} else if (!rcl_word_serve(r, lk, me)) {
 				/* another servicing thread keeps the word
 				 * between sections: the lock is not busy;
 				 * our want makes it let go, try again */
@@ -118,7 +118,7 @@ static struct rcl_lock *serve(struct rcl_server *s, struct rcl_req *r,
 				RCL_STAT_INC(t->st.deferred);
 				return NULL;
 			}
-		} else if (!rcl_word_serve(l, me, r, lk)) {
+		} else if (!rcl_word_serve(r, lk, me)) {
 			/* it stays pending */
 			rcl_unclaim(s, r);
 			RCL_STAT_INC(t->st.deferred);

@@ -126,9 +126,9 @@ static void unwant(struct rcl_lock *l)
 	}
 }
 
-bool rcl_word_serve(struct rcl_lock *l, uintptr_t me, struct rcl_req *r,
-		    uintptr_t lk)
+bool rcl_word_serve(struct rcl_req *r, uintptr_t lk, uintptr_t me)
 {
+	struct rcl_lock *l = rcl_req_lock(lk);
 	uintptr_t w = atomic_load_explicit(&l->holder, memory_order_relaxed);
 
 	for (;;) {
