@@ -629,6 +629,7 @@ class Function:
 class MacroUse:
     name: str
     loc: Loc
+    defn: Loc = None  # where the expanded #define is (None: built in)
 
 
 @dataclass(frozen=True)
@@ -722,6 +723,31 @@ class Unit:
         if len(tags) != 1 or "()" in tags:
             return None  # several, or reached through a call
         return tags.pop()
+
+    def macro_member_tags(self, path, line, name, fieldname):
+        """Tags of the structures whose field @fieldname the expansions
+        (in this unit) of macro @name, defined on @line of @path, name in
+        the tokens of its body, as the compiler resolved them ("" for a
+        field that is no mutex or condition); None when an expansion
+        names no such field or one the compiler could not tie to a
+        named structure.  The member a macro body names sits where the
+        outermost expansion is (libclang's expansion location)."""
+        tags = set()
+        for m in self.macros:
+            if m.name != name or m.defn is None or \
+                    (m.defn.path, m.defn.line) != (path, line):
+                continue
+            kinds = [k for loc, f, k in self.field_refs
+                     if loc == m.loc and f == fieldname]
+            owners = [t for loc, f, t in self.member_refs
+                      if loc == m.loc and f == fieldname]
+            locks = [k for k in kinds if k != "other"]
+            if not kinds or len(owners) != len(locks) or "()" in owners:
+                return None
+            tags.update(owners)
+            if len(locks) < len(kinds):
+                tags.add("")
+        return tags
 
     def member_kinds(self, path, line, col, fieldname):
         """Kinds ("mutex", "cond", "other") of the fields named
@@ -1852,7 +1878,10 @@ class _Walker:
             elif cur.kind == K.MACRO_INSTANTIATION:
                 loc = _loc(cur)
                 if loc:
-                    self.unit.macros.append(MacroUse(cur.spelling, loc))
+                    d = cur.referenced
+                    self.unit.macros.append(MacroUse(
+                        cur.spelling, loc, _loc(d) if d is not None
+                        else None))
                     self.expansions[loc] = cur
             elif cur.kind == K.FUNCTION_DECL:
                 if _is_noreturn(cur):
@@ -2474,6 +2503,21 @@ class Program:
         for u in self.units:
             out.update(u.sync_types)
         return out
+
+    def macro_member_tags(self, path, line, name, fieldname):
+        """Unit.macro_member_tags() over every unit; None when one of
+        them cannot tell, or when no unit expands the macro."""
+        rp = os.path.realpath(path)
+        out, seen = set(), False
+        for u in self.units:
+            if rp not in u.files:
+                continue
+            tags = u.macro_member_tags(rp, line, name, fieldname)
+            if tags is None:
+                return None
+            seen = seen or bool(tags)
+            out |= tags
+        return out if seen else None
 
     def member_kinds(self, path, line, col, fieldname):
         """Unit.member_kinds() over every unit that reads @path."""

@@ -439,6 +439,8 @@ class Program:
         names, field = self.fields.keys(ts, kind,
                                         lambda n: self._var_type(f, k, n))
         fe = getattr(self, "frontend", None)
+        if not names and fe and f is not None:
+            return self._macro_lock_keys(expr, f, k, kind, fe)
         if field is None:
             # The one structure the files read with such a field may not
             # be this one's: the compiler's, when it names another, is a
@@ -456,15 +458,42 @@ class Program:
                     "(give the -I of its header, or -p)" % (
                         sole[1], f.display, f.line(k), tag)
             return names, None
-        # The compiler knows the structure behind a macro.  Not behind a
-        # call: the expression would be evaluated once instead of at the
-        # lock and at the unlock (tests/cocci/golden/fields_unsure_refuse).
+        # The compiler knows the structure behind a macro, and behind a
+        # cast (`((box_t *)(h)->area)->lock`, which reads like a call).
+        # Not behind a call: the expression would be evaluated once
+        # instead of at the lock and at the unlock
+        # (tests/cocci/golden/fields_unsure_refuse); member_owner() gives
+        # no structure for a member whose object expression has one.
         tag = fe.member_owner(f.path, _field_line(f, k, field), field) \
-            if fe and not re.search(r"[\w)]\s*\(", expr) else None
+            if fe else None
         if tag and tag + "." + field in names:
             return [tag + "." + field], None
         return names, "cannot tell which structure's field '%s' at %s:%d" % (
             field, f.display, f.line(k))
+
+    def _macro_lock_keys(self, expr, f, k, kind, fe):
+        """lock_keys() of a lock expression that names its lock through
+        macros the text cannot read (apr's `&proc_pthread_mutex(m)`,
+        whose body casts a pointer: `((box_t *)(m)->area)->mutex`): the
+        member it ends with, in the structure the compiler resolved at
+        the expansion, when no call is in its object expression
+        (member_owner())."""
+        key = find.lock_key(self.expand_accessors(expr, every=True))
+        if not key or not key.startswith(".") or \
+                (kind, key[1:]) not in self.fields.cands:
+            return [], None
+        field, toks = key[1:], f.src.toks
+        tags = set()
+        for j in range(k, min(len(toks), k + 400)):
+            if toks[j].text in (";", "{", "}"):
+                break
+            if toks[j].kind == "id" and toks[j].text in self.macros:
+                tags.add(fe.member_owner(f.path, f.line(j), field))
+        tags.discard(None)
+        tag = tags.pop() if len(tags) == 1 else None
+        if tag in self.fields.cands[(kind, field)]:
+            return ["%s.%s" % (tag, field)], None
+        return [], None
 
     def _accessor_only(self, name):
         """Whether function-like macro @name, whose body is an expression
@@ -476,9 +505,12 @@ class Program:
         if name in cache:
             return cache[name]
         m = self.macros.get(name)
-        ok = bool(m and m[0] and m[1]) and \
-            self.expand_accessors("%s(%s)" % (name, ", ".join(m[0]))) != \
-            "%s(%s)" % (name, ", ".join(m[0]))
+        call = "%s(%s)" % (name, ", ".join(m[0])) if m and m[0] else None
+        ok = bool(call and m[1])
+        # A body that expand_accessors() reads names its lock at every
+        # use; any other (`(proc_cast(m)->mutex)`, a cast inside a macro)
+        # only where lock_keys() names it, through the compiler.
+        plain = ok and self.expand_accessors(call) != call
         uses = 0
         for f in self.files if ok else ():
             toks = f.src.toks
@@ -488,6 +520,8 @@ class Program:
                     continue
                 close = cparse.match(toks, k + 1)
                 o = k - 1
+                if o > 0 and toks[o].text == "&" and not plain:
+                    o -= 1  # pthread_mutex_lock(&proc_mutex(m))
                 if close is None or toks[o].text != "(" or \
                         toks[close + 1].text not in (")", ","):
                     ok = False
@@ -496,18 +530,26 @@ class Program:
                 if callee not in self.fns and callee not in self.api:
                     ok = False
                     break
+                if not plain:
+                    arg = find.join_tokens([x.text for x in
+                                            toks[o + 1:close + 1]])
+                    names, why = self.lock_keys(arg, f, k)
+                    if not names or why:
+                        ok = False
+                        break
                 uses += 1
             if not ok:
                 break
         cache[name] = ok and uses > 0
         return cache[name]
 
-    def expand_accessors(self, expr):
+    def expand_accessors(self, expr, every=False):
         """@expr with the program's function-like macros in it expanded,
         `OBJ_LOCK(o)` with `#define OBJ_LOCK(o) (&(o)->mu)` as
         `(&(o)->mu)`: the lock it names is the body's.  Macros whose
         body calls or assigns are left (the lock expression's own checks
-        read them)."""
+        read them), unless @every (only to find the member the
+        expression ends with)."""
         for _ in range(8):
             try:
                 ts = cparse.lex(expr)
@@ -516,7 +558,7 @@ class Program:
             for i, t in enumerate(ts[:-1]):
                 m = self.macros.get(t.text) if t.kind == "id" else None
                 if not m or not m[0] or ts[i + 1].text != "(" or \
-                        "..." in m[0] or not m[1] or \
+                        "..." in m[0] or not m[1] or not every and \
                         re.search(r"[\w)]\s*\(|[^=!<>]=[^=]|\+\+|--", m[1]):
                     continue
                 close = cparse.match(ts, i + 1)
@@ -1433,15 +1475,36 @@ class Program:
                     _designated_init(body, k):
                 continue  # `.lock = PTHREAD_MUTEX_INITIALIZER`: its site
             member = k > 0 and body[k - 1].text in (".", "->")
+            tags = self._macro_member_tags(f, t, name, b.text) \
+                if member else None
             for kind in ("mutex", "cond"):
-                for kn in self._member_keys(body, k, kind, None) if member \
-                        else [b.text]:
+                kns = self._member_keys(body, k, kind, None) if member \
+                    else [b.text]
+                if tags is not None:
+                    # the structures the compiler found at every
+                    # expansion: a field of another structure named like
+                    # the lock is no use of it (apr's process-shared
+                    # box's `mutex` beside apr_thread_mutex_t's)
+                    kns = [kn for kn in kns
+                           if kn.rsplit(".", 1)[0] in tags]
+                for kn in kns:
                     key = self.keys.get((kind, kn))
                     if key is not None:
                         key.refuse("used inside macro %s at %s:%d%s" % (
                             name, f.display, f.src.line_of(t.start),
                             ", other than in the lock calls of its body"
                             if calls else ""))
+
+    def _macro_member_tags(self, f, t, name, field):
+        """Structures whose member @field the body of macro @name (the
+        #define token @t of @f) names, as the compiler resolved it at
+        every expansion of that definition; None when it cannot tell
+        (no front end, no expansion, an unresolved one)."""
+        fe = getattr(self, "frontend", None)
+        if fe is None:
+            return None
+        return fe.macro_member_tags(f.path, f.src.line_of(t.start), name,
+                                    field)
 
     def _scoped_object_done(self, name):
         """Whether @name is an object-like scoped lock macro (scoped.py)
