@@ -396,6 +396,22 @@ int liblock_unlock(liblock_lock_t *lock)
 	return ops->unlock ? ops->unlock(lock->_impl) : ENOTSUP;
 }
 
+static int try_lock(void *lock)
+{
+	return liblock_trylock(lock);
+}
+
+int liblock_clocklock(liblock_lock_t *lock, clockid_t clock,
+		      const struct timespec *abstime)
+{
+	return ll_try_until(try_lock, lock, clock, abstime);
+}
+
+int liblock_timedlock(liblock_lock_t *lock, const struct timespec *abstime)
+{
+	return ll_try_until(try_lock, lock, CLOCK_REALTIME, abstime);
+}
+
 const char *liblock_lock_algorithm(liblock_lock_t *lock)
 {
 	return ready(lock)->name;

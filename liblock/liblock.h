@@ -129,6 +129,18 @@ LIBLOCK_API int liblock_lock(liblock_lock_t *lock);
 LIBLOCK_API int liblock_trylock(liblock_lock_t *lock);
 LIBLOCK_API int liblock_unlock(liblock_lock_t *lock);
 
+/* Take @lock's word, giving up at @abstime (CLOCK_REALTIME for
+ * timedlock, @clock -- CLOCK_REALTIME or CLOCK_MONOTONIC -- for
+ * clocklock), as pthread_mutex_timedlock()/clocklock() do: 0, ETIMEDOUT,
+ * EINVAL for a malformed @abstime or another clock (checked only when the
+ * lock is busy), ENOTSUP when the algorithm has no lock word.  The thread
+ * polls liblock_trylock() with a sleep that doubles from 1 us to 1 ms: it
+ * does not queue, and may return up to 1 ms after the deadline. */
+LIBLOCK_API int liblock_timedlock(liblock_lock_t *lock,
+				  const struct timespec *abstime);
+LIBLOCK_API int liblock_clocklock(liblock_lock_t *lock, clockid_t clock,
+				  const struct timespec *abstime);
+
 /* Name of the algorithm @lock runs (initialises it if needed). */
 LIBLOCK_API const char *liblock_lock_algorithm(liblock_lock_t *lock);
 

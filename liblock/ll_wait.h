@@ -191,6 +191,47 @@ static inline void ll_futex_wake(_Atomic uint32_t *word, int n)
 }
 
 /*
+ * A timed acquisition for locks that have only a trylock to offer it: poll
+ * @try_lock(@arg) (0, EBUSY, or an error) with a sleep that doubles from
+ * 1 us to 1 ms, until it stops answering EBUSY or @abstime (on @clock:
+ * CLOCK_REALTIME or CLOCK_MONOTONIC, as pthread_mutex_clocklock() takes)
+ * has passed.  Returns 0, ETIMEDOUT, EINVAL (a malformed @abstime or
+ * another clock, checked only when the lock is busy, as glibc does), or
+ * @try_lock's error.  The caller does not queue: a lock() caller arriving
+ * later may get the lock first, and the answer may come up to 1 ms after
+ * the deadline.  errno is left as it was (a lock call does not set it).
+ */
+static inline int ll_try_until(int (*try_lock)(void *), void *arg,
+			       clockid_t clock, const struct timespec *abstime)
+{
+	long pause_ns = 1000;
+	struct timespec now, nap;
+	int rc, saved = errno;
+
+	while ((rc = try_lock(arg)) == EBUSY) {
+		if (!abstime || abstime->tv_nsec < 0 ||
+		    abstime->tv_nsec >= 1000000000L ||
+		    (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC) ||
+		    clock_gettime(clock, &now) != 0)
+			return EINVAL;
+		if (now.tv_sec > abstime->tv_sec ||
+		    (now.tv_sec == abstime->tv_sec &&
+		     now.tv_nsec >= abstime->tv_nsec))
+			return ETIMEDOUT;
+		nap.tv_sec = 0;
+		nap.tv_nsec = pause_ns;
+		if (abstime->tv_sec == now.tv_sec &&
+		    abstime->tv_nsec - now.tv_nsec < pause_ns)
+			nap.tv_nsec = abstime->tv_nsec - now.tv_nsec;
+		if (nanosleep(&nap, NULL) != 0)
+			errno = saved; /* EINTR: look again */
+		if (pause_ns < 1000000)
+			pause_ns *= 2;
+	}
+	return rc;
+}
+
+/*
  * Handover words with a sleeper bit: the waiter may sleep, and the waker
  * may lose the memory around the word the moment it hands over (the
  * woken thread may finish its section, exit, and free its queue node, or

@@ -14,8 +14,8 @@
  * atomic RMWs per section, so only such algorithms pay it.
  *
  * timedlock/clocklock poll trylock with a sleep that doubles from 1 us to
- * 1 ms, so they may return up to 1 ms after the deadline and do not queue
- * behind lock() callers.
+ * 1 ms (ll_try_until(), as liblock_clocklock()), so they may return up to
+ * 1 ms after the deadline and do not queue behind lock() callers.
  *
  * Handed mutexes.  glibc lets any thread unlock a normal mutex, and
  * legacy code hands locks over that way; most algorithms refuse (their
@@ -169,38 +169,15 @@ int pti_base_unlock(struct pti_obj *o)
 	return rc;
 }
 
-static bool bad_time(const struct timespec *t)
+static int try_obj(void *o)
 {
-	return !t || t->tv_nsec < 0 || t->tv_nsec >= 1000000000L;
+	return base_trylock(o);
 }
 
 static int base_timedlock(struct pti_obj *o, clockid_t clock,
 			  const struct timespec *abstime)
 {
-	long pause_ns = 1000;
-	struct timespec now, nap;
-	int rc, saved = errno; /* a lock call leaves errno alone */
-
-	while ((rc = base_trylock(o)) == EBUSY) {
-		if (bad_time(abstime))
-			return EINVAL;
-		if (clock_gettime(clock, &now) != 0)
-			return EINVAL;
-		if (now.tv_sec > abstime->tv_sec ||
-		    (now.tv_sec == abstime->tv_sec &&
-		     now.tv_nsec >= abstime->tv_nsec))
-			return ETIMEDOUT;
-		nap.tv_sec = 0;
-		nap.tv_nsec = pause_ns;
-		if (abstime->tv_sec == now.tv_sec &&
-		    abstime->tv_nsec - now.tv_nsec < pause_ns)
-			nap.tv_nsec = abstime->tv_nsec - now.tv_nsec;
-		if (nanosleep(&nap, NULL) != 0)
-			errno = saved; /* EINTR */
-		if (pause_ns < 1000000)
-			pause_ns *= 2;
-	}
-	return rc;
+	return ll_try_until(try_obj, o, clock, abstime);
 }
 
 bool pti_fast_ok(const struct pti_obj *o)

@@ -188,6 +188,114 @@ START_TEST(trylock_semantics)
 }
 END_TEST
 
+/* ---- timed lock --------------------------------------------------------- */
+
+struct timed_ctx {
+	liblock_lock_t *lock;
+	clockid_t clock;
+	long wait_ms;	/* deadline: now + wait_ms on @clock */
+	long bad_nsec;	/* tv_nsec of the deadline, when not 0 */
+	int result;
+	double waited_ms; /* how long the call took */
+};
+
+static double ms_since(const struct timespec *a)
+{
+	struct timespec b;
+
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a->tv_sec) * 1e3 + (b.tv_nsec - a->tv_nsec) / 1e6;
+}
+
+static void *timed_from_other_thread(void *arg)
+{
+	struct timed_ctx *t = arg;
+	struct timespec dl, start;
+
+	clock_gettime(t->clock == CLOCK_PROCESS_CPUTIME_ID ? CLOCK_REALTIME
+							  : t->clock,
+		      &dl);
+	dl.tv_sec += t->wait_ms / 1000;
+	dl.tv_nsec += (t->wait_ms % 1000) * 1000000L;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	if (t->bad_nsec)
+		dl.tv_nsec = t->bad_nsec;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	t->result = t->clock == CLOCK_REALTIME
+			    ? liblock_timedlock(t->lock, &dl)
+			    : liblock_clocklock(t->lock, t->clock, &dl);
+	t->waited_ms = ms_since(&start);
+	if (t->result == 0)
+		liblock_unlock(t->lock);
+	return NULL;
+}
+
+static struct timed_ctx timed_try(liblock_lock_t *l, clockid_t clock,
+				   long wait_ms, long bad_nsec,
+				   long release_after_ms)
+{
+	struct timed_ctx t = {l, clock, wait_ms, bad_nsec, -1, 0};
+	pthread_t th;
+
+	ck_assert_int_eq(
+		pthread_create(&th, NULL, timed_from_other_thread, &t), 0);
+	if (release_after_ms >= 0) {
+		usleep(release_after_ms * 1000);
+		ck_assert_int_eq(liblock_unlock(l), 0);
+	}
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	return t;
+}
+
+/* liblock_timedlock()/clocklock() answer as pthread_mutex_timedlock()
+ * does: the lock when it is free (whatever the deadline), ETIMEDOUT no
+ * earlier than the deadline when another thread keeps it, the lock when
+ * it is released in time, EINVAL for a malformed deadline or clock on a
+ * busy lock, ENOTSUP without a lock word. */
+START_TEST(timedlock_semantics)
+{
+	const char *name = algos[_i];
+	struct timespec past = {0, 0};
+	liblock_lock_t l;
+	struct timed_ctx t;
+
+	init_lock(&l, name);
+	if (!(caps_of(name) & LIBLOCK_CAP_LOCK)) {
+		ck_assert_int_eq(liblock_timedlock(&l, &past), ENOTSUP);
+		ck_assert_int_eq(liblock_destroy(&l), 0);
+		return;
+	}
+	ck_assert_int_eq(liblock_timedlock(&l, &past), 0); /* free */
+	ck_assert_int_eq(liblock_unlock(&l), 0);
+
+	ck_assert_int_eq(liblock_lock(&l), 0);
+	t = timed_try(&l, CLOCK_REALTIME, 30, 0, -1);
+	ck_assert_int_eq(t.result, ETIMEDOUT);
+	ck_assert_msg(t.waited_ms >= 29, "timed out after %.1f ms of 30",
+		      t.waited_ms);
+	t = timed_try(&l, CLOCK_MONOTONIC, 30, 0, -1);
+	ck_assert_int_eq(t.result, ETIMEDOUT);
+	ck_assert_msg(t.waited_ms >= 29, "timed out after %.1f ms of 30",
+		      t.waited_ms);
+	t = timed_try(&l, CLOCK_REALTIME, 30, 1000000000L, -1);
+	ck_assert_int_eq(t.result, EINVAL);
+	t = timed_try(&l, CLOCK_PROCESS_CPUTIME_ID, 30, 0, -1);
+	ck_assert_int_eq(t.result, EINVAL);
+	/* released 20 ms into a 60 s wait: taken then */
+	t = timed_try(&l, CLOCK_MONOTONIC, 60000, 0, 20);
+	ck_assert_int_eq(t.result, 0);
+	ck_assert_msg(t.waited_ms < 30000, "waited %.1f ms for a lock "
+		      "released after 20", t.waited_ms);
+	ck_assert_int_eq(liblock_lock(&l), 0);
+	t = timed_try(&l, CLOCK_REALTIME, 60000, 0, 20);
+	ck_assert_int_eq(t.result, 0);
+	ck_assert_int_eq(liblock_destroy(&l), 0);
+}
+END_TEST
+
 static void *unlock_from_other_thread(void *arg)
 {
 	struct try_ctx *t = arg;
@@ -598,6 +706,7 @@ int main(void)
 		{"lock_api", lock_api_mutual_exclusion},
 		{"oversubscribed", oversubscribed},
 		{"trylock", trylock_semantics},
+		{"timedlock", timedlock_semantics},
 		{"non_owner_unlock", unlock_by_non_owner},
 		{"cond_producer_consumer", cond_producer_consumer},
 		{"cond_broadcast", cond_broadcast_wakes_all},
