@@ -187,9 +187,15 @@ class Fields:
             close = _match(ts, 0)
             if close is None:
                 return None
-            if close < len(ts) - 1 and \
-                    ts[close + 1].text not in ("(", "[", "->", "."):
-                return self.resolve(spec_type(ts[1:close]))  # a cast
+            # a cast; `(box_t *)(h)->area` too: words and a last '*' in
+            # parentheses are no expression
+            inner = ts[1:close]
+            if close < len(ts) - 1 and (
+                    ts[close + 1].text not in ("(", "[", "->", ".") or
+                    ts[close + 1].text == "(" and inner and
+                    inner[-1].text == "*" and
+                    all(t.kind == "id" or t.text == "*" for t in inner)):
+                return self.resolve(spec_type(inner))
         last = ts[-1]
         if last.text == "]":
             o = cparse.match_back(ts, len(ts) - 1)

@@ -99,10 +99,19 @@ def substitute(params, body, args):
 
 # The pthread calls on mutexes and condition variables other than
 # lock/unlock/trylock: the rewrite renames them for converted keys.
-MUTEX_API = ("pthread_mutex_init", "pthread_mutex_destroy")
+MUTEX_API = ("pthread_mutex_init", "pthread_mutex_destroy",
+             "pthread_mutex_timedlock", "pthread_mutex_clocklock")
 COND_API = ("pthread_cond_wait", "pthread_cond_timedwait",
             "pthread_cond_signal", "pthread_cond_broadcast",
             "pthread_cond_init", "pthread_cond_destroy")
+# The liblock function each pthread mutex and condition function other
+# than init becomes on a converted key (a timed lock is a held section's:
+# it takes the lock word, as pthread_mutex_trylock's liblock_trylock).
+LIBLOCK_NAMES = {"pthread_mutex_destroy": "liblock_destroy",
+                 "pthread_mutex_timedlock": "liblock_timedlock",
+                 "pthread_mutex_clocklock": "liblock_clocklock"}
+LIBLOCK_NAMES.update((n, n.replace("pthread_cond_", "liblock_cond_"))
+                     for n in COND_API)
 PTHREAD_TYPES = {"pthread_mutex_t": "mutex", "pthread_cond_t": "cond"}
 
 

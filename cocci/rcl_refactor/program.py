@@ -437,7 +437,7 @@ class Program:
         if pl is not None:
             return self._pointee(pl, k)
         names, field = self.fields.keys(ts, kind,
-                                        lambda n: self._var_type(f, k, n))
+                                        lambda n: self.var_type(f, k, n))
         fe = getattr(self, "frontend", None)
         if not names and fe and f is not None:
             return self._macro_lock_keys(expr, f, k, kind, fe)
@@ -699,7 +699,7 @@ class Program:
         e = lf.expr(args)
         return self.lock_keys(e, f, k) if e else ([], None)
 
-    def _var_type(self, f, k, name):
+    def var_type(self, f, k, name):
         """Structure tag of variable @name as seen at token @k of @f."""
         try:
             fi = f.func_at(f.src.toks[k].start, self.typedefs)
@@ -1543,7 +1543,7 @@ class Program:
                 return []
         a = fields.postfix_start(toks, k)
         ts = toks[k - 1:k + 1] if a is None else toks[a:k + 1]
-        return self.fields.keys(ts, kind, lambda n: self._var_type(f, k, n)
+        return self.fields.keys(ts, kind, lambda n: self.var_type(f, k, n)
                                 if f else self.fields.global_type(n))[0]
 
     def _in_wrapper(self, f, k):
@@ -1621,9 +1621,8 @@ class Program:
                             via, f.display, f.line(k),
                             find.CHECKED_API[via]) if via else
                         "used outside lock/unlock/init/destroy/"
-                        "condition calls at %s:%d%s%s" % (
-                            f.display, f.line(k), _timed_note(toks, k),
-                            self._skipped_note(f, k)))
+                        "condition calls at %s:%d%s" % (
+                            f.display, f.line(k), self._skipped_note(f, k)))
 
     def _skipped_note(self, f, k):
         """What a reason adds when token @k of @f is in a branch this
@@ -1987,16 +1986,6 @@ def _chosen(fns, name, cands):
         if find.macro_fn(fns, name, params, body):
             return params, body
     return cands[-1]
-
-
-def _timed_note(toks, k):
-    """What a refusal adds when token @k names the mutex a timed lock call
-    takes (liblock has no timed lock)."""
-    calls = safety.enclosing_calls(toks, k)
-    if calls and calls[0][1] == 0 and calls[0][0] in (
-            "pthread_mutex_timedlock", "pthread_mutex_clocklock"):
-        return " (%s(): liblock has no timed lock)" % calls[0][0]
-    return ""
 
 
 def _args(toks, open_i, close):

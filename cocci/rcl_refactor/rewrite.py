@@ -100,6 +100,7 @@ def discover(prog):
                 if cf is f and k not in seen:
                     _unparsed(prog, f, k, key)
         _trylocks(prog, f)
+        _timed_locks(prog, f)
     macrobody.sections(prog, prog.report)
 
 
@@ -294,6 +295,43 @@ def _trylocks(prog, f):
             prog.key(name).refuse(unsure or "named in a trylock the tool "
                                   "does not understand at %s:%d" %
                                   (f.display, line))
+
+
+TIMED_LOCKS = ("pthread_mutex_timedlock", "pthread_mutex_clocklock")
+
+
+def _timed_locks(prog, f):
+    """Every timed lock (pthread_mutex_timedlock/clocklock, or a project
+    macro for one) starts a held section: waiting until a deadline is
+    not a remote call's to make, so the call becomes liblock_timedlock/
+    clocklock on the lock word (_call_renames()) and its section runs in
+    place.  One whose lock cannot be named keeps the locks its statement
+    names POSIX (they would reach pthread's call converted)."""
+    toks = f.src.toks
+    for k, t in enumerate(toks):
+        api = prog.api.get(t.text) if t.kind == "id" else None
+        if api is None or api.target not in TIMED_LOCKS or \
+                k + 1 >= len(toks) or toks[k + 1].text != "(" or \
+                api.in_place is not None:
+            continue
+        fi = f.func_at(t.start, prog.typedefs, lenient=True)
+        if fi is None:
+            continue  # a macro's body: its uses are the sections
+        args = _api_args(prog, toks, k)
+        names, why = prog.lock_keys(args[0], f, k) if args else ([], None)
+        line = f.line(k)
+        prog.report.found += 1
+        if len(names) != 1 or why:
+            prog.report.refuse(f.display, line, why or "cannot name the "
+                               "lock of the %s() call" % api.target)
+            _refuse_named(prog, f, k, None, line)
+            continue
+        sec = analyse.Section(f.display, fi.name, line)
+        sec.fi, sec.tok, sec.fileobj, sec.key = fi, k, f, names[0]
+        sec.stmt, sec.lf = None, None
+        sec.reason = "taken with %s() (liblock_%s() waits for the lock " \
+            "word in place)" % (api.target, api.target.split("_")[-1])
+        prog.key(names[0]).sections.append(sec)
 
 
 def _unparsed(prog, f, k, key):
@@ -1383,8 +1421,8 @@ def _api_args(prog, toks, k):
 
 
 def _call_renames(prog, f):
-    """pthread_mutex_destroy, pthread_cond_* (or the project's macros for
-    them), sizeof(pthread_mutex_t) and PTHREAD_COND_INITIALIZER of
+    """pthread_mutex_destroy, pthread_mutex_timedlock/clocklock,
+    pthread_cond_* (or the project's macros for them), sizeof(pthread_mutex_t) and PTHREAD_COND_INITIALIZER of
     converted keys, in file @f."""
     toks = f.src.toks
     for k, t in enumerate(toks):
@@ -1402,9 +1440,7 @@ def _call_renames(prog, f):
                 else ([], None)
             if len(names) == 1 and not why and \
                     converted(prog, kind, names[0]):
-                new = api.target.replace("pthread_mutex_destroy",
-                                         "liblock_destroy").replace(
-                    "pthread_cond_", "liblock_cond_")
+                new = find.LIBLOCK_NAMES[api.target]
                 _keep_unused(prog, api)
                 if api.identity:
                     f.edits.append((t.start, t.end, new))
@@ -1471,8 +1507,8 @@ def wrappers(prog):
                             "__attribute__((unused)) "))
         f.needs_include = True
         if lf.role != "lock" or not any(
-                (s.lf is lf or s.lf.via is lf) and delegated(s) for s in
-                prog.keys[("mutex", names[0])].sections):
+                s.lf and (s.lf is lf or s.lf.via is lf) and delegated(s)
+                for s in prog.keys[("mutex", names[0])].sections):
             continue  # no companion for held sections only (unused)
         params = ", ".join(p for p, _ in w["params"])
         proto = "%svoid *%s_rcl_exec(%s%sliblock_fn_t rcl_fn, void *rcl_arg)" \

@@ -27,6 +27,7 @@ the extraction what to do so that the meaning is kept:
 * a local reached by pointer in an argument of a macro that stringizes
   or pastes it (#v, ##): it would spell (*v) -- held.
 """
+import bisect
 import os
 import re
 
@@ -551,17 +552,22 @@ def _compiled_call(prog, f, k):
 _SKIPPED_CALL = re.compile(r"\b(pthread_(?:mutex|cond)_\w+)[ \t]*\(")
 _RENAMED = {"pthread_mutex_lock": "liblock_lock",
             "pthread_mutex_unlock": "liblock_unlock",
-            "pthread_mutex_trylock": "liblock_trylock"}
+            "pthread_mutex_trylock": "liblock_trylock",
+            "pthread_mutex_destroy": "liblock_destroy",
+            "pthread_mutex_timedlock": "liblock_timedlock",
+            "pthread_mutex_clocklock": "liblock_clocklock"}
 
 
 def skipped_lock_calls(prog):
     """The pthread mutex and condition calls in the branches the compiler
     skips (libclang's skipped ranges), which no other stage reads: in a
     configuration that compiles them, a call on a converted lock would
-    be handed a liblock_lock_t.  A lock, unlock or trylock of one lock
-    the text names (a variable, or a field no other lock has) is renamed
-    with the converted lock's calls (Key.skipped_calls, rewrite.py);
-    any other call naming a lock keeps the locks it may name POSIX."""
+    be handed a liblock_lock_t.  A lock, unlock, trylock, timed lock or
+    destroy of one lock the text names (a variable, or a field of the
+    structure the text tells, through the program's macros too) is
+    renamed with the converted lock's calls (Key.skipped_calls,
+    rewrite.py); any other call naming a lock keeps the locks it may name
+    POSIX."""
     for f in prog.files:
         if f.skipped is None or not f.skipped.lines:
             continue
@@ -573,11 +579,13 @@ def skipped_lock_calls(prog):
             b = f.src.line_starts[ln]
             for m in _SKIPPED_CALL.finditer(text, a, b):
                 args = _text_args(text, m.end() - 1)
+                args = args and [_macros_expanded(prog, x) for x in args]
+                k = _scope_token(f, m.start(1))
                 names = [n for x in (args or [text[m.end():b]])
-                         for n in _named_keys(prog, x)]
+                         for n in _named_keys(prog, x, f, k)]
                 if not names:
                     continue
-                first = _named_keys(prog, args[0]) if args else []
+                first = _named_keys(prog, args[0], f, k) if args else []
                 if m.group(1) in _RENAMED and len(first) == 1 and \
                         first[0][0] == "mutex" and len(names) == 1:
                     prog.key(first[0][1]).skipped_calls.append(
@@ -611,18 +619,62 @@ def _text_args(text, i):
     return None
 
 
-def _named_keys(prog, expr):
+def _scope_token(f, off):
+    """A token of @f from which the names visible at offset @off (in a
+    branch the compiler skips, which has no tokens) are looked up: the
+    last one before it in the same function body; None outside one."""
+    span = f._span_at(off)
+    if span is None:
+        return None
+    return max(span[2], bisect.bisect_left(f.src.tok_starts, off) - 1)
+
+
+def _macros_expanded(prog, expr):
+    """Expression text @expr with the program's function-like macros
+    expanded, when every macro it reaches has one definition: the member
+    a macro names, not the words of its arguments (apr's skipped
+    `&proc_pthread_mutex_cond(mutex)` names a field `cond`, no field
+    `mutex`).  Else @expr as it is."""
+    seen, todo = set(), set(re.findall(r"[A-Za-z_]\w*", expr))
+    while todo:
+        w = todo.pop()
+        cands = prog.macro_cands.get(w)
+        if w in seen or not cands:
+            continue
+        seen.add(w)
+        if len({(tuple(p or ()), b) for p, b in cands}) > 1:
+            return expr
+        todo |= set(re.findall(r"[A-Za-z_]\w*", cands[0][1] or ""))
+    return prog.expand_accessors(expr, every=True) if seen else expr
+
+
+def _named_keys(prog, expr, f, k):
     """(kind, name) of the mutex and condition keys expression text @expr
-    may name: a variable by its name, a field by every key of that field
-    name."""
+    (at token @k of @f) may name: a variable by its name, a field by its
+    structure's key when the text tells the structure (a cast, a variable
+    declared where the function's text says), else by every key of that
+    field name."""
     e = re.sub(r"\s+", "", expr)
     m = re.fullmatch(r"&?\(*([A-Za-z_]\w*)\)*", e)
     if m:
         return [(kind, n) for kind, n in prog.keys if n == m.group(1)]
     m = re.search(r"(?:\.|->)([A-Za-z_]\w*)\)*$", e)
     if m:
-        return [(kind, n) for kind, n in prog.keys
-                if n.endswith("." + m.group(1))]
+        # the structure, when the text tells it (a cast, a global)
+        out = []
+        for kind in ("mutex", "cond"):
+            try:
+                names, unsure = prog.fields.keys(
+                    cparse.lex(expr), kind,
+                    lambda n: prog.var_type(f, k, n) if k is not None
+                    else prog.fields.global_type(n))
+            except cparse.ParseError:
+                names, unsure = [], True
+            out += [(kind, n) for n in names if (kind, n) in prog.keys] \
+                if not unsure else \
+                [(kd, n) for kd, n in prog.keys
+                 if kd == kind and n.endswith("." + m.group(1))]
+        return out
     words = set(re.findall(r"[A-Za-z_]\w*", e))
     return [(kind, n) for kind, n in prog.keys
             if n in words or n.rpartition(".")[2] in words and "." in n]

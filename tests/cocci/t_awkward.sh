@@ -87,8 +87,9 @@ check_one() {
 			elif [ "$verdict" = held ] && [ "$rrc" -ne 0 ]; then
 				bad "held sections only, but exit $rrc:"
 				sed 's/^/  /' "$TMP/$name.log"
-			elif ! grep -qs "liblock_\(try\)*lock(" "$out/$name.c"; then
-				bad "held, but no liblock_lock/liblock_trylock in the output"
+			elif ! grep -qs "liblock_\(try\|timed\|clock\)*lock(" \
+				"$out/$name.c"; then
+				bad "held, but no liblock_lock/trylock/timedlock/clocklock in the output"
 			fi ;;
 		refused)
 			if ! grep -F -- "$rest" "$TMP/$name.log" |

@@ -827,6 +827,106 @@ done
 cd "$TMP" || exit 1
 echo "ok skiponly: a lock only skipped branches use stays POSIX in every file"
 
+# ---- skipfield: skipped calls on a field two structures have ----
+# apr's thread_mutex.c: the #else of a configuration test destroys and
+# locks `&m->mutex`, where m is a parameter; another structure (reached
+# through a macro that casts a void *) has a field `mutex` too.  The
+# skipped calls name the parameter's structure: they are renamed with its
+# lock (which is converted), and the other lock is left alone.
+mkdir -p "$TMP/skipfield" && cd "$TMP/skipfield" || exit 1
+cat >sf.c <<'EOC'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+struct tmutex {
+	pthread_mutex_t mutex;
+	long n;
+};
+struct handle {
+	void *area;
+};
+typedef struct {
+	pthread_mutex_t mutex;
+	long hits;
+} box_t;
+#define BOX(h) ((box_t *)(h)->area)
+#define BOX_MUTEX(h) (BOX(h)->mutex)
+static struct tmutex *tm_create(void)
+{
+	struct tmutex *m = calloc(1, sizeof(*m));
+
+	if (pthread_mutex_init(&m->mutex, NULL) != 0) {
+#ifdef OLD_API
+		pthread_mutex_destroy(&m->mutex);
+#endif
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+static void tm_add(struct tmutex *m)
+{
+#ifdef OLD_API
+	pthread_mutex_lock(&m->mutex);
+	m->n += 1;
+	pthread_mutex_unlock(&m->mutex);
+#else
+	pthread_mutex_lock(&m->mutex);
+	m->n++;
+	pthread_mutex_unlock(&m->mutex);
+#endif
+}
+static void box_hit(struct handle *h)
+{
+	pthread_mutex_lock(&BOX_MUTEX(h));
+	BOX(h)->hits++;
+	pthread_mutex_unlock(&BOX_MUTEX(h));
+}
+static struct tmutex *tm;
+static box_t box = { PTHREAD_MUTEX_INITIALIZER, 0 };
+static struct handle hd = { &box };
+static void *work(void *a)
+{
+	for (int i = 0; i < 10000; i++) {
+		tm_add(tm);
+		box_hit(&hd);
+	}
+	return a;
+}
+int main(void)
+{
+	pthread_t t[3];
+
+	tm = tm_create();
+	for (int i = 0; i < 3; i++)
+		pthread_create(&t[i], 0, work, 0);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], 0);
+	printf("%ld %ld\n", tm->n, box.hits);
+	return 0;
+}
+EOC
+printf '[{"directory": "%s", "file": "sf.c", "arguments": ["cc", "-O2", "-c", "sf.c"]}]\n' \
+	"$TMP/skipfield" >compile_commands.json
+"$RCLR" -p . --locks all -o "$TMP/sfout" >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "skipfield: want every lock converted"; }
+grep -q "0 refused" "$TMP/log" || { cat "$TMP/log"; fail "skipfield: refusals"; }
+for call in liblock_destroy liblock_lock liblock_unlock; do
+	sed -n '/#ifdef OLD_API/,/#e/p' "$TMP/sfout/sf.c" | grep -q "$call" ||
+		{ cat "$TMP/sfout/sf.c"; fail "skipfield: the skipped $call"; }
+done
+for d in -UOLD_API -DOLD_API; do
+	cc_rcl "$TMP/sf.bin" "$TMP/sfout/sf.c" "$d" 2>"$TMP/cc" ||
+		{ cat "$TMP/cc"; fail "skipfield: the result does not build with $d"; }
+	for a in rcl posix mcs; do
+		out=$(LIBLOCK_LOCK=$a timeout 120 "$TMP/sf.bin")
+		[ "$out" = "30000 30000" ] ||
+			fail "skipfield $d $a: printed '$out', want '30000 30000'"
+	done
+done
+cd "$TMP" || exit 1
+echo "ok skipfield: skipped calls on a field are renamed with its structure's lock"
+
 # ---- paramwrap: wrappers on their parameter, in a unit of their own ----
 mkdir -p "$TMP/paramwrap" && cd "$TMP/paramwrap" || exit 1
 cat >mtx.h <<'EOC'

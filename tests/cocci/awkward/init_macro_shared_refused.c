@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* One initialiser macro for two mutexes, one of which must stay POSIX (it
- * is taken with pthread_mutex_timedlock(), which liblock does not offer).
+/* One initialiser macro for two mutexes, one of which must stay POSIX (its
+ * priority ceiling is read with pthread_mutex_getprioceiling(), which
+ * liblock does not offer).
  * The macro's body cannot be both initialisers: the other mutex stays
  * POSIX too, with the reason, and the program is left as it is. */
 /* expect: refused which also initialises */
@@ -36,6 +37,10 @@ static void *producer(void *arg)
 int main(void)
 {
 	pthread_t t[2];
+	int ceiling;
+
+	/* a plain mutex has none: EINVAL, whatever it returns is ignored */
+	(void)pthread_mutex_getprioceiling(&queue_lock, &ceiling);
 
 	for (int i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, producer, NULL);

@@ -1,8 +1,8 @@
 /* Golden: lock and unlock calls in the branches this build does not
  * compile (opendkim's `#else` of HAVE_REALPATH) are renamed with the
  * converted lock's, so that a build that compiles them hands liblock its
- * own type; a call there that names a lock the tool cannot tell keeps
- * the locks it may name POSIX. */
+ * own type; a call there that names a lock the tool cannot tell (a
+ * field of a function's result) keeps the locks it may name POSIX. */
 #include <pthread.h>
 
 struct cache {
@@ -14,6 +14,8 @@ struct table {
 	pthread_mutex_t mu;
 	int rows;
 };
+
+struct table *table_of(struct cache *c);
 
 static pthread_mutex_t pw_lock = PTHREAD_MUTEX_INITIALIZER;
 static int hits;
@@ -41,9 +43,9 @@ void fill(struct cache *c, struct table *t)
 	c->n++;
 	pthread_mutex_unlock(&c->mu);
 #ifdef RCL_GOLDEN_NEVER
-	pthread_mutex_lock(&t->mu);
+	pthread_mutex_lock(&table_of(c)->mu);
 	t->rows++;
-	pthread_mutex_unlock(&t->mu);
+	pthread_mutex_unlock(&table_of(c)->mu);
 #endif
 	(void)t;
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* expect: refused liblock has no timed lock */
+/* expect: held taken with pthread_mutex_timedlock() */
 /* A lock also taken with pthread_mutex_timedlock() (a watchdog that gives
-   up after a deadline): liblock has no timed lock, so the lock stays
-   POSIX, and the reason names the timed call. */
+   up after a deadline): that section is held, its call becomes
+   liblock_timedlock() on the lock word, and the lock's plain section is
+   still delegated.  (It kept the lock POSIX when liblock had no timed
+   lock.) */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
