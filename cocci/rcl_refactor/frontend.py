@@ -1553,17 +1553,19 @@ class _SoleCall:
     def _dies(self, b):
         """Whether branch @b ends the process: its last statement calls
         a no-return function (abort(), exit(), assert's failure, one
-        declared noreturn); the statements before it are calls or checks
-        (a report), without jumps."""
-        flat = [s for s in self._flat(b) if s.kind != ci.CursorKind.NULL_STMT]
+        declared noreturn); the statements before it are calls, checks
+        or tests (a report, privoxy's `if (mutex != &log_mutex)
+        log_error(...);`), without jumps."""
+        K = ci.CursorKind
+        flat = [s for s in self._flat(b) if s.kind != K.NULL_STMT]
         if not flat:
             return False
         last = _strip(flat[-1])
-        if last.kind != ci.CursorKind.CALL_EXPR or not self._ends(last):
+        if last.kind != K.CALL_EXPR or not self._ends(last):
             return False
         for s in flat[:-1]:
             if not s.kind.is_expression() and s.kind not in (
-                    ci.CursorKind.DECL_STMT,):
+                    K.DECL_STMT, K.IF_STMT, K.COMPOUND_STMT):
                 return False
             if any(x.kind in (ci.CursorKind.GOTO_STMT,
                               ci.CursorKind.RETURN_STMT,

@@ -2212,8 +2212,11 @@ def _discarded_macro_args(f, cands):
 
 def _accounted_ranges(f, fns, api):
     """Token ranges where a mutex or cond key may appear: arguments of lock
-    functions, init/destroy/cond calls and wrapper bodies (allocations of
-    pointer keys: Program._ptr_assign())."""
+    functions, init/destroy/cond calls and the bodies of wrappers of a
+    named lock (allocations of pointer keys: Program._ptr_assign()).  A
+    wrapper of the mutex it is given stays pthread's for the locks that
+    stay POSIX: another lock its body names (privoxy's `mutex !=
+    &log_mutex` in the failure branch) is a use of that lock."""
     toks = f.src.toks
     out = []
     names = set(fns) | set(api)
@@ -2223,7 +2226,7 @@ def _accounted_ranges(f, fns, api):
             out.append((k + 1, cparse.match(toks, k + 1)))
     for fn in fns.values():
         w = fn.wrapper
-        if w and w["file"] == f.path:
+        if w and w["file"] == f.path and not w.get("param"):
             a = f.src.tok_at(w["start"])
             out.append((a, len([t for t in toks if t.start < w["end"]])))
     return out
