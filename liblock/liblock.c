@@ -396,6 +396,11 @@ int liblock_unlock(liblock_lock_t *lock)
 	return ops->unlock ? ops->unlock(lock->_impl) : ENOTSUP;
 }
 
+void liblock_cleanup_unlock(void *lock)
+{
+	liblock_unlock(lock);
+}
+
 static int try_lock(void *lock)
 {
 	return liblock_trylock(lock);

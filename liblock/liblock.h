@@ -141,6 +141,12 @@ LIBLOCK_API int liblock_timedlock(liblock_lock_t *lock,
 LIBLOCK_API int liblock_clocklock(liblock_lock_t *lock, clockid_t clock,
 				  const struct timespec *abstime);
 
+/* liblock_unlock(@lock), as a pthread_cleanup_push() handler: the
+ * section's thread, cancelled, releases the lock it holds.  (What
+ * rcl-refactor gives the push in place of pthread_mutex_unlock or of an
+ * unlock wrapper.) */
+LIBLOCK_API void liblock_cleanup_unlock(void *lock);
+
 /* Name of the algorithm @lock runs (initialises it if needed). */
 LIBLOCK_API const char *liblock_lock_algorithm(liblock_lock_t *lock);
 

@@ -190,6 +190,10 @@ class Program:
         # Heap storage of pointer keys (`p = malloc(sizeof(pthread_mutex_t))`):
         # (key name, File, tokens of the mutex type to become liblock_lock_t).
         self.ptr_allocs = []
+        # Cancellation cleanup handlers that unlock a lock
+        # (_cleanup_unlocks): (File, first and last token of the handler
+        # argument, key name).
+        self.cleanup_unlocks = []
         self._heap = None
 
     def key(self, name, kind="mutex"):
@@ -1495,6 +1499,48 @@ class Program:
                             ", other than in the lock calls of its body"
                             if calls else ""))
 
+    def _cleanup_unlocks(self, f):
+        """`pthread_cleanup_push(pthread_mutex_unlock, &m)` (the handler
+        cast to `void (*)(void *)` or not) or with an unlock wrapper of
+        the program on its parameter (`unlock_it(void *a) {
+        pthread_mutex_unlock(a); }`), naming one lock: if the thread is
+        cancelled in the section, the handler unlocks.  The lock's
+        address there is no other use of it (Program.cleanup_unlocks; the
+        handler becomes liblock_cleanup_unlock() when the lock is
+        converted, rewrite.py).  Returns the token ranges of those
+        addresses."""
+        toks, out = f.src.toks, []
+        for k, t in enumerate(toks):
+            if t.kind != "id" or t.text != "pthread_cleanup_push" or \
+                    k + 1 >= len(toks) or toks[k + 1].text != "(":
+                continue
+            close = cparse.match(toks, k + 1)
+            spans = cparse.split_args(toks, k + 1, close) \
+                if close is not None else []
+            if len(spans) != 2:
+                continue
+            (a0, b0), (a1, b1) = spans
+            handler = [x.text for x in toks[a0:b0]]
+            cast = ["(", "void", "(", "*", ")", "(", "void", "*", ")", ")"]
+            if handler[:len(cast)] == cast:
+                handler = handler[len(cast):]
+            if len(handler) != 1:
+                continue
+            lf = self.fns.get(handler[0])
+            if not (handler[0] == "pthread_mutex_unlock" or
+                    lf is not None and lf.role == "unlock" and
+                    lf.wrapper and lf.wrapper.get("param") and
+                    lf.params is not None and len(lf.params) == 1):
+                continue
+            arg = find.join_tokens([x.text for x in toks[a1:b1]])
+            names, why = self.lock_keys(arg, f, a1)
+            if len(names) != 1 or why:
+                continue
+            if (f, a0, b0 - 1, names[0]) not in self.cleanup_unlocks:
+                self.cleanup_unlocks.append((f, a0, b0 - 1, names[0]))
+            out.append((a1, b1))
+        return out
+
     def _macro_member_tags(self, f, t, name, field):
         """Structures whose member @field the body of macro @name (the
         #define token @t of @f) names, as the compiler resolved it at
@@ -1573,6 +1619,7 @@ class Program:
         ok += macrobody.accounted(self, f)
         ok += [r for vf, _, _, _, rs in self.value_copies if vf is f
                for r in rs]
+        ok += self._cleanup_unlocks(f)
         self._field_macro_args(f, ok)
         ok += _discarded_macro_args(f, self.macro_cands)
         for k, t in enumerate(toks):

@@ -76,7 +76,8 @@ def discover(prog):
                                   "(the transformed code would not "
                                   "evaluate it)" % lf.name)
             elif lonely and call:
-                sec.reason = _other_unlock(prog, f, fi, k, sec.key, expr) or \
+                sec.reason = _cleanup_unlock(prog, f, fi, sec.key) or \
+                    _other_unlock(prog, f, fi, k, sec.key, expr) or \
                     _taken_again(f, fi, stmt, expr, prog.fns) or \
                     ("unlock in another function (no unlock of %s "
                      "follows in %s())" % (expr, fi.name))
@@ -208,6 +209,20 @@ def _other_unlock(prog, f, fi, k, key, expr):
                 "same object cannot be proven (lock and unlock it through "
                 "the same expression, or a pointer local assigned once)" % (
                     f.line(u), other, expr))
+    return None
+
+
+def _cleanup_unlock(prog, f, fi, key):
+    """The reason of a section of @key in function @fi of @f whose unlock
+    is a cancellation cleanup handler pushed there (pthread_cleanup_pop(1)
+    runs it), else None."""
+    toks = f.src.toks
+    for cf, a, _, name in prog.cleanup_unlocks:
+        if cf is f and name == key and fi.bo < a < fi.bc:
+            return "unlocked by the cleanup handler pushed at line %d " \
+                "(pthread_cleanup_pop(1) or the thread's cancellation " \
+                "runs it, in the section's thread)" % \
+                f.src.line_of(toks[a].start)
     return None
 
 
@@ -1448,6 +1463,14 @@ def _call_renames(prog, f):
                     close = find.cparse.match(toks, k + 1)
                     f.edits.append((t.start, toks[close].end, "%s(%s)" % (
                         new, ", ".join(args))))
+    # A cancellation cleanup handler that unlocks a converted lock
+    # (Program._cleanup_unlocks()): liblock's.
+    for cf, a, b, name in prog.cleanup_unlocks:
+        if cf is f and converted(prog, "mutex", name):
+            f.edits.append((toks[a].start, toks[b].end,
+                            "liblock_cleanup_unlock"))
+            f.needs_include = True
+            _keep_unused(prog, prog.fns.get(toks[b].text))
     # Heap storage of a converted pointer key: its allocation's size and
     # cast (Program._ptr_assign()).
     for name, af, retype in prog.ptr_allocs:
