@@ -1497,9 +1497,37 @@ class _SoleCall:
         return len(init) == 1 and self._expr(init[-1], top)
 
     def _branch(self, b):
-        """A branch of a check: nothing, checks, a report, or the end of
-        the process."""
-        return self._stmts([b], False) or self._dies(b) or self._reports(b)
+        """A branch of a check: nothing, checks, a report, the end of
+        the process, or giving up (on the call's failure only: see
+        _stmts())."""
+        return self._stmts([b], False) or self._dies(b) or \
+            self._reports(b) or self._gives_up(b)
+
+    def _gives_up(self, b):
+        """Whether branch @b reports and returns: statements without
+        jumps (calls of anything, as before an abort()), then a `return`
+        of nothing or of an integer constant (lrzip's `fatal_return(("Failed
+        to pthread_mutex_lock\\n"), false)`: the program's error function,
+        then `return false;`).  Only a branch taken when the call fails
+        may do this (the caller checks _on_result()): locking a plain
+        mutex gives 0, so it never runs, as liblock's calls never fail
+        on a correct program."""
+        K = ci.CursorKind
+        flat = [s for s in self._flat(b) if s.kind != K.NULL_STMT]
+        if not flat or flat[-1].kind != K.RETURN_STMT:
+            return False
+        kids = list(flat[-1].get_children())
+        if kids and not (self._pure(kids[0], ()) and
+                         _int_value(kids[0]) is not None):
+            return False
+        for s in flat[:-1]:
+            if not s.kind.is_expression() and s.kind != K.DECL_STMT:
+                return False
+            if any(x.kind in (K.GOTO_STMT, K.RETURN_STMT, K.BREAK_STMT,
+                              K.CONTINUE_STMT, K.INDIRECT_GOTO_STMT)
+                   for x in s.walk_preorder()):
+                return False
+        return True
 
     def _flat(self, s):
         """The statements of @s, through blocks, do { } while (0) and a

@@ -1031,13 +1031,21 @@ class Program:
                 args = args[:1]
             if args:
                 self._api_call(f, k, api.target, args)
-            if args and not api.identity and api.target in \
-                    COND_FNS[:4] + MUTEX_FNS[1:]:
+            read = api is not None and api.checked and \
+                not find.statement_call(toks, k)
+            if args and api.target in COND_FNS[:4] + MUTEX_FNS[1:] and (
+                    read or not api.identity and
+                    not api.droppable(toks, k)):
                 kind = "cond" if api.target in COND_FNS else "mutex"
                 why = ("%s %s() at %s:%d changes its arguments (only its "
                        "name could be rewritten)" % (
                            "function" if api.wrapper else "macro", t.text,
                            f.display, f.line(k)))
+                if read:
+                    why = ("function %s() at %s:%d checks pthread's result "
+                           "and its own is read there (liblock's call "
+                           "would give pthread's)" % (
+                               t.text, f.display, f.line(k)))
                 self._refuse_all(
                     self.lock_keys(args[0], f, k, kind)[0], kind, why)
                 if api.target in COND_FNS[:2] and len(args) >= 2:
