@@ -189,6 +189,51 @@ class ApiCall:
             i += 1
         return out
 
+    def template(self):
+        """[T0, ..., Tn] when this is a macro (not a function) whose body
+        hands pthread each of its n parameters once, in order, inside
+        other text: `pthread_mutex_destroy(&((p)->_mutex))` gives
+        ["&((", ")->_mutex)"].  A call `M(a1, ..., an)` is then
+        `pthread_fn(T0 a1 T1 ... an Tn)`, what the preprocessor makes of
+        it, so it can be rewritten around its arguments (their own edits
+        still apply).  None for any other body."""
+        if self.params is None or self.wrap is not None or \
+                self.wrapper is not None or not self.bodies or \
+                not self.params:
+            return None
+        try:
+            ts = cparse.lex(", ".join(self.bodies))
+        except cparse.ParseError:
+            return None
+        out, cur, i = [], [], 0
+        for t in ts:
+            if t.kind == "id" and t.text in self.params:
+                if i >= len(self.params) or t.text != self.params[i]:
+                    return None  # twice, or out of order
+                out.append(join_tokens(cur) if cur else "")
+                cur, i = [], i + 1
+            else:
+                cur.append(t.text)
+        if i != len(self.params):
+            return None
+        out.append(join_tokens(cur) if cur else "")
+        return out
+
+    def template_edits(self, toks, k):
+        """The edits that put the template()'s texts around the arguments
+        of the call at token @k (the name is renamed apart), or None
+        when the call's arguments do not match the parameters."""
+        tpl = self.template()
+        close = cparse.match(toks, k + 1)
+        spans = cparse.split_args(toks, k + 1, close)
+        if tpl is None or len(spans) != len(self.params):
+            return None
+        out = [(toks[k + 1].end, toks[k + 1].end, tpl[0])]
+        for i, (a, b) in enumerate(spans[:-1]):
+            out.append((toks[b].start, toks[b].end, tpl[i + 1].rstrip()))
+        out.append((toks[close].start, toks[close].start, tpl[-1]))
+        return out
+
     def droppable(self, toks, k):
         """Whether the call whose name is token @k of @toks can be renamed
         in place (kept()), each argument pthread does not get cast to

@@ -466,6 +466,21 @@ class Program:
         return names, "cannot tell which structure's field '%s' at %s:%d" % (
             field, f.display, f.line(k))
 
+    def _api_macro_seen(self, name):
+        """Whether @name is a macro for a pthread call that changes its
+        arguments (find.ApiCall.template(): lzma's
+        `#define CriticalSection_Delete(p)
+        pthread_mutex_destroy(&((p)->_mutex))`) whose every expansion
+        _scan_calls() reads: no other macro's body names it.  The lock its
+        body names is then the one each call names, not every structure's
+        field of that name."""
+        api = self.api.get(name)
+        if api is None or api.template() is None:
+            return False
+        word = re.compile(r"\b%s\b" % re.escape(name))
+        return not any(word.search(body)
+                       for n, (_, body) in self.macros.items() if n != name)
+
     def _accessor_only(self, name):
         """Whether function-like macro @name, whose body is an expression
         that expand_accessors() reads (`#define OBJ_LOCK(o) (&(o)->mu)`),
@@ -1035,7 +1050,8 @@ class Program:
                 not find.statement_call(toks, k)
             if args and api.target in COND_FNS[:4] + MUTEX_FNS[1:] and (
                     read or not api.identity and
-                    not api.droppable(toks, k)):
+                    not api.droppable(toks, k) and
+                    api.template_edits(toks, k) is None):
                 kind = "cond" if api.target in COND_FNS else "mutex"
                 why = ("%s %s() at %s:%d changes its arguments (only its "
                        "name could be rewritten)" % (
@@ -1505,7 +1521,8 @@ class Program:
             m = re.match(r"#\s*define\s+(\w+)", t.text) \
                 if t.kind == "pp" else None
             if m and m.group(1) not in self.fns and \
-                    f.src.line_of(t.start) not in f.dead_defines:
+                    f.src.line_of(t.start) not in f.dead_defines and \
+                    not self._api_macro_seen(m.group(1)):
                 self._scan_macro(f, t, m.group(1))
         allocs, frees = self._heap_fns()
         ok = _accounted_ranges(f, self.fns, self.api)

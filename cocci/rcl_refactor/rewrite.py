@@ -1427,6 +1427,11 @@ def _call_renames(prog, f):
                 _keep_unused(prog, api)
                 if api.identity:
                     f.edits.append((t.start, t.end, new))
+                elif api.template_edits(toks, k) is not None:
+                    # the macro's text around the arguments, as the
+                    # preprocessor expands it: edits inside them apply
+                    f.edits.append((t.start, t.end, new))
+                    f.edits += api.template_edits(toks, k)
                 elif api.droppable(toks, k):
                     # the name, and the arguments pthread does not get
                     # cast to void: other edits inside every argument
