@@ -1160,12 +1160,16 @@ class Program:
         expansion, in a file not rewritten, or through its address
         (taken anywhere in the program) could pass a mutex that stays
         POSIX to the body that now calls liblock.  Its condition field
-        then stays POSIX."""
+        then stays POSIX.  A wrapper given no mutex (a signal, a
+        broadcast: icecast's thread_cond_broadcast_c(cond_t *cond, int
+        line, char *file), called through a macro that adds the line)
+        acts on its structure's converted field whoever calls it, so its
+        unseen calls do not matter."""
         fe = getattr(self, "frontend", None)
         if fe is None:
             return
         for api in self.api.values():
-            if api.in_place is None:
+            if api.in_place is None or api.in_place.get("mutex") is None:
                 continue
             seen = api.in_place.get("sites", set())
             where = None
