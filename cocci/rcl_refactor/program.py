@@ -1318,8 +1318,10 @@ class Program:
             owner = fl.anon_owner.get(tag, tag)  # its members' keys' tag
             if dsg is None and owner in fl.macro_tags:
                 break  # a macro declares some members: positions unknown
-            order = fl.order.get(tag) or list(
-                fl.members.get(tag, {}).items())
+            # the members the compiler reads, for an initialiser it reads
+            order = (fl.order_all if f.skipped is not None and
+                     line in f.skipped.lines else fl.order).get(tag) or \
+                list(fl.members.get(tag, {}).items())
             if dsg is not None:
                 # a designator names a member of this level, or of an
                 # anonymous structure member of it
