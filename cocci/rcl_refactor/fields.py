@@ -28,6 +28,10 @@ class Fields:
         # member is one entry (None, ("tag", "TAG.{N}")), its own members
         # (keyed as TAG's) listed under that pseudo tag (anon_owner).
         self.order = {}
+        # tag -> the same, with the members in branches the compiler skips
+        # (`#ifdef DEBUG_MUTEXES` fields before the mutex, in icecast's
+        # mutex_t): an initialiser in a skipped branch is read with these
+        self.order_all = {}
         self.anon_owner = {}  # pseudo tag -> the tag its members are keyed by
         self.array_members = set()  # (tag, member) declared as arrays
         self.tdefs = {}    # typedef name -> type
@@ -36,6 +40,9 @@ class Fields:
         self.cands = {}    # (kind, field) -> set of tags declaring it
         self.macro_tags = set()  # tags some of whose members a macro declares
         for f in files:
+            self._skipped = f.skipped.lines if getattr(
+                f, "skipped", None) is not None else frozenset()
+            self._line_of = f.src.line_of
             try:
                 self._scan_structs(f.src.toks, f.path)
                 self._scan_top(f)
@@ -63,7 +70,8 @@ class Fields:
         @otag: the tag their order is listed under (Fields.order), when
         not @tag's (an anonymous member's pseudo tag)."""
         mem = self.members.setdefault(tag, {})
-        order = self.order[otag or tag] = []
+        order = self.order_all[otag or tag] = []
+        skipped = set()  # indexes in order of members the compiler skips
         a = j = o + 1
         while j < c:
             t = toks[j]
@@ -74,9 +82,15 @@ class Fields:
                 j = cparse.match(toks, j) + 1
                 continue
             if t.text == ";":
+                n0 = len(order)
                 self._member(toks, path, a, j, tag, mem, order, otag or tag)
+                if self._skipped and \
+                        self._line_of(toks[a].start) in self._skipped:
+                    skipped.update(range(n0, len(order)))
                 a = j + 1
             j += 1
+        self.order[otag or tag] = [m for i, m in enumerate(order)
+                                   if i not in skipped]
 
     def _member(self, toks, path, a, b, tag, mem, order, otag):
         """One member declaration, tokens [a, b) without its ';'."""

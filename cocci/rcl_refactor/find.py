@@ -72,6 +72,37 @@ class LockFn:
         return substitute(self.params, self.body, args)
 
 
+def statement_call(toks, k):
+    """Whether the call whose name is token @k is an expression statement
+    of its own, its value unread: after `;`, `{`, `}`, `:`, `else`, `do`,
+    or the `)` of an if/while/for head, or a `(void)` cast; followed by
+    `;`."""
+    close = cparse.match(toks, k + 1)
+    if close is None or close + 1 >= len(toks) or \
+            toks[close + 1].text != ";" or k == 0:
+        return False
+    p = toks[k - 1]
+    if p.text in (";", "{", "}", ":", "else", "do"):
+        return True
+    if p.text != ")":
+        return False
+    j = k - 1
+    depth = 0
+    while j >= 0:
+        if toks[j].text == ")":
+            depth += 1
+        elif toks[j].text == "(":
+            depth -= 1
+            if depth == 0:
+                break
+        j -= 1
+    if j < 1:
+        return False
+    if [t.text for t in toks[j + 1:k - 1]] == ["void"]:
+        return toks[j - 1].text in (";", "{", "}", ":", "else", "do")
+    return toks[j - 1].text in ("if", "while", "for")
+
+
 def _side_effects(text):
     """Whether expression @text may have a side effect (a call, an
     assignment, an increment)."""
@@ -133,6 +164,10 @@ class ApiCall:
         # A function whose condition is a structure's field (see
         # find.in_place_wrapper): its call sites stay, its body calls liblock.
         self.in_place = None
+        # A function whose body checks pthread's result: what it returns
+        # need not be that result (lrzip's cond_wait() gives true), so a
+        # call whose value is read is no pthread call.
+        self.checked = False
 
     @property
     def identity(self):
@@ -141,6 +176,108 @@ class ApiCall:
         return self.params is None or self.wrap is None and (
             len(self.bodies) == len(self.params) and
             all(tidy(b) == p for b, p in zip(self.bodies, self.params)))
+
+    def kept(self):
+        """The indexes of the parameters the body passes on, in order,
+        when the body passes some of its parameters unchanged and drops
+        the others (lrzip's `cond_wait(control, cond, mutex)` calls
+        `pthread_cond_wait(cond, mutex)`, @control only reported on a
+        failure): a call can then be renamed in place once the dropped
+        arguments are deleted.  None for any other body."""
+        if self.params is None or self.wrap is not None or \
+                not self.bodies:
+            return None
+        out, i = [], 0
+        for b in self.bodies:
+            b = tidy(b)
+            while i < len(self.params) and self.params[i] != b:
+                i += 1
+            if i == len(self.params):
+                return None
+            out.append(i)
+            i += 1
+        return out
+
+    def template(self):
+        """[T0, ..., Tn] when this is a macro (not a function) whose body
+        hands pthread each of its n parameters once, in order, inside
+        other text: `pthread_mutex_destroy(&((p)->_mutex))` gives
+        ["&((", ")->_mutex)"].  A call `M(a1, ..., an)` is then
+        `pthread_fn(T0 a1 T1 ... an Tn)`, what the preprocessor makes of
+        it, so it can be rewritten around its arguments (their own edits
+        still apply).  None for any other body."""
+        if self.params is None or self.wrap is not None or \
+                self.wrapper is not None or not self.bodies or \
+                not self.params:
+            return None
+        try:
+            ts = cparse.lex(", ".join(self.bodies))
+        except cparse.ParseError:
+            return None
+        out, cur, i = [], [], 0
+        for t in ts:
+            if t.kind == "id" and t.text in self.params:
+                if i >= len(self.params) or t.text != self.params[i]:
+                    return None  # twice, or out of order
+                out.append(join_tokens(cur) if cur else "")
+                cur, i = [], i + 1
+            else:
+                cur.append(t.text)
+        if i != len(self.params):
+            return None
+        out.append(join_tokens(cur) if cur else "")
+        return out
+
+    def template_edits(self, toks, k):
+        """The edits that put the template()'s texts around the arguments
+        of the call at token @k (the name is renamed apart), or None
+        when the call's arguments do not match the parameters."""
+        tpl = self.template()
+        close = cparse.match(toks, k + 1)
+        spans = cparse.split_args(toks, k + 1, close)
+        if tpl is None or len(spans) != len(self.params):
+            return None
+        out = [(toks[k + 1].end, toks[k + 1].end, tpl[0])]
+        for i, (a, b) in enumerate(spans[:-1]):
+            out.append((toks[b].start, toks[b].end, tpl[i + 1].rstrip()))
+        out.append((toks[close].start, toks[close].start, tpl[-1]))
+        return out
+
+    def droppable(self, toks, k):
+        """Whether the call whose name is token @k of @toks can be renamed
+        in place (kept()), each argument pthread does not get cast to
+        void beside the next one (it has no side effect, and one follows
+        it), and its value is not read (a statement of its own: the
+        wrapper's result need not be pthread's; lrzip's gives true)."""
+        kept = self.kept()
+        close = cparse.match(toks, k + 1)
+        spans = cparse.split_args(toks, k + 1, close)
+        if kept is None or len(spans) != len(self.params) or \
+                not spans or len(spans) - 1 not in kept or \
+                not statement_call(toks, k):
+            return False
+        return all(i in kept or not _side_effects(
+            join_tokens([t.text for t in toks[a:b]]))
+            for i, (a, b) in enumerate(spans))
+
+    def drop_edits(self, toks, k):
+        """The edits that turn the arguments of the call at token @k that
+        pthread does not get into `(void)` casts beside the next argument
+        (`w(ctx, c, m)` to `w(((void)(ctx), c), m)`), so that a local
+        only they name stays used; the name is renamed apart."""
+        kept = self.kept()
+        close = cparse.match(toks, k + 1)
+        spans = cparse.split_args(toks, k + 1, close)
+        out = []
+        for i, (a, b) in enumerate(spans):
+            if i in kept:
+                continue
+            out.append((toks[a].start, toks[a].start, "((void)("))
+            out.append((toks[b].start, toks[b].end, "),"))  # its comma
+            nxt = next(j for j in kept if j > i)
+            end = toks[spans[nxt][1] - 1].end
+            out.append((end, end, ")"))
+        return out
 
     def args(self, texts):
         if self.params is None:
@@ -726,6 +863,7 @@ def _api_wrapper(api, name, callee, names, args, checked, where):
     api[name] = ApiCall(name, inner.target, names, targs)
     api[name].wrapper = where
     api[name].in_place = place
+    api[name].checked = checked or inner.checked
     return True
 
 

@@ -1392,6 +1392,18 @@ REPORT_CALLS = frozenset((
     "vsyslog", "strerror", "strerror_r", "__fprintf_chk", "__printf_chk",
     "__vfprintf_chk", "__vprintf_chk", "__dprintf_chk", "__syslog_chk",
     "__vsyslog_chk", "__builtin_expect"))
+# The pthread calls that give 0 whenever the program is correct (not a
+# trylock, a timed call or an init): a wrapper's check of one may give up
+# (_SoleCall._gives_up()), as that code never runs.
+GIVE_ZERO = frozenset(("pthread_mutex_lock", "pthread_mutex_unlock",
+                       "pthread_mutex_destroy", "pthread_cond_wait",
+                       "pthread_cond_signal", "pthread_cond_broadcast",
+                       "pthread_cond_destroy"))
+# An init may fail (memory): a wrapper that checks one and gives up is
+# read only to be named in the refusal, "checks the result of
+# pthread_mutex_init()" (find.CHECKED_API: never followed), not taken
+# for a use of the lock the tool does not understand.
+CHECKED_INITS = frozenset(("pthread_mutex_init", "pthread_cond_init"))
 # The branch hints of a condition: no call, a hint to the compiler.
 _HINTS = frozenset(("__builtin_expect", "__builtin_expect_with_probability"))
 
@@ -1523,9 +1535,40 @@ class _SoleCall:
         return len(init) == 1 and self._expr(init[-1], top)
 
     def _branch(self, b):
-        """A branch of a check: nothing, checks, a report, or the end of
-        the process."""
-        return self._stmts([b], False) or self._dies(b) or self._reports(b)
+        """A branch of a check: nothing, checks, a report, the end of
+        the process, or giving up (on the call's failure only: see
+        _stmts())."""
+        return self._stmts([b], False) or self._dies(b) or \
+            self._reports(b) or self._gives_up(b)
+
+    def _gives_up(self, b):
+        """Whether branch @b reports and returns: statements without
+        jumps (calls of anything, as before an abort()), then a `return`
+        of nothing or of an integer constant (lrzip's `fatal_return(("Failed
+        to pthread_mutex_lock\\n"), false)`: the program's error function,
+        then `return false;`).  Only a branch taken when the call fails
+        may do this (the caller checks _on_result()): locking a plain
+        mutex gives 0, so it never runs, as liblock's calls never fail
+        on a correct program."""
+        K = ci.CursorKind
+        if self.call is None or _callee(self.call) not in GIVE_ZERO and \
+                _callee(self.call) not in CHECKED_INITS:
+            return False  # a trylock's EBUSY is no failure
+        flat = [s for s in self._flat(b) if s.kind != K.NULL_STMT]
+        if not flat or flat[-1].kind != K.RETURN_STMT:
+            return False
+        kids = list(flat[-1].get_children())
+        if kids and not (self._pure(kids[0], ()) and
+                         _int_value(kids[0]) is not None):
+            return False
+        for s in flat[:-1]:
+            if not s.kind.is_expression() and s.kind != K.DECL_STMT:
+                return False
+            if any(x.kind in (K.GOTO_STMT, K.RETURN_STMT, K.BREAK_STMT,
+                              K.CONTINUE_STMT, K.INDIRECT_GOTO_STMT)
+                   for x in s.walk_preorder()):
+                return False
+        return True
 
     def _flat(self, s):
         """The statements of @s, through blocks, do { } while (0) and a

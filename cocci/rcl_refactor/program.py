@@ -297,11 +297,16 @@ class Program:
         self.macros = {name: _chosen(fns, name, cands)
                        for name, cands in macros.items() if cands}
         found = []
+        in_c = {}  # alias name -> the .c files that #define it
         for f in self.files:
             for m in _OBJECT_DEFINE.finditer(f.src.text):
                 self.macros.setdefault(m.group(1), ([], m.group(2)))
                 if f.src.line_of(m.start(1)) not in f.dead_defines:
                     found.append((m.group(1), m.group(2)))
+                    if not f.is_header:
+                        in_c.setdefault(m.group(1), set()).add(f.path)
+                    else:
+                        in_c.setdefault(m.group(1), set()).add(None)
         # typedef pthread_mutex_t mythread_mutex; (liblzma) names the type
         # as a #define would.
         # Not one in a branch the compiler skips: unbound's util/locks.h
@@ -321,6 +326,8 @@ class Program:
                        "pthread_cond_t")
                       for n, kind in sorted(fe.sync_types().items())]
         self.types = find.type_aliases(given, found)
+        self._local_types(in_c, given,
+                          [(n, b) for n, b in found if n not in in_c])
         # Wrappers of wrappers (table_lock(t) calls xlock(&t->mu), which
         # calls pthread with its parameter), whatever their order.
         def sole(f):
@@ -498,6 +505,55 @@ class Program:
         if tag in self.fields.cands[(kind, field)]:
             return ["%s.%s" % (tag, field)], None
         return [], None
+
+    def _api_macro_seen(self, name):
+        """Whether @name is a macro for a pthread call that changes its
+        arguments (find.ApiCall.template(): lzma's
+        `#define CriticalSection_Delete(p)
+        pthread_mutex_destroy(&((p)->_mutex))`) whose every expansion
+        _scan_calls() reads: no other macro's body names it.  The lock its
+        body names is then the one each call names, not every structure's
+        field of that name."""
+        api = self.api.get(name)
+        if api is None or api.template() is None:
+            return False
+        word = re.compile(r"\b%s\b" % re.escape(name))
+        return not any(word.search(body)
+                       for n, (_, body) in self.macros.items() if n != name)
+
+    def _local_types(self, in_c, given, others):
+        """Scope the type aliases that only .c files #define (@in_c: name
+        -> their paths, None for a header) to those files, when another
+        file names the same word: icecast's log.c writes `#define mutex_t
+        pthread_mutex_t`, while thread.h's mutex_t is a structure holding
+        one; read as a mutex type there, `static mutex_t m = {
+        PTHREAD_MUTEX_INITIALIZER };` was taken for a mutex variable and
+        its field's initialiser was left unconverted.  @given and
+        @others: the --macro-file definitions and the other aliases
+        (typedefs, the compiler's), which stay global."""
+        self.file_types = {}
+        named_elsewhere = {n for n, _ in given} | {n for n, _ in others}
+        for name, paths in in_c.items():
+            kind = self.types.get(name)
+            if kind is None or None in paths or name in named_elsewhere or \
+                    name in find.PTHREAD_TYPES:
+                continue
+            word = re.compile(r"\b%s\b" % re.escape(name))
+            if not any(f.path not in paths and word.search(f.src.text)
+                       for f in self.files):
+                continue
+            del self.types[name]
+            for p in paths:
+                self.file_types.setdefault(p, {})[name] = kind
+
+    def types_in(self, f):
+        """The type aliases that hold in file @f (see _local_types())."""
+        extra = self.file_types.get(f.path) if f is not None else None
+        if not extra:
+            return self.types
+        out = dict(self.types)
+        out.update(extra)
+        return out
 
     def _accessor_only(self, name):
         """Whether function-like macro @name, whose body is an expression
@@ -807,7 +863,7 @@ class Program:
                 continue
             end = start + len(mf.type_name)
             if f.src.text[start:end] != mf.type_name or \
-                    self.types.get(mf.type_name) != mf.kind:
+                    self.types_in(f).get(mf.type_name) != mf.kind:
                 continue
             where = "%s at %s:%d" % (mf.macro, f.display, mf.define.line)
             if not any(d[0] is f and d[1] == start
@@ -824,13 +880,14 @@ class Program:
 
     def _scan_decls(self, f):
         toks = f.src.toks
+        types = self.types_in(f)
         struct_depth = []
         for k, t in enumerate(toks):
             if t.text == "{" and t.kind == "punct":
                 struct_depth.append(_is_struct_body(toks, k))
             elif t.text == "}" and t.kind == "punct" and struct_depth:
                 struct_depth.pop()
-            kind = self.types.get(t.text) if t.kind == "id" else None
+            kind = types.get(t.text) if t.kind == "id" else None
             if kind is None:
                 continue
             if toks[k - 1].text == "(" and toks[k + 1].text == ")":
@@ -935,7 +992,7 @@ class Program:
             owned = b.text.startswith(OWNED_INITIALIZERS)
             if b.kind != "id" or not (owned or b.text in PLAIN_INITIALIZERS):
                 continue
-            key = _initialized_name(spliced, k + i, self.types) or \
+            key = _initialized_name(spliced, k + i, self.types_in(f)) or \
                 self._member_initialized(f, k + i, spliced, f.line(k))
             if key and owned:
                 self.key(key).refuse(
@@ -1018,7 +1075,7 @@ class Program:
                 self._init_macro_use(f, k)
                 continue
             if t.text in PLAIN_INITIALIZERS:
-                name = _initialized_name(toks, k, self.types)
+                name = _initialized_name(toks, k, self.types_in(f))
                 if name is None:
                     name = self._member_initialized(f, k, toks, f.line(k))
                 if name:
@@ -1036,7 +1093,7 @@ class Program:
                 # glibc's recursive and error-checking static
                 # initialisers: converted as a plain one's site when
                 # nothing can tell the difference (Key.owned)
-                name = _initialized_name(toks, k, self.types) or \
+                name = _initialized_name(toks, k, self.types_in(f)) or \
                     self._member_initialized(f, k, toks, f.line(k))
                 if name:
                     key = self.key(name)
@@ -1077,13 +1134,22 @@ class Program:
                 args = args[:1]
             if args:
                 self._api_call(f, k, api.target, args)
-            if args and not api.identity and api.target in \
-                    COND_FNS[:4] + MUTEX_FNS[1:]:
+            read = api is not None and api.checked and \
+                not find.statement_call(toks, k)
+            if args and api.target in COND_FNS[:4] + MUTEX_FNS[1:] and (
+                    read or not api.identity and
+                    not api.droppable(toks, k) and
+                    api.template_edits(toks, k) is None):
                 kind = "cond" if api.target in COND_FNS else "mutex"
                 why = ("%s %s() at %s:%d changes its arguments (only its "
                        "name could be rewritten)" % (
                            "function" if api.wrapper else "macro", t.text,
                            f.display, f.line(k)))
+                if read:
+                    why = ("function %s() at %s:%d checks pthread's result "
+                           "and its own is read there (liblock's call "
+                           "would give pthread's)" % (
+                               t.text, f.display, f.line(k)))
                 self._refuse_all(
                     self.lock_keys(args[0], f, k, kind)[0], kind, why)
                 if api.target in COND_FNS[:2] and len(args) >= 2:
@@ -1140,12 +1206,16 @@ class Program:
         expansion, in a file not rewritten, or through its address
         (taken anywhere in the program) could pass a mutex that stays
         POSIX to the body that now calls liblock.  Its condition field
-        then stays POSIX."""
+        then stays POSIX.  A wrapper given no mutex (a signal, a
+        broadcast: icecast's thread_cond_broadcast_c(cond_t *cond, int
+        line, char *file), called through a macro that adds the line)
+        acts on its structure's converted field whoever calls it, so its
+        unseen calls do not matter."""
         fe = getattr(self, "frontend", None)
         if fe is None:
             return
         for api in self.api.values():
-            if api.in_place is None:
+            if api.in_place is None or api.in_place.get("mutex") is None:
                 continue
             seen = api.in_place.get("sites", set())
             where = None
@@ -1294,8 +1364,10 @@ class Program:
             owner = fl.anon_owner.get(tag, tag)  # its members' keys' tag
             if dsg is None and owner in fl.macro_tags:
                 break  # a macro declares some members: positions unknown
-            order = fl.order.get(tag) or list(
-                fl.members.get(tag, {}).items())
+            # the members the compiler reads, for an initialiser it reads
+            order = (fl.order_all if f.skipped is not None and
+                     line in f.skipped.lines else fl.order).get(tag) or \
+                list(fl.members.get(tag, {}).items())
             if dsg is not None:
                 # a designator names a member of this level, or of an
                 # anonymous structure member of it
@@ -1606,7 +1678,8 @@ class Program:
             m = re.match(r"#\s*define\s+(\w+)", t.text) \
                 if t.kind == "pp" else None
             if m and m.group(1) not in self.fns and \
-                    f.src.line_of(t.start) not in f.dead_defines:
+                    f.src.line_of(t.start) not in f.dead_defines and \
+                    not self._api_macro_seen(m.group(1)):
                 self._scan_macro(f, t, m.group(1))
         allocs, frees = self._heap_fns()
         ok = _accounted_ranges(f, self.fns, self.api)
@@ -1633,8 +1706,8 @@ class Program:
                          if (kind, n) in self.keys]
                 if not found or any(a <= k < b for a, b in ok):
                     continue
-                if not member and _is_member_decl_or_init(toks, k,
-                                                          self.types):
+                if not member and _is_member_decl_or_init(
+                        toks, k, self.types_in(f)):
                     continue
                 if member and _designated_init(toks, k, kind):
                     continue  # its initialiser is the field's site
@@ -1841,7 +1914,7 @@ class Program:
             c = cparse.match(toks, r)
             inner = [t.text for t in toks[r + 1:c]]
             if len(inner) == 2 and inner[1] == "*" and (
-                    inner[0] == "void" or self.types.get(inner[0]) ==
+                    inner[0] == "void" or self.types_in(f).get(inner[0]) ==
                     "mutex"):
                 if inner[0] != "void":
                     retype.append(r + 1)
@@ -1865,7 +1938,7 @@ class Program:
             if toks[i].text != "sizeof":
                 continue
             if toks[i + 1].text == "(" and toks[i + 3].text == ")" and \
-                    self.types.get(toks[i + 2].text) == "mutex":
+                    self.types_in(f).get(toks[i + 2].text) == "mutex":
                 retype.append(i + 2)
                 sized = True
                 continue
@@ -1921,11 +1994,12 @@ class Program:
         if d.is_param or d.is_static or not d.init or d.siblings != 1 or \
                 d.declarator.strip() != d.name:
             return None
+        types = self.types_in(f)
         typ = [k for k in range(d.stmt[0], d.t0)
-               if toks[k].kind == "id" and toks[k].text in self.types]
+               if toks[k].kind == "id" and toks[k].text in types]
         if len(typ) != 1:
             return None
-        kind = self.types[toks[typ[0]].text]
+        kind = types[toks[typ[0]].text]
         eq = d.t0 + 1
         if toks[eq].text != "=":
             return None

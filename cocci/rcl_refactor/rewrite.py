@@ -676,6 +676,25 @@ def _hazards(prog, f, shape):
     after = [(scoped.clang_pos(f, toks[a].start),
               scoped.clang_pos(f, toks[b - 1].end))
              for a, b in shape["conts"] if b > a]
+    # Nor the calls of a function that checks a pthread call which gives 0
+    # on a correct program (a condition wait, signal or broadcast, a
+    # destroy: find._CHECK_DROPPABLE) and reports or ends the process
+    # when it fails (lrzip's cond_wait() calls fatal(), which may exit()):
+    # that code is reached only on the failure.
+    for k in range(shape["t0"], shape["t1"]):
+        api = prog.api.get(toks[k].text) if toks[k].kind == "id" else None
+        if api is None or api.wrapper is None or \
+                api.in_place is not None or \
+                api.target not in find._CHECK_DROPPABLE or \
+                k + 1 >= len(toks) or toks[k + 1].text != "(":
+            continue
+        close = find.cparse.match(toks, k + 1)
+        if any(find._side_effects(find.join_tokens(
+                [t.text for t in toks[a:b]]))
+               for a, b in find.cparse.split_args(toks, k + 1, close)):
+            continue  # its arguments' calls run on the server too
+        after.append((scoped.clang_pos(f, toks[k].start),
+                      scoped.clang_pos(f, toks[close].end)))
     return fe.hazards(f.path, *span, skip=after), \
         fe.errno_reached(f.path, *span)
 
@@ -1459,6 +1478,17 @@ def _call_renames(prog, f):
                 _keep_unused(prog, api)
                 if api.identity:
                     f.edits.append((t.start, t.end, new))
+                elif api.template_edits(toks, k) is not None:
+                    # the macro's text around the arguments, as the
+                    # preprocessor expands it: edits inside them apply
+                    f.edits.append((t.start, t.end, new))
+                    f.edits += api.template_edits(toks, k)
+                elif api.droppable(toks, k):
+                    # the name, and the arguments pthread does not get
+                    # cast to void: other edits inside every argument
+                    # still apply
+                    f.edits.append((t.start, t.end, new))
+                    f.edits += api.drop_edits(toks, k)
                 else:  # cond_init: outside sections (no other edits)
                     close = find.cparse.match(toks, k + 1)
                     f.edits.append((t.start, toks[close].end, "%s(%s)" % (

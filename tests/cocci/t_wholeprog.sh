@@ -57,6 +57,12 @@
 #    global trivial lock(): a name two files define is no wrapper (main.c's
 #    section called plugin.c's companion, and the count was lost); a
 #    --lock-fn naming it is refused.
+#  - localalias (wholeprog/localalias): note.c's `#define mutex_t
+#    pthread_mutex_t` holds in note.c only; box.h's mutex_t is a
+#    structure holding the mutex, and box.c's `static mutex_t l = {
+#    PTHREAD_MUTEX_INITIALIZER }` initialises its field (icecast 2.4.4's
+#    log.c and thread.h: the initialiser was left as pthread's, and the
+#    compile check wrote nothing at all).
 #  - initmacro: an initialiser macro of a shared header that a unit not
 #    being rewritten expands too keeps its lock POSIX, with that file's
 #    name (rewriting its body broke that unit's build: rrdtool's
@@ -699,6 +705,35 @@ same_output twolocks "$TMP/tl.want" "$TMP/tl.new"
 	>"$TMP/log" 2>&1
 [ $? -eq 2 ] && grep -q "lock() is defined in several files (counted.h, plugin.c)" \
 	"$TMP/log" || { cat "$TMP/log"; fail "twolocks: --lock-fn lock=unlock"; }
+cd "$TMP" || exit 1
+
+# ---- localalias: a .c file's #define of a type name another file uses ----
+cp -R "$WP/localalias" "$TMP/la" && chmod -R u+w "$TMP/la"
+cd "$TMP/la" || exit 1
+{
+	printf '['
+	sep=
+	for u in main box note; do
+		printf '%s{"directory": "%s", "file": "%s.c", "arguments": ["cc", "-std=gnu11", "-O2", "-Wall", "-pthread", "-c", "%s.c"]}' \
+			"$sep" "$TMP/la" "$u" "$u"
+		sep=', '
+	done
+	printf ']\n'
+} >compile_commands.json
+$CC -std=gnu11 -O2 -Wall -Werror -pthread main.c box.c note.c \
+	-o "$TMP/la.orig" || fail "localalias does not build"
+timeout 60 "$TMP/la.orig" >"$TMP/la.want" || fail "localalias fails"
+"$RCLR" -p . --locks all -o "$TMP/laout" >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "localalias: rcl-refactor failed"; }
+grep -q "4 section(s) found, 4 delegated, 0 held, 0 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "localalias: summary"; }
+grep -q "total_lock = { LIBLOCK_INITIALIZER_ALGO" "$TMP/laout/box.c" ||
+	fail "localalias: box.c's initialiser of the structure's field"
+[ ! -e "$TMP/laout/main.c" ] || fail "localalias: main.c (no lock) was written"
+cp main.c "$TMP/laout/" # beside the rewritten box.h it includes
+cc_rcl "$TMP/la.new" "$TMP/laout/main.c" "$TMP/laout/box.c" \
+	"$TMP/laout/note.c" || fail "localalias: the result does not build"
+same_output localalias "$TMP/la.want" "$TMP/la.new"
 cd "$TMP" || exit 1
 
 # ---- initmacro: a shared initialiser macro, one of its users named ----
