@@ -86,17 +86,8 @@ def statement_call(toks, k):
         return True
     if p.text != ")":
         return False
-    j = k - 1
-    depth = 0
-    while j >= 0:
-        if toks[j].text == ")":
-            depth += 1
-        elif toks[j].text == "(":
-            depth -= 1
-            if depth == 0:
-                break
-        j -= 1
-    if j < 1:
+    j = cparse.match_back(toks, k - 1)
+    if j is None or j < 1:
         return False
     if [t.text for t in toks[j + 1:k - 1]] == ["void"]:
         return toks[j - 1].text in (";", "{", "}", ":", "else", "do")

@@ -580,12 +580,12 @@ def skipped_lock_calls(prog):
             for m in _SKIPPED_CALL.finditer(text, a, b):
                 args = _text_args(text, m.end() - 1)
                 args = args and [_macros_expanded(prog, x) for x in args]
-                k = _scope_token(f, m.start(1))
+                var_type = _skipped_var_type(prog, f, m.start(1))
                 names = [n for x in (args or [text[m.end():b]])
-                         for n in _named_keys(prog, x, f, k)]
+                         for n in _named_keys(prog, x, var_type)]
                 if not names:
                     continue
-                first = _named_keys(prog, args[0], f, k) if args else []
+                first = _named_keys(prog, args[0], var_type) if args else []
                 if m.group(1) in _RENAMED and len(first) == 1 and \
                         first[0][0] == "mutex" and len(names) == 1:
                     prog.key(first[0][1]).skipped_calls.append(
@@ -619,14 +619,26 @@ def _text_args(text, i):
     return None
 
 
-def _scope_token(f, off):
-    """A token of @f from which the names visible at offset @off (in a
-    branch the compiler skips, which has no tokens) are looked up: the
-    last one before it in the same function body; None outside one."""
+def _skipped_var_type(prog, f, off):
+    """The structure tag of a variable named at offset @off of @f, in a
+    branch the compiler skips (which has no tokens): its declaration
+    visible at the last token before it in the same function body (a
+    parameter, an earlier local), or a global's; None when the skipped
+    text before the call may declare the name again (`struct b *p =`,
+    `int p;`: any word or `*` before it and `=`, `;`, `,`, `[` or `)`
+    after)."""
     span = f._span_at(off)
     if span is None:
-        return None
-    return max(span[2], bisect.bisect_left(f.src.tok_starts, off) - 1)
+        return prog.fields.global_type
+    k = max(span[2], bisect.bisect_left(f.src.tok_starts, off) - 1)
+    between = f.src.text[f.src.toks[k].end:off]
+
+    def var_type(name):
+        if re.search(r"[\w*]\s*\b%s\s*[=;,\[)]" % re.escape(name),
+                     between):
+            return None
+        return prog.var_type(f, k, name)
+    return var_type
 
 
 def _macros_expanded(prog, expr):
@@ -648,26 +660,23 @@ def _macros_expanded(prog, expr):
     return prog.expand_accessors(expr, every=True) if seen else expr
 
 
-def _named_keys(prog, expr, f, k):
+def _named_keys(prog, expr, var_type):
     """(kind, name) of the mutex and condition keys expression text @expr
-    (at token @k of @f) may name: a variable by its name, a field by its
-    structure's key when the text tells the structure (a cast, a variable
-    declared where the function's text says), else by every key of that
-    field name."""
+    may name: a variable by its name, a field by its structure's key when
+    the text tells the structure (a cast, a variable whose tag
+    @var_type(name) gives), else by every key of that field name."""
     e = re.sub(r"\s+", "", expr)
     m = re.fullmatch(r"&?\(*([A-Za-z_]\w*)\)*", e)
     if m:
         return [(kind, n) for kind, n in prog.keys if n == m.group(1)]
     m = re.search(r"(?:\.|->)([A-Za-z_]\w*)\)*$", e)
     if m:
-        # the structure, when the text tells it (a cast, a global)
+        # the structure, when the text tells it
         out = []
         for kind in ("mutex", "cond"):
             try:
-                names, unsure = prog.fields.keys(
-                    cparse.lex(expr), kind,
-                    lambda n: prog.var_type(f, k, n) if k is not None
-                    else prog.fields.global_type(n))
+                names, unsure = prog.fields.keys(cparse.lex(expr), kind,
+                                                 var_type)
             except cparse.ParseError:
                 names, unsure = [], True
             out += [(kind, n) for n in names if (kind, n) in prog.keys] \
