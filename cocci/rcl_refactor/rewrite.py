@@ -330,8 +330,8 @@ def _timed_locks(prog, f):
                 api.in_place is not None:
             continue
         fi = f.func_at(t.start, prog.typedefs, lenient=True)
-        if fi is None:
-            continue  # a macro's body: its uses are the sections
+        if fi is None or prog._in_wrapper(f, k):
+            continue  # a macro's or wrapper's body: its uses are them
         args = _api_args(prog, toks, k)
         names, why = prog.lock_keys(args[0], f, k) if args else ([], None)
         line = f.line(k)
@@ -1456,7 +1456,8 @@ def _api_args(prog, toks, k):
 
 def _call_renames(prog, f):
     """pthread_mutex_destroy, pthread_mutex_timedlock/clocklock,
-    pthread_cond_* (or the project's macros for them), sizeof(pthread_mutex_t) and PTHREAD_COND_INITIALIZER of
+    pthread_cond_* (or the project's macros for them),
+    sizeof(pthread_mutex_t) and PTHREAD_COND_INITIALIZER of
     converted keys, in file @f."""
     toks = f.src.toks
     for k, t in enumerate(toks):

@@ -193,8 +193,8 @@ END_TEST
 struct timed_ctx {
 	liblock_lock_t *lock;
 	clockid_t clock;
-	long wait_ms;	/* deadline: now + wait_ms on @clock */
-	long bad_nsec;	/* tv_nsec of the deadline, when not 0 */
+	long wait_ms;  /* deadline: now + wait_ms on @clock */
+	long bad_nsec; /* tv_nsec of the deadline, when not 0 */
 	int result;
 	double waited_ms; /* how long the call took */
 };
@@ -213,7 +213,7 @@ static void *timed_from_other_thread(void *arg)
 	struct timespec dl, start;
 
 	clock_gettime(t->clock == CLOCK_PROCESS_CPUTIME_ID ? CLOCK_REALTIME
-							  : t->clock,
+							   : t->clock,
 		      &dl);
 	dl.tv_sec += t->wait_ms / 1000;
 	dl.tv_nsec += (t->wait_ms % 1000) * 1000000L;
@@ -234,14 +234,14 @@ static void *timed_from_other_thread(void *arg)
 }
 
 static struct timed_ctx timed_try(liblock_lock_t *l, clockid_t clock,
-				   long wait_ms, long bad_nsec,
-				   long release_after_ms)
+				  long wait_ms, long bad_nsec,
+				  long release_after_ms)
 {
 	struct timed_ctx t = {l, clock, wait_ms, bad_nsec, -1, 0};
 	pthread_t th;
 
-	ck_assert_int_eq(
-		pthread_create(&th, NULL, timed_from_other_thread, &t), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, timed_from_other_thread, &t),
+			 0);
 	if (release_after_ms >= 0) {
 		usleep(release_after_ms * 1000);
 		ck_assert_int_eq(liblock_unlock(l), 0);
@@ -287,8 +287,10 @@ START_TEST(timedlock_semantics)
 	/* released 20 ms into a 60 s wait: taken then */
 	t = timed_try(&l, CLOCK_MONOTONIC, 60000, 0, 20);
 	ck_assert_int_eq(t.result, 0);
-	ck_assert_msg(t.waited_ms < 30000, "waited %.1f ms for a lock "
-		      "released after 20", t.waited_ms);
+	ck_assert_msg(t.waited_ms < 30000,
+		      "waited %.1f ms for a lock "
+		      "released after 20",
+		      t.waited_ms);
 	ck_assert_int_eq(liblock_lock(&l), 0);
 	t = timed_try(&l, CLOCK_REALTIME, 60000, 0, 20);
 	ck_assert_int_eq(t.result, 0);

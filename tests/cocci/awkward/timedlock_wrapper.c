@@ -43,6 +43,12 @@ static int guarded_timedlock(struct guarded *m, long usec)
 	return rv;
 }
 
+/* a wrapper of the call on the mutex it is given */
+static int timed_take(pthread_mutex_t *mu, const struct timespec *ts)
+{
+	return pthread_mutex_timedlock(mu, ts);
+}
+
 static int guarded_unlock(struct guarded *m)
 {
 	return pthread_mutex_unlock(&m->mutex);
@@ -74,7 +80,8 @@ static void *worker(void *arg)
 			continue;
 		}
 		deadline_in(&dl, 50000);
-		if (pthread_mutex_timedlock(&g.mutex, &dl) == ETIMEDOUT) {
+		if ((i % 4 ? pthread_mutex_timedlock(&g.mutex, &dl)
+			   : timed_take(&g.mutex, &dl)) == ETIMEDOUT) {
 			t->timed_out++;
 			continue;
 		}
