@@ -724,6 +724,17 @@ class Unit:
             return None  # several, or reached through a call
         return tags.pop()
 
+    def member_owner_at(self, path, line, col, fieldname):
+        """Tag of the structure whose field @fieldname a macro expanded
+        at (@line, @col) of @path names (libclang places the member at
+        the expansion), when that is one; else None."""
+        tags = {t for loc, f, t in self.member_refs
+                if loc.path == path and loc.line == line and
+                loc.col == col and f == fieldname}
+        if len(tags) != 1 or "()" in tags:
+            return None
+        return tags.pop()
+
     def macro_member_tags(self, path, line, name, fieldname):
         """Tags of the structures whose field @fieldname the expansions
         (in this unit) of macro @name, defined on @line of @path, name in
@@ -2548,6 +2559,15 @@ class Program:
         for u in self.units:
             out.update(u.sync_types)
         return out
+
+    def member_owner_at(self, path, line, col, fieldname):
+        """Unit.member_owner_at() over every unit that reads @path, when
+        they agree."""
+        rp = os.path.realpath(path)
+        tags = {u.member_owner_at(rp, line, col, fieldname)
+                for u in self.units if rp in u.files}
+        tags.discard(None)
+        return tags.pop() if len(tags) == 1 else None
 
     def macro_member_tags(self, path, line, name, fieldname):
         """Unit.macro_member_tags() over every unit; None when one of

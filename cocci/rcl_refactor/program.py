@@ -487,8 +487,8 @@ class Program:
         macros the text cannot read (apr's `&proc_pthread_mutex(m)`,
         whose body casts a pointer: `((box_t *)(m)->area)->mutex`): the
         member it ends with, in the structure the compiler resolved at
-        the expansion, when no call is in its object expression
-        (member_owner())."""
+        the expansion (libclang places it at the macro's name), when no
+        call is in its object expression (member_owner_at())."""
         key = find.lock_key(self.expand_accessors(expr, every=True))
         if not key or not key.startswith(".") or \
                 (kind, key[1:]) not in self.fields.cands:
@@ -499,7 +499,8 @@ class Program:
             if toks[j].text in (";", "{", "}"):
                 break
             if toks[j].kind == "id" and toks[j].text in self.macros:
-                tags.add(fe.member_owner(f.path, f.line(j), field))
+                line, col = scoped.clang_pos(f, toks[j].start)
+                tags.add(fe.member_owner_at(f.path, line, col, field))
         tags.discard(None)
         tag = tags.pop() if len(tags) == 1 else None
         if tag in self.fields.cands[(kind, field)]:
