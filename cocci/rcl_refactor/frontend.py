@@ -715,24 +715,16 @@ class Unit:
         return [m.name for m in self.macros
                 if m.loc.path == path and m.loc.line == line]
 
-    def member_owner(self, path, line, fieldname):
+    def member_owner(self, path, line, fieldname, col=None):
         """Tag of the structure whose field @fieldname is named on @line
-        of @path, when all such uses there agree; else None."""
-        tags = {t for loc, f, t in self.member_refs
-                if loc.path == path and loc.line == line and f == fieldname}
-        if len(tags) != 1 or "()" in tags:
-            return None  # several, or reached through a call
-        return tags.pop()
-
-    def member_owner_at(self, path, line, col, fieldname):
-        """Tag of the structure whose field @fieldname a macro expanded
-        at (@line, @col) of @path names (libclang places the member at
-        the expansion), when that is one; else None."""
+        of @path (at column @col when given: a macro expanded there,
+        where libclang places the member its body names), when all such
+        uses there agree; else None."""
         tags = {t for loc, f, t in self.member_refs
                 if loc.path == path and loc.line == line and
-                loc.col == col and f == fieldname}
+                f == fieldname and col in (None, loc.col)}
         if len(tags) != 1 or "()" in tags:
-            return None
+            return None  # several, or reached through a call
         return tags.pop()
 
     def macro_member_tags(self, path, line, name, fieldname):
@@ -2491,10 +2483,10 @@ class Program:
                 return u
         return None
 
-    def member_owner(self, path, line, fieldname):
+    def member_owner(self, path, line, fieldname, col=None):
         """Unit.member_owner() over every unit that reads @path."""
         rp = os.path.realpath(path)
-        tags = {u.member_owner(rp, line, fieldname) for u in self.units
+        tags = {u.member_owner(rp, line, fieldname, col) for u in self.units
                 if rp in u.files}
         tags.discard(None)
         return tags.pop() if len(tags) == 1 else None
@@ -2559,15 +2551,6 @@ class Program:
         for u in self.units:
             out.update(u.sync_types)
         return out
-
-    def member_owner_at(self, path, line, col, fieldname):
-        """Unit.member_owner_at() over every unit that reads @path, when
-        they agree."""
-        rp = os.path.realpath(path)
-        tags = {u.member_owner_at(rp, line, col, fieldname)
-                for u in self.units if rp in u.files}
-        tags.discard(None)
-        return tags.pop() if len(tags) == 1 else None
 
     def macro_member_tags(self, path, line, name, fieldname):
         """Unit.macro_member_tags() over every unit; None when one of

@@ -488,7 +488,7 @@ class Program:
         whose body casts a pointer: `((box_t *)(m)->area)->mutex`): the
         member it ends with, in the structure the compiler resolved at
         the expansion (libclang places it at the macro's name), when no
-        call is in its object expression (member_owner_at())."""
+        call is in its object expression (member_owner())."""
         key = find.lock_key(self.expand_accessors(expr, every=True))
         if not key or not key.startswith(".") or \
                 (kind, key[1:]) not in self.fields.cands:
@@ -500,7 +500,7 @@ class Program:
                 break
             if toks[j].kind == "id" and toks[j].text in self.macros:
                 line, col = scoped.clang_pos(f, toks[j].start)
-                tags.add(fe.member_owner_at(f.path, line, col, field))
+                tags.add(fe.member_owner(f.path, line, field, col))
         tags.discard(None)
         tag = tags.pop() if len(tags) == 1 else None
         if tag in self.fields.cands[(kind, field)]:
