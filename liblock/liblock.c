@@ -19,6 +19,7 @@
 #include "ll_wait.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,6 +147,8 @@ int liblock_init(liblock_lock_t *lock, const liblock_attr_t *attr)
 	lock->_algorithm = attr->algorithm;
 	lock->_server = attr->server;
 	lock->_flags = attr->flags;
+	lock->_depth = 0;
+	atomic_store_explicit(&lock->_owner, 0, memory_order_relaxed);
 	atomic_store_explicit(&lock->_state, LOCK_UNINIT, memory_order_relaxed);
 	if ((rc = build(lock, attr)) != 0)
 		return rc;
@@ -314,6 +317,76 @@ static int forked_settle(liblock_lock_t *lock, int op)
 	}
 }
 
+/* ---- recursive and error-checking locks --------------------------------
+ * A lock made with LIBLOCK_ATTR_RECURSIVE or LIBLOCK_ATTR_ERRORCHECK
+ * ("owned") records the thread that holds its word in _owner, and the
+ * levels taken beyond the first in _depth, above the algorithm: every
+ * algorithm with a lock word gets the pthread types' semantics, and the
+ * unowned fast path pays one test of _flags, on the line it reads anyway.
+ *
+ * _owner is relaxed everywhere.  Only the holder writes it: its token
+ * just after taking the word, 0 just before letting it go, so the word's
+ * own acquire and release order the writes of successive holders (the
+ * next holder's store comes after ours in _owner's modification order).
+ * A thread reads its own token only while it holds the lock: it clears
+ * the field itself before letting go, and reads the latest value it
+ * wrote; any other value (0, a stale holder) differs from its token.
+ * _depth is the holder's alone.
+ *
+ * liblock_exec by the holder runs the function in place: it holds the
+ * lock (a recursive lock's section taken again).  An error-checking lock
+ * does what `lock; section; unlock` did with pthreads there: the lock
+ * call fails with EDEADLK, the section runs, the unlock releases the
+ * lock the thread held.  A condition wait by the holder lets go of every
+ * level and takes them all back. */
+#define OWNED_FLAGS (LIBLOCK_ATTR_RECURSIVE | LIBLOCK_ATTR_ERRORCHECK)
+
+/* _depth sits in the padding after _state: six words, which the rcl-run
+ * interposer's one-line record of a mutex (pti_int.h) has room for. */
+static_assert(sizeof(liblock_lock_t) == 6 * sizeof(void *),
+	      "liblock_lock_t is six words");
+
+static inline bool owned(const liblock_lock_t *lock)
+{
+	return ll_unlikely(lock->_flags & OWNED_FLAGS);
+}
+
+static inline bool held_by_me(liblock_lock_t *lock)
+{
+	return atomic_load_explicit(&lock->_owner, memory_order_relaxed) ==
+	       ll_self();
+}
+
+/* Taken again by its holder: 0 (recursive: one level more), EAGAIN when
+ * the count would wrap (as glibc), else @again (error-checking). */
+static int take_again(liblock_lock_t *lock, int again)
+{
+	if (!(lock->_flags & LIBLOCK_ATTR_RECURSIVE))
+		return again;
+	if (lock->_depth == UINT_MAX)
+		return EAGAIN;
+	lock->_depth++;
+	return 0;
+}
+
+bool ll_lock_owned_by_me(liblock_lock_t *lock)
+{
+	return owned(lock) && held_by_me(lock);
+}
+
+/* Just after the word is taken. */
+static inline void set_owner(liblock_lock_t *lock)
+{
+	lock->_depth = 0;
+	atomic_store_explicit(&lock->_owner, ll_self(), memory_order_relaxed);
+}
+
+/* Just before the word is let go. */
+static inline void clear_owner(liblock_lock_t *lock)
+{
+	atomic_store_explicit(&lock->_owner, 0, memory_order_relaxed);
+}
+
 int liblock_destroy(liblock_lock_t *lock)
 {
 	int rc, state;
@@ -326,6 +399,9 @@ int liblock_destroy(liblock_lock_t *lock)
 		return 0; /* static, never used */
 	if (state < LOCK_READY || lock->_ops == NULL)
 		return EINVAL;
+	if (owned(lock) &&
+	    atomic_load_explicit(&lock->_owner, memory_order_relaxed) != 0)
+		return EBUSY;
 	rc = ((const struct ll_ops *)lock->_ops)->destroy(lock->_impl);
 	if (rc != 0)
 		return rc;
@@ -341,6 +417,12 @@ void *liblock_exec(liblock_lock_t *lock, liblock_fn_t fn, void *ctx)
 	void *ret;
 	int rc;
 
+	if (owned(lock) && held_by_me(lock)) {
+		ret = fn(ctx);
+		if (!(lock->_flags & LIBLOCK_ATTR_RECURSIVE))
+			liblock_unlock(lock);
+		return ret;
+	}
 	if (ll_unlikely(!current(lock)) &&
 	    (rc = settle(lock, SETTLE_LOCK)) != 0)
 		ll_fatal("liblock_exec: %s lock %p failed: error %d",
@@ -355,12 +437,18 @@ void *liblock_exec(liblock_lock_t *lock, liblock_fn_t fn, void *ctx)
 	if (ll_unlikely((rc = ops->lock(lock->_impl)) != 0))
 		ll_fatal("liblock_exec: %s lock %p failed: error %d", ops->name,
 			 (void *)lock, rc);
-	ret = fn(ctx);
+	if (!owned(lock)) {
+		ret = fn(ctx);
+	} else { /* the section runs here: its thread holds the lock */
+		set_owner(lock);
+		ret = fn(ctx);
+		clear_owner(lock);
+	}
 	ops->unlock(lock->_impl);
 	return ret;
 }
 
-int liblock_lock(liblock_lock_t *lock)
+static int word_lock(liblock_lock_t *lock)
 {
 	const struct ll_ops *ops;
 	int rc;
@@ -372,7 +460,20 @@ int liblock_lock(liblock_lock_t *lock)
 	return ops->lock ? ops->lock(lock->_impl) : ENOTSUP;
 }
 
-int liblock_trylock(liblock_lock_t *lock)
+int liblock_lock(liblock_lock_t *lock)
+{
+	int rc;
+
+	if (!owned(lock))
+		return word_lock(lock);
+	if (held_by_me(lock))
+		return take_again(lock, EDEADLK);
+	if ((rc = word_lock(lock)) == 0)
+		set_owner(lock);
+	return rc;
+}
+
+static int word_trylock(liblock_lock_t *lock)
 {
 	const struct ll_ops *ops;
 	int rc;
@@ -384,7 +485,20 @@ int liblock_trylock(liblock_lock_t *lock)
 	return ops->trylock ? ops->trylock(lock->_impl) : ENOTSUP;
 }
 
-int liblock_unlock(liblock_lock_t *lock)
+int liblock_trylock(liblock_lock_t *lock)
+{
+	int rc;
+
+	if (!owned(lock))
+		return word_trylock(lock);
+	if (held_by_me(lock))
+		return take_again(lock, EBUSY);
+	if ((rc = word_trylock(lock)) == 0)
+		set_owner(lock);
+	return rc;
+}
+
+static int word_unlock(liblock_lock_t *lock)
 {
 	const struct ll_ops *ops;
 	int rc;
@@ -396,9 +510,40 @@ int liblock_unlock(liblock_lock_t *lock)
 	return ops->unlock ? ops->unlock(lock->_impl) : ENOTSUP;
 }
 
+int liblock_unlock(liblock_lock_t *lock)
+{
+	int rc;
+
+	if (!owned(lock))
+		return word_unlock(lock);
+	if (!held_by_me(lock))
+		return EPERM;
+	if (lock->_depth > 0) {
+		lock->_depth--;
+		return 0;
+	}
+	clear_owner(lock);
+	if ((rc = word_unlock(lock)) != 0)
+		set_owner(lock); /* still ours: the algorithm kept it */
+	return rc;
+}
+
 void liblock_cleanup_unlock(void *lock)
 {
 	liblock_unlock(lock);
+}
+
+unsigned int liblock_mutexattr_flags(const pthread_mutexattr_t *attr)
+{
+	int type;
+
+	if (!attr || pthread_mutexattr_gettype(attr, &type) != 0)
+		return 0;
+	if (type == PTHREAD_MUTEX_RECURSIVE)
+		return LIBLOCK_ATTR_RECURSIVE;
+	if (type == PTHREAD_MUTEX_ERRORCHECK)
+		return LIBLOCK_ATTR_ERRORCHECK;
+	return 0;
 }
 
 static int try_lock(void *lock)
@@ -409,12 +554,14 @@ static int try_lock(void *lock)
 int liblock_clocklock(liblock_lock_t *lock, clockid_t clock,
 		      const struct timespec *abstime)
 {
+	if (owned(lock) && held_by_me(lock))
+		return take_again(lock, EDEADLK);
 	return ll_try_until(try_lock, lock, clock, abstime);
 }
 
 int liblock_timedlock(liblock_lock_t *lock, const struct timespec *abstime)
 {
-	return ll_try_until(try_lock, lock, CLOCK_REALTIME, abstime);
+	return liblock_clocklock(lock, CLOCK_REALTIME, abstime);
 }
 
 const char *liblock_lock_algorithm(liblock_lock_t *lock)
@@ -525,6 +672,19 @@ static int cond_wait(liblock_cond_t *cond, liblock_lock_t *lock,
 			return rc;
 	}
 	ops = lock->_ops;
+	if (owned(lock) && held_by_me(lock)) {
+		unsigned int depth;
+
+		/* every level goes, and comes back with the word */
+		depth = lock->_depth;
+		clear_owner(lock);
+		rc = ops->cond_wait ? ops->cond_wait(lock->_impl, cond, abstime)
+				    : cond_wait_generic(ops, lock->_impl, cond,
+							abstime);
+		set_owner(lock);
+		lock->_depth = depth;
+		return rc;
+	}
 	if (ops->cond_wait)
 		return ops->cond_wait(lock->_impl, cond, abstime);
 	return cond_wait_generic(ops, lock->_impl, cond, abstime);

@@ -28,6 +28,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #ifdef __cplusplus
@@ -44,6 +45,16 @@ enum {
 	/* Ignore LIBLOCK_LOCK: this lock keeps the algorithm named here
 	 * (benchmarks comparing algorithms side by side use it). */
 	LIBLOCK_ATTR_FIXED = 1u << 0,
+	/* The thread that holds the lock may take it again: lock and
+	 * trylock count one level more, unlock one level less, and
+	 * liblock_exec runs its function in place (PTHREAD_MUTEX_RECURSIVE).
+	 * Only algorithms with a lock word can be held across calls. */
+	LIBLOCK_ATTR_RECURSIVE = 1u << 1,
+	/* The thread that holds the lock gets EDEADLK from lock and
+	 * timedlock, EBUSY from trylock; unlock by another thread, or of a
+	 * free lock, is EPERM (PTHREAD_MUTEX_ERRORCHECK), whatever the
+	 * algorithm. */
+	LIBLOCK_ATTR_ERRORCHECK = 1u << 2,
 };
 
 /* Which server CPU a delegation lock uses when none is given. */
@@ -72,17 +83,27 @@ typedef struct liblock_lock {
 	int _server;		/* requested server CPU (lazy init) */
 	unsigned int _flags;	/* requested LIBLOCK_ATTR_* (lazy init) */
 	_Atomic int _state;	/* 0 uninit, 1 initialising, even: ready */
+	/* RECURSIVE and ERRORCHECK locks: the levels the holder took beyond
+	 * the first, and its token (0 when no thread holds the lock word) */
+	unsigned int _depth;
+	_Atomic uintptr_t _owner;
 } liblock_lock_t;
 
 /* Static initialisers: the algorithm comes from $LIBLOCK_LOCK (or posix),
  * or from the name given, on first use. */
 #define LIBLOCK_INITIALIZER                                                    \
 	{                                                                      \
-		NULL, NULL, NULL, LIBLOCK_SERVER_DEFAULT, 0, 0                 \
+		NULL, NULL, NULL, LIBLOCK_SERVER_DEFAULT, 0, 0, 0, 0           \
 	}
 #define LIBLOCK_INITIALIZER_ALGO(name, server)                                 \
 	{                                                                      \
-		NULL, NULL, (name), (server), 0, 0                             \
+		NULL, NULL, (name), (server), 0, 0, 0, 0                       \
+	}
+/* ... with LIBLOCK_ATTR_* @flags (LIBLOCK_ATTR_RECURSIVE: the static
+ * initializer of a recursive mutex) */
+#define LIBLOCK_INITIALIZER_FLAGS(name, server, flags)                         \
+	{                                                                      \
+		NULL, NULL, (name), (server), (flags), 0, 0, 0                 \
 	}
 
 /* Condition variable usable with every algorithm (waits on a futex).
@@ -106,6 +127,14 @@ typedef struct liblock_cond {
  * exist), ENOMEM, or the algorithm's own error.
  */
 LIBLOCK_API int liblock_init(liblock_lock_t *lock, const liblock_attr_t *attr);
+
+/* The LIBLOCK_ATTR_* flags that give a lock the type of a mutex made with
+ * @attr (NULL: a default mutex): LIBLOCK_ATTR_RECURSIVE for
+ * PTHREAD_MUTEX_RECURSIVE, LIBLOCK_ATTR_ERRORCHECK for
+ * PTHREAD_MUTEX_ERRORCHECK, else 0.  What rcl-refactor puts in the
+ * attribute of a converted pthread_mutex_init(&m, &attr). */
+LIBLOCK_API unsigned int
+liblock_mutexattr_flags(const pthread_mutexattr_t *attr);
 
 /* Destroy @lock.  Returns 0, EBUSY if the lock is held (where the algorithm
  * can tell), or EINVAL if @lock was never initialised.  A lock defined

@@ -113,6 +113,11 @@ static inline void *ll_lock_impl(const liblock_lock_t *lock)
 	return lock->_impl;
 }
 
+/* Whether @lock is recursive or error-checking and the calling thread
+ * holds it through liblock_lock/trylock (liblock.c records the holder of
+ * those locks only). */
+bool ll_lock_owned_by_me(liblock_lock_t *lock) LL_HIDDEN;
+
 /* ---- the generic condition-variable protocol ---------------------------
  * Any algorithm's cond_wait can be written as:
  *   seq = ll_cond_enter(cond);  release the lock;

@@ -351,7 +351,10 @@ int rcl_tryexec(liblock_lock_t *lock, liblock_fn_t fn, void *ctx, void **ret)
 	if (!lock || !fn)
 		return EINVAL;
 	liblock_lock_algorithm(lock); /* initialises a static lock */
-	if (ll_lock_ops(lock) != &rcl_ops) {
+	/* another algorithm, or a recursive or error-checking lock its
+	 * thread holds: liblock_trylock() answers as pthreads would (one
+	 * level more, or EBUSY) */
+	if (ll_lock_ops(lock) != &rcl_ops || ll_lock_owned_by_me(lock)) {
 		if ((rc = liblock_trylock(lock)) != 0)
 			return rc;
 		v = fn(ctx);

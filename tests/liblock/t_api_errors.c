@@ -419,6 +419,79 @@ START_TEST(fork_child_uses_a_lock_free_at_fork)
 }
 END_TEST
 
+/* liblock_mutexattr_flags() names the type a pthread attribute gives. */
+START_TEST(mutexattr_flags_follow_the_type)
+{
+	static const struct {
+		int type;
+		unsigned int flags;
+	} types[] = {
+		{PTHREAD_MUTEX_NORMAL, 0},
+		{PTHREAD_MUTEX_DEFAULT, 0},
+		{PTHREAD_MUTEX_RECURSIVE, LIBLOCK_ATTR_RECURSIVE},
+		{PTHREAD_MUTEX_ERRORCHECK, LIBLOCK_ATTR_ERRORCHECK},
+	};
+	pthread_mutexattr_t attr;
+
+	ck_assert_uint_eq(liblock_mutexattr_flags(NULL), 0);
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		ck_assert_int_eq(pthread_mutexattr_init(&attr), 0);
+		ck_assert_int_eq(
+			pthread_mutexattr_settype(&attr, types[i].type), 0);
+		ck_assert_uint_eq(liblock_mutexattr_flags(&attr),
+				  types[i].flags);
+		ck_assert_int_eq(pthread_mutexattr_destroy(&attr), 0);
+	}
+}
+END_TEST
+
+/* A recursive lock the forking thread held two levels deep: the child's
+ * thread holds both, and after two unlocks the lock is free. */
+START_TEST(fork_child_keeps_a_recursive_lock_s_levels)
+{
+	const char *const *names = liblock_algorithms();
+	char failed[512] = "";
+
+	for (int n = 0; names[n]; n++) {
+		liblock_attr_t attr = LIBLOCK_ATTR_INITIALIZER;
+		liblock_algorithm_info_t info;
+		liblock_lock_t l;
+		int status = -1;
+		pid_t pid;
+
+		ck_assert_int_eq(liblock_algorithm_info(names[n], &info), 0);
+		if (!(info.caps & LIBLOCK_CAP_LOCK))
+			continue;
+		attr.algorithm = names[n];
+		attr.flags = LIBLOCK_ATTR_FIXED | LIBLOCK_ATTR_RECURSIVE;
+		ck_assert_int_eq(liblock_init(&l, &attr), 0);
+		ck_assert_int_eq(liblock_lock(&l), 0);
+		ck_assert_int_eq(liblock_lock(&l), 0);
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			int ok;
+
+			alarm(5);
+			ok = liblock_trylock(&l) == 0 &&
+			     liblock_unlock(&l) == 0 &&
+			     liblock_unlock(&l) == 0 &&
+			     liblock_unlock(&l) == 0 &&
+			     liblock_unlock(&l) == EPERM &&
+			     liblock_lock(&l) == 0 && liblock_unlock(&l) == 0 &&
+			     liblock_destroy(&l) == 0;
+			_exit(ok ? 0 : 1);
+		}
+		ck_assert_int_eq(liblock_unlock(&l), 0);
+		ck_assert_int_eq(liblock_unlock(&l), 0);
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		note_child(failed, sizeof(failed), names[n], status);
+		ck_assert_int_eq(liblock_destroy(&l), 0);
+	}
+	ck_assert_msg(!failed[0], "the child failed (status):%s", failed);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("liblock API errors");
@@ -441,6 +514,8 @@ int main(void)
 		       fork_child_releases_a_lock_with_a_parent_thread_queued);
 	tcase_add_test(tc, fork_child_uses_a_lock_held_at_fork);
 	tcase_add_test(tc, fork_child_uses_a_lock_free_at_fork);
+	tcase_add_test(tc, mutexattr_flags_follow_the_type);
+	tcase_add_test(tc, fork_child_keeps_a_recursive_lock_s_levels);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

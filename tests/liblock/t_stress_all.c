@@ -326,6 +326,233 @@ START_TEST(unlock_by_non_owner)
 }
 END_TEST
 
+/* ---- recursive and error-checking locks --------------------------------- */
+
+static void init_typed(liblock_lock_t *l, const char *name, unsigned int type)
+{
+	liblock_attr_t attr = LIBLOCK_ATTR_INITIALIZER;
+
+	attr.algorithm = name;
+	attr.flags = LIBLOCK_ATTR_FIXED | type;
+	ck_assert_msg(liblock_init(l, &attr) == 0, "init %s", name);
+}
+
+static void *bump(void *arg)
+{
+	++*(int *)arg;
+	return arg;
+}
+
+struct wake_ctx {
+	liblock_lock_t *lock;
+	liblock_cond_t cond;
+	int done; /* under lock */
+};
+
+static void *signal_under_lock(void *arg)
+{
+	struct wake_ctx *w = arg;
+
+	ck_assert_int_eq(liblock_lock(w->lock), 0);
+	w->done = 1;
+	ck_assert_int_eq(liblock_cond_signal(&w->cond), 0);
+	ck_assert_int_eq(liblock_unlock(w->lock), 0);
+	return NULL;
+}
+
+/* Every level a recursive lock's holder takes (lock, trylock, timedlock,
+ * a section run in place) needs its own unlock; another thread gets the
+ * lock only after the last one; a condition wait lets go of every level
+ * and gives them all back. */
+START_TEST(recursive_semantics)
+{
+	const char *name = algos[_i];
+	struct timespec past = {0, 0}, soon;
+	liblock_lock_t l;
+	struct try_ctx t = {&l, -1};
+	struct wake_ctx w = {&l, LIBLOCK_COND_INITIALIZER, 0};
+	pthread_t th;
+	int runs = 0;
+
+	init_typed(&l, name, LIBLOCK_ATTR_RECURSIVE);
+	if (!(caps_of(name) & LIBLOCK_CAP_LOCK)) {
+		/* no lock word: sections only, as for any lock */
+		ck_assert_int_eq(liblock_lock(&l), ENOTSUP);
+		ck_assert_ptr_eq(liblock_exec(&l, bump, &runs), &runs);
+		ck_assert_int_eq(runs, 1);
+		ck_assert_int_eq(liblock_destroy(&l), 0);
+		return;
+	}
+	ck_assert_int_eq(liblock_lock(&l), 0);
+	ck_assert_int_eq(liblock_lock(&l), 0);
+	ck_assert_int_eq(liblock_trylock(&l), 0);
+	ck_assert_int_eq(liblock_timedlock(&l, &past), 0);
+	/* the holder's section runs here, at once: no wait for itself */
+	ck_assert_ptr_eq(liblock_exec(&l, bump, &runs), &runs);
+	ck_assert_int_eq(runs, 1);
+	ck_assert_int_eq(liblock_destroy(&l), EBUSY);
+	for (int level = 4; level > 0; level--) {
+		ck_assert_int_eq(
+			pthread_create(&th, NULL, try_from_other_thread, &t),
+			0);
+		ck_assert_int_eq(pthread_join(th, NULL), 0);
+		ck_assert_msg(t.result == EBUSY,
+			      "%s: trylock by another thread at level %d: %d",
+			      name, level, t.result);
+		ck_assert_int_eq(liblock_unlock(&l), 0);
+	}
+	ck_assert_int_eq(liblock_unlock(&l), EPERM);
+	ck_assert_int_eq(pthread_create(&th, NULL, try_from_other_thread, &t),
+			 0);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	ck_assert_int_eq(t.result, 0);
+
+	/* a wait at level 2 releases both: another thread takes the lock
+	 * and signals while this one still waits */
+	ck_assert_int_eq(liblock_cond_init(&w.cond, NULL), 0);
+	ck_assert_int_eq(liblock_lock(&l), 0);
+	ck_assert_int_eq(liblock_lock(&l), 0);
+	clock_gettime(CLOCK_REALTIME, &soon);
+	soon.tv_sec += 30;
+	ck_assert_int_eq(pthread_create(&th, NULL, signal_under_lock, &w), 0);
+	while (!w.done)
+		ck_assert_int_eq(liblock_cond_timedwait(&w.cond, &l, &soon), 0);
+	ck_assert_int_eq(liblock_unlock(&l), 0);
+	ck_assert_int_eq(liblock_unlock(&l), 0);
+	ck_assert_int_eq(liblock_unlock(&l), EPERM);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	ck_assert_int_eq(liblock_cond_destroy(&w.cond), 0);
+	ck_assert_int_eq(liblock_destroy(&l), 0);
+}
+END_TEST
+
+/* An error-checking lock refuses its holder a second level and a thread
+ * that does not hold it an unlock, with pthreads' codes, whatever the
+ * algorithm; a section its holder runs releases it, as `lock; section;
+ * unlock` did (the lock call failed, the unlock succeeded). */
+START_TEST(errorcheck_semantics)
+{
+	const char *name = algos[_i];
+	struct timespec past = {0, 0};
+	liblock_lock_t l;
+	struct try_ctx t = {&l, -1};
+	pthread_t th;
+	int runs = 0;
+
+	if (!(caps_of(name) & LIBLOCK_CAP_LOCK))
+		return; /* recursive_semantics covers the lock API's ENOTSUP */
+	init_typed(&l, name, LIBLOCK_ATTR_ERRORCHECK);
+	ck_assert_int_eq(liblock_unlock(&l), EPERM);
+	ck_assert_int_eq(liblock_lock(&l), 0);
+	ck_assert_int_eq(liblock_lock(&l), EDEADLK);
+	ck_assert_int_eq(liblock_trylock(&l), EBUSY);
+	ck_assert_int_eq(liblock_timedlock(&l, &past), EDEADLK);
+	ck_assert_int_eq(
+		pthread_create(&th, NULL, unlock_from_other_thread, &t), 0);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	ck_assert_int_eq(t.result, EPERM);
+	ck_assert_int_eq(liblock_unlock(&l), 0);
+	ck_assert_int_eq(liblock_unlock(&l), EPERM);
+
+	ck_assert_int_eq(liblock_lock(&l), 0);
+	ck_assert_ptr_eq(liblock_exec(&l, bump, &runs), &runs);
+	ck_assert_int_eq(runs, 1);
+	ck_assert_int_eq(liblock_unlock(&l), EPERM); /* the section's did */
+	ck_assert_int_eq(pthread_create(&th, NULL, try_from_other_thread, &t),
+			 0);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	ck_assert_int_eq(t.result, 0);
+	ck_assert_int_eq(liblock_destroy(&l), 0);
+}
+END_TEST
+
+/* Threads that take a recursive lock two and three levels deep, run a
+ * section in place at the bottom, and others whose sections go through
+ * liblock_exec (to the server, for rcl): mutual exclusion holds, and no
+ * thread waits for itself.  More threads than CPUs. */
+struct rec_ctx {
+	liblock_lock_t lock;
+	struct counter_ctx *c;
+	int iterations;
+};
+
+static void *rec_worker(void *arg)
+{
+	struct rec_ctx *r = *(struct rec_ctx **)arg;
+
+	for (int i = 0; i < r->iterations; i++) {
+		if (i % 3 == 2) {
+			ck_assert_ptr_eq(
+				liblock_exec(&r->lock, section_fn, r->c), r->c);
+			continue;
+		}
+		ck_assert_int_eq(liblock_lock(&r->lock), 0);
+		ck_assert_int_eq(i % 3 ? liblock_trylock(&r->lock)
+				       : liblock_lock(&r->lock),
+				 0);
+		section_body(r->c);
+		ck_assert_ptr_eq(liblock_exec(&r->lock, section_fn, r->c),
+				 r->c);
+		ck_assert_int_eq(liblock_unlock(&r->lock), 0);
+		section_body(r->c);
+		ck_assert_int_eq(liblock_unlock(&r->lock), 0);
+	}
+	return NULL;
+}
+
+START_TEST(recursive_stress)
+{
+	enum { THREADS = 6 };
+	struct rec_ctx *r = calloc(1, sizeof(*r));
+	struct rec_ctx *args[THREADS];
+	uint64_t per_thread;
+
+	if (!(caps_of(algos[_i]) & LIBLOCK_CAP_LOCK)) {
+		free(r);
+		return;
+	}
+	ck_assert_ptr_nonnull(r);
+	r->c = calloc(1, sizeof(*r->c));
+	ck_assert_ptr_nonnull(r->c);
+	init_typed(&r->lock, algos[_i], LIBLOCK_ATTR_RECURSIVE);
+	r->iterations = 3000 * scale;
+	for (int i = 0; i < THREADS; i++)
+		args[i] = r;
+	run_threads(THREADS, rec_worker, args, sizeof(args[0]));
+	/* 3 sections per held iteration, 1 per delegated one */
+	per_thread = (uint64_t)(r->iterations / 3) * 7 +
+		     (uint64_t)(r->iterations % 3 > 0 ? 3 : 0) +
+		     (uint64_t)(r->iterations % 3 > 1 ? 3 : 0);
+	ck_assert_int_eq(atomic_load(&r->c->overlaps), 0);
+	for (int i = 0; i < TEST_LINES; i++)
+		ck_assert_uint_eq(r->c->data.line[i].value,
+				  THREADS * per_thread);
+	ck_assert_int_eq(liblock_destroy(&r->lock), 0);
+	free(r->c);
+	free(r);
+}
+END_TEST
+
+/* LIBLOCK_INITIALIZER_FLAGS: a recursive lock with no init call. */
+START_TEST(recursive_static_initializer)
+{
+	liblock_lock_t l = LIBLOCK_INITIALIZER_FLAGS(
+		NULL, LIBLOCK_SERVER_DEFAULT,
+		LIBLOCK_ATTR_FIXED | LIBLOCK_ATTR_RECURSIVE);
+
+	if (!(caps_of(algos[_i]) & LIBLOCK_CAP_LOCK))
+		return;
+	l._algorithm = algos[_i];
+	ck_assert_int_eq(liblock_lock(&l), 0);
+	ck_assert_int_eq(liblock_lock(&l), 0);
+	ck_assert_str_eq(liblock_lock_algorithm(&l), algos[_i]);
+	ck_assert_int_eq(liblock_unlock(&l), 0);
+	ck_assert_int_eq(liblock_unlock(&l), 0);
+	ck_assert_int_eq(liblock_unlock(&l), EPERM);
+	ck_assert_int_eq(liblock_destroy(&l), 0);
+}
+END_TEST
+
 /* ---- condition variables (inside liblock_exec sections) ---------------- */
 
 #define QUEUE_CAP 8
@@ -710,6 +937,10 @@ int main(void)
 		{"trylock", trylock_semantics},
 		{"timedlock", timedlock_semantics},
 		{"non_owner_unlock", unlock_by_non_owner},
+		{"recursive", recursive_semantics},
+		{"errorcheck", errorcheck_semantics},
+		{"recursive_stress", recursive_stress},
+		{"recursive_static", recursive_static_initializer},
 		{"cond_producer_consumer", cond_producer_consumer},
 		{"cond_broadcast", cond_broadcast_wakes_all},
 		{"cond_timedwait", cond_timedwait_times_out},

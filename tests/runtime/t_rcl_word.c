@@ -260,6 +260,46 @@ START_TEST(held_api)
 }
 END_TEST
 
+/* A recursive RCL lock: its holder's delegated try runs in place and
+ * counts as one more level (pthread_mutex_trylock on a recursive mutex
+ * it holds succeeds); an error-checking one's is EBUSY, as its trylock;
+ * another thread's try is EBUSY either way. */
+START_TEST(held_api_owned_types)
+{
+	static const unsigned int types[] = {LIBLOCK_ATTR_RECURSIVE,
+					     LIBLOCK_ATTR_ERRORCHECK};
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		liblock_attr_t attr = LIBLOCK_ATTR_INITIALIZER;
+		int recursive = types[i] == LIBLOCK_ATTR_RECURSIVE;
+		struct tx x = {.n = 0};
+		pthread_t t;
+		void *rc;
+
+		attr.algorithm = "rcl";
+		attr.flags = LIBLOCK_ATTR_FIXED | types[i];
+		ck_assert_int_eq(liblock_init(&x.l, &attr), 0);
+		ck_assert_int_eq(liblock_lock(&x.l), 0);
+		ck_assert_int_eq(rcl_tryexec(&x.l, count_cs, &x.n, NULL),
+				 recursive ? 0 : EBUSY);
+		ck_assert_int_eq(x.n, recursive);
+		rt_start(&t, tryexec_other, &x);
+		ck_assert_int_eq(pthread_join(t, &rc), 0);
+		ck_assert_int_eq((int)(intptr_t)rc, EBUSY);
+		ck_assert_int_eq(x.n, recursive);
+		/* the try's level is gone: one unlock frees the lock */
+		ck_assert_int_eq(liblock_unlock(&x.l), 0);
+		ck_assert_int_eq(liblock_unlock(&x.l), EPERM);
+		rt_start(&t, tryexec_other, &x);
+		ck_assert_int_eq(pthread_join(t, &rc), 0);
+		ck_assert_int_eq((int)(intptr_t)rc, 0);
+		ck_assert_int_eq(x.n, recursive + 1);
+		ck_assert_int_eq(liblock_destroy(&x.l), 0);
+	}
+	ck_assert_int_eq(rcl_shutdown(), 0);
+}
+END_TEST
+
 /* ---- a word kept between delegated sections ---------------------------
  * The server keeps the word of the lock it served last while nobody else
  * wants it (servicing.c).  The lock is free all the same: a trylock, a
@@ -805,6 +845,7 @@ Suite *make_suite(const char *mode)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, held_api);
+	tcase_add_test(tc, held_api_owned_types);
 	tcase_add_test(tc, word_kept_between_sections_is_free);
 	tcase_add_test(tc, cond_across_kinds);
 	tcase_add_test(tc, held_section_blocks_server_serves);
