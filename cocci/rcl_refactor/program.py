@@ -144,10 +144,9 @@ class Key:
         # "macro" sites: (path, #define token) -> (start, end) of the
         # static initialiser inside the macro's body (Program._init_macros)
         self.macro_inits = {}
-        # A recursive or error-checking mutex: how it is made so.  It is
-        # converted only when every section of it is delegated (none of
-        # them, nor what they call, takes it again), where nothing can
-        # tell it from a plain one (rewrite.decide()).
+        # A recursive or error-checking mutex: how it is made so.  It
+        # becomes a liblock lock of that type; no section that may take it
+        # again runs on the server (rewrite._owned_decide()).
         self.owned = None
         self.decls = []     # (File, token index of the type token)
         # Declared in a macro's body: (File, start, end of the type name
@@ -998,8 +997,8 @@ class Program:
             if key and owned:
                 self.key(key).refuse(
                     "initialised with %s (macro %s at %s:%d) at %s:%d "
-                    "(recursive or error-checking mutexes are not "
-                    "converted)" % (b.text, name, df.display, df.line(dk),
+                    "(an initialiser macro of a recursive or error-checking "
+                    "mutex is not rewritten)" % (b.text, name, df.display, df.line(dk),
                                     f.display, f.line(k)))
             elif key and found is None:
                 found = key
@@ -1417,9 +1416,9 @@ class Program:
                     "NULL", "0", "(void*)0") else self._attr_fault(attr, f, k)
                 if fault:
                     key.refuse("initialised with attributes at %s:%d (%s; "
-                               "only plain mutexes are converted, and "
-                               "recursive or error-checking ones where no "
-                               "thread takes them while it holds them)" % (
+                               "only mutexes private to the process, plain, "
+                               "recursive or error-checking, are "
+                               "converted)" % (
                                    f.display, f.line(k), fault))
                 elif owner:
                     key.owned = key.owned or "initialised with attributes " \
@@ -1433,8 +1432,9 @@ class Program:
     def _attr_fault(self, expr, f, k):
         """(fault, owner) for attribute argument @expr (`&attr`) of the
         init call at token @k of @f.  (None, None) when it makes a plain
-        mutex: `attr` is a local pthread_mutexattr_t, and everywhere that
-        function names it is its declaration, pthread_mutexattr_init/
+        mutex: `attr` is a local pthread_mutexattr_t (or a static one of
+        the file), and everywhere that function (the file) names it is its
+        declaration, pthread_mutexattr_init/
         destroy, settype to a type whose owner does not matter (normal,
         default, adaptive) or setpshared(PTHREAD_PROCESS_PRIVATE), or the
         second argument of pthread_mutex_init.  (None, "type ... set at
@@ -1447,22 +1447,46 @@ class Program:
         if not m:
             return "attribute '%s' is not the address of a local " \
                 "pthread_mutexattr_t" % canon(expr), None
-        name, local, owner = m.group(1), False, None
+        name = m.group(1)
         span = [(ni, bc) for _, ni, _, bc in f.funcs if ni <= k <= bc]
         if not span:
             return "attribute '%s' is not a local of a function" % name, None
+        fault, owner, declared = self._attr_uses(name, f, *span[0])
+        if declared or fault:
+            return fault, owner
+        # A static attribute object of the file (tor's attr_recursive,
+        # made recursive once, given to every tor_mutex_init()): every
+        # use in the file, any function, counts.
         toks = f.src.toks
-        for k in range(span[0][0], span[0][1]):
+        decl = [j for j, t in enumerate(toks)
+                if t.kind == "id" and t.text == name and
+                toks[j - 1].text == "pthread_mutexattr_t" and
+                toks[j + 1].text in (";", ",") and
+                not any(ni <= j <= bc for _, ni, _, bc in f.funcs)]
+        if len(decl) == 1 and "static" in (
+                t.text for t in toks[max(0, decl[0] - 4):decl[0] - 1]):
+            fault, owner, _ = self._attr_uses(name, f, 0, len(toks))
+            return fault, owner
+        return "attribute '%s' is neither a local of the function nor a " \
+            "static of the file" % name, None
+
+    def _attr_uses(self, name, f, a, b):
+        """(fault, owner, declared) for the uses of attribute object @name
+        in tokens [@a, @b) of @f: see _attr_fault(); declared: the range
+        declares it."""
+        toks = f.src.toks
+        declared, owner = False, None
+        for k in range(a, b):
             if toks[k].kind == "id" and toks[k].text == name:
                 at = "%s:%d" % (f.display, f.line(k))
                 if toks[k - 1].text == "pthread_mutexattr_t" and \
                         toks[k + 1].text in (";", ","):
-                    local = True
+                    declared = True
                     continue
                 if toks[k - 1].text != "&" or toks[k + 1].text not in (
                         ")", ","):
                     return "attribute '%s' used other than by address at " \
-                        "%s" % (name, at), None
+                        "%s" % (name, at), None, declared
                 call, pos = _call_around(toks, k - 1)
                 nxt = toks[k + 3].text if toks[k + 1].text == "," and \
                     toks[k + 3].text == ")" else None
@@ -1486,22 +1510,19 @@ class Program:
                             toks[k + 2].text, at)
                         continue
                     return "type %s set at %s" % (toks[k + 2].text, at), \
-                        None
+                        None, declared
                 if call == "pthread_mutexattr_setpshared" and pos == 0 and \
                         nxt:
                     if toks[k + 2].text == "PTHREAD_PROCESS_PRIVATE":
                         continue
                     return "%s set at %s: other processes may take it" % (
-                        toks[k + 2].text, at), None
+                        toks[k + 2].text, at), None, declared
                 if call and call.startswith("pthread_mutexattr_set"):
-                    return "%s() at %s" % (call, at), None
+                    return "%s() at %s" % (call, at), None, declared
                 return "attribute '%s' passed to %s at %s" % (
                     name, "%s()" % call if call else "an expression",
-                    at), None
-        if not local:
-            return "attribute '%s' is not a local of the function" % name, \
-                None
-        return None, owner
+                    at), None, declared
+        return None, owner, declared
 
     def _scan_wait(self, f, k, cks, mexpr):
         """A condition wait on one of the cond keys @cks with mutex

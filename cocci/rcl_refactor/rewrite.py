@@ -1038,41 +1038,43 @@ def _no_compiled_section(prog):
 
 
 def _owned_decide(prog):
-    """A recursive or error-checking mutex (Key.owned) is converted only
-    when every section of it is delegated: none of them, nor what they
-    call (analyse_section() holds a section that reaches a lock call of
-    its own lock, through pointers and callbacks too), takes it again, so
-    the server runs them one after another and no thread takes the mutex
-    while it holds it; the program cannot tell it from a plain one.  A
-    held section runs on its own thread, which may hold the mutex already
-    (a wrapper, a caller's section): the mutex stays POSIX.  Returns
-    whether a mutex was refused (the other decisions depend on it)."""
-    refused = False
+    """A recursive or error-checking mutex (Key.owned) becomes a liblock
+    lock of the same type (liblock_mutexattr_flags(), LIBLOCK_ATTR_*):
+    the thread that holds it through a held section takes it again, or is
+    refused, as with pthreads, and runs a delegated section of it in
+    place.  What only a delegated section cannot do is take it again from
+    the server thread: analyse_section() and the front end hold a section
+    that reaches a lock call of it, through pointers and callbacks of the
+    program too, and here a delegated section of it that calls what the
+    tool cannot read (a library that may call back into the program) is
+    held as well.  Without the front end nothing says what the sections
+    call: the mutex stays POSIX.  Returns whether a decision changed (the
+    others depend on it)."""
+    changed = False
     fe = getattr(prog, "frontend", None)
     for (kind, name), key in prog.keys.items():
         if kind != "mutex" or key.why or not key.owned:
             continue
-        held = next((s for s in key.sections if s.reason), None)
-        if held is not None:
-            key.refuse("%s; its section at %s:%d is held (%s), and a "
-                       "recursive or error-checking mutex is converted "
-                       "only when every section is delegated" % (
-                           key.owned, held.file, held.line, held.reason))
-            refused = True
-            continue
         for sec in key.sections:
+            if sec.reason:
+                continue
             span = _clang_span(sec.fileobj, sec.shape) \
                 if getattr(sec, "shape", None) else None
             call = fe.foreign_call(sec.fileobj.path, *span) \
                 if fe is not None and span else None
-            if fe is None or call:
-                key.refuse("%s; its section at %s:%d calls %s, which may "
-                           "call back into the program and take it again"
-                           % (key.owned, sec.file, sec.line,
-                              call or "what the tool cannot read"))
-                refused = True
+            if fe is None:
+                key.refuse("%s; its section at %s:%d may call what the "
+                           "tool cannot read, which may take it again"
+                           % (key.owned, sec.file, sec.line))
+                changed = True
                 break
-    return refused
+            if call:
+                sec.reason = ("it calls %s, which may call back into the "
+                              "program and take %s again (%s): the server "
+                              "thread is not its owner" % (
+                                  call, name.lstrip("."), key.owned))
+                changed = True
+    return changed
 
 
 def _decide_keys(prog):
@@ -1303,13 +1305,17 @@ def small_edits(prog, selection):
             if how != "init":
                 start, end = (toks[k].start, toks[k].end) if how == "static" \
                     else key.macro_inits[(f.path, k)]
-                f.edits.append((start, end,
-                                "LIBLOCK_INITIALIZER_ALGO(%s_ALGO, %s_SERVER)"
-                                % (macro, macro)))
+                flags = _static_type_flags(toks[k].text) \
+                    if how == "static" else None
+                f.edits.append((start, end, (
+                    "LIBLOCK_INITIALIZER_FLAGS(%s_ALGO, %s_SERVER, %s)" % (
+                        macro, macro, flags)) if flags else
+                    "LIBLOCK_INITIALIZER_ALGO(%s_ALGO, %s_SERVER)"
+                    % (macro, macro)))
             else:
                 close = find.cparse.match(toks, k + 1)
-                attr = "&(liblock_attr_t){ %s_ALGO, %s_SERVER, 0 }" % (
-                    macro, macro)
+                attr = "&(liblock_attr_t){ %s_ALGO, %s_SERVER, %s }" % (
+                    macro, macro, _init_type_flags(prog, key, toks, k))
                 raw = find.cparse.split_args(toks, k + 1, close)
                 if prog.api[toks[k].text].identity and len(raw) == 2:
                     # Only the name and the attribute change: other edits
@@ -1443,6 +1449,28 @@ def _held_calls(prog, f):
                     call = "(%s, %d)" % (call, ret)
                 f.edits.append((toks[k].start, toks[close].end,
                                 call + semi))
+
+
+def _static_type_flags(initializer):
+    """The LIBLOCK_ATTR_* flag of glibc's recursive or error-checking
+    static initialiser @initializer, or None (a plain mutex's)."""
+    if initializer.startswith("PTHREAD_RECURSIVE_MUTEX_INITIALIZER"):
+        return "LIBLOCK_ATTR_RECURSIVE"
+    if initializer.startswith("PTHREAD_ERRORCHECK_MUTEX_INITIALIZER"):
+        return "LIBLOCK_ATTR_ERRORCHECK"
+    return None
+
+
+def _init_type_flags(prog, key, toks, k):
+    """The flags of the liblock attribute that replaces the pthread one of
+    the init call at token @k: a recursive or error-checking mutex
+    (Key.owned) keeps the type its attribute gives it, read when the
+    program runs (liblock_mutexattr_flags()); any other gets 0."""
+    args = _api_args(prog, toks, k)
+    if not key.owned or len(args) < 2 or \
+            find.canon(args[1]) in ("NULL", "0", "(void*)0"):
+        return "0"
+    return "liblock_mutexattr_flags(%s)" % args[1]
 
 
 def _api_args(prog, toks, k):

@@ -2,9 +2,11 @@
 /* Two functions each make a mutex with a local attribute object named
    `attr`: one plain, one recursive, whose owner takes it again (a
    helper that locks, called with the lock held).  Each attribute is
-   read in its own function: the recursive mutex stays POSIX, and the
-   plain one with it, as one declaration declares both. */
-/* expect: refused initialised with attributes */
+   read in its own function.  Both are converted: the recursive one keeps
+   its type (liblock_mutexattr_flags(&attr) in its liblock attribute),
+   and the section that calls the helper with it held stays in its
+   thread. */
+/* expect: held a lock call in a function called from the section */
 #include <pthread.h>
 #include <stdio.h>
 

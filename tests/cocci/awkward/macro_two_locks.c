@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* One counting macro used with two locks: 'plain_lock' could be
-   converted, but 'rec_lock' is a recursive mutex, which stays POSIX.
+   converted, but 'rec_lock' is a recursive mutex that other processes
+   may share, which stays POSIX.
    The macro's body is one text for both expansions, so its calls cannot
    become liblock's for one lock only: both locks stay POSIX, the reason
    naming the macro and the other lock.  'other_lock', used without the
    macro, is still converted. */
 /* expect: refused which also locks rec_lock */
-/* expect: refused initialised with attributes */
+/* expect: refused other processes may take it */
 #include <pthread.h>
 #include <stdio.h>
 
@@ -48,6 +49,7 @@ int main(void)
 
 	pthread_mutexattr_init(&a);
 	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
 	pthread_mutex_init(&rec_lock, &a);
 	pthread_mutexattr_destroy(&a);
 	for (i = 0; i < NT; i++)

@@ -4,11 +4,10 @@
    library's recursive API lock, read again by a configuration getter
    (pthread_mutex_init() with a recursive attribute), and an
    error-checking output lock (glibc's static initialiser) that a flush
-   helper releases, checking the result.  Those two locks stay POSIX
-   (refused); on the server thread the getter would wait for a lock its
-   own client holds, and the release would fail with EPERM.  The stats
-   sections that call them are held. */
-/* expect: refused initialised with attributes */
+   helper releases, checking the result.  Both become liblock locks of
+   their type.  The stats sections that call the helpers are held: on the
+   server thread the getter would wait for a lock its own client holds,
+   and the release would fail with EPERM. */
 /* expect: held 'api_lock' is initialised with attributes */
 /* expect: held 'out_lock' is initialised with PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP */
 #define _GNU_SOURCE

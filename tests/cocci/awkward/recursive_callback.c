@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* expect: refused converted only when every section is delegated */
+/* expect: held a lock call in a function called from the section */
 /* An event registry guarded by a recursive mutex: dispatch() calls the
    handlers with the mutex held, and a handler registers another one,
    taking the mutex again.  The handler is reached through a function
-   pointer only.  The mutex must stay recursive (POSIX). */
+   pointer only.  The mutex stays recursive (a liblock lock of that
+   type): dispatch()'s section is held, and the handler's registration,
+   run by the thread that holds the mutex, runs in place. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* expect: refused may call back into the program */
+/* expect: held may call back into the program */
 /* A logger writes through a stream made with fopencookie(): the stream's
    write function counts bytes under the same recursive mutex that the
    caller holds around its fprintf().  The C library calls back into the
-   program from inside the section; the mutex must stay recursive. */
+   program from inside the section, which stays in its thread: the mutex
+   stays recursive, a liblock lock of that type. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>

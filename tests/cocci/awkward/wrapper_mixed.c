@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* One lock wrapper used with two mutexes: a plain one, and a recursive
-   one (initialised with attributes: it stays POSIX).  The plain one is
+   one that other processes may share (initialised with attributes: it
+   stays POSIX).  The plain one is
    still converted; the wrapper keeps serving the recursive one. */
-/* expect: refused initialised with attributes */
+/* expect: refused other processes may take it */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,7 @@ int main(void)
 
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
 	pthread_mutex_init(&tree_mu, &attr);
 	pthread_mutexattr_destroy(&attr);
 	for (i = 0; i < NT; i++)

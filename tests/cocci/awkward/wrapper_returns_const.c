@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* expect: held unlocked inside a statement nested */
-/* expect: refused PTHREAD_MUTEX_RECURSIVE */
+/* expect: refused other processes may take it */
 /* An unlock helper that returns 1 after it unlocks, so callers can write
    `return pool_unlock(&p->mu);` from predicates; a recursive mutex of
-   the same program keeps the helper in use, and a twin that says it
+   the same program that other processes may share stays POSIX and keeps
+   the helper in use, and a twin that says it
    locked (`if (!pool_lock(&p->mu)) return 0;`).  What the callers return
    must stay 1 whichever lock the helpers take and release. */
 #define _GNU_SOURCE
@@ -89,6 +90,7 @@ int main(void)
 
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
 	pthread_mutex_init(&registry_mu, &attr);
 	pthread_mutexattr_destroy(&attr);
 	for (i = 0; i < 3; i++)

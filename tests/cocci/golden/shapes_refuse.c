@@ -1,5 +1,8 @@
-/* Golden: shapes rcl-refactor refuses.  Each uses its own mutex, so each
- * refusal keeps only that lock POSIX (try_it() runs by rcl_tryexec()). */
+/* Golden: shapes rcl-refactor cannot delegate.  Each uses its own mutex:
+ * most sections are held (they run in place on the converted lock; a
+ * recursive mutex keeps its type), and the one refusal, a mutex other
+ * processes may take, keeps only that lock POSIX (try_it() runs by
+ * rcl_tryexec()). */
 #include <alloca.h>
 #include <errno.h>
 #include <pthread.h>
@@ -17,6 +20,7 @@ static pthread_mutex_t m_into = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t m_held = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t m_goto = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t m_rec;
+static pthread_mutex_t m_pshared;
 static __thread int tls_counter;
 static jmp_buf env;
 static int shared;
@@ -123,4 +127,17 @@ void recursive_init(void)
 	shared++;
 	pthread_mutex_unlock(&m_rec);
 	pthread_mutex_unlock(&m_rec);
+}
+
+void shared_init(void)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutex_init(&m_pshared, &a);
+	pthread_mutexattr_destroy(&a);
+	pthread_mutex_lock(&m_pshared);
+	shared++;
+	pthread_mutex_unlock(&m_pshared);
 }
