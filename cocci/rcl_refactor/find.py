@@ -286,12 +286,18 @@ ZERO_API = frozenset(("pthread_cond_wait", "pthread_cond_signal",
                          "pthread_mutex_destroy"))
 
 
-def pthread_api(macros):
+def pthread_api(macros, checkers=None):
     """{name: ApiCall} for the pthread functions and the function-like
-    macros (MACROS as in add_macros) that expand to one call of them."""
+    macros (MACROS as in add_macros) that expand to one call of them, or
+    to a checker macro (@checkers, checker_macros()) around one: unbound's
+    `#define lock_basic_init(lock) LOCKRET(pthread_mutex_init(lock,
+    NULL))`, whose init is rewritten inside the check,
+    `LOCKRET(liblock_init(...))`."""
     api = {n: ApiCall(n, n) for n in MUTEX_API + COND_API}
 
     hint = macro_hint(macros)
+    if checkers is None:
+        checkers = checker_macros(macros, hint)
 
     def resolve(name, params, body):
         alias = _alias_of(params, body, api)
@@ -313,6 +319,12 @@ def pthread_api(macros):
                 api[n].target in ZERO_API and api[n].params is None,
                 hint)
             m = _one_call(call) if call else None
+        if m and m.group(1) in checkers and params is not None and \
+                wrap is None:
+            m, wrap = _checked_arg(m, checkers[m.group(1)], params)
+            if m and m.group(1) in api and \
+                    api[m.group(1)].target in ZERO_API:
+                wrap = None  # gives 0: the check does nothing
         inner = api.get(m.group(1)) if m else None
         if inner is not None and wrap is not None and (
                 inner.target != "pthread_mutex_init" or
@@ -448,13 +460,16 @@ _CALL_BODY_SHORT = re.compile(_CALL_BODY.pattern.replace(r"\((.*)\)",
                               re.S)
 
 
-def add_macros(fns, macros):
+def add_macros(fns, macros, checkers=None):
     """Add macros whose body is one call to a known lock function.
     MACROS maps a name to its (params, body) or to a list of candidate
-    definitions (cond.scan): the first that resolves wins."""
+    definitions (cond.scan): the first that resolves wins.  @checkers:
+    checker_macros() of them (computed when not given)."""
     hint = macro_hint(macros)
+    if checkers is None:
+        checkers = checker_macros(macros, hint)
     _fixpoint(fns, macros, lambda name, params, body:
-              macro_fn(fns, name, params, body, hint))
+              macro_fn(fns, name, params, body, hint, checkers))
 
 
 def _fixpoint(table, macros, resolve):
@@ -548,6 +563,24 @@ def macro_hint(macros):
     return hint
 
 
+def _checked_arg(m, i, params):
+    """(match of the call, (text before it, text after it)) when argument
+    @i of the checker macro call matched by @m (_one_call()) is one call
+    and the checker's other arguments name none of @params (the text
+    around the call is written at every use as it is); else (None,
+    None)."""
+    args = _split_text_args(m.group(2))
+    inner = _one_call(args[i]) if i < len(args) else None
+    others = args[:i] + args[i + 1:]
+    if inner is None or any(
+            re.search(r"\b%s\b" % re.escape(p), a)
+            for a in others for p in params):
+        return None, None
+    return inner, ("%s(%s" % (m.group(1), "".join(a + ", " for a in
+                                                    args[:i])),
+                   "%s)" % "".join(", " + a for a in args[i + 1:]))
+
+
 def checker_macros(macros, hint=lambda name: None):
     """{name: argument index} of the function-like macros that check a
     call given as one of their arguments, `VERIFY0(x)`, `CHECK(x, what)`:
@@ -572,11 +605,13 @@ def checker_macros(macros, hint=lambda name: None):
     return out
 
 
-def macro_fn(fns, name, params, body, hint=lambda name: None):
+def macro_fn(fns, name, params, body, hint=lambda name: None, checkers=None):
     """The LockFn of macro @name when its body calls one lock function:
     only that call, the call compared with 0 (a trylock's), or the call
     checked by code that does nothing once it gives 0 (checked.py; @hint
-    names the branch-hint macros)."""
+    names the branch-hint macros), there or through a checker macro
+    (@checkers, checker_macros(): unbound's `#define lock_basic_lock(lock)
+    LOCKRET(pthread_mutex_lock(lock))`)."""
     alias = _alias_of(params, body, fns)
     if alias is not None:
         # `#define x264_pthread_mutex_lock pthread_mutex_lock`: its uses
@@ -598,6 +633,15 @@ def macro_fn(fns, name, params, body, hint=lambda name: None):
             and fns[n].called_wrapper() is None, hint)
         m = _one_call(call) if call else None
         checks = m is not None
+    if m and checkers and m.group(1) in checkers and params is not None:
+        # CHECK(lock_call): the checker does nothing once the call gives
+        # 0 and gives no value, so the macro is that call
+        args = _split_text_args(m.group(2))
+        i = checkers[m.group(1)]
+        inner_m = _one_call(args[i]) if i < len(args) else None
+        m, checks = (inner_m, True) if inner_m and \
+            inner_m.group(1) in fns and \
+            fns[inner_m.group(1)].called_wrapper() is None else (None, False)
     if not m or m.group(1) not in fns:
         return None
     inner = fns[m.group(1)]

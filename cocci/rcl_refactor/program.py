@@ -283,14 +283,14 @@ class Program:
         # with the function-like macros, as macros without parameters.
         resolved = dict(self._aliases(given))
         resolved.update(macros)
-        find.add_macros(fns, resolved)
-        analyse.CHECKERS.clear()
-        analyse.CHECKERS.update(find.checker_macros(
-            macros, find.macro_hint(macros)))
         hint = find.macro_hint(macros)
+        checkers = find.checker_macros(macros, hint)
+        find.add_macros(fns, resolved, checkers)
+        analyse.CHECKERS.clear()
+        analyse.CHECKERS.update(checkers)
         analyse.HINTS.clear()
         analyse.HINTS.update(n for n in macros if hint(n) is not None)
-        self.api = find.pthread_api(resolved)
+        self.api = find.pthread_api(resolved, checkers)
         env.build_flags = bool(self.opts.commands)
         self.ppenv = env
         self.macros = {name: _chosen(fns, name, cands)
