@@ -553,7 +553,9 @@ def run_app(args, name, progress, steps, on_step=None):
             # for refusals): the step failed.
             raise StepError("rcl-refactor wrote no file: %s"
                             % stats["not_written"])
-        if stats.get("extracted"):
+        # A tree that only holds sections (on converted locks) is built
+        # and tested like one that delegates some.
+        if stats.get("extracted") or stats.get("locks_converted"):
             state.setdefault("trees", []).append((kind, tree))
         return stats
 
@@ -582,8 +584,8 @@ def run_app(args, name, progress, steps, on_step=None):
                 # stopped every file from being written.
                 raise StepError("rcl-refactor wrote no file (--locks %s: "
                                 "%s)" % why[0])
-            raise StepError("rcl-refactor extracted no critical section "
-                            "(see %s/refactor.log)" % ctx.work)
+            raise StepError("rcl-refactor converted no lock (see "
+                            "%s/refactor.log)" % ctx.work)
         # The copy --build asks for when it moved any section (by default
         # the --locks all one, which moves the most); otherwise the other.
         trees = dict(state["trees"])
