@@ -24,7 +24,9 @@ A *section macro* is a function-like `#define`, read by the compiler
 overridden by --macro-file, whose body calls lock functions (pthread's,
 or the project's lock macros and parameter wrappers), each call a
 statement of its own; its other mentions of locks (a condition wait, say)
-keep those locks POSIX as before (Program._scan_macro).  An expansion is
+keep those locks POSIX as before (Program._scan_macro).  A wrapper
+function that computes its lock from its parameters stays called there
+(its own body is converted).  An expansion is
 a call of it inside a function; its lock expressions are named there, at
 the expansion, with the macro's arguments substituted."""
 import re
@@ -112,8 +114,6 @@ def _section_macro(prog, f, k, m):
         lf = prog.fns.get(b.text) if b.kind == "id" else None
         if lf is None or i + 1 >= len(toks) or toks[i + 1].text != "(":
             continue
-        if lf.wrapper and not lf.wrapper.get("param"):
-            return None  # a wrapper naming its own lock: not followed
         try:
             close = cparse.match(toks, i + 1)
         except cparse.ParseError:
@@ -253,6 +253,8 @@ def edits(prog, converted):
         f = sm.file
         f.needs_include = True
         for lf, args, a, b, name_end in sm.calls:
+            if _named_wrapper(lf):
+                continue  # its own body takes the liblock lock
             new = "liblock_" + lf.role
             if lf.params is None:
                 f.edits.append((a, name_end, new))
@@ -279,6 +281,14 @@ def edits(prog, converted):
             elif m and grew > 0:
                 f.edits.append((m.start(1), m.end(1),
                                 m.group(1)[:max(1, len(m.group(1)) - grew)]))
+
+
+def _named_wrapper(lf):
+    """Whether lock function @lf is a wrapper function that computes its
+    lock from its parameters (tor's tor_mutex_acquire(m), which asserts
+    m and takes &m->mutex): the macro keeps calling it, since its body
+    becomes liblock's with the lock, and what else it does stays."""
+    return bool(lf.wrapper) and not lf.wrapper.get("param")
 
 
 def nested_reason(prog, fi, t0, t1, dead):
