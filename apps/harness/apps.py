@@ -91,6 +91,10 @@ def _free_port():
         return s.getsockname()[1]
 
 
+# A call that names a mutex or a condition variable.
+PTHREAD_USE = r"\bpthread_(?:mutex|cond)_\w+\s*\("
+
+
 def _grep_files(tree, pattern, files):
     rx = re.compile(pattern)
     out = []
@@ -238,7 +242,11 @@ class Recipe:
         files = [f for f in files if os.path.exists(os.path.join(tree, f))
                  and not (self.LOCK_EXCLUDE and
                           re.match(self.LOCK_EXCLUDE, f))]
-        return _grep_files(tree, self.LOCK_PATTERN, files)
+        # Also every file that hands a mutex or a condition to pthreads
+        # (apr's thread_cond.c waits with &mutex->mutex and locks
+        # nothing): a converted lock must be converted there too.
+        return _grep_files(tree, "(?:%s)|%s" % (self.LOCK_PATTERN,
+                                                PTHREAD_USE), files)
 
     def db_flags(self, tree):
         """-I/-D/-U of the original build's compile_commands.json entries

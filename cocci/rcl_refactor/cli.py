@@ -345,6 +345,7 @@ def analyse_program(prog, opts, sel, root, cc):
             f.lifts = lift.lift_file(f, prog.fns, prog.typedefs)
     prog.inventory()
     prog.outside_visibility()
+    prog.unnamed_users()
     rewrite.discover(prog)
     safety.unseen_lock_calls(prog)
     safety.skipped_lock_calls(prog)

@@ -422,6 +422,75 @@ class Program:
                                         == 1 else "are",
                                         "it" if len(files) == 1 else "them"))
 
+    def unnamed_users(self):
+        """Without -p nothing says which other files of the project use a
+        lock declared in a header this run rewrites: a file not named
+        that includes the header and names the lock (a field `->mutex`,
+        `.mutex`, or the variable) would still hand pthreads what is now
+        a liblock_lock_t (apr's thread_cond.c waits with &mutex->mutex and
+        locks nothing).  Such a lock stays POSIX, the file named.  The
+        project is the directory tree holding every file read, less this
+        run's output directory and files that include liblock.h (an
+        earlier run's output)."""
+        if self.opts.commands is not None:
+            return
+        decl_headers = {}  # key -> {basename of a header declaring it}
+        for (kind, name), key in self.keys.items():
+            hs = {os.path.basename(f.path) for f, _ in key.decls
+                  if f.is_header}
+            hs |= {os.path.basename(f.path)
+                   for f, _, _, _ in key.macro_decls if f.is_header}
+            if hs and not key.why:
+                decl_headers[(kind, name)] = hs
+        if not decl_headers:
+            return
+        read = {os.path.realpath(f.path) for f in self.files}
+        root = os.path.commonpath([os.path.dirname(p) for p in read])
+        if root == os.path.dirname(root):
+            return  # files from all over the system: no project to scan
+        inc = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]',
+                         re.M)
+        found = {}  # key -> first file not named that uses it
+        scanned = 0
+        outdir = os.path.realpath(self.opts.outdir) \
+            if getattr(self.opts, "outdir", None) else None
+        for d, subdirs, names in os.walk(root):
+            # not this run's output, nor hidden directories
+            subdirs[:] = sorted(
+                x for x in subdirs if not x.startswith(".") and
+                os.path.realpath(os.path.join(d, x)) != outdir)
+            for n in sorted(names):
+                path = os.path.join(d, n)
+                if not n.endswith(".c") or os.path.realpath(path) in read:
+                    continue
+                scanned += 1
+                if scanned > 20000:
+                    return
+                try:
+                    with open(path, errors="replace") as fh:
+                        text = fh.read()
+                except OSError:
+                    continue
+                included = {os.path.basename(m) for m in inc.findall(text)}
+                if "liblock.h" in included:
+                    continue  # an earlier run's output: its locks are
+                    # liblock's or stay POSIX by that run's decisions
+                for kn, hs in decl_headers.items():
+                    if kn in found or not (hs & included):
+                        continue
+                    name = kn[1]
+                    rx = r"(->|\.)\s*%s\b" % re.escape(
+                        name.rsplit(".", 1)[1]) if "." in name else \
+                        r"\b%s\b" % re.escape(name)
+                    if re.search(rx, text):
+                        found[kn] = os.path.relpath(path)
+        for (kind, name), path in sorted(found.items()):
+            self.keys[(kind, name)].refuse(
+                "declared in %s, and %s, which includes it and names the "
+                "lock, is not being rewritten (name it too, or give the "
+                "build's compile_commands.json with -p)" % (
+                    " ".join(sorted(decl_headers[(kind, name)])), path))
+
     # -- naming locks ------------------------------------------------------
     def lock_keys(self, expr, f, k, kind="mutex"):
         """(names, why) of the keys lock expression @expr (text, used at

@@ -273,4 +273,43 @@ if [ -n "$can_limit" ] && [ "$(id -u)" -eq 0 ]; then
 	no_temporaries w3
 	echo "ok: -o rolled back"
 fi
+# 6. Without -p, a lock declared in a header is kept POSIX when a file of
+# the project that is not named includes the header and names the lock
+# (it would still hand pthreads the converted field); named too, it
+# converts.
+mkdir -p users/src
+cat >users/src/obj.h <<'EOF2'
+#include <pthread.h>
+struct obj { pthread_mutex_t mutex; pthread_cond_t cv; int ready; long n; };
+void obj_bump(struct obj *o);
+void obj_wait(struct obj *o);
+EOF2
+cat >users/src/bump.c <<'EOF2'
+#include "obj.h"
+void obj_bump(struct obj *o)
+{
+	pthread_mutex_lock(&o->mutex);
+	o->n++;
+	o->ready = 1;
+	pthread_cond_broadcast(&o->cv);
+	pthread_mutex_unlock(&o->mutex);
+}
+EOF2
+cat >users/src/wait.c <<'EOF2'
+#include "obj.h"
+void obj_wait(struct obj *o)
+{
+	while (!o->ready)
+		pthread_cond_wait(&o->cv, &o->mutex);
+}
+EOF2
+(cd users/src && "$RCLR" --locks all -o ../o1 bump.c) >users/log1 2>&1
+[ $? -eq 1 ] || { cat users/log1; fail "unnamed user: exit status not 1"; }
+grep -q "bump.c:4: not transformed: lock obj.mutex stays POSIX: declared in obj.h, and wait.c, which includes it and names the lock, is not being rewritten" users/log1 ||
+	{ cat users/log1; fail "unnamed user: no reason naming wait.c"; }
+(cd users/src && "$RCLR" --locks all -o ../o2 bump.c wait.c) >users/log2 2>&1 ||
+	{ cat users/log2; fail "both files named: not converted"; }
+grep -q "liblock_cond_wait(&o->cv, &o->mutex)" users/o2/wait.c ||
+	fail "both files named: wait.c's wait not converted"
+echo "ok: a file that is not named and uses the header's lock keeps it POSIX"
 exit 0
