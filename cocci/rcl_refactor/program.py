@@ -1064,12 +1064,13 @@ class Program:
             key = _initialized_name(spliced, k + i, self.types_in(f)) or \
                 self._member_initialized(f, k + i, spliced, f.line(k))
             if key and owned:
-                self.key(key).refuse(
-                    "initialised with %s (macro %s at %s:%d) at %s:%d "
-                    "(an initialiser macro of a recursive or error-checking "
-                    "mutex is not rewritten)" % (b.text, name, df.display, df.line(dk),
-                                    f.display, f.line(k)))
-            elif key and found is None:
+                # a recursive or error-checking mutex: its macro's body
+                # gets LIBLOCK_INITIALIZER_FLAGS (Key.owned)
+                self.key(key).owned = self.key(key).owned or \
+                    "initialised with %s (macro %s at %s:%d) at %s:%d" % (
+                        b.text, name, df.display, df.line(dk), f.display,
+                        f.line(k))
+            if key and found is None:
                 found = key
             elif key:
                 found = False  # two mutexes in one macro: see below
@@ -1123,8 +1124,8 @@ class Program:
             # One use, one mutex: the body is the site of every mutex it
             # initialises (rrdtool's MUTEX_INITIALIZER); they convert
             # together or not at all.
-            b = next((b for b in body if b.text in PLAIN_INITIALIZERS),
-                     None)
+            b = next((b for b in body if b.text in PLAIN_INITIALIZERS or
+                      b.text.startswith(OWNED_INITIALIZERS)), None)
             if b is None or not keys:
                 continue
             for n in keys:

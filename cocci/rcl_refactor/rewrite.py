@@ -1280,9 +1280,8 @@ def small_edits(prog, selection):
                 f.needs_include = True
                 f.needs_config = True
                 start, end = key.macro_inits[(f.path, k)]
-                f.edits.append((start, end,
-                                "LIBLOCK_INITIALIZER_ALGO(%s_ALGO, %s_SERVER)"
-                                % (macro, macro)))
+                f.edits.append((start, end, _initializer(
+                    macro, f.src.text[start:end])))
                 continue
             if how == "init":
                 what = "pthread_mutex_init()"
@@ -1305,13 +1304,8 @@ def small_edits(prog, selection):
             if how != "init":
                 start, end = (toks[k].start, toks[k].end) if how == "static" \
                     else key.macro_inits[(f.path, k)]
-                flags = _static_type_flags(toks[k].text) \
-                    if how == "static" else None
-                f.edits.append((start, end, (
-                    "LIBLOCK_INITIALIZER_FLAGS(%s_ALGO, %s_SERVER, %s)" % (
-                        macro, macro, flags)) if flags else
-                    "LIBLOCK_INITIALIZER_ALGO(%s_ALGO, %s_SERVER)"
-                    % (macro, macro)))
+                f.edits.append((start, end, _initializer(
+                    macro, f.src.text[start:end])))
             else:
                 close = find.cparse.match(toks, k + 1)
                 attr = "&(liblock_attr_t){ %s_ALGO, %s_SERVER, %s }" % (
@@ -1459,6 +1453,16 @@ def _static_type_flags(initializer):
     if initializer.startswith("PTHREAD_ERRORCHECK_MUTEX_INITIALIZER"):
         return "LIBLOCK_ATTR_ERRORCHECK"
     return None
+
+
+def _initializer(macro, initializer):
+    """The liblock static initialiser of site @macro (its rcl-config.h
+    name) that replaces pthread's @initializer, keeping its type."""
+    flags = _static_type_flags(initializer)
+    if flags:
+        return "LIBLOCK_INITIALIZER_FLAGS(%s_ALGO, %s_SERVER, %s)" % (
+            macro, macro, flags)
+    return "LIBLOCK_INITIALIZER_ALGO(%s_ALGO, %s_SERVER)" % (macro, macro)
 
 
 def _init_type_flags(prog, key, toks, k):
