@@ -429,8 +429,9 @@ class Program:
         `.mutex`, or the variable) would still hand pthreads what is now
         a liblock_lock_t (apr's thread_cond.c waits with &mutex->mutex and
         locks nothing).  Such a lock stays POSIX, the file named.  The
-        project is the directory tree holding every file read, less this
-        run's output directory and files that include liblock.h (an
+        files looked at are the other .c files of the directories of the
+        files named (a whole tree would take in other platforms' sources,
+        apr's locks/netware/), less files that include liblock.h (an
         earlier run's output)."""
         if self.opts.commands is not None:
             return
@@ -445,27 +446,20 @@ class Program:
         if not decl_headers:
             return
         read = {os.path.realpath(f.path) for f in self.files}
-        root = os.path.commonpath([os.path.dirname(p) for p in read])
-        if root == os.path.dirname(root):
-            return  # files from all over the system: no project to scan
+        dirs = sorted({os.path.dirname(os.path.realpath(f.path))
+                       for f in self.files if not f.is_header})
         inc = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]',
                          re.M)
         found = {}  # key -> first file not named that uses it
-        scanned = 0
-        outdir = os.path.realpath(self.opts.outdir) \
-            if getattr(self.opts, "outdir", None) else None
-        for d, subdirs, names in os.walk(root):
-            # not this run's output, nor hidden directories
-            subdirs[:] = sorted(
-                x for x in subdirs if not x.startswith(".") and
-                os.path.realpath(os.path.join(d, x)) != outdir)
-            for n in sorted(names):
+        for d in dirs:
+            try:
+                names = sorted(os.listdir(d))
+            except OSError:
+                continue
+            for n in names:
                 path = os.path.join(d, n)
                 if not n.endswith(".c") or os.path.realpath(path) in read:
                     continue
-                scanned += 1
-                if scanned > 20000:
-                    return
                 try:
                     with open(path, errors="replace") as fh:
                         text = fh.read()
