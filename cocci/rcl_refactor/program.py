@@ -1639,6 +1639,8 @@ class Program:
             member = k > 0 and body[k - 1].text in (".", "->")
             tags = self._macro_member_tags(f, t, name, b.text) \
                 if member else None
+            if member and tags is None:
+                tags = self._accessor_cast_tags(rest, b.text)
             for kind in ("mutex", "cond"):
                 kns = self._member_keys(body, k, kind, None) if member \
                     else [b.text]
@@ -1709,6 +1711,30 @@ class Program:
             return None
         return fe.macro_member_tags(f.path, f.src.line_of(t.start), name,
                                     field)
+
+    def _accessor_cast_tags(self, body, field):
+        """When the compiler saw no expansion of a macro (its uses are in
+        branches the build skips): the structure of member @field if the
+        macro's @body is one member access whose object the text types,
+        through the program's macros, with a cast (apr's
+        `proc_pthread_mutex_cond(m)`, `(proc_pthread_cast(m)->cond)`, and
+        `proc_pthread_cast(m)` a cast to `proc_pthread_mutex_t *`): {its
+        tag}; else None."""
+        text = " ".join(body.replace("\\\n", " ").split())
+        if not re.search(r"(?:\.|->)\s*%s\s*\)*$" % re.escape(field), text):
+            return None
+        expanded = safety._macros_expanded(self, text)
+        try:
+            toks = cparse.lex(expanded)
+        except cparse.ParseError:
+            return None
+        tags = set()
+        for kind in ("mutex", "cond"):
+            names, unsure = self.fields.keys(toks, kind, lambda n: None)
+            if unsure:
+                return None
+            tags |= {n.rsplit(".", 1)[0] for n in names}
+        return tags or None
 
     def _scoped_object_done(self, name):
         """Whether @name is an object-like scoped lock macro (scoped.py)
