@@ -252,6 +252,11 @@ class Fields:
             return ["%s.%s" % (cands[0], field)], None
         if tag in cands:
             return ["%s.%s" % (tag, field)], None
+        if tag is not None and field in self.members.get(tag, {}):
+            # the member of another structure the files declare (apr's
+            # apr_thread_mutex_t's `apr_thread_cond_t *cond`, beside two
+            # structures whose `cond` is a pthread_cond_t): no lock
+            return [], None
         return ["%s.%s" % (c, field) for c in cands], field
 
 
