@@ -460,17 +460,24 @@ static int word_lock(liblock_lock_t *lock)
 	return ops->lock ? ops->lock(lock->_impl) : ENOTSUP;
 }
 
-int liblock_lock(liblock_lock_t *lock)
+/* lock or trylock (@take) of an owned lock: by its holder, @again
+ * (take_again()); by another thread, the word, then the holder. */
+static inline int owned_take(liblock_lock_t *lock,
+			     int (*take)(liblock_lock_t *), int again)
 {
 	int rc;
 
-	if (!owned(lock))
-		return word_lock(lock);
 	if (held_by_me(lock))
-		return take_again(lock, EDEADLK);
-	if ((rc = word_lock(lock)) == 0)
+		return take_again(lock, again);
+	if ((rc = take(lock)) == 0)
 		set_owner(lock);
 	return rc;
+}
+
+int liblock_lock(liblock_lock_t *lock)
+{
+	return owned(lock) ? owned_take(lock, word_lock, EDEADLK)
+			   : word_lock(lock);
 }
 
 static int word_trylock(liblock_lock_t *lock)
@@ -487,15 +494,8 @@ static int word_trylock(liblock_lock_t *lock)
 
 int liblock_trylock(liblock_lock_t *lock)
 {
-	int rc;
-
-	if (!owned(lock))
-		return word_trylock(lock);
-	if (held_by_me(lock))
-		return take_again(lock, EBUSY);
-	if ((rc = word_trylock(lock)) == 0)
-		set_owner(lock);
-	return rc;
+	return owned(lock) ? owned_take(lock, word_trylock, EBUSY)
+			   : word_trylock(lock);
 }
 
 static int word_unlock(liblock_lock_t *lock)
