@@ -505,8 +505,10 @@ def _compile_check(cc, opts, path, tmpdir, extra):
     # <header> is looked up through -I, as the compiler does, even when
     # one of that name sits beside the file or was copied to the root
     # (redis-benchmark.c's <sds.h> is hiredis', not src/sds.h).
+    base = getattr(opts, "scratch_base", None) or opts.root
     if tmpdir:
-        cmd += ["-iquote", tmpdir]
+        cmd += ["-iquote", os.path.normpath(os.path.join(
+            tmpdir, os.path.relpath(opts.root, base)))]
     cmd += ["-iquote", os.path.dirname(os.path.abspath(extra or path))]
     c = frontend.command_for(opts.commands, extra or path) \
         if opts.commands else None
@@ -517,7 +519,7 @@ def _compile_check(cc, opts, path, tmpdir, extra):
             a = c.flags[i]
             if a in ("-I", "-iquote", "-isystem", "-include"):
                 val = c.flags[i + 1]
-                rel = os.path.relpath(val, opts.root)
+                rel = os.path.relpath(val, base)
                 alt = os.path.join(tmpdir, rel) if tmpdir else None
                 if alt and not rel.startswith("..") and \
                         os.path.exists(alt):
@@ -534,7 +536,7 @@ def _compile_check(cc, opts, path, tmpdir, extra):
         cmd += flags
     for d in opts.include:
         # -I DIR of the project: its rewritten copy first.
-        rel = os.path.relpath(os.path.abspath(d), opts.root)
+        rel = os.path.relpath(os.path.abspath(d), base)
         if tmpdir and not rel.startswith(".."):
             cmd += ["-I", os.path.join(tmpdir, rel)]
         cmd += ["-I", d]
@@ -567,12 +569,18 @@ def check_outputs(cc, opts, outputs, root, prog):
         if kind == "mutex" and not key.why:
             for f, k, _ in key.sites:
                 macros[rewrite.site_macro(key, f, k) + "_ALGO"] = key
+    # The scratch copy mirrors @root, or the -I directory above it whose
+    # paths the files include by (Tor's "lib/lock/compat_mutex.h" through
+    # -I src, the files under src/lib): else a rewritten header would be
+    # missed, and the input's read in its place.
+    base = _scratch_base(opts, root)
+    opts.scratch_base = base
     with tempfile.TemporaryDirectory(prefix="rcl-refactor.") as tmp:
         tmp = os.path.realpath(tmp)
         mapping = {}
         for dest, (f, text) in outputs.items():
-            rel = os.path.relpath(os.path.abspath(f.path), root) if f else \
-                "rcl-config.h"
+            rel = os.path.relpath(os.path.abspath(f.path) if f else
+                                  os.path.join(root, "rcl-config.h"), base)
             p = os.path.join(tmp, rel)
             os.makedirs(os.path.dirname(p), exist_ok=True)
             with open(p, "w", encoding="latin-1") as fh:
@@ -588,7 +596,7 @@ def check_outputs(cc, opts, outputs, root, prog):
         # their rewritten copies.
         written = {id(f) for f, _ in outputs.values() if f is not None}
         for f in prog.files:
-            rel = os.path.relpath(os.path.abspath(f.path), root)
+            rel = os.path.relpath(os.path.abspath(f.path), base)
             p = os.path.join(tmp, rel)
             if id(f) in written or rel.startswith("..") or \
                     os.path.exists(p):
@@ -663,6 +671,20 @@ def check_outputs(cc, opts, outputs, root, prog):
         rep.error(unblamed)
         return None
     return forced or True
+
+
+def _scratch_base(opts, root):
+    """The directory the compile check's scratch copy mirrors: @root, or
+    the highest directory above it given with -I (or -iquote in the
+    build's commands), not a system one."""
+    dirs = [os.path.abspath(d) for d in opts.include]
+    for c in opts.commands or ():
+        dirs += [c.flags[i + 1] for i, a in enumerate(c.flags[:-1])
+                 if a in ("-I", "-iquote")]
+    above = [d for d in dirs if os.path.isabs(d) and d != os.sep and
+             not d.startswith(("/usr/", "/opt/")) and
+             root.startswith(d.rstrip(os.sep) + os.sep)]
+    return min(above, key=len) if above else root
 
 
 def _uninit_copy_in(d, text):

@@ -105,6 +105,30 @@ def lex(text, src=None, skipped=None):
     when @skipped (a Skipped, with @src) says which, else the first (as if
     every condition held; sections that contain a directive are checked
     again by analyse.pp_dead)."""
+    return _one_branch(_lex_all(text), src, skipped)
+
+
+def unread_runs(text, src=None, skipped=None):
+    """The tokens lex() leaves out of @text (the branches of #if groups
+    not read), as lists of consecutive tokens without the directives:
+    what other configurations of the same source compile."""
+    toks = _lex_all(text)
+    keep = _branches_read(toks, src, skipped)
+    runs, cur = [], []
+    for i, t in enumerate(toks):
+        if i in keep:
+            if cur:
+                runs.append(cur)
+                cur = []
+        elif t.kind != "pp":
+            cur.append(t)
+    if cur:
+        runs.append(cur)
+    return runs
+
+
+def _lex_all(text):
+    """Every token of @text, those of every branch of every #if group."""
     toks = []
     pos, n = 0, len(text)
     bol = True  # at the beginning of a line (only blanks before)
@@ -146,7 +170,7 @@ def lex(text, src=None, skipped=None):
             bol = False
             toks.append(Tok(kind, m.group(), pos, m.end()))
         pos = m.end()
-    return _one_branch(toks, src, skipped)
+    return toks
 
 
 def _directive(tok):
@@ -174,6 +198,12 @@ def _one_branch(toks, src, skipped):
     #if group, the branch compiled when @skipped says so, else the first
     (a group all of whose branches are skipped, or inside skipped code,
     keeps its first)."""
+    keep = _branches_read(toks, src, skipped)
+    return [t for i, t in enumerate(toks) if i in keep]
+
+
+def _branches_read(toks, src, skipped):
+    """The indexes of the tokens of @toks _one_branch() keeps."""
     # Which branch of each group is read, by the index of its #if token.
     chosen = {}
     for t, d, stack in _walk_branches(toks):
@@ -181,11 +211,8 @@ def _one_branch(toks, src, skipped):
                 skipped is not None and stack[-1][0] not in chosen and \
                 skipped.branch_dead(src.line_of(t.start)) is False:
             chosen[stack[-1][0]] = stack[-1][1]
-    out = []
-    for t, d, stack in _walk_branches(toks):
-        if t.kind == "pp" or all(b == chosen.get(g, 0) for g, b in stack):
-            out.append(t)
-    return out
+    return {i for i, (t, d, stack) in enumerate(_walk_branches(toks))
+            if t.kind == "pp" or all(b == chosen.get(g, 0) for g, b in stack)}
 
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}

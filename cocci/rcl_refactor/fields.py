@@ -39,6 +39,12 @@ class Fields:
         self.owner = {}    # (path, index of a lock type token) -> tag
         self.cands = {}    # (kind, field) -> set of tags declaring it
         self.macro_tags = set()  # tags some of whose members a macro declares
+        # tag -> {member: type} of the structure bodies in the branches
+        # lex() does not read (tor's atomic_counter_t, whose `mutex` member
+        # only the #else of HAVE_WORKING_STDATOMIC declares): a member
+        # named like a lock field, of a structure that has one in another
+        # configuration, is that structure's (keys())
+        self.other_members = {}
         for f in files:
             self._skipped = f.skipped.lines if getattr(
                 f, "skipped", None) is not None else frozenset()
@@ -49,6 +55,26 @@ class Fields:
             except cparse.ParseError as e:
                 e.path = f.display
                 raise
+            self._scan_unread(f)
+
+    def _scan_unread(self, f):
+        """other_members from the branches of @f lex() leaves out; a run
+        that is no whole structure body (a branch opening a function) is
+        passed over."""
+        other = Fields.__new__(Fields)
+        other.lock_types = {}
+        other.members, other.order, other.order_all = {}, {}, {}
+        other.anon_owner, other.array_members = {}, set()
+        other.cands, other.owner = {}, {}
+        other._skipped, other._line_of = frozenset(), f.src.line_of
+        for run in cparse.unread_runs(f.src.text, f.src,
+                                      getattr(f, "skipped", None)):
+            try:
+                other._scan_structs(run, f.path)
+            except cparse.ParseError:
+                continue
+        for tag, mem in other.members.items():
+            self.other_members.setdefault(tag, {}).update(mem)
 
     # -- what the files declare -------------------------------------------
     def _scan_structs(self, toks, path):
@@ -241,9 +267,11 @@ class Fields:
             ts = ts[:cparse.match_back(ts, len(ts) - 1) or 0]
         tag = self.type_of(ts[:-2], var_type) if len(ts) > 2 and \
             ts[-2].text in (".", "->") else None
+        declares = tag is not None and (
+            field in self.members.get(tag, {}) or
+            field in self.other_members.get(tag, {}))
         if len(cands) == 1:
-            if tag is not None and tag != cands[0] and \
-                    field in self.members.get(tag, {}):
+            if tag is not None and tag != cands[0] and declares:
                 # a member of another structure the files declare, named
                 # like the lock (wget2's struct _wget_bar_st's handle
                 # `mutex` beside the opaque structure's pthread_mutex_t
@@ -252,7 +280,7 @@ class Fields:
             return ["%s.%s" % (cands[0], field)], None
         if tag in cands:
             return ["%s.%s" % (tag, field)], None
-        if tag is not None and field in self.members.get(tag, {}):
+        if declares:
             # the member of another structure the files declare (apr's
             # apr_thread_mutex_t's `apr_thread_cond_t *cond`, beside two
             # structures whose `cond` is a pthread_cond_t): no lock

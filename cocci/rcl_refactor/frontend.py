@@ -985,6 +985,47 @@ def parse(index, cmd, text=None):
     return unit
 
 
+def preprocess_alone(path, includes, defines, undefs):
+    """How the preprocessor reads the file @path given -I/-D/-U: (where,
+    skipped), @where the `#error` directive it reaches in the file or a
+    header it includes ("file:line", else None), @skipped the lines of
+    @path it skips (cparse.Skipped).  A file that says it is not for this
+    configuration (Tor's compat_mutex_winthreads.c, `#error "orconfig.h
+    didn't define WINVER"`) is not part of this build; other errors (a
+    header the build generates later, not found) say nothing of the
+    kind.  None when libclang cannot read the file."""
+    cmd = single_command(path, includes, defines, undefs, [])
+    index = load()
+    # The detailed record keeps the skipped ranges.
+    opts = ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES | \
+        ci.TranslationUnit.PARSE_INCOMPLETE | \
+        ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
+    try:
+        tu = index.parse(cmd.file, args=cmd.flags + [
+            "-Wno-unknown-warning-option"], options=opts)
+    except ci.TranslationUnitLoadError:
+        return None
+    lines = {}
+    where = None
+    for d in tu.diagnostics:
+        loc = d.location
+        if d.severity < ci.Diagnostic.Error or loc.file is None:
+            continue
+        name = loc.file.name
+        if name not in lines:
+            try:
+                with open(name, errors="replace") as fh:
+                    lines[name] = fh.read().split("\n")
+            except OSError:
+                lines[name] = []
+        text = lines[name][loc.line - 1] if 0 < loc.line <= len(
+            lines[name]) else ""
+        if re.match(r"\s*#\s*error\b", text):
+            where = "%s:%d" % (_display(_real(name)), loc.line)
+            break
+    return where, _skipped_lines(tu, tu.get_file(cmd.file))
+
+
 class _RangeList(ctypes.Structure):
     _fields_ = [("count", ctypes.c_uint),
                 ("ranges", ctypes.POINTER(ci.SourceRange) if ci else

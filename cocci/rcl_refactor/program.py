@@ -5,8 +5,8 @@ the decision of which locks are converted to liblock."""
 import os
 import re
 
-from . import analyse, cond, cparse, fields, find, handles, macrobody, \
-    output, safety, scoped
+from . import analyse, cond, cparse, fields, find, frontend, handles, \
+    macrobody, output, safety, scoped
 from .find import canon
 
 # Mutex types whose owner does not matter (glibc's DEFAULT is NORMAL).
@@ -469,6 +469,7 @@ class Program:
                 if "liblock.h" in included:
                     continue  # an earlier run's output: its locks are
                     # liblock's or stay POSIX by that run's decisions
+                alone = False  # how this build reads it, once asked
                 for kn, hs in decl_headers.items():
                     if kn in found or not (hs & included):
                         continue
@@ -476,14 +477,36 @@ class Program:
                     rx = r"(->|\.)\s*%s\b" % re.escape(
                         name.rsplit(".", 1)[1]) if "." in name else \
                         r"\b%s\b" % re.escape(name)
-                    if re.search(rx, text):
-                        found[kn] = os.path.relpath(path)
+                    hits = [text.count("\n", 0, m.start()) + 1
+                            for m in re.finditer(rx, text)]
+                    if not hits:
+                        continue
+                    if alone is False:
+                        alone = self._read_alone(path)
+                    if alone is not None and (alone[0] or all(
+                            n in alone[1].lines for n in hits)):
+                        continue  # not compiled by this build
+                    found[kn] = os.path.relpath(path)
         for (kind, name), path in sorted(found.items()):
             self.keys[(kind, name)].refuse(
                 "declared in %s, and %s, which includes it and names the "
                 "lock, is not being rewritten (name it too, or give the "
                 "build's compile_commands.json with -p)" % (
                     " ".join(sorted(decl_headers[(kind, name)])), path))
+
+    def _read_alone(self, path):
+        """frontend.preprocess_alone() of the file @path with the -I/-D/-U
+        given, or None (no libclang): a file another platform's build
+        compiles (Tor's compat_mutex_winthreads.c, which stops at an
+        `#error` here) or whose uses of a lock are all in branches this
+        build skips (compat_winthreads.c, all of it `#ifdef _WIN32`)
+        hands pthreads nothing in this build; -p would not read it
+        either, as no compile command names it."""
+        try:
+            return frontend.preprocess_alone(
+                path, self.opts.include, self.opts.define, self.opts.undef)
+        except frontend.FrontEndError:
+            return None
 
     # -- naming locks ------------------------------------------------------
     def lock_keys(self, expr, f, k, kind="mutex"):

@@ -312,4 +312,78 @@ grep -q "bump.c:4: not transformed: lock obj.mutex stays POSIX: declared in obj.
 grep -q "liblock_cond_wait(&o->cv, &o->mutex)" users/o2/wait.c ||
 	fail "both files named: wait.c's wait not converted"
 echo "ok: a file that is not named and uses the header's lock keeps it POSIX"
+# 7. ... unless this build does not compile that file: one that stops at
+# an #error with the flags given (another platform's, as Tor's
+# compat_mutex_winthreads.c), or whose uses are all in a branch the
+# preprocessor skips (all of it under #ifdef _WIN32).
+cat >users/src/wait_win.c <<'EOF2'
+#include "obj.h"
+#ifndef WINVER
+#error "this file is built on Windows only"
+#endif
+void obj_wait_win(struct obj *o)
+{
+	SleepConditionVariableCS(&o->cv, &o->mutex, INFINITE);
+}
+EOF2
+cat >users/src/wait_skipped.c <<'EOF2'
+#include "obj.h"
+#ifdef _WIN32
+void obj_wait_win32(struct obj *o)
+{
+	SleepConditionVariableCS(&o->cv, &o->mutex, INFINITE);
+}
+#endif
+EOF2
+(cd users/src && "$RCLR" --locks all -o ../o3 bump.c wait.c) >users/log3 2>&1 ||
+	{ cat users/log3; fail "other platforms' files: not converted"; }
+grep -q "liblock_lock_t mutex" users/o3/obj.h ||
+	{ cat users/log3; fail "other platforms' files: obj.mutex not converted"; }
+# Its uses in compiled code still count.
+cat >>users/src/wait_skipped.c <<'EOF2'
+int obj_try(struct obj *o) { return pthread_mutex_trylock(&o->mutex); }
+EOF2
+(cd users/src && "$RCLR" --locks all -o ../o4 bump.c wait.c) >users/log4 2>&1
+[ $? -eq 1 ] || { cat users/log4; fail "compiled use: exit status not 1"; }
+grep -q "and wait_skipped.c, which includes it and names the lock" \
+	users/log4 || { cat users/log4; fail "compiled use: not named"; }
+echo "ok: files this build does not compile are not users of a lock"
+# 8. The compile check reads a rewritten header where the compiler finds
+# it: through an -I above the files (Tor's "lib/lock/compat_mutex.h"
+# through -I src, the files under src/lib/).
+mkdir -p inc/src/lib/lock inc/src/lib/log
+cat >inc/src/lib/lock/mtx.h <<'EOF2'
+#include <pthread.h>
+typedef struct my_mtx { pthread_mutex_t mutex; } my_mtx;
+void my_mtx_init(my_mtx *m);
+void my_mtx_lock(my_mtx *m);
+void my_mtx_unlock(my_mtx *m);
+EOF2
+cat >inc/src/lib/lock/mtx.c <<'EOF2'
+#include <stdlib.h>
+#include "lib/lock/mtx.h"
+void my_mtx_init(my_mtx *m) { if (pthread_mutex_init(&m->mutex, NULL)) abort(); }
+void my_mtx_lock(my_mtx *m) { if (pthread_mutex_lock(&m->mutex)) abort(); }
+void my_mtx_unlock(my_mtx *m) { if (pthread_mutex_unlock(&m->mutex)) abort(); }
+EOF2
+cat >inc/src/lib/log/log.c <<'EOF2'
+#include "lib/lock/mtx.h"
+static my_mtx log_mtx;
+static long lines;
+void log_init(void) { my_mtx_init(&log_mtx); }
+void log_line(void)
+{
+	my_mtx_lock(&log_mtx);
+	lines++;
+	my_mtx_unlock(&log_mtx);
+}
+EOF2
+(cd inc && "$RCLR" --locks all -I src -o ../o5 src/lib/lock/mtx.c \
+	src/lib/log/log.c) >inc/log 2>&1 ||
+	{ cat inc/log; fail "-I above the files: not converted"; }
+grep -q "liblock_lock_t mutex" o5/lock/mtx.h ||
+	{ cat inc/log; ls -R o5; fail "-I above the files: header not rewritten"; }
+grep -q "new compiler diagnostic" inc/log &&
+	{ cat inc/log; fail "-I above the files: the check read the old header"; }
+echo "ok: the compile check reads a rewritten header found through -I"
 exit 0
