@@ -446,8 +446,13 @@ def render_outputs(prog, opts, root, entries):
     old = config.existing_entries(cfg_path)
     if not old and opts.outdir:
         old = config.existing_entries(os.path.join(root, "rcl-config.h"))
+    # With -o, also an rcl-config.h next to the inputs that has no entry
+    # (an earlier run's, on locks no site initialises): the files that
+    # include it are written under OUTDIR.
     if any(e[1] for e in entries) or old or any(
-            getattr(f, "needs_config", False) for f in prog.files):
+            getattr(f, "needs_config", False) for f in prog.files) or (
+                opts.outdir and os.path.exists(os.path.join(
+                    root, "rcl-config.h"))):
         outputs[cfg_path] = (None, config.write_config(entries, old))
     return outputs
 

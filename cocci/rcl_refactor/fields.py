@@ -36,6 +36,7 @@ class Fields:
         self.array_members = set()  # (tag, member) declared as arrays
         self.tdefs = {}    # typedef name -> type
         self.globals = {}  # name -> set of types
+        self.returns = {}  # function -> set of the types its prototypes give
         self.owner = {}    # (path, index of a lock type token) -> tag
         self.cands = {}    # (kind, field) -> set of tags declaring it
         self.macro_tags = set()  # tags some of whose members a macro declares
@@ -196,6 +197,12 @@ class Fields:
         decls = analyse.parse_decl(toks, a, b, None)
         typ = spec_type(toks[a:b], [d.name for d in decls])
         for d in decls:
+            fn = re.match(r"[\s*]*(\w+)\s*\(", d.declarator)
+            if fn and not typedef:
+                # a prototype: what a call returns (SQLite's
+                # `sqlite3 *sqlite3VdbeDb(const Vdbe*);`, in
+                # `sqlite3VdbeDb(p)->mutex`)
+                self.returns.setdefault(fn.group(1), set()).add(typ)
             if re.match(r"\w+\s*\(", d.declarator):
                 continue  # a function prototype
             if typedef:
@@ -240,6 +247,14 @@ class Fields:
         if last.text == "]":
             o = cparse.match_back(ts, len(ts) - 1)
             return self.type_of(ts[:o], var_type) if o else None
+        if last.text == ")":
+            # f(args): what the prototypes of f say it returns
+            o = cparse.match_back(ts, len(ts) - 1)
+            if o != 1 or ts[0].kind != "id":
+                return None
+            tags = {self.resolve(t) for t in self.returns.get(ts[0].text,
+                                                             ())}
+            return tags.pop() if len(tags) == 1 else None
         if last.kind != "id":
             return None
         if len(ts) == 1:

@@ -144,6 +144,10 @@ class Key:
         # "macro" sites: (path, #define token) -> (start, end) of the
         # static initialiser inside the macro's body (Program._init_macros)
         self.macro_inits = {}
+        # the same, for that macro's definitions in the branches the
+        # compiler skips: (path, #define token) -> [(File, start, end)]
+        # (rewritten alike, for a build that enables them)
+        self.macro_inits_other = {}
         # A recursive or error-checking mutex: how it is made so.  It
         # becomes a liblock lock of that type; no section that may take it
         # again runs on the server (rewrite._owned_decide()).
@@ -297,11 +301,28 @@ class Program:
                        for name, cands in macros.items() if cands}
         found = []
         in_c = {}  # alias name -> the .c files that #define it
+        self.live_objects = {}  # object-like macro -> bodies not dead
+        # function-like macro -> {(params, body)} not dead (live_expand())
+        self.live_functions = {}
         for f in self.files:
+            for m in _FUNCTION_DEFINE.finditer(f.src.text):
+                ln = f.src.line_of(m.start(1))
+                params = re.match(r"[^(]*\(([^)]*)\)", m.group(0))
+                if ln in f.dead_defines or params is None or (
+                        f.skipped is not None and ln in f.skipped.lines):
+                    continue
+                self.live_functions.setdefault(m.group(1), set()).add((
+                    tuple(x.strip() for x in params.group(1).split(",")),
+                    m.group(2).replace("\\\n", " ").strip()))
             for m in _OBJECT_DEFINE.finditer(f.src.text):
                 self.macros.setdefault(m.group(1), ([], m.group(2)))
-                if f.src.line_of(m.start(1)) not in f.dead_defines:
+                ln = f.src.line_of(m.start(1))
+                if ln not in f.dead_defines:
                     found.append((m.group(1), m.group(2)))
+                    if f.skipped is None or ln not in f.skipped.lines:
+                        self.live_objects.setdefault(m.group(1),
+                                                     set()).add(
+                            m.group(2).strip())
                     if not f.is_header:
                         in_c.setdefault(m.group(1), set()).add(f.path)
                     else:
@@ -556,10 +577,10 @@ class Program:
             return names, None
         # The compiler knows the structure behind a macro, and behind a
         # cast (`((box_t *)(h)->area)->lock`, which reads like a call).
-        # Not behind a call: the expression would be evaluated once
-        # instead of at the lock and at the unlock
-        # (tests/cocci/golden/fields_unsure_refuse); member_owner() gives
-        # no structure for a member whose object expression has one.
+        # member_owner() gives no structure for a member whose object
+        # expression has a call (fields.type_of() reads a call of a
+        # prototyped function; one through a pointer stays unknown:
+        # tests/cocci/golden/fields_unsure_refuse).
         tag = fe.member_owner(f.path, _field_line(f, k, field), field) \
             if fe else None
         if tag and tag + "." + field in names:
@@ -855,7 +876,24 @@ class Program:
         if d is not None:
             return self.fields.resolve(fields.spec_type(
                 cparse.lex(d.spec), [d.name]))
-        return self.fields.global_type(name)
+        tag = self.fields.global_type(name)
+        busy = self.__dict__.setdefault("_typing_macros", set())
+        if tag is None and len(getattr(self, "live_objects", {}).get(
+                name, ())) == 1 and name not in busy:
+            # An object-like macro naming a global (SQLite's `#define
+            # sqlite3GlobalConfig sqlite3Config`, `#define pcache1
+            # (GLOBAL(struct PCacheGlobal, pcache1_g))`): the type of its
+            # expansion, in code the compiler did not type for us (a
+            # branch the build skips, an assert() under NDEBUG).
+            busy.add(name)
+            try:
+                tag = self.fields.type_of(cparse.lex(self.live_expand(
+                    name)), lambda n: self.var_type(f, k, n))
+            except cparse.ParseError:
+                tag = None
+            finally:
+                busy.discard(name)
+        return tag
 
     def _refuse_all(self, names, kind, why):
         for n in names:
@@ -1048,20 +1086,34 @@ class Program:
         # that initialises several mutexes, one per use: its body is the
         # site of them all (rewrite._shared_init_macro())
         self.shared_init_macros = {}
+        # Function-like ones (SQLite's `#define SQLITE3_MUTEX_INITIALIZER(id)
+        # { PTHREAD_MUTEX_INITIALIZER, id }`, used in a static array):
+        # their names; a use is the call, arguments and all.
+        self.init_macro_fns = set()
+        # Definitions on lines the compiler skips (SQLite's other two
+        # SQLITE3_MUTEX_INITIALIZER, under #if SQLITE_MUTEX_NREF): name ->
+        # [(File, #define token, body tokens, body offset)].
+        self.init_macros_skipped = {}
         for f in self.files:
             for k, t in enumerate(f.src.toks):
                 if t.kind != "pp":
                     continue
-                m = _OBJECT_DEFINE.match(t.text)
-                if not m or f.src.line_of(t.start) in f.dead_defines or \
-                        not any(x in m.group(2) for x in
-                                PLAIN_INITIALIZERS + OWNED_INITIALIZERS):
+                m = _OBJECT_DEFINE.match(t.text) or \
+                    _FUNCTION_DEFINE.match(t.text)
+                if not m or not any(x in m.group(2) for x in
+                                    PLAIN_INITIALIZERS + OWNED_INITIALIZERS):
                     continue
                 try:
                     body = cparse.lex(m.group(2).replace("\\\n", "  "))
                 except cparse.ParseError:
                     continue
-                self.init_macros.setdefault(m.group(1), []).append(
+                if m.re is _FUNCTION_DEFINE:
+                    self.init_macro_fns.add(m.group(1))
+                ln = f.src.line_of(t.start)
+                skipped = ln in f.dead_defines or (
+                    f.skipped is not None and ln in f.skipped.lines)
+                (self.init_macros_skipped if skipped else
+                 self.init_macros).setdefault(m.group(1), []).append(
                     (f, k, body, t.start + m.start(2)))
 
     def _init_macro_use(self, f, k):
@@ -1072,7 +1124,13 @@ class Program:
         name = toks[k].text
         defs = self.init_macros[name]
         df, dk, body, _ = defs[0]
-        spliced = toks[:k] + body + toks[k + 1:]
+        end = k + 1
+        if name in self.init_macro_fns:
+            try:
+                end = cparse.match(toks, k + 1) + 1
+            except cparse.ParseError:
+                end = len(toks)
+        spliced = toks[:k] + body + toks[end:]
         found = None
         for i, b in enumerate(body):
             owned = b.text.startswith(OWNED_INITIALIZERS)
@@ -1145,11 +1203,20 @@ class Program:
                       b.text.startswith(OWNED_INITIALIZERS)), None)
             if b is None or not keys:
                 continue
+            # Its definitions in the branches the compiler skips get the
+            # same site, as the skipped lock calls get liblock's names.
+            other = []
+            for of, _, obody, obase in self.init_macros_skipped.get(name,
+                                                                    ()):
+                ob = next((x for x in obody if x.text == b.text), None)
+                if ob is not None:
+                    other.append((of, obase + ob.start, obase + ob.end))
             for n in keys:
                 key = self.key(n)
                 key.sites.append((df, dk, "macro"))
                 key.macro_inits[(df.path, dk)] = (base + b.start,
                                                   base + b.end)
+                key.macro_inits_other[(df.path, dk)] = other
             if len(keys) > 1:
                 self.shared_init_macros[(df.path, dk)] = (name, keys)
 
@@ -1158,7 +1225,9 @@ class Program:
         for k, t in enumerate(toks):
             if t.kind != "id" or k + 1 >= len(toks):
                 continue
-            if t.text in self.init_macros and toks[k + 1].text != "(":
+            if t.text in self.init_macros and \
+                    (toks[k + 1].text == "(") == (t.text in
+                                                  self.init_macro_fns):
                 self._init_macro_use(f, k)
                 continue
             if t.text in PLAIN_INITIALIZERS:
@@ -1664,6 +1733,10 @@ class Program:
                 if member else None
             if member and tags is None:
                 tags = self._accessor_cast_tags(rest, b.text)
+            if member and tags is None and m:
+                tags = self._macro_arg_tags(
+                    name, [p.strip() for p in m.group(1).split(",")], body,
+                    k)
             for kind in ("mutex", "cond"):
                 kns = self._member_keys(body, k, kind, None) if member \
                     else [b.text]
@@ -1734,6 +1807,108 @@ class Program:
             return None
         return fe.macro_member_tags(f.path, f.src.line_of(t.start), name,
                                     field)
+
+    def live_expand(self, text):
+        """Expression @text with the macros that have one definition the
+        compiler reads (not in a branch it skips) expanded, a few levels
+        deep; the others are left as they are."""
+        for _ in range(8):
+            new = re.sub(r"[A-Za-z_]\w*", lambda w: next(iter(
+                self.live_objects[w.group()])) if len(
+                    self.live_objects.get(w.group(), ())) == 1
+                else w.group(), text)
+            new = self._expand_calls(new)
+            if new == text:
+                return text
+            text = new
+        return text
+
+    def _expand_calls(self, text):
+        """One pass of live_expand() over the function-like macros."""
+        out, pos = [], 0
+        for m in re.finditer(r"\b([A-Za-z_]\w*)\s*\(", text):
+            if m.start() < pos:
+                continue
+            defs = self.live_functions.get(m.group(1), ())
+            if len(defs) != 1:
+                continue
+            params, body = next(iter(defs))
+            depth, j, args, start = 0, m.end() - 1, [], m.end()
+            while j < len(text):
+                c = text[j]
+                if c in "([{":
+                    depth += 1
+                elif c in ")]}":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                elif c == "," and depth == 1:
+                    args.append(text[start:j].strip())
+                    start = j + 1
+                j += 1
+            if j >= len(text):
+                return text
+            args.append(text[start:j].strip())
+            if args == [""] and params == ("",):
+                args = []
+                params = ()
+            if len(args) != len(params):
+                continue
+            sub = dict(zip(params, args))
+            out.append(text[pos:m.start()])
+            out.append("(%s)" % re.sub(r"[A-Za-z_]\w*", lambda w: sub.get(
+                w.group(), w.group()), body))
+            pos = j + 1
+        out.append(text[pos:])
+        return "".join(out)
+
+    def _macro_arg_tags(self, name, params, body, k):
+        """When the compiler resolved no expansion of macro @name (SQLite's
+        `#define pcache1EnterMutex(X) assert((X)->mutex==0)`, nothing left
+        of it under NDEBUG): the structures of the member at token @k of
+        its @body when the member's object is a parameter, `(X)->m` or
+        `X->m`, typed at every use of the macro in the files (`pGroup`, a
+        `PGroup *`); None when a use cannot be typed, or there is none."""
+        j = k - 2
+        if j >= 2 and body[j].text == ")" and body[j - 2].text == "(":
+            j -= 1
+        if j < 0 or body[j].text not in params or \
+                (j >= 1 and body[j - 1].text in (".", "->")):
+            return None
+        i = params.index(body[j].text)
+        tags = set()
+        for f in self.files:
+            toks = f.src.toks
+            for u, t in enumerate(toks):
+                if t.kind != "id" or t.text != name or \
+                        u + 1 >= len(toks) or toks[u + 1].text != "(":
+                    continue
+                try:
+                    close = cparse.match(toks, u + 1)
+                except cparse.ParseError:
+                    return None
+                args = cparse.split_args(toks, u + 1, close)
+                if i >= len(args):
+                    return None
+                a, b = args[i]
+                arg = toks[a:b]
+                if any(x.kind == "id" and x.text in self.macros
+                       for x in arg):
+                    # `&pcache1.grp`, pcache1 `(GLOBAL(struct
+                    # PCacheGlobal, pcache1_g))` and GLOBAL(t,v) `v`
+                    try:
+                        arg = cparse.lex(self.live_expand(
+                            f.src.text[toks[a].start:toks[b - 1].end]))
+                    except cparse.ParseError:
+                        return None
+                if arg and arg[0].text == "&":
+                    arg = arg[1:]  # (&s.grp)->mutex: s.grp's structure
+                tag = self.fields.type_of(
+                    arg, lambda n, f=f, u=u: self.var_type(f, u, n))
+                if tag is None:
+                    return None
+                tags.add(tag)
+        return tags or None
 
     def _accessor_cast_tags(self, body, field):
         """When the compiler saw no expansion of a macro (its uses are in
@@ -2233,6 +2408,9 @@ _TYPEDEF_ALIAS = re.compile(r"\btypedef\s+(?:volatile\s+)?([A-Za-z_]\w*)\s+"
 
 _OBJECT_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)"
                             r"(?![\w(])((?:[^\n\\]|\\\n|\\.)*)", re.M)
+# A function-like #define: its name, and its body after the parameters.
+_FUNCTION_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)"
+                              r"\([^)]*\)((?:[^\n\\]|\\\n|\\.)*)", re.M)
 
 
 def _chosen(fns, name, cands):

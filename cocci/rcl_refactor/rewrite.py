@@ -1282,6 +1282,7 @@ def small_edits(prog, selection):
                 start, end = key.macro_inits[(f.path, k)]
                 f.edits.append((start, end, _initializer(
                     macro, f.src.text[start:end])))
+                _other_macro_inits(key, f, k, macro)
                 continue
             if how == "init":
                 what = "pthread_mutex_init()"
@@ -1306,6 +1307,8 @@ def small_edits(prog, selection):
                     else key.macro_inits[(f.path, k)]
                 f.edits.append((start, end, _initializer(
                     macro, f.src.text[start:end])))
+                if how == "macro":
+                    _other_macro_inits(key, f, k, macro)
             else:
                 close = find.cparse.match(toks, k + 1)
                 attr = "&(liblock_attr_t){ %s_ALGO, %s_SERVER, %s }" % (
@@ -1453,6 +1456,17 @@ def _static_type_flags(initializer):
     if initializer.startswith("PTHREAD_ERRORCHECK_MUTEX_INITIALIZER"):
         return "LIBLOCK_ATTR_ERRORCHECK"
     return None
+
+
+def _other_macro_inits(key, f, k, macro):
+    """The initialiser macro's definitions in branches the compiler skips
+    (Key.macro_inits_other) get the site @macro of the one it reads."""
+    for of, start, end in key.macro_inits_other.get((f.path, k), ()):
+        edit = (start, end, _initializer(macro, of.src.text[start:end]))
+        if edit not in of.edits:  # shared by several keys
+            of.edits.append(edit)
+            of.needs_include = True
+            of.needs_config = True
 
 
 def _initializer(macro, initializer):

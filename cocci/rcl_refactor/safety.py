@@ -94,9 +94,10 @@ def check(prog, fi, sec, lock_args, lock_expr=None):
         name = impure_call(prog, text)
         if name:
             raise analyse.Refused(
-                "the lock expression '%s' calls %s(), which may have a side "
+                "the lock expression '%s' calls %s, which may have a side "
                 "effect (the lock and the unlock each evaluate it; the "
-                "transformed code would once)" % (text, name))
+                "transformed code would once)" % (
+                    text, name if " " in name else name + "()"))
 
 
 _INT_TYPES = frozenset((
@@ -181,6 +182,21 @@ def _impure_in(prog, text, seen):
     for n in names:
         if _impure_name(prog, n, seen):
             return n
+    # and the object-like macros it names, which may call one (`#define
+    # LEDGER (ledger())`, in `&LEDGER->lock`): named with the call
+    for i, t in enumerate(toks):
+        m = prog.macros.get(t.text) if t.kind == "id" else None
+        if m is None or m[0] or t.text in seen or \
+                i + 1 < len(toks) and toks[i + 1].text == "(":
+            continue
+        seen.add(t.text)
+        body = m[1] or ""
+        if side_effect(body):
+            return "macro %s (%s)" % (t.text, body.strip())
+        inner = _impure_in(prog, body, seen)
+        if inner:
+            return "%s in macro %s" % (
+                inner if " " in inner else inner + "()", t.text)
     return None
 
 
@@ -591,11 +607,42 @@ def skipped_lock_calls(prog):
                     prog.key(first[0][1]).skipped_calls.append(
                         (f, m.start(1), m.end(1), _RENAMED[m.group(1)]))
                     continue
+                end = _call_end(text, m.end() - 1)
+                if m.group(1) == "pthread_mutex_init" and end and \
+                        len(args) == 2 and len(first) == 1 and \
+                        first[0][0] == "mutex" and len(names) == 1 and \
+                        re.fullmatch(r"0|NULL|\(\s*void\s*\*\s*\)\s*0",
+                                     args[1]):
+                    # A default mutex (SQLite's `pthread_mutex_init(&p->
+                    # mutex, 0)` #ifdef SQLITE_HOMEGROWN_RECURSIVE_MUTEX):
+                    # liblock's defaults, as a build enabling the branch
+                    # compiles it (the lock's sites name the algorithm
+                    # only in the code compiled here).
+                    prog.key(first[0][1]).skipped_calls.append(
+                        (f, m.start(1), end, "liblock_init(%s, NULL)" %
+                         args[0]))
+                    continue
                 for kind, n in names:
                     prog.keys[(kind, n)].refuse(
                         "named by %s() at %s:%d, in code this build does "
                         "not compile, which the tool cannot convert with "
                         "it" % (m.group(1), f.display, ln))
+
+
+def _call_end(text, i):
+    """The offset after the ')' closing the call whose '(' is at offset
+    @i of @text, or None (as _text_args())."""
+    depth, j = 0, i
+    end = min(len(text), i + 2000)
+    while j < end:
+        if text[j] in "([{":
+            depth += 1
+        elif text[j] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    return None
 
 
 def _text_args(text, i):

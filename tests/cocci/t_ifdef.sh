@@ -81,4 +81,26 @@ expect 0 -I hid --no-compile-check --macro-file macros.h -U MT
 "$RCLR" -U 'A-B' -o o src/p.c >log 2>&1 && fail "-U A-B accepted"
 grep -q "A-B" log || { cat log; fail "-U error does not name the value"; }
 "$RCLR" -D '=1' -o o src/p.c >log 2>&1 && fail "-D =1 accepted"
+
+# An initialiser macro defined in three #if branches and a default-mutex
+# init in a branch the build skips (SQLite's SQLITE3_MUTEX_INITIALIZER and
+# SQLITE_HOMEGROWN_RECURSIVE_MUTEX): every definition and that init are
+# converted too, so the other configurations still compile.
+"$RCLR" --locks all -o oinit \
+	"$top_srcdir/tests/cocci/awkward/mutex_table_initializer.c" >log 2>&1 ||
+	{ cat log; fail "initialiser macro: not converted"; }
+n=$(grep -c "define MY_MUTEX_INITIALIZER(id) { LIBLOCK_INITIALIZER_ALGO(" \
+	oinit/mutex_table_initializer.c)
+[ "$n" -eq 3 ] || fail "initialiser macro: $n of its 3 definitions converted"
+grep -q "liblock_init(&p->mutex, NULL);" oinit/mutex_table_initializer.c ||
+	fail "skipped default init not converted"
+for cfg in "1 1" "0 0"; do
+	set -- $cfg
+	sed -e "s/^#define MUTEX_NREF 0/#define MUTEX_NREF $1/" \
+		-e "s/^#define API_ARMOR 1/#define API_ARMOR $2/" \
+		oinit/mutex_table_initializer.c >oinit/other.c
+	$CC -std=gnu11 -Wall -Werror -fsyntax-only -DHOMEGROWN_RECURSIVE \
+		$RCL_CFLAGS -Ioinit oinit/other.c ||
+		fail "initialiser macro: configuration NREF=$1 ARMOR=$2 fails"
+done
 echo "ok ifdef"

@@ -1,7 +1,7 @@
 /* Golden: two structures declare a field named 'lock', and one section
- * takes it through a function's result, whose structure the tool does
- * not infer: every candidate (queue.lock, pool.lock) stays POSIX, with
- * the reason. */
+ * takes it through the result of a call through a function pointer,
+ * whose structure the tool does not infer: every candidate (queue.lock,
+ * pool.lock) stays POSIX, with the reason. */
 #include <pthread.h>
 
 struct queue {
@@ -14,7 +14,7 @@ struct pool {
 	int free;
 };
 
-struct queue *current_queue(void);
+extern struct queue *(*current_queue)(void);
 
 void queue_push(struct queue *q)
 {

@@ -2,7 +2,8 @@
  * compile (opendkim's `#else` of HAVE_REALPATH) are renamed with the
  * converted lock's, so that a build that compiles them hands liblock its
  * own type; a call there that names a lock the tool cannot tell (a
- * field of a function's result) keeps the locks it may name POSIX. */
+ * field of the result of a call through a function pointer) keeps the
+ * locks it may name POSIX. */
 #include <pthread.h>
 
 struct cache {
@@ -15,7 +16,7 @@ struct table {
 	int rows;
 };
 
-struct table *table_of(struct cache *c);
+extern struct table *(*table_of)(struct cache *c);
 
 static pthread_mutex_t pw_lock = PTHREAD_MUTEX_INITIALIZER;
 static int hits;
