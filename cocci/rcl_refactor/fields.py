@@ -46,6 +46,11 @@ class Fields:
         # named like a lock field, of a structure that has one in another
         # configuration, is that structure's (keys())
         self.other_members = {}
+        # (path, tag) -> [(line, member, type)] of the members a file
+        # declares on lines the compiler skips (SQLite's mutex_w32.c, all
+        # of it under #if SQLITE_MUTEX_W32, has its own struct
+        # sqlite3_mutex whose `mutex` is a CRITICAL_SECTION): see keys()
+        self.skipped_defs = {}
         for f in files:
             self._skipped = f.skipped.lines if getattr(
                 f, "skipped", None) is not None else frozenset()
@@ -68,6 +73,7 @@ class Fields:
         other.anon_owner, other.array_members = {}, set()
         other.cands, other.owner = {}, {}
         other._skipped, other._line_of = frozenset(), f.src.line_of
+        other.skipped_defs = {}
         for run in cparse.unread_runs(f.src.text, f.src,
                                       getattr(f, "skipped", None)):
             try:
@@ -114,6 +120,9 @@ class Fields:
                 if self._skipped and \
                         self._line_of(toks[a].start) in self._skipped:
                     skipped.update(range(n0, len(order)))
+                    for name, typ in order[n0:]:
+                        self.skipped_defs.setdefault((path, tag), []).append(
+                            (self._line_of(toks[a].start), name, typ))
                 a = j + 1
             j += 1
         self.order[otag or tag] = [m for i, m in enumerate(order)
@@ -211,6 +220,19 @@ class Fields:
             else:
                 self.globals.setdefault(d.name, set()).add(typ)
 
+    def _skipped_other(self, tag, field, at):
+        """Whether the member @field of structure @tag, used on a skipped
+        line (@at: path, line, skipped lines), is that of a definition of
+        @tag the same file gives earlier in the same skipped range, where
+        @field is no lock: whenever the use is compiled, so is that
+        definition (mutex_w32.c's `InitializeCriticalSection(&p->mutex)`)."""
+        path, line, lines = at
+        for dl, name, typ in self.skipped_defs.get((path, tag), ()):
+            if name == field and dl <= line and \
+                    all(n in lines for n in range(dl, line + 1)):
+                return _no_lock(self.lock_types, typ)
+        return False
+
     # -- types of expressions ---------------------------------------------
     def resolve(self, typ):
         """The structure tag a type (from spec_type) names, or None."""
@@ -265,11 +287,13 @@ class Fields:
                 if tag else None
         return None
 
-    def keys(self, ts, kind, var_type):
+    def keys(self, ts, kind, var_type, skipped_at=None):
         """(key names, field) for the lock expression tokens @ts: [name]
         for a variable, ["TAG.field"] for a field whose structure is
         known, every candidate structure's key (and the field name) when
-        it is not; [] when the expression names no lock."""
+        it is not; [] when the expression names no lock.  @skipped_at:
+        (path, line, skipped lines) of an expression on a line the
+        compiler skips."""
         name = lock_key("".join(t.text for t in ts))
         if name is None or not name.startswith("."):
             return ([name] if name else []), None
@@ -282,6 +306,9 @@ class Fields:
             ts = ts[:cparse.match_back(ts, len(ts) - 1) or 0]
         tag = self.type_of(ts[:-2], var_type) if len(ts) > 2 and \
             ts[-2].text in (".", "->") else None
+        if tag is not None and skipped_at is not None and \
+                self._skipped_other(tag, field, skipped_at):
+            return [], None
         declares = tag is not None and (
             field in self.members.get(tag, {}) or
             field in self.other_members.get(tag, {}))
@@ -301,6 +328,11 @@ class Fields:
             # structures whose `cond` is a pthread_cond_t): no lock
             return [], None
         return ["%s.%s" % (c, field) for c in cands], field
+
+
+def _no_lock(lock_types, typ):
+    return typ is not None and not (typ[0] == "alias" and
+                                    typ[1] in lock_types)
 
 
 def postfix_start(toks, k):

@@ -1971,8 +1971,13 @@ class Program:
                 return []
         a = fields.postfix_start(toks, k)
         ts = toks[k - 1:k + 1] if a is None else toks[a:k + 1]
+        at = None
+        if f is not None and f.skipped is not None and \
+                f.line(k) in f.skipped.lines:
+            at = (f.path, f.line(k), f.skipped.lines)
         return self.fields.keys(ts, kind, lambda n: self.var_type(f, k, n)
-                                if f else self.fields.global_type(n))[0]
+                                if f else self.fields.global_type(n),
+                                at)[0]
 
     def _in_wrapper(self, f, k):
         off = f.src.toks[k].start
