@@ -1299,8 +1299,9 @@ class Sqlite(Recipe):
     REFACTOR_ARGS = None  # -I/-D of compile_commands.json
     # sqlite3_mutex_enter() calls through a function table, so it is no
     # lock wrapper to give --lock-fn (rcl-refactor stops, exit 2): the
-    # tool finds the pthread calls of mutex_unix.c and says why each
-    # stays POSIX.
+    # tool finds the pthread calls of mutex_unix.c, and with them
+    # sqlite3_mutex.mutex becomes a liblock lock whose sections all run
+    # in place (held); the function table reaches them unchanged.
     LOCK_PATTERN = r"\b(sqlite3_mutex_enter|pthread_mutex_lock)\s*\("
     TESTS_ALL = ("walthread1", "walthread2", "walthread3", "walthread4",
                  "walthread5", "cgt_pager_1", "dynamic_triggers",
