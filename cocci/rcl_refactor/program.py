@@ -1129,7 +1129,10 @@ class Program:
             try:
                 end = cparse.match(toks, k + 1) + 1
             except cparse.ParseError:
-                end = len(toks)
+                # a use the tool cannot place: its locks stay POSIX
+                self.init_macro_uses.setdefault(name, []).append(
+                    (f, k, None))
+                return None
         spliced = toks[:k] + body + toks[end:]
         found = None
         for i, b in enumerate(body):
