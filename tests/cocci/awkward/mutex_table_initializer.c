@@ -42,6 +42,7 @@ struct mutex_methods {
 	void (*enter)(struct my_mutex *);
 	int (*try)(struct my_mutex *);
 	void (*leave)(struct my_mutex *);
+	void (*free)(struct my_mutex *);
 };
 
 static struct my_mutex *impl_alloc(int type)
@@ -91,8 +92,14 @@ static void impl_leave(struct my_mutex *p)
 	pthread_mutex_unlock(&p->mutex);
 }
 
+static void impl_free(struct my_mutex *p)
+{
+	pthread_mutex_destroy(&p->mutex);
+	free(p);
+}
+
 static struct mutex_methods methods = { impl_alloc, impl_enter, impl_try,
-					impl_leave };
+					impl_leave, impl_free };
 #define global_methods methods
 
 static void mutex_enter(struct my_mutex *p)
@@ -185,6 +192,6 @@ int main(void)
 	       hits[2], hits[3],
 	       groups[0].pages + groups[1].pages + groups[2].pages,
 	       group_unheld(&pcache.grp) && group_unheld(group_at(1)));
-	free(rec);
+	global_methods.free(rec);
 	return 0;
 }
