@@ -1836,22 +1836,10 @@ class Program:
             if len(defs) != 1:
                 continue
             params, body = next(iter(defs))
-            depth, j, args, start = 0, m.end() - 1, [], m.end()
-            while j < len(text):
-                c = text[j]
-                if c in "([{":
-                    depth += 1
-                elif c in ")]}":
-                    depth -= 1
-                    if depth == 0:
-                        break
-                elif c == "," and depth == 1:
-                    args.append(text[start:j].strip())
-                    start = j + 1
-                j += 1
-            if j >= len(text):
+            split = safety.call_split(text, m.end() - 1)
+            if split is None:
                 return text
-            args.append(text[start:j].strip())
+            args, end = split
             if args == [""] and params == ("",):
                 args = []
                 params = ()
@@ -1861,7 +1849,7 @@ class Program:
             out.append(text[pos:m.start()])
             out.append("(%s)" % re.sub(r"[A-Za-z_]\w*", lambda w: sub.get(
                 w.group(), w.group()), body))
-            pos = j + 1
+            pos = end
         out.append(text[pos:])
         return "".join(out)
 

@@ -607,7 +607,8 @@ def skipped_lock_calls(prog):
                     prog.key(first[0][1]).skipped_calls.append(
                         (f, m.start(1), m.end(1), _RENAMED[m.group(1)]))
                     continue
-                end = _call_end(text, m.end() - 1)
+                split = call_split(text, m.end() - 1)
+                end = split[1] if split else None
                 if m.group(1) == "pthread_mutex_init" and end and \
                         len(args) == 2 and len(first) == 1 and \
                         first[0][0] == "mutex" and len(names) == 1 and \
@@ -629,25 +630,10 @@ def skipped_lock_calls(prog):
                         "it" % (m.group(1), f.display, ln))
 
 
-def _call_end(text, i):
-    """The offset after the ')' closing the call whose '(' is at offset
-    @i of @text, or None (as _text_args())."""
-    depth, j = 0, i
-    end = min(len(text), i + 2000)
-    while j < end:
-        if text[j] in "([{":
-            depth += 1
-        elif text[j] in ")]}":
-            depth -= 1
-            if depth == 0:
-                return j + 1
-        j += 1
-    return None
-
-
-def _text_args(text, i):
-    """The argument texts of the call whose '(' is at offset @i of @text,
-    or None when its parentheses do not close on a few lines."""
+def call_split(text, i):
+    """(argument texts, offset after the closing ')') of the call whose
+    '(' is at offset @i of @text, or None when its parentheses do not
+    close on a few lines."""
     depth, j, start, out = 0, i, i + 1, []
     end = min(len(text), i + 2000)
     while j < end:
@@ -658,12 +644,18 @@ def _text_args(text, i):
             depth -= 1
             if depth == 0:
                 out.append(text[start:j])
-                return [x.strip() for x in out]
+                return [x.strip() for x in out], j + 1
         elif c == "," and depth == 1:
             out.append(text[start:j])
             start = j + 1
         j += 1
     return None
+
+
+def _text_args(text, i):
+    """The argument texts of call_split()."""
+    split = call_split(text, i)
+    return split[0] if split else None
 
 
 def _skipped_var_type(prog, f, off):
