@@ -565,14 +565,17 @@ def _call(fi, sec, plan, names, small_edits, exec_text, ind):
     has_exit = bool(sec["exits"])
     ctx, c = _context(plan, un)
     if has_exit:
-        c.append("uintptr_t rcl_exit;")
+        # the call's result goes through a void * first: a cast of a call
+        # to another type is what -Wbad-function-cast warns about
+        c += ["void *rcl_ret;", "uintptr_t rcl_exit;"]
     if plan.union:
         c += ["rcl_ctx.in.%s = %s%s;" % (d.name, "&" if bp else "", d.name)
               for d, bp, _, _ in plan.ins]
     if plan.errno:
         c.append("rcl_ctx.in.rcl_errno = errno;")
     call = exec_text(fn, ctx)
-    c.append(("rcl_exit = (uintptr_t)%s;" if has_exit else "%s;") % call)
+    c += (["rcl_ret = %s;" % call, "rcl_exit = (uintptr_t)rcl_ret;"]
+          if has_exit else ["%s;" % call])
     if plan.errno:
         c.append("errno = rcl_ctx.out.rcl_errno;")
     c += ["%s = rcl_ctx.out.%s;" % (d.name, d.name)
