@@ -69,6 +69,9 @@ def parse_args(argv):
     p.add_argument("--lock-fn", action="append", default=[],
                    metavar="LOCK=UNLOCK", help="a pair of lock wrapper "
                    "functions (trivial wrappers are found by themselves)")
+    p.add_argument("-j", "--jobs", type=int, metavar="N",
+                   help="translation units parsed at once (libclang, one "
+                   "process each) [the CPUs this process may run on]")
     p.add_argument("--no-compile-check", action="store_true",
                    help="do not compile the output before writing it")
     p.add_argument("-q", "--quiet", action="store_true",
@@ -84,6 +87,10 @@ def parse_args(argv):
     here = os.path.dirname(os.path.abspath(__file__))
     opts.datadir = os.environ.get("RCL_REFACTOR_DATADIR",
                                   os.path.dirname(here))
+    if opts.jobs is None:
+        opts.jobs = len(os.sched_getaffinity(0))
+    elif opts.jobs < 1:
+        p.error("-j %d: expected a number of jobs, 1 or more" % opts.jobs)
     for name in opts.undef:
         if not re.fullmatch(r"[A-Za-z_]\w*", name):
             p.error("-U %r: expected a macro name" % name)
@@ -254,7 +261,7 @@ def front_end(opts, sel):
                     for f in opts.files]
         frontend.set_display_root(os.path.commonpath(
             [os.path.dirname(c.file) for c in cmds]))
-        units = [frontend.parse(index, c) for c in cmds]
+        units = frontend.parse_all(index, cmds, opts.jobs)
     except frontend.FrontEndError as e:
         raise Stop(2, str(e))
     fe = frontend.Program(units)
@@ -282,12 +289,15 @@ def front_end(opts, sel):
         # lock is their parameter (rrdtool's mutex_lock(mutex_t *m) in
         # mutex.c): without them, the callers' sections are not seen,
         # and the wrappers' prototypes in a shared header would change
-        # type while their definitions did not.
+        # type while their definitions did not.  Not for a wrapper a
+        # header defines (xz's static inline mythread_mutex_lock() in
+        # mythread.h): the units that call it read that header, and every
+        # other unit that includes it would be taken too.
         called = {c.key for u in chosen for fn in u.functions.values()
                   for c in fn.calls}
         chosen += [u for u in units if u not in chosen and any(
-            fn.key in called and find.pthread_wrapper(fn)
-            for fn in u.functions.values())]
+            fn.key in called and fn.loc.path == u.path and
+            find.pthread_wrapper(fn) for fn in u.functions.values())]
         opts.files = [os.path.relpath(u.path) for u in units if u in chosen]
         if not opts.files:
             raise Stop(1, "-p %s: no translation unit uses a selected "

@@ -14,10 +14,11 @@ compile_commands.json (rcl-refactor -p BUILD_DIR), else -I/-D/-U and the
     hazards a section reaches through it (hazards()).
 
 Nothing here edits text; the other stages ask, by file and line."""
+import concurrent.futures
 import ctypes
 import functools
-import itertools
 import json
+import multiprocessing
 import os
 import re
 import shlex
@@ -985,6 +986,38 @@ def parse(index, cmd, text=None):
     return unit
 
 
+# A worker is worth starting for this many units: each spends about a
+# tenth of a second importing the bindings and the driver, a unit of a
+# real program (xz's) a fifth to half a second in libclang and the walk.
+UNITS_PER_JOB = 2
+
+
+def parse_all(index, cmds, jobs):
+    """The Units of @cmds, in order, parsed by up to @jobs processes.
+
+    Each worker parses a contiguous run of the commands, in order, so the
+    facts of a definition shared by several units (_FN_FACTS) come from
+    the first of its run that reads it: the same on every run with the
+    same number of jobs.  Workers are spawned, not forked: libclang may
+    have threads of its own in this process."""
+    jobs = min(jobs, len(cmds) // UNITS_PER_JOB)
+    if jobs <= 1:
+        return [parse(index, c) for c in cmds]
+    n = len(cmds)
+    runs = [cmds[i * n // jobs:(i + 1) * n // jobs] for i in range(jobs)]
+    ctx = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=ctx) as ex:
+        parts = list(ex.map(_parse_run, [_ROOT[0]] * jobs, runs))
+    return [u for part in parts for u in part]
+
+
+def _parse_run(root, cmds):
+    """parse_all()'s worker: the Units of @cmds."""
+    set_display_root(root)
+    index = load()
+    return [parse(index, c) for c in cmds]
+
+
 def preprocess_alone(path, includes, defines, undefs):
     """How the preprocessor reads the file @path given -I/-D/-U: (where,
     skipped), @where the `#error` directive it reaches in the file or a
@@ -1247,27 +1280,77 @@ def _fn_key(cur):
     return cur.spelling
 
 
-def _is_noreturn(cur):
+# Whether the declaration at (file, offset) is no-return, for every unit
+# of the run: a header's declarations are the same in each unit that reads
+# it with the same flags, and reading their attributes' tokens was most of
+# the front end's time on xz (99 units parsed, 24,615 declarations, 282
+# distinct).  A system header's are the same under any flags.
+_NORETURN_AT = {}
+
+
+def _is_noreturn(cur, config=None):
+    """Whether the function declared at @cur never returns.  @config, the
+    flags of the unit read (hashable), lets the answer be reused by the
+    other units read with the same flags."""
     if cur is None:
         return False
     if cur.spelling in NORETURN_NAMES:
         return True
     if cur.spelling in PROCESS_ENDS:
         return False
+    if _in_system_header(cur):
+        config = ()
+    elif config is None:
+        return _noreturn_decl(cur)
+    loc = cur.location
+    key = (config, loc.file.name if loc.file else None, loc.offset,
+           cur.spelling)
+    got = _NORETURN_AT.get(key)
+    if got is None:
+        got = _NORETURN_AT[key] = _noreturn_decl(cur)
+    return got
+
+
+def _noreturn_decl(cur):
     if "noreturn" in cur.type.spelling:
         return True
     for ch in cur.get_children():
-        if ch.kind == ci.CursorKind.UNEXPOSED_ATTR or \
-                ch.kind.is_attribute():
-            # The first three only: spelling every token of every
-            # attribute of every declaration of the system headers took
-            # minutes on xz's 186 units.
-            toks = [t.spelling for t in itertools.islice(ch.get_tokens(),
-                                                          3)]
-            if any(t in ("_Noreturn", "noreturn", "__noreturn__")
-                   for t in toks):
-                return True
+        # C11's _Noreturn and [[noreturn]] are attributes libclang does
+        # not expose (those it exposes, visibility or pure, are others).
+        # Their text where they are written, not their tokens: libclang
+        # tokenizes the whole extent, which was most of the front end's
+        # time on xz's 99 units.
+        if ch.kind == ci.CursorKind.UNEXPOSED_ATTR and \
+                _NORETURN_WORD.search(_extent_text(ch)):
+            return True
     return False
+
+
+_NORETURN_WORD = re.compile(rb"\b(?:_Noreturn|noreturn|__noreturn__)\b")
+
+
+@functools.lru_cache(maxsize=64)
+def _file_bytes(path):
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return b""
+
+
+def _extent_text(cur):
+    """The bytes of @cur's extent in its file (a macro's use, for an
+    attribute a macro expands to), its last token taken as a word."""
+    e = cur.extent
+    f = e.start.file
+    if f is None or e.end.file is None or e.end.file.name != f.name:
+        return b""
+    data = _file_bytes(f.name)
+    a, b = e.start.offset, max(e.start.offset, e.end.offset)
+    return data[a:_WORD.match(data, b).end()]
+
+
+_WORD = re.compile(rb"\w*")
 
 
 def _mutex_named(call, n):
@@ -1950,6 +2033,8 @@ class _FnFacts:
 class _Walker:
     def __init__(self, unit):
         self.unit = unit
+        self.config = (tuple(unit.command.flags),
+                       tuple(unit.command.forced))  # see _is_noreturn()
         self.noreturn_keys = set()
         self.end_keys = set()  # see _infer_noreturn()
         self.field_refs = []  # every member reference, filtered in run()
@@ -1965,6 +2050,11 @@ class _Walker:
             if cur.kind == K.MACRO_DEFINITION:
                 defs[cur.spelling] = cur
             elif cur.kind == K.MACRO_INSTANTIATION:
+                if _in_system_header(cur):
+                    # glibc's own (__THROW...), four in five of a unit's:
+                    # no question is asked about a system header's lines,
+                    # and its functions are not walked (_function)
+                    continue
                 loc = _loc(cur)
                 if loc:
                     d = cur.referenced
@@ -1973,7 +2063,7 @@ class _Walker:
                         else None))
                     self.expansions[loc] = cur
             elif cur.kind == K.FUNCTION_DECL:
-                if _is_noreturn(cur):
+                if _is_noreturn(cur, self.config):
                     self.noreturn_keys.add(_fn_key(cur))
         self._infer_noreturn(root)
         for cur in root.get_children():
@@ -2067,7 +2157,8 @@ class _Walker:
                 if ref is None or ref.kind != K.FUNCTION_DECL:
                     continue
                 rk = _fn_key(ref)
-                if rk in self.noreturn_keys or _is_noreturn(ref):
+                if rk in self.noreturn_keys or \
+                        _is_noreturn(ref, self.config):
                     into = self.noreturn_keys
                 elif ref.spelling in PROCESS_ENDS or rk in self.end_keys:
                     into = self.end_keys
@@ -2333,7 +2424,8 @@ class _Walker:
         key = _fn_key(cur)
         fn = Function(cur.spelling, key, loc, end,
                       cur.storage_class == ci.StorageClass.STATIC,
-                      key in self.noreturn_keys or _is_noreturn(cur))
+                      key in self.noreturn_keys or
+                      _is_noreturn(cur, self.config))
         self._locals(cur, fn)
         self._fn_refs(cur, fn)
         sole = _SoleCall(cur, self.noreturn_keys | self.end_keys)
@@ -2361,7 +2453,7 @@ class _Walker:
                 df = ref.location.file
                 fn.calls.append(Call(ref.spelling, ck, cl,
                                      ck in self.noreturn_keys or
-                                     _is_noreturn(ref),
+                                     _is_noreturn(ref, self.config),
                                      _real(df.name) if df else ""))
                 if ref.spelling in FRAME_CALLS:
                     fn.frame_uses.append(fn.calls[-1])
@@ -2914,18 +3006,23 @@ class Program:
 
     def outside(self, name, worked, headers):
         """Files of units not in @worked (real paths) that see the lock
-        @name ("m" or ".field") in a way a rewrite of @worked would not
-        follow: they use or define it, or declare it in their own text or
-        in a header not among @headers."""
+        @name in a way a rewrite of @worked would not follow: they use or
+        define it, or declare it in their own text or in a header not
+        among @headers.  @name: "m", or "TAG.field" (a use of the field
+        of a structure without a tag, "?.field", may be it: the key of a
+        nested anonymous structure's member is "OUTER.member.field")."""
+        names = {name}
+        if "." in name:
+            names.add("?." + name.rsplit(".", 1)[1])
         out = []
         for u in self.units:
             if u.path in worked:
                 continue
-            if name in u.mutex_uses:
+            if names & u.mutex_uses:
                 out.append(_display(u.path))
                 continue
             for loc, st in u.mutex_decls.get(name, []):
-                if st != "static" and not name.startswith(".") and \
+                if st != "static" and "." not in name and \
                         (loc.path == u.path or loc.path not in headers):
                     out.append(_display(u.path))
                     break

@@ -427,15 +427,15 @@ class Program:
         for (kind, name), key in self.keys.items():
             if kind != "mutex":
                 continue
-            glob = "." not in name
-            if glob:
+            if "." not in name:
                 _, static = fe.declared_in(name)
                 if static:
                     continue
-                look = name
-            else:
-                look = "." + name.split(".", 1)[1]
-            files = fe.outside(look, worked, headers)
+            # A field: the units that use that structure's (or, without a
+            # tag, maybe its) member; xz's stream_decoder_mt.c uses its
+            # own struct worker_thread's `mutex`, none of
+            # stream_encoder_mt.c's struct worker_thread_s.
+            files = fe.outside(name, worked, headers)
             if files:
                 key.refuse("not static, and seen by %s, which %s not being "
                            "rewritten (name %s too, or make the lock "
@@ -569,6 +569,15 @@ class Program:
             tag = fe.member_owner(f.path, _field_line(f, k, sole[1]),
                                   sole[1]) \
                 if sole and fe and f is not None else None
+            if tag and tag != sole[0] and \
+                    tag in self.fields.cands.get((kind, sole[1]), ()):
+                # The compiler's structure, another that declares such a
+                # lock: a type name the files define twice (xz's
+                # stream_decoder.c and stream_encoder_mt.c each have their
+                # own lzma_stream_coder, a typedef in one, a tag in the
+                # other) misleads the reading of the text, never the
+                # compiler.
+                return ["%s.%s" % (tag, sole[1])], None
             if tag and tag != sole[0]:
                 return names, "the field '%s' at %s:%d is a member of " \
                     "struct %s, whose declaration is in no file read " \

@@ -86,6 +86,9 @@
 #    structure whose handle field has the same name (`mutex`): that field
 #    is no lock, and the library's lock is converted (bar.c's
 #    wget_thread_mutex_init(&bar->mutex) kept it POSIX, "used outside").
+#  - sametag (wholeprog/sametag): type names several units define
+#    differently, lock helpers a header defines, -Wbad-function-cast,
+#    -j 1 against -j 2 (see its section below).
 #  - bad -p input: one line each, exit 2.
 . "$(dirname "$0")/common.sh"
 WP="$top_srcdir/tests/cocci/wholeprog"
@@ -1242,6 +1245,62 @@ cc_rcl "$TMP/op.new" thread.c -I. bar.c ||
 same_output op "$TMP/op.want" "$TMP/op.new"
 cd "$TMP" || exit 1
 
+# ---- sametag: type names that units define differently ----
+# dec.c's struct coder and struct worker, enc.c's typedefs coder and
+# worker of struct coder_s and struct worker_s, plain.c's own anonymous
+# typedef coder without a lock (xz 5.4's stream_decoder_mt.c,
+# stream_encoder_mt.c, stream_decoder.c).  With -p and no file named:
+#  - each lock is the structure the compiler names (the text's reading
+#    of `coder *c` took plain.c's typedef, then dec.c's tag, and every
+#    section was refused as a member of a structure "in no file read");
+#  - plain.c is not rewritten: it only includes sync.h, whose static
+#    inline lock helpers every unit that includes it defines (xz's
+#    mythread.h had 88 of its 99 units rewritten);
+#  - a section with an early return is delegated under the build's
+#    -Wbad-function-cast (its generated `(uintptr_t)liblock_exec(...)`
+#    drew the warning, and the section was held);
+#  - -j 1 and -j 2 (parallel parsing) write the same files.
+# Naming enc.c alone converts its own structures' locks (dec.c's fields
+# of the same name are other structures') but not tally.h's tally_t.lock,
+# which dec.c uses: refused, naming dec.c.
+cp -R "$WP/sametag" "$TMP/st" && chmod -R u+w "$TMP/st"
+cd "$TMP/st" || exit 1
+$CC -std=gnu11 -O2 -Wall -Wextra -Werror -pthread main.c dec.c enc.c \
+	plain.c -o "$TMP/st.orig" || fail "sametag does not build"
+timeout 60 "$TMP/st.orig" >"$TMP/st.want" || fail "sametag fails"
+{
+	echo '['
+	for u in main dec enc; do
+		printf '{"directory": "%s", "file": "%s.c", "command": "cc -std=gnu11 -O2 -pthread -Wall -Wbad-function-cast -c %s.c"},\n' "$TMP/st" $u $u
+	done
+	printf '{"directory": "%s", "file": "plain.c", "command": "cc -std=gnu11 -O2 -c plain.c"}\n' "$TMP/st"
+	echo ']'
+} >compile_commands.json
+for j in 1 2; do
+	"$RCLR" -j $j -p . --locks all -o "$TMP/st.j$j" >"$TMP/log" 2>&1 ||
+		{ cat "$TMP/log"; fail "sametag -j $j: rcl-refactor failed"; }
+	grep -qx "rcl-refactor: 9 section(s) found, 9 delegated, 0 held, 0 refused" \
+		"$TMP/log" || { cat "$TMP/log"; fail "sametag -j $j: sections"; }
+done
+diff -r "$TMP/st.j1" "$TMP/st.j2" || fail "sametag: -j 1 and -j 2 differ"
+[ "$(cd "$TMP/st.j1" && ls | tr '\n' ' ')" = \
+	"dec.c enc.c rcl-config.h sync.h tally.h " ] ||
+	{ ls "$TMP/st.j1"; fail "sametag: want dec.c, enc.c and the headers"; }
+grep -q "^/\* coder_s.mutex: enc.c:" "$TMP/st.j1/rcl-config.h" &&
+	grep -q "^/\* coder.mutex: dec.c:" "$TMP/st.j1/rcl-config.h" ||
+	{ cat "$TMP/st.j1/rcl-config.h"; fail "sametag: lock names"; }
+cp "$TMP/st.j1/"* . && cc_rcl "$TMP/st.new" main.c dec.c enc.c plain.c ||
+	fail "sametag: the result does not build"
+same_output st "$TMP/st.want" "$TMP/st.new"
+cp -R "$WP/sametag/." . && rm -f rcl-config.h
+"$RCLR" -p . --locks all -o "$TMP/st.enc" enc.c >"$TMP/log" 2>&1
+[ $? -eq 1 ] || { cat "$TMP/log"; fail "sametag enc.c: want exit 1 (a refusal)"; }
+grep -qx "rcl-refactor: 5 section(s) found, 4 delegated, 0 held, 1 refused" \
+	"$TMP/log" && grep -q "^enc.c:[0-9]*: not transformed: lock tally_t.lock stays POSIX: not static, and seen by dec.c, which is not being rewritten" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "sametag enc.c: only tally_t.lock refused"; }
+echo "ok sametag"
+cd "$TMP" || exit 1
+
 # ---- bad -p input ----
 badp() { # WANT-MESSAGE ARGS...
 	want=$1
@@ -1268,4 +1327,8 @@ PYTHONPATH="$TMP/noclang" badp "clang.cindex) are missing from this Python" \
 "$RCLR" -o out >"$TMP/log" 2>&1
 [ $? -eq 2 ] && tail -n 1 "$TMP/log" | grep -q "error: no FILE.c given" ||
 	{ cat "$TMP/log"; fail "no file and no -p: want a usage error"; }
+"$RCLR" -j 0 -p jobq -o out >"$TMP/log" 2>&1
+[ $? -eq 2 ] && tail -n 1 "$TMP/log" |
+	grep -q "error: -j 0: expected a number of jobs, 1 or more" ||
+	{ cat "$TMP/log"; fail "-j 0: want a usage error"; }
 echo "PASS"
