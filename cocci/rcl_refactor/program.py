@@ -304,10 +304,21 @@ class Program:
         self.live_objects = {}  # object-like macro -> bodies not dead
         # function-like macro -> {(params, body)} not dead (live_expand())
         self.live_functions = {}
+        # function-like macro -> {(params, body)} of the definitions on
+        # lines the compiler skips (-p): what a call in skipped code may
+        # expand to (apr's proc_pthread_mutex_cond(m), defined and used
+        # under #if APR_USE_PROC_PTHREAD_MUTEX_COND; see
+        # safety._macros_expanded)
+        self.skipped_functions = {}
         for f in self.files:
             for m in _FUNCTION_DEFINE.finditer(f.src.text):
                 ln = f.src.line_of(m.start(1))
                 params = re.match(r"[^(]*\(([^)]*)\)", m.group(0))
+                if params is not None and f.skipped is not None and \
+                        ln in f.skipped.lines:
+                    ps = tuple(x.strip() for x in params.group(1).split(","))
+                    self.skipped_functions.setdefault(m.group(1), set()).add(
+                        (ps, m.group(2).replace("\\\n", " ").strip()))
                 if ln in f.dead_defines or params is None or (
                         f.skipped is not None and ln in f.skipped.lines):
                     continue
@@ -719,20 +730,22 @@ class Program:
         cache[name] = ok and uses > 0
         return cache[name]
 
-    def expand_accessors(self, expr, every=False):
+    def expand_accessors(self, expr, every=False, more=None):
         """@expr with the program's function-like macros in it expanded,
         `OBJ_LOCK(o)` with `#define OBJ_LOCK(o) (&(o)->mu)` as
         `(&(o)->mu)`: the lock it names is the body's.  Macros whose
         body calls or assigns are left (the lock expression's own checks
         read them), unless @every (only to find the member the
-        expression ends with)."""
+        expression ends with).  @more: name -> (params, body) of other
+        definitions, for the names the program's do not define."""
         for _ in range(8):
             try:
                 ts = cparse.lex(expr)
             except cparse.ParseError:
                 return expr
             for i, t in enumerate(ts[:-1]):
-                m = self.macros.get(t.text) if t.kind == "id" else None
+                m = (self.macros.get(t.text) or (more or {}).get(t.text)) \
+                    if t.kind == "id" else None
                 if not m or not m[0] or ts[i + 1].text != "(" or \
                         "..." in m[0] or not m[1] or not every and \
                         re.search(r"[\w)]\s*\(|[^=!<>]=[^=]|\+\+|--", m[1]):

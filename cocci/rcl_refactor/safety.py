@@ -681,22 +681,29 @@ def _skipped_var_type(prog, f, off):
 
 
 def _macros_expanded(prog, expr):
-    """Expression text @expr with the program's function-like macros
-    expanded, when every macro it reaches has one definition: the member
-    a macro names, not the words of its arguments (apr's skipped
-    `&proc_pthread_mutex_cond(mutex)` names a field `cond`, no field
-    `mutex`).  Else @expr as it is."""
-    seen, todo = set(), set(re.findall(r"[A-Za-z_]\w*", expr))
+    """Expression text @expr of skipped code with the program's
+    function-like macros expanded, when every macro it reaches has one
+    definition: the member a macro names, not the words of its arguments
+    (apr's skipped `&proc_pthread_mutex_cond(mutex)` names a field
+    `cond`, no field `mutex`).  A macro the compiled code does not define
+    has the definitions of the skipped lines (with -p, that macro is
+    defined under the same #if as its use).  Else @expr as it is."""
+    seen, todo, more = set(), set(re.findall(r"[A-Za-z_]\w*", expr)), {}
     while todo:
         w = todo.pop()
         cands = prog.macro_cands.get(w)
+        if not cands and w not in prog.macros:
+            cands = sorted(prog.skipped_functions.get(w, ()))
+            if cands:
+                more[w] = (list(cands[0][0]), cands[0][1])
         if w in seen or not cands:
             continue
         seen.add(w)
         if len({(tuple(p or ()), b) for p, b in cands}) > 1:
             return expr
         todo |= set(re.findall(r"[A-Za-z_]\w*", cands[0][1] or ""))
-    return prog.expand_accessors(expr, every=True) if seen else expr
+    return prog.expand_accessors(expr, every=True, more=more) if seen \
+        else expr
 
 
 def _named_keys(prog, expr, var_type):

@@ -86,6 +86,9 @@
 #    structure whose handle field has the same name (`mutex`): that field
 #    is no lock, and the library's lock is converted (bar.c's
 #    wget_thread_mutex_init(&bar->mutex) kept it POSIX, "used outside").
+#  - skipmacro: a call in skipped code through a macro that only the
+#    skipped lines define names the macro's member, not its argument's
+#    words (apr's proc_pthread_mutex_cond(mutex)).
 #  - sametag (wholeprog/sametag): type names several units define
 #    differently, lock helpers a header defines, -Wbad-function-cast,
 #    -j 1 against -j 2 (see its section below).
@@ -964,6 +967,87 @@ for d in -UOLD_API -DOLD_API; do
 done
 cd "$TMP" || exit 1
 echo "ok skipfield: skipped calls on a field are renamed with its structure's lock"
+
+# ---- skipmacro: a skipped call through a macro only skipped code defines ----
+# apr's proc_mutex.c: under #if APR_USE_PROC_PTHREAD_MUTEX_COND (0 in this
+# build) the structure has a condition and a macro reaching it, and the
+# cleanup destroys `&proc_cond(mutex)`, `mutex` being a variable.  The
+# macro's definition is skipped too: the call names the field `cond`, not
+# every structure's `mutex` (with -p apr's thread mutex, the other
+# `mutex`, stayed POSIX and 49 sections were refused).
+mkdir -p "$TMP/skipmacro" && cd "$TMP/skipmacro" || exit 1
+cat >sm.c <<'EOC'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#ifndef USE_COND
+#define USE_COND 0
+#endif
+typedef struct {
+	pthread_mutex_t mutex;
+	long hits;
+} tmutex_t;
+struct proc {
+	int refs;
+#if USE_COND
+	pthread_cond_t cond;
+#define proc_cond(p) ((p)->cond)
+#endif
+};
+static tmutex_t tm = { PTHREAD_MUTEX_INITIALIZER, 0 };
+static void proc_cleanup(struct proc *mutex)
+{
+#if USE_COND
+	pthread_cond_destroy(&proc_cond(mutex));
+#endif
+	mutex->refs = 0;
+}
+static void *work(void *a)
+{
+	for (int i = 0; i < 10000; i++) {
+		pthread_mutex_lock(&tm.mutex);
+		tm.hits++;
+		pthread_mutex_unlock(&tm.mutex);
+	}
+	return a;
+}
+int main(void)
+{
+	pthread_t t[3];
+	struct proc *p = calloc(1, sizeof(*p));
+
+	if (p == NULL)
+		return 1;
+#if USE_COND
+	pthread_cond_init(&proc_cond(p), NULL);
+#endif
+	for (int i = 0; i < 3; i++)
+		pthread_create(&t[i], 0, work, 0);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], 0);
+	proc_cleanup(p);
+	free(p);
+	printf("%ld\n", tm.hits);
+	return 0;
+}
+EOC
+printf '[{"directory": "%s", "file": "sm.c", "arguments": ["cc", "-O2", "-c", "sm.c"]}]\n' \
+	"$TMP/skipmacro" >compile_commands.json
+"$RCLR" -p . --locks all -o "$TMP/smout" >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "skipmacro: want every lock converted"; }
+grep -qx "rcl-refactor: 1 section(s) found, 1 delegated, 0 held, 0 refused" \
+	"$TMP/log" || { cat "$TMP/log"; fail "skipmacro: tmutex_t.mutex refused"; }
+for d in -UUSE_COND -DUSE_COND=1; do
+	cc_rcl "$TMP/sm.bin" "$TMP/smout/sm.c" "$d" 2>"$TMP/cc" ||
+		{ cat "$TMP/cc"; fail "skipmacro: the result does not build with $d"; }
+	for a in rcl posix mcs; do
+		out=$(LIBLOCK_LOCK=$a timeout 120 "$TMP/sm.bin")
+		[ "$out" = "30000" ] ||
+			fail "skipmacro $d $a: printed '$out', want '30000'"
+	done
+done
+cd "$TMP" || exit 1
+echo "ok skipmacro: a skipped call's macro defined in skipped code"
 
 # ---- paramwrap: wrappers on their parameter, in a unit of their own ----
 mkdir -p "$TMP/paramwrap" && cd "$TMP/paramwrap" || exit 1
