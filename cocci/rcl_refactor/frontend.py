@@ -14,6 +14,7 @@ compile_commands.json (rcl-refactor -p BUILD_DIR), else -I/-D/-U and the
     hazards a section reaches through it (hazards()).
 
 Nothing here edits text; the other stages ask, by file and line."""
+import collections
 import concurrent.futures
 import ctypes
 import functools
@@ -711,19 +712,47 @@ class Unit:
     # state (STATE_SETTERS)
     state_set: dict = field(default_factory=dict)
 
+    def _index(self):
+        """(macros by file and by line, macros by name, member_refs and
+        field_refs by line and field) of the unit, built on the first question: the
+        lists are complete once parse() returns, and every question asked
+        of each of Tor's 973 units was a walk of them."""
+        ix = self.__dict__.get("_ix")
+        if ix is None:
+            at, named, members, kinds = {}, {}, {}, {}
+            for m in self.macros:
+                at.setdefault((m.loc.path, m.loc.line), []).append(m)
+                at.setdefault(m.loc.path, []).append(m)
+                named.setdefault(m.name, []).append(m)
+            for loc, f, t in self.member_refs:
+                members.setdefault((loc.path, loc.line, f), []).append(
+                    (loc, t))
+            for loc, f, k in self.field_refs:
+                kinds.setdefault((loc.path, loc.line, f), []).append(
+                    (loc, k))
+            ix = self.__dict__["_ix"] = (at, named, members, kinds)
+        return ix
+
+    def macro_uses(self, name):
+        """The MacroUses of macro @name."""
+        return self._index()[1].get(name, ())
+
+    def macros_in(self, path):
+        """The MacroUses of @path."""
+        return self._index()[0].get(path, ())
+
     def macros_at(self, path, line):
         """Macros expanded on @line of @path."""
-        return [m.name for m in self.macros
-                if m.loc.path == path and m.loc.line == line]
+        return [m.name for m in self._index()[0].get((path, line), ())]
 
     def member_owner(self, path, line, fieldname, col=None):
         """Tag of the structure whose field @fieldname is named on @line
         of @path (at column @col when given: a macro expanded there,
         where libclang places the member its body names), when all such
         uses there agree; else None."""
-        tags = {t for loc, f, t in self.member_refs
-                if loc.path == path and loc.line == line and
-                f == fieldname and col in (None, loc.col)}
+        tags = {t for loc, t in self._index()[2].get(
+                    (path, line, fieldname), ())
+                if col in (None, loc.col)}
         if len(tags) != 1 or "()" in tags:
             return None  # several, or reached through a call
         return tags.pop()
@@ -737,14 +766,13 @@ class Unit:
         named structure.  The member a macro body names sits where the
         outermost expansion is (libclang's expansion location)."""
         tags = set()
-        for m in self.macros:
-            if m.name != name or m.defn is None or \
-                    (m.defn.path, m.defn.line) != (path, line):
+        _, named, members, fkinds = self._index()
+        for m in named.get(name, ()):
+            if m.defn is None or (m.defn.path, m.defn.line) != (path, line):
                 continue
-            kinds = [k for loc, f, k in self.field_refs
-                     if loc == m.loc and f == fieldname]
-            owners = [t for loc, f, t in self.member_refs
-                      if loc == m.loc and f == fieldname]
+            at = (m.loc.path, m.loc.line, fieldname)
+            kinds = [k for loc, k in fkinds.get(at, ()) if loc == m.loc]
+            owners = [t for loc, t in members.get(at, ()) if loc == m.loc]
             locks = [k for k in kinds if k != "other"]
             if not kinds or len(owners) != len(locks) or "()" in owners:
                 return None
@@ -758,9 +786,7 @@ class Unit:
         @fieldname at (@line, @col) of @path as the compiler resolved
         them (every use on the line when none starts at @col: a macro
         expansion); an empty set when the unit has none there."""
-        on_line = [(loc, k) for loc, f, k in self.field_refs
-                   if loc.path == path and loc.line == line and
-                   f == fieldname]
+        on_line = self._index()[3].get((path, line, fieldname), ())
         exact = {k for loc, k in on_line if loc.col == col}
         return exact or {k for _, k in on_line}
 
@@ -2608,6 +2634,12 @@ class Program:
                 old = self.addr_funcs.get(key)
                 self.addr_funcs[key] = (name, ftype,
                                         erased or bool(old and old[2]))
+        # The units do not change once parsed: pointer_targets() by the
+        # call's (cast, type), _section_reach() by section (Tor's 973
+        # units: 46 sections, each reaching thousands of functions that
+        # call through pointers, spent minutes sorting addr_funcs)
+        self._targets = {}
+        self._reached = {}
 
     def unit_of(self, path):
         rp = os.path.realpath(path)
@@ -2657,8 +2689,8 @@ class Program:
         """The lines of @path where a unit expands a macro that reads
         the line number (Unit.line_macros)."""
         rp = os.path.realpath(path)
-        return {m.loc.line for u in self.units for m in u.macros
-                if m.loc.path == rp and m.name in u.line_macros}
+        return {m.loc.line for u in self.units if rp in u.files
+                for m in u.macros_in(rp) if m.name in u.line_macros}
 
     def skipped_lines(self, path):
         """The cparse.Skipped of @path, when every unit that reads it
@@ -2737,17 +2769,23 @@ class Program:
         is taken with the type it calls, and those whose address went
         through a cast; every one whose address is taken when the call
         casts the pointer or its type is unknown."""
-        return [(key, name) for key, (name, ftype, erased)
+        how = (bool(ind.cast), ind.ftype)
+        if how not in self._targets:
+            self._targets[how] = [
+                (key, name) for key, (name, ftype, erased)
                 in sorted(self.addr_funcs.items())
                 if ind.cast or ind.ftype is None or erased or
                 ftype == ind.ftype]
+        return self._targets[how]
 
-    def edges(self, fn, where=None):
+    def edges(self, fn, where=None, hows=None):
         """(key, chain start) of what @fn may run next, for the calls
         where @where(loc) holds (all of them when None): its direct
         calls, the functions it hands out by address (a callback given
         to qsort() or stored for later runs on whoever calls it), and
-        the possible targets of its calls through pointers."""
+        the possible targets of its calls through pointers.  @hows: the
+        kinds of call through a pointer (cast, type) whose targets are
+        already given, to leave out (and the kinds given here added)."""
         def ok(loc):
             return where is None or where(loc)
         out = [(c.key, [c.callee]) for c in fn.calls if ok(c.loc)]
@@ -2755,6 +2793,11 @@ class Program:
                 if ok(a.loc)]
         for ind in fn.indirect:
             if ok(ind.loc):
+                if hows is not None:
+                    how = (bool(ind.cast), ind.ftype)
+                    if how in hows:
+                        continue
+                    hows.add(how)
                 out += [(key, ["(*pointer)", name])
                         for key, name in self.pointer_targets(ind)]
         return out
@@ -2776,9 +2819,15 @@ class Program:
         every function of the program reached from @seeds ((key, chain)
         pairs, see edges()) of code of @unit, transitively."""
         out = {}
-        todo = [(key, chain, unit) for key, chain in seeds]
+        todo = collections.deque((key, chain, unit) for key, chain in seeds)
+        # Per unit, the kinds of call through a pointer whose targets are
+        # queued: a later call of the same kind from code of the same unit
+        # would queue them again behind the first ones, and each would be
+        # dropped when reached (Tor: thousands of functions reached, as
+        # many taken by address, for every section).
+        hows = {}
         while todo:
-            key, chain, u = todo.pop(0)
+            key, chain, u = todo.popleft()
             fn, fu = self._resolve(key, u)
             if fn is None or (key, fu.path) in out:
                 continue
@@ -2787,7 +2836,8 @@ class Program:
                 # process ends there, whichever thread calls it
                 continue
             out[(key, fu.path)] = (fn, chain)
-            for k, more in self.edges(fn):
+            for k, more in self.edges(fn, hows=hows.setdefault(fu.path,
+                                                               set())):
                 todo.append((k, chain + more, fu))
         return out
 
@@ -2962,6 +3012,8 @@ class Program:
         it is in, whether a location is in it, and the functions of the
         program it may call; None when the front end lacks the function."""
         rp = os.path.realpath(path)
+        if (rp, start, end) in self._reached:
+            return self._reached[(rp, start, end)]
         u = self.unit_of(rp)
         fn = u.function_at(rp, start[0]) if u else None
         if fn is None:
@@ -2971,6 +3023,7 @@ class Program:
             return loc.path == rp and start <= loc.pos() < end
         reached = [g for g, _ in self.reach(self.edges(fn, inside),
                                             u).values()]
+        self._reached[(rp, start, end)] = fn, u, inside, reached
         return fn, u, inside, reached
 
     def foreign_call(self, path, start, end):

@@ -1184,8 +1184,8 @@ class Program:
         if fe is None or self.opts.commands is None:
             return []
         mine = {os.path.realpath(f.path) for f in self.files}
-        return sorted({str(m.loc) for u in fe.units for m in u.macros
-                       if m.name == name and m.loc.path not in mine})
+        return sorted({str(m.loc) for u in fe.units
+                       for m in u.macro_uses(name) if m.loc.path not in mine})
 
     def _init_macro_sites(self):
         """Each initialiser macro whose every use initialises one key is
