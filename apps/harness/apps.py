@@ -168,7 +168,9 @@ class Recipe:
     compiled files of compile_commands.json matching LOCK_PATTERN, less
     those whose path LOCK_EXCLUDE matches: the app's own tests);
     LOCK_FNS: lock wrapper pairs for --lock-fn; MACROS: a --macro-file
-    (lock macros defined in #if branches, parser hints); REFACTOR_ARGS:
+    (lock macros defined in #if branches, parser hints); COMPDB: give
+    rcl-refactor the original build's compile_commands.json (-p), its
+    paths moved to the tree refactored, instead of REFACTOR_ARGS:
     -I/-D/-U; REFACTOR_TIMEOUT: seconds rcl-refactor may take; WORKLOAD:
     the timed command ({tree}, {data}: a 64 MB text file); TEST, TEST_KIND: the own test suite and how its log is
     read (automake, prove, abts, tcl, ctest, exit); TESTS_ALL: the suite's test
@@ -185,6 +187,7 @@ class Recipe:
     LOCK_EXCLUDE = None
     LOCK_FNS = ()
     MACROS = ""
+    COMPDB = False
     REFACTOR_TIMEOUT = 300
     REFACTOR_ARGS = ()
     WORKLOAD = None
@@ -299,9 +302,39 @@ class Recipe:
                 i += 1
         return out
 
+    def compdb(self, tree):
+        """A directory holding the original build's compile_commands.json
+        with the paths of its tree moved to @tree (rcl-refactor -p)."""
+        import json
+        orig = os.path.join(self.ctx.work, "orig")
+        try:
+            with open(os.path.join(orig, "compile_commands.json")) as f:
+                db = json.load(f)
+        except (OSError, ValueError):
+            raise StepError("%s: the original build wrote no "
+                            "compile_commands.json (bear)" % self.name)
+
+        def moved(text):
+            return re.sub(r"%s(?=/|$|\s)" % re.escape(orig),
+                          lambda m: tree, text)
+        for e in db:
+            for k in ("directory", "file", "command", "output"):
+                if k in e:
+                    e[k] = moved(e[k])
+            if "arguments" in e:
+                e["arguments"] = [moved(a) for a in e["arguments"]]
+        out = os.path.join(self.ctx.work, "compdb-" + os.path.basename(tree))
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, "compile_commands.json"), "w") as f:
+            json.dump(db, f, indent=1)
+        return out
+
     def refactor_args(self, tree):
-        args = list(self.REFACTOR_ARGS) if self.REFACTOR_ARGS is not None \
-            else self.db_flags(tree)
+        if self.COMPDB:
+            args = ["-p", self.compdb(tree)]
+        else:
+            args = list(self.REFACTOR_ARGS) \
+                if self.REFACTOR_ARGS is not None else self.db_flags(tree)
         for pair in self.LOCK_FNS:
             args += ["--lock-fn", pair]
         if self.MACROS:
@@ -743,7 +776,7 @@ class XzUtils(Recipe):
     why = ("coder mutex + condition of liblzma's threaded encoder and "
            "decoder, per block; tests mostly single-threaded")
     CONFIGURE = ["./configure", "-q", "--disable-doc", "--disable-nls"]
-    REFACTOR_ARGS = None  # -I/-D of compile_commands.json
+    COMPDB = True  # 99 units, 2 of them locking (about 20 s)
     LOCK_PATTERN = r"\bmythread_(mutex_lock|sync)\s*\("
     # The static inline wrappers of src/common/mythread.h (rcl-refactor
     # does not see through them by itself: their bodies are in #if

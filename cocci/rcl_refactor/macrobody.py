@@ -53,6 +53,16 @@ class SectionMacro:
         """Offsets, in the file, of the arguments of its lock calls."""
         return [(a, b) for _, _, a, b, _ in self.calls]
 
+    def through_wrappers(self):
+        """Whether every lock call of its body is of a wrapper function
+        that names its lock itself (named_wrapper): the body is never
+        rewritten, and each call takes the lock its wrapper's body takes,
+        converted or not.  Then an expansion the tool does not follow
+        (Tor's SPIN_UNTIL() inside SPIN(), in test_threads.c), or whose
+        lock it cannot name, keeps no lock POSIX: that section stays as
+        written, on the wrapper's lock."""
+        return all(named_wrapper(lf) for lf, _, _, _, _ in self.calls)
+
 
 _DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)]*)\)")
 
@@ -80,6 +90,8 @@ def find_all(prog):
             out[name] = sm
     # A macro expanded by another macro: those expansions are not seen.
     for name, sm in out.items():
+        if sm.through_wrappers():
+            continue
         for f in prog.files:
             for t in f.src.toks:
                 if t.kind == "pp" and t is not sm.file.src.toks[sm.tok] and \
@@ -169,8 +181,9 @@ def expansions(prog):
                             "%s, expanded at %s:%d, locks '%s': %s" % (
                                 sm.where, f.display, f.line(k), expr,
                                 w or "the tool cannot name that lock"))
-                        for n in ns:
-                            prog.key(n).refuse(why)
+                        if not sm.through_wrappers():
+                            for n in ns:
+                                prog.key(n).refuse(why)
                         names.append(None)
                         continue
                     names.append(ns[0])
@@ -179,7 +192,7 @@ def expansions(prog):
                 sm.named.append((f, k, names, why))
                 if why and sm.why is None:
                     sm.why = why
-        if sm.why:
+        if sm.why and not sm.through_wrappers():
             for n in sorted(sm.keys):
                 prog.key(n).refuse(sm.why)
 
@@ -202,13 +215,14 @@ def sections(prog, report):
                 sec = analyse.Section(f.display, fi.name, line)
                 sec.fi, sec.tok, sec.fileobj, sec.key = fi, k, f, n
                 sec.stmt, sec.lf = fi.stmt_at.get(k), lf
-                sec.reason = ("%s in the body of macro %s (its calls "
-                              "become liblock's)" % (
-                                  "trylock" if lf.role == "trylock" else
-                                  "locked and unlocked" if any(
-                                      c[0].role == "unlock"
-                                      for c in sm.calls) else "locked",
-                                  sm.where))
+                sec.reason = ("%s in the body of macro %s (%s)" % (
+                    "trylock" if lf.role == "trylock" else
+                    "locked and unlocked" if any(
+                        c[0].role == "unlock" for c in sm.calls)
+                    else "locked", sm.where,
+                    "through wrapper functions: it stays as written"
+                    if sm.through_wrappers() else
+                    "its calls become liblock's"))
                 prog.key(n).sections.append(sec)
 
 
@@ -219,7 +233,7 @@ def decide(prog, converted):
     changed = False
     for sm in prog.section_macros.values():
         out = sorted(n for n in sm.keys if not converted(n))
-        if not out:
+        if not out or sm.through_wrappers():
             continue
         for n in sorted(sm.keys):
             key = prog.key(n)
@@ -253,7 +267,7 @@ def edits(prog, converted):
         f = sm.file
         f.needs_include = True
         for lf, args, a, b, name_end in sm.calls:
-            if _named_wrapper(lf):
+            if named_wrapper(lf):
                 continue  # its own body takes the liblock lock
             new = "liblock_" + lf.role
             if lf.params is None:
@@ -283,7 +297,7 @@ def edits(prog, converted):
                                 m.group(1)[:max(1, len(m.group(1)) - grew)]))
 
 
-def _named_wrapper(lf):
+def named_wrapper(lf):
     """Whether lock function @lf is a wrapper function that computes its
     lock from its parameters (tor's tor_mutex_acquire(m), which asserts
     m and takes &m->mutex): the macro keeps calling it, since its body

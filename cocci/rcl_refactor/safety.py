@@ -31,7 +31,7 @@ import bisect
 import os
 import re
 
-from . import analyse, cparse, find
+from . import analyse, cparse, find, macrobody
 
 ALLOCA_LIKE = ("alloca", "__builtin_alloca", "__builtin_alloca_with_align",
                "__builtin_alloca_with_align_and_max", "strdupa", "strndupa",
@@ -514,6 +514,17 @@ def unseen_lock_calls(prog):
                         t.text, elsewhere[t.text])
             elif inside and t.text not in prog.fns and \
                     t.text not in prog.section_macros and \
+                    t.text in prog.macros and _locks(prog, t.text, locks) \
+                    and _through_wrappers(prog, t.text):
+                # Its text needs no change (Tor's SPIN(), which expands
+                # SPIN_UNTIL()): the section stays, on its wrappers' lock.
+                prog.report.found += 1
+                prog.report.hold(f.display, f.line(k), (
+                    "locked through the wrapper functions of the expansion "
+                    "of macro %s(), which stays as written" % t.text))
+                continue
+            elif inside and t.text not in prog.fns and \
+                    t.text not in prog.section_macros and \
                     t.text in prog.macros and _locks(prog, t.text, locks):
                 why = getattr(prog, "scoped_why", {}).get(
                     (f.path, f.line(k))) or (
@@ -780,6 +791,19 @@ def _expansion_words(prog, name, seen=None):
     for w in list(words):
         words |= _expansion_words(prog, w, seen)
     return words
+
+
+def _through_wrappers(prog, name):
+    """Whether every lock function or section macro that macro @name's
+    expansion names is a wrapper function naming its lock itself, or a
+    section macro calling only such (macrobody.named_wrapper): nothing in
+    the expansion is rewritten, whatever becomes of its lock."""
+    lockish = [w for w in _expansion_words(prog, name)
+               if w in prog.fns or w in prog.section_macros]
+    return bool(lockish) and all(
+        prog.section_macros[w].through_wrappers()
+        if w in prog.section_macros else
+        macrobody.named_wrapper(prog.fns[w]) for w in lockish)
 
 
 def _locks(prog, name, locks):
