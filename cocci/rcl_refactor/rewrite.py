@@ -374,20 +374,53 @@ def _unparsed(prog, f, k, key):
 
 def analyse_all(prog, selection):
     """Shape and variables of every section of every selected key."""
+    chosen = {name for (kind, name), key in prog.keys.items()
+              if kind == "mutex" and selection.selected(
+                  name, [(s[0].display, s[0].line(s[1])) for s in key.sites])}
+    tied = _tied_by_conditions(prog, chosen)
     for (kind, name), key in list(prog.keys.items()):
         if kind != "mutex":
             continue
-        if not selection.selected(name, [(s[0].display, s[0].line(s[1]))
-                                         for s in key.sites]):
+        if name not in chosen and name not in tied:
             key.refuse(NOT_SELECTED)
             continue
         if not key.decls and not key.macro_decls:
             key.refuse("no declaration of a pthread_mutex_t named '%s' "
                        "was found (add -I for its header)" % name.lstrip("."))
+        if name in tied:
+            key.tied = tied[name]
+            for sec in key.sections:
+                sec.reason = sec.reason or (
+                    "not selected, converted with the posix algorithm for "
+                    "the condition variable %s it shares with %s" % (
+                        key.tied[0], key.tied[1].lstrip(".")))
+            continue
         for sec in key.sections:
             if sec.reason or sec.analysed:
                 continue
             analyse_section(prog, sec, selection)
+
+
+def _tied_by_conditions(prog, chosen):
+    """{mutex not selected: (condition, selected mutex)} of the mutexes a
+    selected one shares a condition variable key with, directly or through
+    others: xz's four coder and worker mutexes all wait on the member
+    `cond` of struct mythread_cond, and a profile that selects three kept
+    all four POSIX (the condition cannot be two types).  Such a mutex
+    becomes a liblock lock too, on the posix algorithm (rcl-config.h), its
+    sections held: it behaves as before, and the others move."""
+    tied, todo = {}, sorted(chosen)
+    while todo:
+        m = todo.pop(0)
+        key = prog.keys.get(("mutex", m))
+        for c in sorted(key.partners) if key else ():
+            ck = prog.keys.get(("cond", c))
+            for m2 in sorted(ck.partners) if ck else ():
+                if m2 not in chosen and m2 not in tied and \
+                        ("mutex", m2) in prog.keys:
+                    tied[m2] = (c, m)
+                    todo.append(m2)
+    return tied
 
 
 def _section_at(prog, f, k):
@@ -1292,12 +1325,17 @@ def small_edits(prog, selection):
                 what = "static initializer in macro %s" % re.match(
                     r"#\s*define\s+(\w+)", toks[k].text).group(1)
             ndel = sum(1 for s in key.sections if delegated(s))
-            entries.append((macro, "rcl", "%s: %s:%d, %s, %d section(s): "
-                            "%d delegated, %d held%s" % (
+            tied = getattr(key, "tied", None)
+            entries.append((macro, "posix" if tied else "rcl",
+                            "%s: %s:%d, %s, %d section(s): "
+                            "%d delegated, %d held%s%s" % (
                                 name.lstrip("."), f.src.rel, f.line(k), what,
                                 len(key.sections), ndel,
                                 len(key.sections) - ndel,
-                                "; profile: " + comment if comment else "")))
+                                "; profile: " + comment if comment else "",
+                                "; not selected: shares condition %s with %s"
+                                % (tied[0], tied[1].lstrip("."))
+                                if tied else "")))
             f.needs_include = True
             f.needs_config = True
             if how == "init":

@@ -86,6 +86,9 @@
 #    structure whose handle field has the same name (`mutex`): that field
 #    is no lock, and the library's lock is converted (bar.c's
 #    wget_thread_mutex_init(&bar->mutex) kept it POSIX, "used outside").
+#  - tiedcond: a lock selected by --locks and one not selected wait on
+#    one condition key; the other becomes liblock's on posix, the
+#    selected one moves (both stayed POSIX).
 #  - skipmacro: a call in skipped code through a macro that only the
 #    skipped lines define names the macro's member, not its argument's
 #    words (apr's proc_pthread_mutex_cond(mutex)).
@@ -1327,6 +1330,93 @@ cp wget.h "$TMP/opout/" && cd "$TMP/opout" || exit 1
 cc_rcl "$TMP/op.new" thread.c -I. bar.c ||
 	fail "opaque: the result does not build with -Wall -Werror"
 same_output op "$TMP/op.want" "$TMP/op.new"
+cd "$TMP" || exit 1
+
+# ---- tiedcond: a profile's lock and another share a condition type ----
+# Both structures hold a `signal_t` whose member `cond` is the condition
+# they wait on (xz's mythread_cond in its coder and worker structures):
+# one condition key for two mutexes.  --locks naming one of them kept
+# both POSIX (the condition cannot be two types); now the other becomes a
+# liblock lock on the posix algorithm, its sections held, and the one
+# selected moves to RCL.
+mkdir -p "$TMP/tiedcond" && cd "$TMP/tiedcond" || exit 1
+cat >tc.c <<'EOC'
+#include <pthread.h>
+#include <stdio.h>
+typedef struct {
+	pthread_cond_t cond;
+} signal_t;
+struct queue {
+	pthread_mutex_t mutex;
+	signal_t ready;
+	int items;
+	long sum;
+};
+struct stage {
+	pthread_mutex_t mutex;
+	signal_t done;
+	int finished;
+};
+static struct queue q = { PTHREAD_MUTEX_INITIALIZER,
+			  { PTHREAD_COND_INITIALIZER }, 0, 0 };
+static struct stage st = { PTHREAD_MUTEX_INITIALIZER,
+			   { PTHREAD_COND_INITIALIZER }, 0 };
+static void *consumer(void *a)
+{
+	for (int i = 0; i < 1000; i++) {
+		pthread_mutex_lock(&q.mutex);
+		while (q.items == 0)
+			pthread_cond_wait(&q.ready.cond, &q.mutex);
+		q.items--;
+		q.sum += i;
+		pthread_mutex_unlock(&q.mutex);
+	}
+	pthread_mutex_lock(&st.mutex);
+	st.finished++;
+	pthread_cond_signal(&st.done.cond);
+	pthread_mutex_unlock(&st.mutex);
+	return a;
+}
+int main(void)
+{
+	pthread_t t[2];
+
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], 0, consumer, 0);
+	for (int i = 0; i < 2000; i++) {
+		pthread_mutex_lock(&q.mutex);
+		q.items++;
+		pthread_cond_signal(&q.ready.cond);
+		pthread_mutex_unlock(&q.mutex);
+	}
+	pthread_mutex_lock(&st.mutex);
+	while (st.finished < 2)
+		pthread_cond_wait(&st.done.cond, &st.mutex);
+	pthread_mutex_unlock(&st.mutex);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], 0);
+	printf("%ld %d\n", q.sum, st.finished);
+	return 0;
+}
+EOC
+$CC -std=gnu11 -O2 -Wall -Werror -pthread tc.c -o "$TMP/tc.orig" ||
+	fail "tiedcond does not build"
+timeout 60 "$TMP/tc.orig" >"$TMP/tc.want" || fail "tiedcond fails"
+"$RCLR" --locks queue.mutex -o "$TMP/tcout" tc.c >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "tiedcond: want exit 0"; }
+grep -qx "rcl-refactor: 4 section(s) found, 2 delegated, 2 held, 0 refused" \
+	"$TMP/log" && grep -q "held: not selected, converted with the posix algorithm for the condition variable signal_t.cond it shares with queue.mutex" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "tiedcond: stage.mutex held, queue.mutex delegated"; }
+grep -A1 "^/\* queue.mutex" "$TMP/tcout/rcl-config.h" | grep -q '_ALGO "rcl"' &&
+	grep -A1 "^/\* stage.mutex.*not selected: shares condition signal_t.cond with queue.mutex" \
+		"$TMP/tcout/rcl-config.h" | grep -q '_ALGO "posix"' ||
+	{ cat "$TMP/tcout/rcl-config.h"; fail "tiedcond: rcl-config.h algorithms"; }
+cc_rcl "$TMP/tc.new" "$TMP/tcout/tc.c" -I"$TMP/tcout" ||
+	fail "tiedcond: the result does not build"
+same_output tc "$TMP/tc.want" "$TMP/tc.new"
+timeout 60 "$TMP/tc.new" >"$TMP/tc.cfg" && cmp -s "$TMP/tc.want" "$TMP/tc.cfg" ||
+	fail "tiedcond: rcl-config.h's algorithms give another output"
+echo "ok tiedcond"
 cd "$TMP" || exit 1
 
 # ---- sametag: type names that units define differently ----
