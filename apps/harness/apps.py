@@ -221,16 +221,25 @@ class Recipe:
         (config.h): the configure step."""
         self.configure(tree, env)
 
+    def orig_db(self, required=True):
+        """The entries of the original build's compile_commands.json
+        (bear); when it has none, StepError, or [] unless @required."""
+        import json
+        orig = os.path.join(self.ctx.work, "orig")
+        try:
+            with open(os.path.join(orig, "compile_commands.json")) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            if not required:
+                return []
+            raise StepError("%s: the original build wrote no "
+                            "compile_commands.json (bear)" % self.name)
+
     def compiled_files(self):
         """The C files the original build compiled (its
         compile_commands.json), relative to the tree."""
         orig = os.path.join(self.ctx.work, "orig")
-        try:
-            import json
-            with open(os.path.join(orig, "compile_commands.json")) as f:
-                db = json.load(f)
-        except (OSError, ValueError):
-            return []
+        db = self.orig_db(required=False)
         out = set()
         for e in db:
             f = os.path.normpath(os.path.join(e.get("directory", orig),
@@ -254,15 +263,9 @@ class Recipe:
     def db_flags(self, tree):
         """-I/-D/-U of the original build's compile_commands.json entries
         for the files rcl-refactor gets, with paths moved to @tree."""
-        import json
         import shlex
         orig = os.path.join(self.ctx.work, "orig")
-        try:
-            with open(os.path.join(orig, "compile_commands.json")) as f:
-                db = json.load(f)
-        except (OSError, ValueError):
-            raise StepError("%s: the original build wrote no "
-                            "compile_commands.json (bear)" % self.name)
+        db = self.orig_db()
         want = set(self.lock_files(tree))
         out = []
         for e in db:
@@ -307,12 +310,7 @@ class Recipe:
         with the paths of its tree moved to @tree (rcl-refactor -p)."""
         import json
         orig = os.path.join(self.ctx.work, "orig")
-        try:
-            with open(os.path.join(orig, "compile_commands.json")) as f:
-                db = json.load(f)
-        except (OSError, ValueError):
-            raise StepError("%s: the original build wrote no "
-                            "compile_commands.json (bear)" % self.name)
+        db = self.orig_db()
 
         def moved(text):
             return re.sub(r"%s(?=/|$|\s)" % re.escape(orig),

@@ -956,8 +956,9 @@ def single_command(path, includes, defines, undefs, macro_files):
 
 
 # -- parsing -----------------------------------------------------------------
-def parse(index, cmd, text=None):
-    """Unit of @cmd (its file's @text when given: the lifted one)."""
+def parse(index, cmd):
+    """Unit of @cmd, read from the files on disk (_extent_text() reads
+    them too)."""
     args = list(cmd.flags)
     if "-pthread" not in args:
         args.append("-pthread")
@@ -969,11 +970,9 @@ def parse(index, cmd, text=None):
     for f in cmd.forced:
         if "-include" not in args or f not in args:
             args += ["-include", f]
-    unsaved = [(cmd.file, text)] if text is not None else None
     opts = ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
     try:
-        tu = index.parse(cmd.file, args=args, unsaved_files=unsaved,
-                         options=opts)
+        tu = index.parse(cmd.file, args=args, options=opts)
     except ci.TranslationUnitLoadError:
         # A flag of another compiler clang refuses: keep those that say
         # what the code means (paths, macros, forced includes, language).
@@ -988,8 +987,7 @@ def parse(index, cmd, text=None):
                 keep.append(a)
             i += 1
         try:
-            tu = index.parse(cmd.file, args=keep, unsaved_files=unsaved,
-                             options=opts)
+            tu = index.parse(cmd.file, args=keep, options=opts)
         except ci.TranslationUnitLoadError as e:
             raise FrontEndError("%s: libclang cannot parse it (%s)" % (
                 _display(cmd.file), e))

@@ -119,6 +119,22 @@ same_output() {
 	done
 }
 
+# each_config NAME SRC WANT FLAG...: SRC, built with each FLAG in turn (a
+# configuration: -DX, -UX), prints WANT under rcl, posix and mcs.
+each_config() {
+	name=$1 src=$2 want=$3
+	shift 3
+	for d in "$@"; do
+		cc_rcl "$TMP/$name.bin" "$src" "$d" 2>"$TMP/cc" ||
+			{ cat "$TMP/cc"; fail "$name: the result does not build with $d"; }
+		for a in rcl posix mcs; do
+			out=$(LIBLOCK_LOCK=$a timeout 120 "$TMP/$name.bin")
+			[ "$out" = "$want" ] ||
+				fail "$name $d $a: printed '$out', want '$want'"
+		done
+	done
+}
+
 # ---- jobq, compile_commands.json by hand ----
 # (with an option whose value is the next argument, `--param
 # ssp-buffer-size=1`, as Tor's build passes it: kept with its value)
@@ -959,15 +975,7 @@ for call in liblock_destroy liblock_lock liblock_unlock; do
 	sed -n '/#ifdef OLD_API/,/#e/p' "$TMP/sfout/sf.c" | grep -q "$call" ||
 		{ cat "$TMP/sfout/sf.c"; fail "skipfield: the skipped $call"; }
 done
-for d in -UOLD_API -DOLD_API; do
-	cc_rcl "$TMP/sf.bin" "$TMP/sfout/sf.c" "$d" 2>"$TMP/cc" ||
-		{ cat "$TMP/cc"; fail "skipfield: the result does not build with $d"; }
-	for a in rcl posix mcs; do
-		out=$(LIBLOCK_LOCK=$a timeout 120 "$TMP/sf.bin")
-		[ "$out" = "30000 30000" ] ||
-			fail "skipfield $d $a: printed '$out', want '30000 30000'"
-	done
-done
+each_config skipfield "$TMP/sfout/sf.c" "30000 30000" -UOLD_API -DOLD_API
 cd "$TMP" || exit 1
 echo "ok skipfield: skipped calls on a field are renamed with its structure's lock"
 
@@ -1040,15 +1048,7 @@ printf '[{"directory": "%s", "file": "sm.c", "arguments": ["cc", "-O2", "-c", "s
 	{ cat "$TMP/log"; fail "skipmacro: want every lock converted"; }
 grep -qx "rcl-refactor: 1 section(s) found, 1 delegated, 0 held, 0 refused" \
 	"$TMP/log" || { cat "$TMP/log"; fail "skipmacro: tmutex_t.mutex refused"; }
-for d in -UUSE_COND -DUSE_COND=1; do
-	cc_rcl "$TMP/sm.bin" "$TMP/smout/sm.c" "$d" 2>"$TMP/cc" ||
-		{ cat "$TMP/cc"; fail "skipmacro: the result does not build with $d"; }
-	for a in rcl posix mcs; do
-		out=$(LIBLOCK_LOCK=$a timeout 120 "$TMP/sm.bin")
-		[ "$out" = "30000" ] ||
-			fail "skipmacro $d $a: printed '$out', want '30000'"
-	done
-done
+each_config skipmacro "$TMP/smout/sm.c" "30000" -UUSE_COND -DUSE_COND=1
 cd "$TMP" || exit 1
 echo "ok skipmacro: a skipped call's macro defined in skipped code"
 
