@@ -4,7 +4,8 @@
  *
  * Small per-thread objects (queue nodes) are placed by first touch: they
  * are allocated and zeroed by the thread that will use them, from its own
- * glibc arena, so their pages come from that thread's node.  Asking libnuma
+ * glibc arena (never the program's allocator: ll_alloc.h), so their pages
+ * come from that thread's node.  Asking libnuma
  * for them would cost a page (or more) per node, which is what makes LiTL
  * spend ~512 KiB per mutex.  Large server-owned structures (the RCL
  * request array) are bound to their node explicitly with ll_node_alloc().
@@ -18,17 +19,11 @@
 
 void *ll_zalloc(size_t size)
 {
-	void *p = NULL;
+	void *p = ll_memalign(LL_CACHELINE, LL_ROUND_LINE(size));
 
-	if (posix_memalign(&p, LL_CACHELINE, LL_ROUND_LINE(size)) != 0)
-		return NULL;
-	memset(p, 0, LL_ROUND_LINE(size));
+	if (p)
+		memset(p, 0, LL_ROUND_LINE(size));
 	return p;
-}
-
-void ll_free(void *p)
-{
-	free(p);
 }
 
 void *ll_node_alloc(size_t size, int node)

@@ -42,7 +42,7 @@ static void slots_release(void *arg)
 		next = s->next;
 		if (s->node)
 			s->release(s->node);
-		free(s);
+		ll_free(s);
 	}
 }
 
@@ -55,7 +55,7 @@ static void slots_key_create(void)
 static __attribute__((noinline)) struct ll_comb_slot *
 slot_new(struct comb_holder *h, void (*release)(void *node))
 {
-	struct ll_comb_slot *s = calloc(1, sizeof(*s));
+	struct ll_comb_slot *s = ll_calloc(1, sizeof(*s));
 
 	if (!s)
 		ll_fatal("out of memory for a combining-lock slot");

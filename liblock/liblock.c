@@ -242,14 +242,14 @@ static int renew(liblock_lock_t *lock, int ready_now)
 {
 	const struct ll_ops *ops = lock->_ops;
 	liblock_attr_t attr = {ops->name, lock->_server, lock->_flags};
-	struct retired *r = malloc(sizeof(*r));
+	struct retired *r = ll_malloc(sizeof(*r));
 	void *impl = NULL;
 	int rc;
 
 	if (!r)
 		return ENOMEM;
 	if ((rc = ops->init(&impl, &attr)) != 0) {
-		free(r);
+		ll_free(r);
 		return rc;
 	}
 	r->impl = lock->_impl;

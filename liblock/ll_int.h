@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "liblock.h"
+#include "ll_alloc.h"
 
 struct ll_gate;
 
@@ -75,26 +76,21 @@ struct ll_ops {
 };
 
 /* ---- the registry (registry.c) ---------------------------------------
- * liblock's own algorithms are a static table.  The library that links
- * liblock in may add one algorithm of its own: librcl.so's runtime
- * registers "rcl" (runtime/client.c) from the first constructor of
- * librcl.so.  The dynamic linker runs a library's constructors before
- * those of every object that depends on it, so no program or library
- * linked to librcl.so can look an algorithm up (a static lock's first
- * use, liblock_algorithms()) before "rcl" is there.  Only code that runs
- * before that constructor (rcl-run's interposer, called from the
- * constructor of a library librcl.so depends on) can miss "rcl", and
- * rcl-run refuses delegation algorithms anyway. */
+ * liblock's own algorithms are a static table.  The RCL runtime's "rcl"
+ * (runtime/client.c, ll_rcl_ops) comes last when the runtime is linked in
+ * (librcl.so); liblock refers to it weakly, so a build of liblock alone
+ * lists the built-in ones only.  A reference, not a registration by a
+ * constructor: a lookup made before librcl.so's constructors run -- rcl-run
+ * configuring itself from the constructor of a library librcl.so depends
+ * on, when that library's malloc() takes a mutex -- finds "rcl" too. */
 
-/* The @i-th algorithm in listing order (built-in ones, then the
- * registered one); NULL past the end. */
+/* The @i-th algorithm in listing order (built-in ones, then "rcl"); NULL
+ * past the end. */
 const struct ll_ops *ll_ops_at(size_t i) LL_HIDDEN;
 /* Look up @name (or one of its aliases); NULL if unknown. */
 const struct ll_ops *ll_ops_find(const char *name) LL_HIDDEN;
-/* Add @ops after the built-in algorithms.  Once per process, before any
- * lookup (see above); fatal if an algorithm was registered already or
- * @ops's name is taken. */
-void ll_ops_register(const struct ll_ops *ops) LL_HIDDEN;
+/* The RCL runtime's algorithm; NULL (weak) in a liblock without it. */
+extern const struct ll_ops ll_rcl_ops __attribute__((weak)) LL_HIDDEN;
 
 /* ---- the lock record ----------------------------------------------------
  * liblock_lock_t's fields are private to liblock.c.  Code in the tree
@@ -163,12 +159,11 @@ void ll_gate_cap_fake(unsigned int cap) LL_HIDDEN;
 
 /* ---- allocation (alloc.c) --------------------------------------------- */
 
-/* Zeroed, cache-line-aligned memory for small objects.  Placement follows
- * first touch: an object allocated and zeroed by the thread that uses it
- * lands on that thread's node (glibc arenas are per thread).  Returns NULL
- * on failure. */
+/* Zeroed, cache-line-aligned memory for small objects, from glibc's heap
+ * (ll_alloc.h); free with ll_free().  Placement follows first touch: an
+ * object allocated and zeroed by the thread that uses it lands on that
+ * thread's node (glibc arenas are per thread).  Returns NULL on failure. */
 void *ll_zalloc(size_t size) LL_HIDDEN;
-void ll_free(void *p) LL_HIDDEN;
 /* Page-granular, zeroed memory bound to NUMA node @node (falls back to
  * ll_zalloc semantics when NUMA is unavailable); free with ll_node_free. */
 void *ll_node_alloc(size_t size, int node) LL_HIDDEN;

@@ -4,8 +4,8 @@
  * exporting `const struct ll_ops ll_NAME_ops`, declare it here, add it to
  * builtin[] (listing order: blocking, spin, queue, combining), and to
  * liblock/Makefile.am.  The shared stress test picks it up by itself.
- * A delegation algorithm built outside liblock ("rcl", the RCL runtime's)
- * comes last, through ll_ops_register() (see ll_int.h).
+ * The RCL runtime's "rcl", built outside liblock, comes last when it is
+ * linked in (ll_rcl_ops, see ll_int.h).
  */
 #include "ll_int.h"
 
@@ -78,18 +78,12 @@ static const struct ll_ops *const builtin[] = {
 
 #define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]))
 
-/* The one algorithm registered from outside liblock, NULL until then. */
-static _Atomic(const struct ll_ops *) registered;
-
 const struct ll_ops *ll_ops_at(size_t i)
 {
 	if (i < NBUILTIN)
 		return builtin[i];
-	/* acquire: pairs with the release in ll_ops_register(), so the
-	 * table it points to is visible (a library loaded with dlopen()
-	 * registers while other threads may already run) */
 	if (i == NBUILTIN)
-		return atomic_load_explicit(&registered, memory_order_acquire);
+		return &ll_rcl_ops; /* NULL without the runtime */
 	return NULL;
 }
 
@@ -136,19 +130,4 @@ const struct ll_ops *ll_ops_find(const char *name)
 			break;
 		}
 	return find_name(name);
-}
-
-void ll_ops_register(const struct ll_ops *ops)
-{
-	const struct ll_ops *none = NULL;
-
-	if (find_name(ops->name))
-		ll_fatal("lock algorithm '%s' registered twice", ops->name);
-	/* release: pairs with the acquire in ll_ops_at() */
-	if (!atomic_compare_exchange_strong_explicit(&registered, &none, ops,
-						     memory_order_release,
-						     memory_order_relaxed))
-		ll_fatal("lock algorithm '%s': '%s' is registered already; "
-			 "liblock takes one",
-			 ops->name, none->name);
 }

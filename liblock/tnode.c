@@ -48,18 +48,24 @@ static void slot_release(struct tnode_slot *s)
 	ll_free(s->node);
 }
 
+/* The key's destructor, at thread exit.  The table is unhooked before
+ * anything is freed: a lock that a node's destructor, or a later key
+ * destructor of the program (an allocator's thread cache), takes from
+ * here on gets a fresh table, which glibc's next destructor round frees,
+ * never a node already freed. */
 static void table_free(void *arg)
 {
 	struct tnode_table *t = arg;
 
+	if (my_table == t)
+		my_table = NULL;
+	ll_tnode_last.id = 0;
+	ll_tnode_last.node = NULL;
 	for (size_t i = 0; i <= t->mask; i++)
 		if (t->slots[i].id != 0 && t->slots[i].id != TOMBSTONE)
 			slot_release(&t->slots[i]);
-	free(t->slots);
-	free(t);
-	my_table = NULL;
-	ll_tnode_last.id = 0;
-	ll_tnode_last.node = NULL;
+	ll_free(t->slots);
+	ll_free(t);
 }
 
 static void table_key_create(void)
@@ -83,13 +89,13 @@ static inline size_t slot_of(uint64_t id, size_t mask)
 
 static struct tnode_table *table_new(size_t capacity)
 {
-	struct tnode_table *t = calloc(1, sizeof(*t));
+	struct tnode_table *t = ll_calloc(1, sizeof(*t));
 
 	if (!t)
 		return NULL;
-	t->slots = calloc(capacity, sizeof(*t->slots));
+	t->slots = ll_calloc(capacity, sizeof(*t->slots));
 	if (!t->slots) {
-		free(t);
+		ll_free(t);
 		return NULL;
 	}
 	t->mask = capacity - 1;
@@ -108,7 +114,7 @@ static int table_rehash(struct tnode_table *t)
 		live += t->slots[i].id != 0 && t->slots[i].id != TOMBSTONE;
 	while (cap < (live + 1) * 4)
 		cap *= 2;
-	slots = calloc(cap, sizeof(*slots));
+	slots = ll_calloc(cap, sizeof(*slots));
 
 	if (!slots)
 		return ENOMEM;
@@ -125,7 +131,7 @@ static int table_rehash(struct tnode_table *t)
 		slots[j] = t->slots[i];
 		t->used++;
 	}
-	free(t->slots);
+	ll_free(t->slots);
 	t->slots = slots;
 	t->mask = cap - 1;
 	return 0;

@@ -33,7 +33,7 @@ static void topo_once(void)
 
 	if (numa_available() >= 0 && numa_max_node() > 0)
 		real_nodes = numa_max_node() + 1;
-	cpu_node = calloc((size_t)cpus, sizeof(*cpu_node));
+	cpu_node = ll_calloc((size_t)cpus, sizeof(*cpu_node));
 	if (!cpu_node)
 		return; /* every thread then reads node 0: correct, not local */
 	for (int cpu = 0; cpu < cpus; cpu++)
@@ -86,7 +86,7 @@ int zoo_nodes_init(struct zoo_nodes *z, size_t size)
 {
 	z->n = zoo_node_count();
 	z->size = size;
-	z->slot = calloc((size_t)z->n, sizeof(*z->slot));
+	z->slot = ll_calloc((size_t)z->n, sizeof(*z->slot));
 	return z->slot ? 0 : ENOMEM;
 }
 
@@ -96,7 +96,7 @@ void zoo_nodes_fini(struct zoo_nodes *z)
 	for (int i = 0; i < z->n; i++)
 		ll_free(atomic_load_explicit(&z->slot[i],
 					     memory_order_acquire));
-	free(z->slot);
+	ll_free(z->slot);
 	z->slot = NULL;
 }
 

@@ -315,7 +315,7 @@ static int rcl_unlock(void *impl)
 	return rcl_word_unlock(impl);
 }
 
-static const struct ll_ops rcl_ops = {
+const struct ll_ops ll_rcl_ops = {
 	.name = "rcl",
 	.summary =
 		"Remote Core Locking: sections run on a dedicated server CPU",
@@ -329,16 +329,6 @@ static const struct ll_ops rcl_ops = {
 	.unlock = rcl_unlock,
 	.cond_wait = rcl_cond_wait,
 };
-
-/* "rcl" joins liblock's registry before anything can look it up: this is
- * librcl.so's first constructor (priority 101; ship.c's and server.c's
- * come after it), and the dynamic linker runs librcl.so's constructors
- * before those of every object linked to it, so even a static lock
- * first used there finds "rcl" (ll_int.h). */
-static __attribute__((constructor(101))) void rcl_register(void)
-{
-	ll_ops_register(&rcl_ops);
-}
 
 int rcl_tryexec(liblock_lock_t *lock, liblock_fn_t fn, void *ctx, void **ret)
 {
@@ -354,7 +344,7 @@ int rcl_tryexec(liblock_lock_t *lock, liblock_fn_t fn, void *ctx, void **ret)
 	/* another algorithm, or a recursive or error-checking lock its
 	 * thread holds: liblock_trylock() answers as pthreads would (one
 	 * level more, or EBUSY) */
-	if (ll_lock_ops(lock) != &rcl_ops || ll_lock_owned_by_me(lock)) {
+	if (ll_lock_ops(lock) != &ll_rcl_ops || ll_lock_owned_by_me(lock)) {
 		if ((rc = liblock_trylock(lock)) != 0)
 			return rc;
 		v = fn(ctx);

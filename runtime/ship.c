@@ -80,6 +80,7 @@ __thread struct rcl_lock *rcl_shipped LL_TLS_FAST;
 
 static pthread_key_t ship_key;
 static bool ship_key_ok;
+static pthread_once_t ship_once = PTHREAD_ONCE_INIT;
 static _Atomic uint64_t n_nested, n_unavailable, n_exits, n_own;
 
 #if RCL_SHIP_ABLE
@@ -283,10 +284,17 @@ void rcl_ship_forked(void)
 	raw_sigmask(SIG_SETMASK, &ship_blk->oldmask, NULL);
 }
 
+static void ship_key_create(void)
+{
+	ship_key_ok = pthread_key_create(&ship_key, ship_exit) == 0;
+}
+
 int rcl_ship_set(int mode)
 {
 	if (mode < RCL_SHIP_OFF || mode > RCL_SHIP_ALWAYS)
 		return EINVAL;
+	/* rcl-run may configure itself before librcl.so's constructors */
+	pthread_once(&ship_once, ship_key_create);
 	if (mode && !ship_key_ok)
 		return ENOTSUP;
 	rcl_fsgsbase = (getauxval(AT_HWCAP2) & 2) != 0; /* HWCAP2_FSGSBASE */
@@ -296,10 +304,10 @@ int rcl_ship_set(int mode)
 
 /* Before any other key of the runtime (ids.c, word.c): destructors run
  * in key order, and a context must be home before its client id and its
- * held locks are released. */
-static __attribute__((constructor(102))) void ship_key_create(void)
+ * held locks are released.  rcl_ship_set() may come first. */
+static __attribute__((constructor(102))) void ship_key_first(void)
 {
-	ship_key_ok = pthread_key_create(&ship_key, ship_exit) == 0;
+	pthread_once(&ship_once, ship_key_create);
 }
 
 #else /* !RCL_SHIP_ABLE */
@@ -322,6 +330,7 @@ int rcl_ship_set(int mode)
 {
 	(void)ship_key;
 	(void)ship_key_ok;
+	(void)ship_once;
 	if (mode < RCL_SHIP_OFF || mode > RCL_SHIP_ALWAYS)
 		return EINVAL;
 	if (mode)

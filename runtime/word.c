@@ -265,7 +265,7 @@ static void held_exit(void *arg)
 		atomic_store_explicit(&h->v[i]->orphaned, 1,
 				      memory_order_relaxed);
 	}
-	free(h->v);
+	ll_free(h->v);
 	h->v = NULL;
 	h->n = h->cap = 0;
 }
@@ -285,12 +285,12 @@ static int held_reserve(void)
 	if (held.n < held.cap)
 		return 0;
 	cap = held.cap ? 2 * held.cap : 8;
-	if ((v = realloc(held.v, cap * sizeof(*v))) == NULL)
+	if ((v = ll_realloc(held.v, cap * sizeof(*v))) == NULL)
 		return ENOMEM;
 	if (held.cap == 0) {
 		pthread_once(&held_once, held_key_create);
 		if (pthread_setspecific(held_key, &held) != 0) {
-			free(v);
+			ll_free(v);
 			return ENOMEM;
 		}
 	}

@@ -5,6 +5,13 @@
  * names starts pinned to its CPU, before any of its own code runs; every
  * other thread, and every thread when there is no plan, is created by
  * glibc's pthread_create untouched.
+ *
+ * With rcl, the program's first pthread_create also starts the RCL server
+ * (server_early()).  Left to the first contended mutex, the start would
+ * run inside a lock call: threads created and libnuma asked from within
+ * pthread_mutex_lock(), which may itself be called from the program's
+ * malloc() -- an allocator's lock, re-entered.  Here the program is
+ * already creating a thread, which allocates anyway.
  */
 #include "pti_int.h"
 #include "pti_plan.h"
@@ -65,6 +72,35 @@ static int plan_read(void)
 	return st;
 }
 
+/* Once the program's first thread is asked for (true in a fork child:
+ * its inherited locks follow the runtime's fork rules). */
+static _Atomic bool server_asked;
+/* Keeps the server of the run's locks; never used, never destroyed. */
+static liblock_lock_t server_anchor;
+
+/* With a server algorithm, start its server now (an RCL lock of the
+ * default server, as the mutexes' records get): the program's mutexes
+ * that become records later find it running.  A server that cannot start
+ * or must wait (a fork child beside its parent's) is left to the
+ * runtime's usual rules, which the records then follow. */
+static void server_early(void)
+{
+	const struct pti_config *cfg;
+	liblock_attr_t attr = LIBLOCK_ATTR_INITIALIZER;
+
+	/* relaxed: a second start is harmless (the anchor is one lock);
+	 * the exchange only keeps it to one */
+	if (atomic_exchange_explicit(&server_asked, true, memory_order_relaxed))
+		return;
+	cfg = pti_config();
+	if (!cfg->replace || !cfg->server)
+		return;
+	attr.algorithm = cfg->algorithm;
+	pti_thread.inside++; /* the runtime's own mutexes stay glibc's */
+	(void)liblock_init(&server_anchor, &attr);
+	pti_thread.inside--;
+}
+
 struct pinned_start {
 	void *(*fn)(void *);
 	void *arg;
@@ -76,7 +112,7 @@ static void *start_pinned(void *p)
 	struct pinned_start s = *(struct pinned_start *)p;
 	cpu_set_t set;
 
-	free(p);
+	ll_free(p);
 	CPU_ZERO(&set);
 	CPU_SET(s.cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) != 0) {
@@ -100,6 +136,10 @@ LL_API_EXPORT int pti_create(pthread_t *t, const pthread_attr_t *a,
 	int cpu;
 
 	/* liblock's own threads are not the program's: not numbered */
+	if (ll_unlikely(!atomic_load_explicit(&server_asked,
+					      memory_order_relaxed)) &&
+	    !pti_thread.inside)
+		server_early();
 	if (ll_likely(plan_read() == PLAN_NONE) || pti_thread.inside)
 		return real_create(t, a, fn, arg);
 	index = atomic_fetch_add_explicit(&created, 1, memory_order_relaxed) +
@@ -107,13 +147,13 @@ LL_API_EXPORT int pti_create(pthread_t *t, const pthread_attr_t *a,
 	if (dladdr((void *)fn, &info) && info.dli_saddr == (void *)fn)
 		name = info.dli_sname;
 	cpu = pti_plan_cpu(&plan, index, name);
-	if (cpu < 0 || !(s = malloc(sizeof(*s))))
+	if (cpu < 0 || !(s = ll_malloc(sizeof(*s))))
 		return real_create(t, a, fn, arg);
 	*s = (struct pinned_start){fn, arg, cpu};
 	int rc = real_create(t, a, start_pinned, s);
 
 	if (rc != 0)
-		free(s);
+		ll_free(s);
 	return rc;
 }
 

@@ -159,6 +159,7 @@ struct pti_config {
 	bool gated;	       /* the algorithm has no trylock */
 	const char *algorithm; /* canonical liblock name */
 	bool ship;	       /* rcl: contended sections shipped */
+	bool server;	       /* the algorithm runs a server (rcl) */
 };
 /* The run's configuration, read from $LIBLOCK_LOCK on first need. */
 const struct pti_config *pti_config(void) LL_HIDDEN;

@@ -184,8 +184,8 @@ static struct pti_obj *obj_new(void)
 		void *mem;
 
 		if (chunks_used == 1u << PTI_DIR_BITS ||
-		    posix_memalign(&mem, LL_CACHELINE,
-				   PTI_CHUNK_RECORDS * sizeof(*o)) != 0)
+		    !(mem = ll_memalign(LL_CACHELINE,
+					PTI_CHUNK_RECORDS * sizeof(*o))))
 			return NULL;
 		memset(mem, 0, PTI_CHUNK_RECORDS * sizeof(*o));
 		/* release: pairs with the acquire in pti_tag_record(), so
@@ -297,7 +297,7 @@ void pti_map_writer_unlock(void)
  * (none at first).  False if out of memory: the old one stays. */
 static bool mutex_table_resize(unsigned int bits)
 {
-	struct pti_bucket *t = calloc((size_t)1 << bits, sizeof(*t));
+	struct pti_bucket *t = ll_calloc((size_t)1 << bits, sizeof(*t));
 	size_t n = mutex_table ? (size_t)1 << mutex_bits : 0;
 
 	if (!t)
@@ -324,7 +324,7 @@ static bool mutex_table_resize(unsigned int bits)
 					      memory_order_relaxed);
 		}
 	}
-	free(mutex_table);
+	ll_free(mutex_table);
 	mutex_table = t;
 	mutex_bits = bits;
 	return true;

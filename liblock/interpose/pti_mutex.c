@@ -104,7 +104,7 @@ static void keep(struct pti_obj *o)
 {
 	if (nkept == kept_cap) {
 		size_t cap = kept_cap ? 2 * kept_cap : 64;
-		void **p = realloc(kept, cap * sizeof(*p));
+		void **p = ll_realloc(kept, cap * sizeof(*p));
 
 		if (!p)
 			return; /* merely reported as a leak */

@@ -197,6 +197,7 @@ static void configure(void)
 		!(info.caps & LIBLOCK_CAP_SERVER) && lacks_trylock(info.name);
 	pti_thread.inside--;
 	config.algorithm = info.name;
+	config.server = (info.caps & LIBLOCK_CAP_SERVER) != 0;
 	config.replace = true;
 }
 
