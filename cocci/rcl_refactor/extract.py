@@ -453,11 +453,13 @@ def generate_try(fi, sec, vars_, names, small_edits, lock_expr, lockname):
     call = "rcl_tryexec(%s, %s, %s, %s)" % (lock_expr, fn, ctx,
                                            "&rcl_ret" if has_exit else
                                            "NULL")
+    bare = call  # the call as a statement of its own
     if ts.get("blocking"):
         # a lock call whose result is tested: liblock_exec() runs the
         # section, and the test sees 0, what locking a plain mutex gives
-        call = "(%sliblock_exec(%s, %s, %s), 0)" % (
+        bare = "%sliblock_exec(%s, %s, %s)" % (
             "rcl_ret = " if has_exit else "", lock_expr, fn, ctx)
+        call = "(%s, 0)" % bare
     asg = ts.get("assign")
     start = toks[ifs.t0].start
     head = []  # the declaration of the result's variable, kept
@@ -486,7 +488,9 @@ def generate_try(fi, sec, vars_, names, small_edits, lock_expr, lockname):
             lines = [ind + "%s = %s;" % (asg["decl"], call[1:-1].split(
                 " = ", 1)[1])]
         elif whole and not ran:
-            lines.append(inner + (call[1:-1] if asg else call) + ";")
+            # nothing depends on the result: no `(..., 0);` statement
+            # (-Wunused-value)
+            lines.append(inner + (call[1:-1] if asg else bare) + ";")
         else:
             lines.append(inner + "if (%s == 0) {" % call)
             lines += _lines(ran, inner + "\t")

@@ -3,7 +3,8 @@
 /* Careful code checks what pthread_mutex_lock() returns: an inventory
    that reports a failed lock through errno, one that aborts, one that
    keeps the code in a local first, one that runs the section in the
-   success branch, and one behind a branch hint (unlikely()).  Locking a plain mutex gives 0: every section moves,
+   success branch (with an else, and alone: the whole if statement), and
+   one behind a branch hint (unlikely()).  Locking a plain mutex gives 0: every section moves,
    its failure code stays where it was. */
 #include <errno.h>
 #include <pthread.h>
@@ -18,7 +19,7 @@
 struct inventory {
 	pthread_mutex_t lock;
 	long stock[8];
-	unsigned long adds, takes, misses;
+	unsigned long adds, takes, misses, notes;
 };
 
 static struct inventory inv = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -90,6 +91,14 @@ static unsigned long inv_misses(struct inventory *in)
 	return m;
 }
 
+static void inv_note(struct inventory *in)
+{
+	if (pthread_mutex_lock(&in->lock) == 0) {
+		in->notes++;
+		pthread_mutex_unlock(&in->lock);
+	}
+}
+
 static void *clerk(void *arg)
 {
 	long me = (long)arg, taken = 0;
@@ -99,6 +108,7 @@ static void *clerk(void *arg)
 		if (inv_add(&inv, (int)(me + i), 3) != 0)
 			return (void *)-1L;
 		taken += inv_take(&inv, (int)(me * 3 + i), 2 + (i & 3));
+		inv_note(&inv);
 	}
 	return (void *)taken;
 }
@@ -121,7 +131,7 @@ int main(void)
 	i = inv_misses(&inv) > 0;
 	if (inv_forget_misses(&inv) != 0 || inv_misses(&inv) != 0)
 		return 1;
-	printf("adds %lu takes %lu balanced %d misses>0 %d\n", inv.adds,
-	       inv.takes, left + taken == 3L * NT * IT, i);
+	printf("adds %lu takes %lu notes %lu balanced %d misses>0 %d\n",
+	       inv.adds, inv.takes, inv.notes, left + taken == 3L * NT * IT, i);
 	return left + taken == 3L * NT * IT ? 0 : 1;
 }
