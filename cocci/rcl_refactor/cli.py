@@ -265,6 +265,12 @@ def front_end(opts, sel):
     except frontend.FrontEndError as e:
         raise Stop(2, str(e))
     fe = frontend.Program(units)
+    # A profile names the locks of structures by where they are
+    # initialised: the names the compiler sees there join the selection
+    # (the units to read below, nested sections of selected locks).
+    sites = sel.profile_sites()
+    if sites:
+        sel.name_sites(frontend.names_at(units, sites))
     if not opts.build_dir:
         return fe
     opts.commands = cmds

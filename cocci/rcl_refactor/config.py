@@ -61,6 +61,27 @@ class Selection:
             for key in names + ([_site_key(site)] if site else []):
                 self.profile[key] = (ent.verdict, comment)
 
+    def profile_sites(self):
+        """The (file name, line) of every site the profile names a lock
+        by (the mutex's initialisation, or its first use)."""
+        out = set()
+        for k in self.profile:
+            f, _, line = k.rpartition(":")
+            if f and line.isdigit():
+                out.add((f, int(line)))
+        return out
+
+    def name_sites(self, names_at):
+        """@names_at: {(file name, line): lock names the compiler sees
+        there}.  Each name gets the verdict of the profile's entry for its
+        site, unless the profile names it already: a profile names a lock
+        in a structure by where it is initialised, and a unit, a nested
+        section or a lock call names it by its key ("TAG.field")."""
+        for (f, line), names in sorted(names_at.items()):
+            ent = self.profile.get("%s:%d" % (f, line))
+            for n in sorted(names) if ent else ():
+                self.profile.setdefault(n, ent)
+
     def selected(self, key, sites=()):
         """@key: "m", "TAG.field" or ".field" (structure unknown); @sites:
         [(file, line)] of its inits."""

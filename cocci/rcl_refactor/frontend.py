@@ -1499,6 +1499,25 @@ def _field_use(rec, name):
     return "%s.%s" % (_record_name(rec) or "?", name)
 
 
+def names_at(units, sites):
+    """{(file name, line): names} of the mutexes that the code at each of
+    @sites ((file name, line), as rcl-prof names a lock) refers to: a
+    member of a structure with a tag ("TAG.field"), or a mutex defined at
+    file scope."""
+    out = {}
+    for u in units:
+        for loc, fld, tag in u.member_refs:
+            at = (os.path.basename(loc.path), loc.line)
+            if at in sites and tag != "()":
+                out.setdefault(at, set()).add("%s.%s" % (tag, fld))
+        for name, decls in u.mutex_decls.items():
+            for loc, _ in decls if not name.startswith(".") else ():
+                at = (os.path.basename(loc.path), loc.line)
+                if at in sites:
+                    out.setdefault(at, set()).add(name)
+    return out
+
+
 def _record_name(rec):
     """The name rcl-refactor gives a structure: its tag, else the name of
     the typedef of the anonymous structure; None when it has neither."""

@@ -180,6 +180,7 @@ class Program:
         self.fns = {}
         self.keys = {}
         self.sec_at = None  # (path, lock token) -> Section, when built
+        self.chosen = set()  # mutex keys selected (rewrite.analyse_all)
         self.typedefs = set()
         self._macro_locs = {}  # (path, offset) -> Loc key of a macro field
         # Pointer locals to mutexes: (path, decl token) -> PtrLocal.

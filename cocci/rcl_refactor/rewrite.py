@@ -377,6 +377,7 @@ def analyse_all(prog, selection):
     chosen = {name for (kind, name), key in prog.keys.items()
               if kind == "mutex" and selection.selected(
                   name, [(s[0].display, s[0].line(s[1])) for s in key.sites])}
+    prog.chosen = chosen
     tied = _tied_by_conditions(prog, chosen)
     for (kind, name), key in list(prog.keys.items()):
         if kind != "mutex":
@@ -516,8 +517,9 @@ def analyse_section(prog, sec, selection):
     sec.inner = []
 
     def is_sel(lf, args, k):
-        """Whether the lock @lf(@args) at token @k may be a selected one."""
-        return any(selection.selected(n) for n in
+        """Whether the lock @lf(@args) at token @k may be a selected one
+        (by name, or a key chosen by its sites: analyse_all())."""
+        return any(n in prog.chosen or selection.selected(n) for n in
                    prog.fn_keys(lf, args, f, k)[0])
     try:
         trysh = getattr(sec, "try_shape", None)

@@ -95,6 +95,12 @@
 #  - sametag (wholeprog/sametag): type names several units define
 #    differently, lock helpers a header defines, -Wbad-function-cast,
 #    -j 1 against -j 2 (see its section below).
+#  - profsites (wholeprog/profsites): a profile that names heap locks by
+#    the lines initialising them (init.c) selects those of work.c's
+#    sections: with -p and no file named, the units that take them are
+#    read (none was: "no translation unit uses a selected lock"), and a
+#    selected lock's section nested in another's is called from the outer
+#    section's function (it was extracted, left uncalled, and both held).
 #  - bad -p input: one line each, exit 2.
 . "$(dirname "$0")/common.sh"
 WP="$top_srcdir/tests/cocci/wholeprog"
@@ -1473,6 +1479,53 @@ grep -qx "rcl-refactor: 5 section(s) found, 4 delegated, 0 held, 1 refused" \
 	"$TMP/log" && grep -q "^enc.c:[0-9]*: not transformed: lock tally_t.lock stays POSIX: not static, and seen by dec.c, which is not being rewritten" "$TMP/log" ||
 	{ cat "$TMP/log"; fail "sametag enc.c: only tally_t.lock refused"; }
 echo "ok sametag"
+cd "$TMP" || exit 1
+
+# ---- profsites: a profile's init sites select locks used elsewhere ----
+cp -R "$WP/profsites" "$TMP/ps" && chmod -R u+w "$TMP/ps"
+cd "$TMP/ps" || exit 1
+$CC -std=gnu11 -O2 -Wall -Wextra -Werror -pthread main.c init.c work.c \
+	-o "$TMP/ps.orig" || fail "profsites does not build"
+timeout 60 "$TMP/ps.orig" >"$TMP/ps.want" || fail "profsites fails"
+{
+	echo '['
+	for u in main init; do
+		printf '{"directory": "%s", "file": "%s.c", "command": "cc -std=gnu11 -O2 -pthread -Wall -c %s.c"},\n' "$TMP/ps" $u $u
+	done
+	printf '{"directory": "%s", "file": "work.c", "command": "cc -std=gnu11 -O2 -pthread -Wall -c work.c"}\n' "$TMP/ps"
+	echo ']'
+} >compile_commands.json
+site() { # LINE VERDICT: the profile entry of init.c's lock at LINE
+	printf '{"name": "init.c:%d pool_init", "kind": "init", "file": "init.c", "line": %d, "verdict": "%s"}' "$1" "$1" "$2"
+}
+grep -n "pthread_mutex_init(&p->lock\|slots\[i\].lock\|stats_lock" init.c |
+	cut -d: -f1 | tr '\n' ' ' >"$TMP/ps.lines"
+read -r l_pool l_slot l_stats <"$TMP/ps.lines"
+printf '{"version": 1, "locks": [%s, %s, %s]}\n' "$(site "$l_pool" \
+	"RCL recommended")" "$(site "$l_slot" "RCL recommended")" \
+	"$(site "$l_stats" no)" >prof.json
+for how in p named; do
+	if [ $how = p ]; then
+		"$RCLR" -p . --locks prof.json -o "$TMP/ps.$how" >"$TMP/log" 2>&1
+	else
+		"$RCLR" --locks prof.json -o "$TMP/ps.$how" work.c init.c \
+			>"$TMP/log" 2>&1
+	fi
+	[ $? -eq 0 ] || { cat "$TMP/log"; fail "profsites $how: rcl-refactor failed"; }
+	grep -qx "rcl-refactor: 5 section(s) found, 4 delegated, 0 held, 0 refused, 1 of unselected locks left alone" \
+		"$TMP/log" || { cat "$TMP/log"; fail "profsites $how: sections"; }
+	# the slot's section runs from the pool's section function
+	awk '/^static void \*rcl_cs_pool_sum_2\(/,/^}/' "$TMP/ps.$how/work.c" |
+		grep -q "liblock_exec(&p->slots\[i\].lock, rcl_cs_pool_sum_1," ||
+		{ cat "$TMP/ps.$how/work.c"; fail "profsites $how: nested section not called from the outer one"; }
+	grep -q "pthread_mutex_lock(&p->stats_lock)" "$TMP/ps.$how/work.c" ||
+		fail "profsites $how: the lock the profile says no to was converted"
+	cp "$TMP/ps.$how/"* . && cc_rcl "$TMP/ps.new" main.c init.c work.c ||
+		fail "profsites $how: the result does not build"
+	same_output "ps$how" "$TMP/ps.want" "$TMP/ps.new"
+	cp "$WP/profsites/"* . && chmod -R u+w . && rm -f rcl-config.h
+done
+echo "ok profsites"
 cd "$TMP" || exit 1
 
 # ---- bad -p input ----
