@@ -72,9 +72,11 @@ static int plan_read(void)
 	return st;
 }
 
-/* Once the program's first thread is asked for (true in a fork child:
- * its inherited locks follow the runtime's fork rules). */
+/* Once the program's first thread is asked for; true in a fork child,
+ * whose inherited locks follow the runtime's fork rules. */
 static _Atomic bool server_asked;
+/* server_asked before a fork, given back to the parent after it. */
+static bool server_asked_before_fork;
 /* Keeps the server of the run's locks; never used, never destroyed. */
 static liblock_lock_t server_anchor;
 
@@ -99,6 +101,26 @@ static void server_early(void)
 	pti_thread.inside++; /* the runtime's own mutexes stay glibc's */
 	(void)liblock_init(&server_anchor, &attr);
 	pti_thread.inside--;
+}
+
+/* A fork's prepare handler: the child starts with server_asked set.  A
+ * thread it creates before the fork handlers run there (ThreadSanitizer's
+ * background thread, a library's child handler registered before ours)
+ * must not start a server: the runtime's server mutex is still held by
+ * the forking thread's prepare handler until the runtime's child handler
+ * runs. */
+void pti_create_atfork_prepare(void)
+{
+	/* relaxed: the forking thread's own flag, read back after the fork
+	 * by the same thread (pti_create_atfork_parent) */
+	server_asked_before_fork = atomic_exchange_explicit(
+		&server_asked, true, memory_order_relaxed);
+}
+
+void pti_create_atfork_parent(void)
+{
+	atomic_store_explicit(&server_asked, server_asked_before_fork,
+			      memory_order_relaxed);
 }
 
 struct pinned_start {

@@ -310,6 +310,10 @@ static inline struct pti_obj *pti_mutex_lookup(pthread_mutex_t *m)
 }
 
 /* fork(): the writer lock is taken around it so the child's map is whole. */
+/* pti_create.c: no server start from a pthread_create() made between a
+ * fork's prepare handlers and ours in the child (server_early()). */
+void pti_create_atfork_prepare(void) LL_HIDDEN;
+void pti_create_atfork_parent(void) LL_HIDDEN;
 void pti_map_atfork_prepare(void) LL_HIDDEN;
 void pti_map_atfork_release(void) LL_HIDDEN;
 /* In the child, writer lock held: call @fn on every record of @t. */

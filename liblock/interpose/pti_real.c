@@ -288,12 +288,14 @@ static void write_report(const char *path)
 
 static void atfork_prepare(void)
 {
+	pti_create_atfork_prepare();
 	pti_map_atfork_prepare();
 }
 
 static void atfork_release(void)
 {
 	pti_map_atfork_release();
+	pti_create_atfork_parent();
 }
 
 /* The child: one thread, the map whole (we hold its writer lock). */
