@@ -157,11 +157,13 @@ LL_API_EXPORT int pti_create(pthread_t *t, const pthread_attr_t *a,
 	Dl_info info;
 	int cpu;
 
-	/* liblock's own threads are not the program's: not numbered */
+	/* the program's first thread starts the server; the runtime's own
+	 * threads are created with pti_thread.inside set */
 	if (ll_unlikely(!atomic_load_explicit(&server_asked,
 					      memory_order_relaxed)) &&
 	    !pti_thread.inside)
 		server_early();
+	/* liblock's own threads are not the program's: not numbered */
 	if (ll_likely(plan_read() == PLAN_NONE) || pti_thread.inside)
 		return real_create(t, a, fn, arg);
 	index = atomic_fetch_add_explicit(&created, 1, memory_order_relaxed) +
