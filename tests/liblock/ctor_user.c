@@ -2,9 +2,9 @@
 /*
  * A library linked to librcl.so whose constructor is the first user of
  * liblock: it lists the algorithms and uses a statically initialised
- * "rcl" lock.  The runtime registers "rcl" from librcl.so's own
- * constructor, which the dynamic linker must run before this one
- * (t_register checks what this one saw).
+ * "rcl" lock.  The registry knows "rcl" from the moment librcl.so is
+ * loaded (ll_rcl_ops, no constructor of its own to wait for);
+ * t_register checks what this one saw.
  */
 #include <string.h>
 #include <unistd.h>

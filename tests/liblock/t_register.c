@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The RCL runtime registers "rcl" in liblock's registry itself, before any
- * object linked to librcl.so runs: a static lock first used from another
- * library's constructor (ctor_user.c) gets "rcl", not the posix fallback,
- * and liblock_algorithms() lists rcl there, last.
+ * liblock's registry knows the RCL runtime's "rcl" as soon as librcl.so is
+ * loaded, before any object linked to it runs: a static lock first used from
+ * another library's constructor (ctor_user.c) gets "rcl", not the posix
+ * fallback, and liblock_algorithms() lists rcl there, last.
  */
 #include <stdio.h>
 #include <stdlib.h>
