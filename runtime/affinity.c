@@ -50,12 +50,12 @@ bool rcl_affinity_can_reserve(int cpu)
 {
 	cpu_set_t left;
 
-	pthread_mutex_lock(&aff_mu);
+	rcl_mutex_lock(&aff_mu);
 	learn_app_mask();
 	CPU_XOR(&left, &aff_app, &aff_reserved);
 	CPU_AND(&left, &left, &aff_app);
 	CPU_CLR(cpu, &left);
-	pthread_mutex_unlock(&aff_mu);
+	rcl_mutex_unlock(&aff_mu);
 	return CPU_COUNT(&left) > 0;
 }
 
@@ -157,7 +157,7 @@ int rcl_affinity_reserve(int cpu, bool exclusive)
 {
 	/* before the first reservation, which is what a child must undo */
 	pthread_once(&fork_once, fork_setup);
-	pthread_mutex_lock(&aff_mu);
+	rcl_mutex_lock(&aff_mu);
 	learn_app_mask();
 	CPU_SET(cpu, &aff_servers);
 	if (exclusive) {
@@ -167,13 +167,13 @@ int rcl_affinity_reserve(int cpu, bool exclusive)
 			if (each_thread(drop_reserved, cpu) == 0)
 				break;
 	}
-	pthread_mutex_unlock(&aff_mu);
+	rcl_mutex_unlock(&aff_mu);
 	return 0;
 }
 
 void rcl_affinity_release(int cpu)
 {
-	pthread_mutex_lock(&aff_mu);
+	rcl_mutex_lock(&aff_mu);
 	if (CPU_ISSET(cpu, &aff_reserved)) {
 		CPU_CLR(cpu, &aff_reserved);
 		CPU_CLR(cpu, &aff_servers);
@@ -182,5 +182,5 @@ void rcl_affinity_release(int cpu)
 	} else {
 		CPU_CLR(cpu, &aff_servers);
 	}
-	pthread_mutex_unlock(&aff_mu);
+	rcl_mutex_unlock(&aff_mu);
 }

@@ -47,12 +47,12 @@ static pthread_once_t pool_fork_once = PTHREAD_ONCE_INIT;
  * no order with the other modules' ones. */
 static void pool_fork_prepare(void)
 {
-	pthread_mutex_lock(&pool_mu);
+	rcl_mutex_lock(&pool_mu);
 }
 
 static void pool_fork_release(void)
 {
-	pthread_mutex_unlock(&pool_mu);
+	rcl_mutex_unlock(&pool_mu);
 }
 
 static void pool_fork_setup(void)
@@ -74,10 +74,10 @@ static struct rcl_lock *lock_alloc(void)
 	/* before the pool is first used: no fork can find pool_mu held
 	 * without the handlers that release it in the child */
 	pthread_once(&pool_fork_once, pool_fork_setup);
-	pthread_mutex_lock(&pool_mu);
+	rcl_mutex_lock(&pool_mu);
 	if ((l = pool_free) != NULL)
 		pool_free = l->next_free;
-	pthread_mutex_unlock(&pool_mu);
+	rcl_mutex_unlock(&pool_mu);
 	if (!l)
 		l = ll_zalloc(sizeof(*l));
 	return l;
@@ -85,10 +85,10 @@ static struct rcl_lock *lock_alloc(void)
 
 static void lock_recycle(struct rcl_lock *l)
 {
-	pthread_mutex_lock(&pool_mu);
+	rcl_mutex_lock(&pool_mu);
 	l->next_free = pool_free;
 	pool_free = l;
-	pthread_mutex_unlock(&pool_mu);
+	rcl_mutex_unlock(&pool_mu);
 }
 
 /* ---- ops -------------------------------------------------------------------

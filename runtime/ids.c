@@ -47,22 +47,22 @@ static void id_release(void *arg)
 {
 	uint32_t id = (uint32_t)((uintptr_t)arg - 1);
 
-	pthread_mutex_lock(&ids_mu);
+	rcl_mutex_lock(&ids_mu);
 	ids_used[id / 64] &= ~(1ull << (id % 64));
 	ids_nlive--;
 	atomic_store_explicit(&rcl_ids_limit_word, highest_plus1(),
 			      memory_order_relaxed);
-	pthread_mutex_unlock(&ids_mu);
+	rcl_mutex_unlock(&ids_mu);
 }
 
 static void ids_lock(void)
 {
-	pthread_mutex_lock(&ids_mu);
+	rcl_mutex_lock(&ids_mu);
 }
 
 static void ids_unlock(void)
 {
-	pthread_mutex_unlock(&ids_mu);
+	rcl_mutex_unlock(&ids_mu);
 }
 
 /* fork() child: only the forking thread exists; the ids of the parent's
@@ -79,7 +79,7 @@ static void ids_child(void)
 		ids_nlive = 1;
 	}
 	atomic_store_explicit(&rcl_ids_limit_word, mine, memory_order_relaxed);
-	pthread_mutex_unlock(&ids_mu);
+	rcl_mutex_unlock(&ids_mu);
 }
 
 static void ids_setup(void)
@@ -110,7 +110,7 @@ __attribute__((noinline)) uint32_t rcl_client_id_alloc(void)
 
 	pthread_once(&ids_once, ids_setup);
 	for (;;) {
-		pthread_mutex_lock(&ids_mu);
+		rcl_mutex_lock(&ids_mu);
 		id = lowest_free();
 		if (id < RCL_MAX_CLIENTS) {
 			ids_used[id / 64] |= 1ull << (id % 64);
@@ -121,7 +121,7 @@ __attribute__((noinline)) uint32_t rcl_client_id_alloc(void)
 						      id + 1,
 						      memory_order_relaxed);
 		}
-		pthread_mutex_unlock(&ids_mu);
+		rcl_mutex_unlock(&ids_mu);
 		if (id < RCL_MAX_CLIENTS)
 			break;
 		/* More live client threads than slots: wait for one to
@@ -143,8 +143,8 @@ uint32_t rcl_ids_live(void)
 {
 	uint32_t n;
 
-	pthread_mutex_lock(&ids_mu);
+	rcl_mutex_lock(&ids_mu);
 	n = ids_nlive;
-	pthread_mutex_unlock(&ids_mu);
+	rcl_mutex_unlock(&ids_mu);
 	return n;
 }

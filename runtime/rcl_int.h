@@ -334,6 +334,11 @@ static inline uintptr_t rcl_token(void)
 
 /* ---- word.c: the lock word ------------------------------------------------
  */
+/* Record @l among the locks this thread holds in place (its word about to
+ * become ours by rcl_word_pass()); fatal without memory for the record. */
+void rcl_word_note_held(struct rcl_lock *l) LL_HIDDEN;
+/* Hand the word of @l, held by @from, to @to, with its flags. */
+void rcl_word_pass(struct rcl_lock *l, uintptr_t from, uintptr_t to) LL_HIDDEN;
 /* Release @l after a delegated section, its word @w having flags: free
  * it (dropping RCL_W_SRV_WANT) and wake a sleeper. */
 void rcl_word_release_slow(struct rcl_lock *l, uintptr_t w) LL_HIDDEN;
@@ -497,8 +502,11 @@ static inline void rcl_run(struct rcl_server *s, struct rcl_req *r,
 	 * of it (the reply's release orders this store before it), so the
 	 * client's trylock right after its own call does not find the lock
 	 * busy.  release: the section's stores come before, for the fork
-	 * child handler (server.c). */
-	if (keep)
+	 * child handler (server.c).  Unless the word is not ours any more:
+	 * a shipped section that went home holding it (ship.c). */
+	if (keep &&
+	    ll_likely(rcl_w_owner(atomic_load_explicit(
+			      &keep->holder, memory_order_relaxed)) == me))
 		atomic_store_explicit(&keep->kept, 1, memory_order_release);
 	atomic_store_explicit(&r->ctx, ctx, memory_order_relaxed);
 	if (atomic_load_explicit(rcl_claim_word(s, r), memory_order_relaxed) ==
@@ -628,6 +636,33 @@ void rcl_affinity_fork_init(void) LL_HIDDEN;
 void rcl_pool_fork_init(void) LL_HIDDEN;
 void rcl_ids_fork_init(void) LL_HIDDEN;
 
+/* ---- mutex.c: the runtime's own mutexes ------------------------------------
+ * glibc's pthread_mutex_lock/trylock/unlock as libc.so defines them, never
+ * an interposer's: under rcl-run a contended runtime mutex would otherwise
+ * become a lock of the run's algorithm, built by the runtime it belongs
+ * to (see mutex.c). */
+struct rcl_mutex_fns {
+	int (*lock)(pthread_mutex_t *);
+	int (*trylock)(pthread_mutex_t *);
+	int (*unlock)(pthread_mutex_t *);
+};
+extern struct rcl_mutex_fns rcl_mutex LL_HIDDEN;
+
+static inline int rcl_mutex_lock(pthread_mutex_t *m)
+{
+	return rcl_mutex.lock(m);
+}
+
+static inline int rcl_mutex_trylock(pthread_mutex_t *m)
+{
+	return rcl_mutex.trylock(m);
+}
+
+static inline int rcl_mutex_unlock(pthread_mutex_t *m)
+{
+	return rcl_mutex.unlock(m);
+}
+
 /* ---- ship.c: shipped sections --------------------------------------------
  * liblock_lock() on a busy RCL lock ships the caller's context to the
  * server when shipping is on (rcl_ship_set); see ship.c. */
@@ -645,6 +680,13 @@ int rcl_ship_home(void) LL_HIDDEN;
 /* fork() child handler (server.c): a context forked inside a shipped
  * section stays in the child, which holds the word in place. */
 void rcl_ship_forked(void) LL_HIDDEN;
+/* Inside a section shipped to a servicing thread: bring the context home
+ * now, still holding the lock, so that the rest of the section runs in
+ * place on its own thread (true); else nothing to do (false). */
+bool rcl_ship_recall(void) LL_HIDDEN;
+/* fork(): from the prepare handler (true) to the parent or child one
+ * (false), the calling thread takes busy locks in place. */
+void rcl_ship_fork(bool forking) LL_HIDDEN;
 /* A remote call from client.c: post @fn(@ctx) in the caller's slot and
  * wait for it; *@status (if not NULL) gets 0 or EBUSY. */
 void *rcl_exec_remote(struct rcl_lock *l, liblock_fn_t fn, void *ctx,

@@ -168,15 +168,20 @@ static void reset(struct rcl_server *s)
 }
 
 /* fork(): srv_mu (hence affinity.c's aff_mu, only taken under it) is
- * held across it, so the child's copy is free. */
+ * held across it, so the child's copy is free.  First of all, a section
+ * shipped to a servicing thread comes home: the fork must be its own
+ * thread's (ship.c). */
 static void fork_prepare(void)
 {
-	pthread_mutex_lock(&srv_mu);
+	rcl_ship_recall();
+	rcl_ship_fork(true);
+	rcl_mutex_lock(&srv_mu);
 }
 
 static void fork_parent(void)
 {
-	pthread_mutex_unlock(&srv_mu);
+	rcl_mutex_unlock(&srv_mu);
+	rcl_ship_fork(false);
 }
 
 /* Clear the request slots left by the parent's other threads (they do
@@ -260,7 +265,8 @@ static void fork_child(void)
 	if (rcl_self) /* sticky: its structure may be an older orphan */
 		srv_forked_in_runtime = true;
 	rcl_ship_forked();
-	pthread_mutex_unlock(&srv_mu);
+	rcl_ship_fork(false);
+	rcl_mutex_unlock(&srv_mu);
 }
 
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
@@ -434,17 +440,17 @@ static bool program_gone(void)
 	DIR *d;
 
 	/* trylock: a stop holds srv_mu while it joins this very manager */
-	if (pthread_mutex_trylock(&srv_mu) != 0)
+	if (rcl_mutex_trylock(&srv_mu) != 0)
 		return false;
 	if (srv_exiting || (d = opendir("/proc/self/task")) == NULL) {
-		pthread_mutex_unlock(&srv_mu);
+		rcl_mutex_unlock(&srv_mu);
 		return false;
 	}
 	while (gone && (e = readdir(d)) != NULL)
 		if (e->d_name[0] != '.' && !task_ended(e->d_name))
 			gone = runtime_tid(atoi(e->d_name));
 	closedir(d);
-	pthread_mutex_unlock(&srv_mu);
+	rcl_mutex_unlock(&srv_mu);
 	return gone;
 }
 
@@ -525,12 +531,12 @@ void rcl_server_retry_deferred(struct rcl_server *s)
 
 	/* trylock: the caller may be a servicing thread of another server
 	 * (a nested call), which a stop holding srv_mu would be joining */
-	if (++polls % RCL_DEFER_POLL != 0 || pthread_mutex_trylock(&srv_mu))
+	if (++polls % RCL_DEFER_POLL != 0 || rcl_mutex_trylock(&srv_mu))
 		return;
 	/* a failed start said why; the sections go on running here */
 	if (!srv_exiting && !defer_to_owner(s))
 		(void)start_locked(s);
-	pthread_mutex_unlock(&srv_mu);
+	rcl_mutex_unlock(&srv_mu);
 }
 
 struct rcl_server *rcl_server_get(int cpu, int *err)
@@ -546,7 +552,7 @@ struct rcl_server *rcl_server_get(int cpu, int *err)
 	if (s && atomic_load_explicit(&s->state, memory_order_acquire) ==
 			 RCL_RUNNING)
 		return s;
-	pthread_mutex_lock(&srv_mu);
+	rcl_mutex_lock(&srv_mu);
 	s = table_get(cpu);
 	*err = s ? 0 : ENOMEM;
 	/* at exit, stopping, or deferred: the locks' sections run on their
@@ -554,7 +560,7 @@ struct rcl_server *rcl_server_get(int cpu, int *err)
 	if (s && !srv_exiting && !defer_to_owner(s) &&
 	    (*err = start_locked(s)) == EBUSY)
 		*err = 0;
-	pthread_mutex_unlock(&srv_mu);
+	rcl_mutex_unlock(&srv_mu);
 	return *err ? NULL : s;
 }
 
@@ -565,10 +571,10 @@ int rcl_server_start(int cpu)
 	if ((rc = check_cpu(&cpu)) != 0)
 		return rc;
 	pthread_once(&fork_once, fork_setup);
-	pthread_mutex_lock(&srv_mu);
+	rcl_mutex_lock(&srv_mu);
 	struct rcl_server *s = table_get(cpu);
 	rc = s ? start_locked(s) : ENOMEM;
-	pthread_mutex_unlock(&srv_mu);
+	rcl_mutex_unlock(&srv_mu);
 	return rc;
 }
 
@@ -693,10 +699,10 @@ int rcl_server_stop(int cpu)
 
 	if ((rc = check_cpu(&cpu)) != 0)
 		return rc;
-	pthread_mutex_lock(&srv_mu);
+	rcl_mutex_lock(&srv_mu);
 	s = atomic_load_explicit(&srv_table[cpu], memory_order_relaxed);
 	rc = s ? stop_locked(s) : EINVAL;
-	pthread_mutex_unlock(&srv_mu);
+	rcl_mutex_unlock(&srv_mu);
 	return rc;
 }
 
@@ -704,7 +710,7 @@ int rcl_shutdown(void)
 {
 	int rc = 0, r;
 
-	pthread_mutex_lock(&srv_mu);
+	rcl_mutex_lock(&srv_mu);
 	for (int c = 0; c < CPU_SETSIZE; c++) {
 		struct rcl_server *s = atomic_load_explicit(
 			&srv_table[c], memory_order_relaxed);
@@ -712,18 +718,18 @@ int rcl_shutdown(void)
 		if (s && (r = stop_locked(s)) != 0 && rc == 0)
 			rc = r;
 	}
-	pthread_mutex_unlock(&srv_mu);
+	rcl_mutex_unlock(&srv_mu);
 	return rc;
 }
 
 void rcl_servers_lock(void)
 {
-	pthread_mutex_lock(&srv_mu);
+	rcl_mutex_lock(&srv_mu);
 }
 
 void rcl_servers_unlock(void)
 {
-	pthread_mutex_unlock(&srv_mu);
+	rcl_mutex_unlock(&srv_mu);
 }
 
 struct rcl_server *rcl_server_lookup(int cpu)
@@ -740,8 +746,8 @@ static void at_exit(void)
 
 	if (env && strcmp(env, "1") == 0)
 		rcl_stats_print(STDERR_FILENO);
-	pthread_mutex_lock(&srv_mu);
+	rcl_mutex_lock(&srv_mu);
 	srv_exiting = true;
-	pthread_mutex_unlock(&srv_mu);
+	rcl_mutex_unlock(&srv_mu);
 	rcl_shutdown();
 }

@@ -47,10 +47,22 @@
  * goes home), sleeps on its own thread and takes the lock back.  A thread
  * that exits inside a section (pthread_exit, cancellation, return from
  * its start routine) comes home in the key destructor below, created
- * before any other key of the runtime so that it runs first.  A fork
- * inside a shipped section (fork handlers that take locks do that) leaves
- * the child with the context and no thread to send it home to: the child
- * keeps it and holds the word in place (rcl_ship_forked()).
+ * before any other key of the runtime so that it runs first.
+ *
+ * fork() inside a shipped section (a section that forks, or a library's
+ * fork handler that takes a contended lock) must not run on the servicing
+ * thread: the child would be a copy of that thread as the kernel sees it,
+ * named after it, SCHED_FIFO on the server's CPU, with its restartable-
+ * sequence area registered in a thread descriptor glibc reuses (its
+ * sched_getcpu() wrong, and a SIGSEGV once that stack is unmapped).  The
+ * runtime's fork prepare handler, which runs after those of the libraries
+ * loaded later, calls rcl_ship_recall(): the context goes home still
+ * holding the word, and the section, the fork included, goes on in place
+ * on its own thread.  Until the fork is over, this thread ships nothing
+ * more (prepare handlers registered before the runtime's run after it).
+ * A context that runs on its own thread anyway (a client running its own
+ * request on a stopped server) forks there; the child keeps the word in
+ * place (rcl_ship_forked()).
  *
  * What the section sees of the kernel is the servicing thread's: its tid
  * (gettid(), not glibc's cached one), signal mask, CPU time and
@@ -112,6 +124,7 @@ struct rcl_ship {
 	struct rcl_lock *lock;
 	struct rcl_sthread *st; /* runs the section; NULL: its own thread */
 	uint64_t oldmask;	/* the thread's signal mask (kernel sigset) */
+	uintptr_t recall;	/* 0, or the token the word goes home with */
 	void *map;
 	size_t maplen;
 };
@@ -139,6 +152,10 @@ static inline void raw_sigmask(int how, const uint64_t *set, uint64_t *old)
 			 : "rcx", "r11", "memory");
 	(void)ret; /* cannot fail with these arguments */
 }
+
+/* Set from the fork prepare handler to the end of the fork: this thread
+ * takes its locks in place (rcl_ship_fork()). */
+static __thread bool ship_forking;
 
 static struct rcl_ship *ship_block(void)
 {
@@ -193,6 +210,13 @@ static void *ship_run(void *ctx)
 	else
 		atomic_fetch_add_explicit(&n_own, 1, memory_order_relaxed);
 	rcl_ctx_switch(&b->srv, &b->cli);
+	if (b->recall) {
+		/* The context went home holding the word (rcl_ship_recall):
+		 * it is the client's now, so rcl_run() does not keep it and
+		 * this thread neither keeps nor releases it. */
+		rcl_word_pass(b->lock, rcl_token(), b->recall);
+		atomic_store_explicit(&t->kept, NULL, memory_order_relaxed);
+	}
 	return NULL;
 }
 
@@ -227,7 +251,7 @@ int rcl_ship_lock(struct rcl_lock *l)
 		return rcl_word_lock(l); /* EDEADLK, as without shipping */
 	if (atomic_load_explicit(&l->server->state, memory_order_relaxed) !=
 		    RCL_RUNNING ||
-	    (b = ship_block()) == NULL) {
+	    ship_forking || (b = ship_block()) == NULL) {
 		atomic_fetch_add_explicit(&n_unavailable, 1,
 					  memory_order_relaxed);
 		return rcl_word_lock(l);
@@ -253,6 +277,32 @@ int rcl_ship_home(void)
 	rcl_shipped = NULL;
 	raw_sigmask(SIG_SETMASK, &b->oldmask, NULL);
 	return 0;
+}
+
+bool rcl_ship_recall(void)
+{
+	struct rcl_ship *b = ship_blk;
+	struct rcl_lock *l = rcl_shipped;
+
+	if (!l || !b->st)
+		return false;
+	/* Still on the servicing thread, with our thread-locals: the word
+	 * joins the locks we hold in place before it is ours. */
+	rcl_word_note_held(l);
+	b->recall = rcl_token();
+	rcl_ctx_switch(&b->cli, &b->srv);
+	/* On our own thread: ship_run() gave us the word and our request
+	 * completed, whose acquire (in rcl_exec_remote) orders what the
+	 * section did over there before what it does now. */
+	b->recall = 0;
+	rcl_shipped = NULL;
+	raw_sigmask(SIG_SETMASK, &b->oldmask, NULL);
+	return true;
+}
+
+void rcl_ship_fork(bool forking)
+{
+	ship_forking = forking;
 }
 
 /* Thread exit: a context still shipped (the thread ends inside a
@@ -324,6 +374,16 @@ int rcl_ship_home(void)
 
 void rcl_ship_forked(void)
 {
+}
+
+bool rcl_ship_recall(void)
+{
+	return false;
+}
+
+void rcl_ship_fork(bool forking)
+{
+	(void)forking;
 }
 
 int rcl_ship_set(int mode)

@@ -324,15 +324,38 @@ int rcl_word_lock(struct rcl_lock *l)
 	return 0;
 }
 
-void rcl_word_adopt(struct rcl_lock *l)
+void rcl_word_note_held(struct rcl_lock *l)
 {
 	if (held_reserve() != 0)
-		ll_fatal("fork child: no memory to keep RCL lock %p held",
+		ll_fatal("fork: no memory to keep RCL lock %p held in place",
 			 (void *)l);
+	held.v[held.n++] = l;
+}
+
+void rcl_word_pass(struct rcl_lock *l, uintptr_t from, uintptr_t to)
+{
+	uintptr_t w = atomic_load_explicit(&l->holder, memory_order_relaxed);
+
+	do {
+		if (rcl_w_owner(w) != from)
+			ll_fatal("RCL lock %p: its word is not ours to hand "
+				 "over",
+				 (void *)l);
+		/* relaxed: the new owner is the section's own thread, which
+		 * learns of it through its request's completion (release,
+		 * then its acquire); the flags of waiters stay, for its
+		 * release to act on */
+	} while (!atomic_compare_exchange_weak_explicit(
+		&l->holder, &w, to | (w & RCL_W_FLAGS), memory_order_relaxed,
+		memory_order_relaxed));
+}
+
+void rcl_word_adopt(struct rcl_lock *l)
+{
 	/* single-threaded child: nobody else waits or serves any more */
 	atomic_store_explicit(&l->waiting, 0, memory_order_relaxed);
 	atomic_store_explicit(&l->holder, rcl_token(), memory_order_relaxed);
-	held.v[held.n++] = l;
+	rcl_word_note_held(l);
 }
 
 bool rcl_word_wait_kept(struct rcl_lock *l, uintptr_t me)

@@ -3,7 +3,10 @@
  * Processes under rcl-run.  Usage: pt_proc fork | pshared
  *   fork     fork while other threads hammer mutexes and while the forking
  *            thread holds one; the child unlocks it, then uses new mutexes,
- *            condvars and threads
+ *            condvars and threads.  The child must be the forking thread's
+ *            copy as the kernel sees it too: its name, scheduling policy
+ *            and CPUs, and its restartable-sequence area (glibc's
+ *            sched_getcpu() reads it) where glibc thinks it is
  *   pshared  a PTHREAD_PROCESS_SHARED mutex and condvar in shared memory,
  *            used by this process and by a freshly exec'ed child (which
  *            never saw them initialised): each must see the other's lock
@@ -16,9 +19,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,10 +71,60 @@ static void *child_worker(void *arg)
 	return arg;
 }
 
+/* The forking thread's kernel-side identity, taken before each fork. */
+static char parent_name[16];
+static int parent_policy;
+static cpu_set_t parent_cpus;
+
+/* The child's only thread is the forking thread's copy: the same name and
+ * policy, at least its CPUs (a runtime may give back CPUs it reserved),
+ * and a restartable-sequence area that the kernel updates: on every CPU
+ * the child may use, glibc's sched_getcpu() (which reads that area) must
+ * say where the thread runs. */
+static void child_is_forker(void)
+{
+	char name[16] = "";
+	cpu_set_t cpus, both;
+
+	if (prctl(PR_GET_NAME, name) != 0 || strcmp(name, parent_name) != 0)
+		FAIL("fork child: named '%s', the forking thread '%s'", name,
+		     parent_name);
+	if (sched_getscheduler(0) != parent_policy)
+		FAIL("fork child: scheduling policy %d, the forking thread's "
+		     "%d",
+		     sched_getscheduler(0), parent_policy);
+	CHECK(sched_getaffinity(0, sizeof(cpus), &cpus));
+	CPU_AND(&both, &cpus, &parent_cpus);
+	if (!CPU_EQUAL(&both, &parent_cpus))
+		FAIL("fork child: %d CPUs, not all of the forking thread's %d",
+		     CPU_COUNT(&cpus), CPU_COUNT(&parent_cpus));
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		cpu_set_t one;
+		unsigned int real;
+		int seen;
+
+		if (!CPU_ISSET(c, &cpus))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(c, &one);
+		if (sched_setaffinity(0, sizeof(one), &one) != 0)
+			continue; /* not ours to use after all */
+		seen = sched_getcpu();
+		if (syscall(SYS_getcpu, &real, NULL, NULL) != 0)
+			FAIL("getcpu: %s", strerror(errno));
+		if (seen != (int)real)
+			FAIL("fork child: sched_getcpu() says CPU %d on CPU %u "
+			     "(its rseq area is not the kernel's)",
+			     seen, real);
+	}
+	CHECK(sched_setaffinity(0, sizeof(cpus), &cpus));
+}
+
 static void child_after_fork(void)
 {
 	pthread_t t[2];
 
+	child_is_forker();
 	CHECK(pthread_mutex_unlock(&dm)); /* held by us at fork */
 	CHECK(pthread_mutex_lock(&dm));
 	CHECK(pthread_mutex_unlock(&dm));
@@ -95,9 +151,14 @@ static void do_fork(void)
 	CHECK(pthread_mutex_init(&dm, NULL));
 	for (int i = 0; i < 3; i++)
 		CHECK(pthread_create(&t[i], NULL, hammer, NULL));
+	CHECK(prctl(PR_GET_NAME, parent_name));
+	parent_policy = sched_getscheduler(0);
 	for (int round = 0; round < 5; round++) {
 		pid_t pid;
 
+		/* outside the section: a runtime that reserves CPUs may
+		 * change ours meanwhile */
+		CHECK(sched_getaffinity(0, sizeof(parent_cpus), &parent_cpus));
 		CHECK(pthread_mutex_lock(&dm));
 		if ((pid = fork()) < 0)
 			FAIL("fork: %s", strerror(errno));
