@@ -121,6 +121,17 @@ RCL_API int rcl_stats_print(int fd);
 enum { RCL_SHIP_OFF = 0, RCL_SHIP_BUSY = 1, RCL_SHIP_ALWAYS = 2 };
 RCL_API int rcl_ship_set(int mode);
 
+/* Inside a section that rcl_ship_set() shipped to a servicing thread:
+ * bring the calling code back to its own thread now, still holding the
+ * lock, so that the rest of the section runs there in place.  For calls
+ * whose effect depends on the kernel thread that makes them: process
+ * creation and exec (the new process would inherit the servicing
+ * thread's real-time policy, CPU and blocked signals).  fork() needs no
+ * call: the runtime's fork handler makes it.  Returns 1 if it brought the
+ * code home, 0 if it was not away (or in a vfork child of such a
+ * section, which runs on a thread of its own). */
+RCL_API int rcl_ship_recall(void);
+
 typedef struct rcl_ship_counts {
 	int mode;	      /* RCL_SHIP_*, as set by rcl_ship_set() */
 	uint64_t shipped;     /* sections run away from their thread */

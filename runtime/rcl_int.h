@@ -680,10 +680,6 @@ int rcl_ship_home(void) LL_HIDDEN;
 /* fork() child handler (server.c): a context forked inside a shipped
  * section stays in the child, which holds the word in place. */
 void rcl_ship_forked(void) LL_HIDDEN;
-/* Inside a section shipped to a servicing thread: bring the context home
- * now, still holding the lock, so that the rest of the section runs in
- * place on its own thread (true); else nothing to do (false). */
-bool rcl_ship_recall(void) LL_HIDDEN;
 /* fork(): from the prepare handler (true) to the parent or child one
  * (false), the calling thread takes busy locks in place. */
 void rcl_ship_fork(bool forking) LL_HIDDEN;

@@ -279,13 +279,18 @@ int rcl_ship_home(void)
 	return 0;
 }
 
-bool rcl_ship_recall(void)
+int rcl_ship_recall(void)
 {
 	struct rcl_ship *b = ship_blk;
 	struct rcl_lock *l = rcl_shipped;
 
-	if (!l || !b->st)
-		return false;
+	/* Away only if this kernel thread is the servicing thread running
+	 * the section: a vfork child of it shares our memory and would
+	 * resume that thread's own context, not ours. */
+	if (!l || !b->st ||
+	    syscall(SYS_gettid) !=
+		    atomic_load_explicit(&b->st->tid, memory_order_relaxed))
+		return 0;
 	/* Still on the servicing thread, with our thread-locals: the word
 	 * joins the locks we hold in place before it is ours. */
 	rcl_word_note_held(l);
@@ -297,7 +302,7 @@ bool rcl_ship_recall(void)
 	b->recall = 0;
 	rcl_shipped = NULL;
 	raw_sigmask(SIG_SETMASK, &b->oldmask, NULL);
-	return true;
+	return 1;
 }
 
 void rcl_ship_fork(bool forking)
@@ -376,9 +381,9 @@ void rcl_ship_forked(void)
 {
 }
 
-bool rcl_ship_recall(void)
+int rcl_ship_recall(void)
 {
-	return false;
+	return 0;
 }
 
 void rcl_ship_fork(bool forking)

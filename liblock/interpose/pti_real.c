@@ -318,6 +318,7 @@ static __attribute__((constructor)) void pti_start(void)
 
 	pti_real();
 	pti_config();
+	pti_exec_resolve();
 	/* also checks $LIBLOCK_LOG, in one line if it is bad (log.c) */
 	ll_log(LL_DEBUG, "rcl-run: algorithm %s",
 	       config.replace ? config.algorithm : "none");

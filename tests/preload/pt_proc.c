@@ -7,6 +7,10 @@
  *            copy as the kernel sees it too: its name, scheduling policy
  *            and CPUs, and its restartable-sequence area (glibc's
  *            sched_getcpu() reads it) where glibc thinks it is
+ *   spawn    while holding a mutex that other threads hammer: posix_spawn,
+ *            system and popen a child, then exec: each new program must
+ *            start with the calling thread's scheduling policy, signal
+ *            mask and (at least) CPUs, whatever thread ran the section
  *   pshared  a PTHREAD_PROCESS_SHARED mutex and condvar in shared memory,
  *            used by this process and by a freshly exec'ed child (which
  *            never saw them initialised): each must see the other's lock
@@ -20,7 +24,11 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -177,6 +185,115 @@ static void do_fork(void)
 		FAIL("fork: hammer threads never ran");
 }
 
+/* ---- spawn -------------------------------------------------------------- */
+
+extern char **environ;
+
+/* The calling thread's policy, signal mask (the first 64 signals) and
+ * CPUs (the first 64), as "proc-child" arguments. */
+static void identity(char pol[16], char mask[24], char cpus[24])
+{
+	sigset_t set;
+	cpu_set_t cs;
+	unsigned long long m = 0, c = 0;
+
+	CHECK(pthread_sigmask(SIG_SETMASK, NULL, &set));
+	for (int sig = 1; sig <= 64; sig++)
+		if (sigismember(&set, sig) == 1)
+			m |= 1ull << (sig - 1);
+	CHECK(sched_getaffinity(0, sizeof(cs), &cs));
+	for (int i = 0; i < 64; i++)
+		if (CPU_ISSET(i, &cs))
+			c |= 1ull << i;
+	snprintf(pol, 16, "%d", sched_getscheduler(0));
+	snprintf(mask, 24, "%llx", m);
+	snprintf(cpus, 24, "%llx", c);
+}
+
+/* pt_proc proc-child POLICY MASK CPUS HOW: a program started by HOW
+ * checks that it has what its starter had (identity()); its CPUs may be
+ * more (a runtime gives back the CPUs it reserved). */
+static int proc_child(char **argv)
+{
+	char pol[16], mask[24], cpus[24];
+	unsigned long long want, got;
+
+	identity(pol, mask, cpus);
+	if (strcmp(pol, argv[2]) != 0)
+		FAIL("%s: scheduling policy %s, its starter's %s", argv[5], pol,
+		     argv[2]);
+	if (strcmp(mask, argv[3]) != 0)
+		FAIL("%s: signal mask %s, its starter's %s", argv[5], mask,
+		     argv[3]);
+	want = strtoull(argv[4], NULL, 16);
+	got = strtoull(cpus, NULL, 16);
+	if ((got & want) != want)
+		FAIL("%s: CPUs %llx, not all of its starter's %llx", argv[5],
+		     got, want);
+	return 0;
+}
+
+static void check_status(const char *how, int status)
+{
+	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		FAIL("%s: the child failed (status %#x)", how, status);
+}
+
+static void do_spawn(const char *self)
+{
+	char pol[16], mask[24], cpus[24], cmd[4096];
+	char *args[] = {(char *)self, "proc-child", pol, mask,
+			cpus,	      NULL,	    NULL};
+	pthread_t t[3];
+	int status;
+	pid_t pid;
+	FILE *f;
+
+	CHECK(pthread_mutex_init(&dm, NULL));
+	for (int i = 0; i < 3; i++)
+		CHECK(pthread_create(&t[i], NULL, hammer, NULL));
+	/* outside a section: a runtime that reserves CPUs may change ours
+	 * while it starts */
+	usleep(10000);
+	identity(pol, mask, cpus);
+	if (snprintf(cmd, sizeof(cmd) - 16, "'%s' proc-child %s %s %s", self,
+		     pol, mask, cpus) >= (int)sizeof(cmd) - 16)
+		FAIL("spawn: path too long: %s", self);
+
+	CHECK(pthread_mutex_lock(&dm));
+	args[5] = "posix_spawn";
+	CHECK(posix_spawn(&pid, self, NULL, NULL, args, environ));
+	if (waitpid(pid, &status, 0) != pid)
+		FAIL("waitpid: %s", strerror(errno));
+	check_status("posix_spawn", status);
+	CHECK(pthread_mutex_unlock(&dm));
+
+	CHECK(pthread_mutex_lock(&dm));
+	check_status("system", system(strcat(cmd, " system")));
+	CHECK(pthread_mutex_unlock(&dm));
+
+	CHECK(pthread_mutex_lock(&dm));
+	*strrchr(cmd, ' ') = '\0';
+	if ((f = popen(strcat(cmd, " popen"), "r")) == NULL)
+		FAIL("popen: %s", strerror(errno));
+	check_status("popen", pclose(f));
+	CHECK(pthread_mutex_unlock(&dm));
+
+	atomic_store(&stop, 1);
+	for (int i = 0; i < 3; i++)
+		CHECK(pthread_join(t[i], NULL));
+	if (hammered == 0)
+		FAIL("spawn: hammer threads never ran");
+	/* last: this program becomes the child, inside a section */
+	atomic_store(&stop, 0);
+	for (int i = 0; i < 3; i++)
+		CHECK(pthread_create(&t[i], NULL, hammer, NULL));
+	CHECK(pthread_mutex_lock(&dm));
+	args[5] = "execv";
+	execv(self, args);
+	FAIL("execv %s: %s", self, strerror(errno));
+}
+
 /* ---- pshared ------------------------------------------------------------ */
 
 struct shared {
@@ -284,8 +401,10 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "pshared-child") == 0)
 		return pshared_child(atoi(argv[2]));
+	if (argc == 6 && strcmp(argv[1], "proc-child") == 0)
+		return proc_child(argv);
 	if (argc != 2)
-		FAIL("usage: pt_proc fork|pshared");
+		FAIL("usage: pt_proc fork|spawn|pshared");
 	if (strcmp(argv[1], "fork") == 0) {
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 		fprintf(stderr,
@@ -294,6 +413,14 @@ int main(int argc, char **argv)
 		return 77;
 #endif
 		do_fork();
+	} else if (strcmp(argv[1], "spawn") == 0) {
+		char self[4096];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (n <= 0)
+			FAIL("readlink /proc/self/exe: %s", strerror(errno));
+		self[n] = '\0';
+		do_spawn(self);
 	} else if (strcmp(argv[1], "pshared") == 0)
 		do_pshared();
 	else

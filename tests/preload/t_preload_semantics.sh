@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Mutex types, 5,000 threads, fork (also with a library's own fork
-# handlers registered before the interposer's), and process-shared mutexes under
+# handlers registered before the interposer's), posix_spawn, system, popen
+# and exec while holding a mutex, and process-shared mutexes under
 # rcl-run, with a few algorithms of different kinds: a parking one, a
 # spinning one, a queue lock, and one without trylock if registered.
 . "$(dirname "$0")/lib.sh"
@@ -20,7 +21,7 @@ case $? in
 *) fail "pt_afork fails even without rcl-run" ;;
 esac
 proc_modes=
-for mode in fork pshared; do
+for mode in fork spawn pshared; do
 	timeout -k 5 120 "$PT_PROC" $mode
 	case $? in
 	0) proc_modes="$proc_modes $mode" ;;

@@ -6,7 +6,8 @@
 # section, fork) under rcl-run --lock rcl, with SCHED_FIFO servers and
 # degraded, with more threads than CPUs; the report and the program both
 # show that sections really ran on the server; RCL_RUN_SHIP=always ships
-# every section, not only contended ones.  In a build that cannot
+# every section, not only contended ones.  Sections that fork, spawn and
+# exec (pt_proc).  In a build that cannot
 # ship (sanitizers), rcl-run says so and every section runs in place.
 . "$(dirname "$0")/lib.sh"
 PT_SHIP=./preload/pt_ship
@@ -50,6 +51,20 @@ for mode in fifo degraded always always-degraded noship; do
 		# the thread that returned holding a shipped lock came home
 		[ "$(report_field "$rep" exits)" -ge 1 ] || fail "$mode: a thread ending in a shipped section was not counted: $(cat "$rep")"
 	fi
+done
+# a section that forks, spawns (posix_spawn, system, popen) or execs: the
+# new process is the calling thread's for the kernel too, never the
+# servicing thread's (pt_proc checks its name, policy, signal mask, CPUs
+# and rseq area); pt_proc fork says 77 where it cannot run (sanitizers)
+for m in fork spawn; do
+	for env in "RCL_RUN_SHIP=always" "RCL_RUN_SHIP=always RCL_DEGRADED=1"; do
+		env $env timeout -k 5 120 "$RCL_RUN" --lock rcl -- "$PT_PROC" $m 2>"$TMP/err"
+		case $? in
+		0) echo "pt_proc $m ($env): ok" ;;
+		77) echo "pt_proc $m ($env): $(cat "$TMP/err")" ;;
+		*) cat "$TMP/err" >&2; fail "pt_proc $m under rcl-run --lock rcl ($env)" ;;
+		esac
+	done
 done
 # the shared stress program, shipped sections and in-place ones together,
 # and with every section shipped, with FIFO servers and degraded
