@@ -424,15 +424,29 @@ void pti_mutex_after_fork(struct pti_obj *o)
 			atomic_store_explicit(&o->hword, 1,
 					      memory_order_relaxed);
 	} else if (owner == PTI_SELF) {
-		/* Ours: a new lock, taken by us, same depth. */
+		/* Ours: a new lock, taken by us, same depth.  By trylock where
+		 * the algorithm has one (a new lock in a child of one thread
+		 * is free): a lock call on an rcl lock may ship, and the rest
+		 * of the fork, the other handlers and the program's code up to
+		 * its unlock, would run on the child's new server. */
+		int rc;
+
 		if (new_lock(o) != 0)
 			ll_fatal(
 				"rcl-run: cannot re-create mutex %p after fork",
 				(void *)atomic_load(&o->key));
 		atomic_store_explicit(&o->users, 0, memory_order_relaxed);
-		if (pti_base_lock(o) != 0)
-			ll_fatal("rcl-run: cannot re-take mutex %p after fork",
-				 (void *)atomic_load(&o->key));
+		if (o->gated) {
+			rc = pti_base_lock(o);
+		} else {
+			pti_thread.inside++;
+			rc = liblock_trylock(&o->lock);
+			pti_thread.inside--;
+		}
+		if (rc != 0)
+			ll_fatal("rcl-run: cannot re-take mutex %p after fork "
+				 "(error %d)",
+				 (void *)atomic_load(&o->key), rc);
 	}
 	atomic_store_explicit(&o->gen, gen, memory_order_relaxed);
 }
