@@ -91,11 +91,24 @@ static void forked_child(void)
 	forked_unlock();
 }
 
-/* Registered once, when the library is loaded.  If it cannot be
- * (ENOMEM at load time), a child uses its parent's locks as they were. */
-__attribute__((constructor)) static void ll_fork_setup(void)
+/* Registered once, when the library is loaded, or earlier through
+ * rcl_atfork_init() (runtime/server.c).  If it cannot be (ENOMEM at load
+ * time), a child uses its parent's locks as they were. */
+static pthread_once_t fork_setup_once = PTHREAD_ONCE_INIT;
+
+static void ll_fork_register(void)
 {
 	(void)pthread_atfork(forked_lock, forked_unlock, forked_child);
+}
+
+void ll_fork_setup(void)
+{
+	pthread_once(&fork_setup_once, ll_fork_register);
+}
+
+__attribute__((constructor)) static void ll_fork_setup_at_load(void)
+{
+	ll_fork_setup();
 }
 
 /* The algorithm a lock gets: $LIBLOCK_LOCK wins unless the lock is FIXED;

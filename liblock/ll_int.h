@@ -205,4 +205,8 @@ static inline void *ll_tnode(const struct ll_lock_key *key, size_t size)
 /* Drop the calling thread's node for @key (if any). */
 void ll_tnode_forget(const struct ll_lock_key *key) LL_HIDDEN;
 
+/* Register liblock's fork handlers (liblock.c), once; also done when the
+ * library is loaded. */
+void ll_fork_setup(void) LL_HIDDEN;
+
 #endif /* LL_INT_H */

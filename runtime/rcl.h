@@ -132,6 +132,12 @@ RCL_API int rcl_ship_set(int mode);
  * section, which runs on a thread of its own). */
 RCL_API int rcl_ship_recall(void);
 
+/* Register the fork handlers of the runtime and of liblock now, once
+ * (they are registered when librcl.so is loaded anyway).  For an
+ * interposer whose own handlers must come after them: rcl-run registers
+ * its handlers before any other library's, and calls this first. */
+RCL_API void rcl_atfork_init(void);
+
 typedef struct rcl_ship_counts {
 	int mode;	      /* RCL_SHIP_*, as set by rcl_ship_set() */
 	uint64_t shipped;     /* sections run away from their thread */

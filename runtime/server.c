@@ -277,18 +277,25 @@ static void fork_setup(void)
 		ll_fatal("cannot register the RCL runtime's fork handlers");
 }
 
-/* Every fork handler of the runtime, registered when librcl.so loads:
- * before those of the libraries that use it (rcl-run's interposer builds
- * RCL locks in its own child handler, which must find the runtime's
- * mutexes released and its servers stopped, and child handlers run in
- * registration order).  In the order the modules would first register
- * them: server, affinity, lock pool, client ids. */
-static __attribute__((constructor(103))) void fork_handlers_first(void)
+/* Every fork handler of the runtime and of liblock, registered when
+ * librcl.so loads, or before that by rcl-run's interposer: before those of
+ * the libraries that use it (the interposer builds locks in its own child
+ * handler, which must find the runtime's mutexes released and its servers
+ * stopped, and child handlers run in registration order).  In the order
+ * the modules would first register them: server, affinity, lock pool,
+ * client ids, then liblock's. */
+void rcl_atfork_init(void)
 {
 	pthread_once(&fork_once, fork_setup);
 	rcl_affinity_fork_init();
 	rcl_pool_fork_init();
 	rcl_ids_fork_init();
+	ll_fork_setup();
+}
+
+static __attribute__((constructor(103))) void fork_handlers_first(void)
+{
+	rcl_atfork_init();
 }
 
 /* srv_mu held: free the parent's thread structures of a forked child,

@@ -312,6 +312,8 @@ static inline struct pti_obj *pti_mutex_lookup(pthread_mutex_t *m)
 /* fork(): the writer lock is taken around it so the child's map is whole. */
 /* pti_create.c: no server start from a pthread_create() made between a
  * fork's prepare handlers and ours in the child (server_early()). */
+/* Register the runtime's fork handlers, then ours, once (pti_real.c). */
+void pti_atfork_first(void) LL_HIDDEN;
 /* Look up the real exec and spawn functions (pti_exec.c), once. */
 void pti_exec_resolve(void) LL_HIDDEN;
 void pti_create_atfork_prepare(void) LL_HIDDEN;

@@ -314,7 +314,6 @@ static void atfork_child(void)
 static __attribute__((constructor)) void pti_start(void)
 {
 	const char *report = getenv("RCL_RUN_REPORT");
-	int rc;
 
 	pti_real();
 	pti_config();
@@ -334,10 +333,102 @@ static __attribute__((constructor)) void pti_start(void)
 		close(fd);
 		pti_counting = true;
 	}
-	if ((rc = pthread_atfork(atfork_prepare, atfork_release,
-				 atfork_child)) != 0)
-		ll_fatal("rcl-run: pthread_atfork: error %d", rc);
+	pti_atfork_first();
 }
+
+/* ---- fork handlers: ours before any library's ----------------------------
+ * glibc runs child handlers in the order they were registered.  A library
+ * initialised before us (a dependency of the program) used to register
+ * first, so its child handler ran before our repair of the locks: it could
+ * release a queue lock into the queue of the parent's threads, and a
+ * thread it then started waited for that lock for ever.  pthread_atfork()
+ * is __register_atfork() (glibc links pthread_atfork into each caller), so
+ * that is what we wrap: before the first registration of anyone but
+ * librcl.so and us, the runtime's and liblock's handlers are registered
+ * (rcl_atfork_init(), through this wrapper, from librcl.so), then ours.
+ * Our prepare handler then runs after the libraries', our child handler
+ * before theirs. */
+
+typedef int (*register_fn)(void (*)(void), void (*)(void), void (*)(void),
+			   void *);
+extern void *__dso_handle;
+
+static register_fn real_register(void)
+{
+	static _Atomic(register_fn) fn;
+	register_fn f = atomic_load_explicit(&fn, memory_order_relaxed);
+
+	if (!f) {
+		*(void **)&f =
+			dlvsym(RTLD_NEXT, "__register_atfork", "GLIBC_2.3.2");
+		if (!f)
+			*(void **)&f = dlsym(RTLD_NEXT, "__register_atfork");
+		if (!f)
+			ll_fatal("rcl-run: cannot find __register_atfork");
+		/* relaxed: every thread that looks it up stores the same */
+		atomic_store_explicit(&fn, f, memory_order_relaxed);
+	}
+	return f;
+}
+
+enum { ATFORK_NONE, ATFORK_BUSY, ATFORK_DONE };
+static _Atomic int atfork_state;
+
+void pti_atfork_first(void)
+{
+	int st = ATFORK_NONE;
+	int rc;
+
+	/* acquire: pairs with the release below (a thread that sees DONE
+	 * registers after ours) */
+	if (atomic_load_explicit(&atfork_state, memory_order_acquire) ==
+	    ATFORK_DONE)
+		return;
+	if (!atomic_compare_exchange_strong_explicit(
+		    &atfork_state, &st, ATFORK_BUSY, memory_order_acquire,
+		    memory_order_acquire)) {
+		while (atomic_load_explicit(&atfork_state,
+					    memory_order_acquire) !=
+		       ATFORK_DONE)
+			sched_yield();
+		return;
+	}
+	rcl_atfork_init();
+	if ((rc = real_register()(atfork_prepare, atfork_release, atfork_child,
+				  &__dso_handle)) != 0)
+		ll_fatal("rcl-run: pthread_atfork: error %d", rc);
+	atomic_store_explicit(&atfork_state, ATFORK_DONE, memory_order_release);
+}
+
+/* Not under ThreadSanitizer: its runtime registers its own fork handlers
+ * from its initialiser, before any constructor and before it has a thread
+ * state, and that call would reach this wrapper, whose instrumented entry
+ * needs one (every process died at start).  There our handlers are
+ * registered by pti_start() alone, as if no library had registered
+ * before us; the tests of that order skip under sanitizers, which are not
+ * fork-safe in a multithreaded process anyway. */
+#ifndef __SANITIZE_THREAD__
+/* Is @dso (a caller's __dso_handle) librcl.so's or ours? */
+static bool dso_is_ours(void *dso)
+{
+	Dl_info a, b;
+
+	if (dso == &__dso_handle)
+		return true;
+	return dladdr(dso, &a) && dladdr((void *)rcl_atfork_init, &b) &&
+	       a.dli_fbase == b.dli_fbase;
+}
+
+LL_API_EXPORT int pti_register_atfork(void (*prepare)(void),
+				      void (*parent)(void), void (*child)(void),
+				      void *dso)
+{
+	if (!dso_is_ours(dso))
+		pti_atfork_first();
+	return real_register()(prepare, parent, child, dso);
+}
+PTI_EXPORT(pti_register_atfork, __register_atfork, "GLIBC_2.3.2");
+#endif
 
 static __attribute__((destructor)) void pti_stop(void)
 {

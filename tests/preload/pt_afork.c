@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fork with a library's own fork handlers (libptfork: lock in prepare,
- * unlock in parent and child) registered before the interposer's, while
- * three threads hammer that library's lock, which nobody used before the
- * first fork.  The child must find the lock free.  Exit 77 under a
- * sanitizer: they are not fork-safe in a multithreaded process.
+ * unlock in the parent; in the child, unlock, then a new thread that
+ * takes the lock 100 times), the library initialised before the
+ * interposer, while three threads hammer that library's lock, which
+ * nobody used before the first fork.  The child's handler and the child
+ * must find the lock free.  Exit 77 under a sanitizer: they are not
+ * fork-safe in a multithreaded process.
  */
 #define _GNU_SOURCE
 #include <errno.h>

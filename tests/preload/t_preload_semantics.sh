@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Mutex types, 5,000 threads, fork (also with a library's own fork
-# handlers registered before the interposer's), posix_spawn, system, popen
+# Mutex types, 5,000 threads, fork (also with the fork handlers of a
+# library initialised before the interposer, whose child handler starts a
+# thread that takes its lock), posix_spawn, system, popen
 # and exec while holding a mutex, and process-shared mutexes under
 # rcl-run, with a few algorithms of different kinds: a parking one, a
 # spinning one, a queue lock, and one without trylock if registered.
