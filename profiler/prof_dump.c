@@ -201,12 +201,13 @@ static void put_site(struct out *o, struct prof_thread *tot, int id)
 	/* acquire: pairs with the release in site_slot() */
 	bool ready = atomic_load_explicit(&s->ready, memory_order_acquire);
 	int nf = ready ? s->nframes : 0;
-	const uint64_t v[] = {st->acq,	      st->contended, st->try_fail,
-			      st->timed_out,  st->hold,	     st->wait,
-			      st->cs,	      st->cond_wait, st->hold_max,
-			      st->wait_max,   st->blame,     st->cs_misses,
-			      st->cs_counted, st->holds,     st->timed,
-			      st->hold_u,     st->cs_u,	     st->serial};
+	const uint64_t v[] = {
+		st->acq,	 st->contended,	  st->try_fail, st->timed_out,
+		st->hold,	 st->wait,	  st->cs,	st->cond_wait,
+		st->hold_max,	 st->wait_max,	  st->blame,	st->cs_misses,
+		st->cs_counted,	 st->holds,	  st->timed,	st->hold_u,
+		st->cs_u,	 st->serial,	  st->probes,	st->probe_wall,
+		st->probe_block, st->probe_nblock};
 
 	put_s(o, "site ");
 	put_i(o, id);

@@ -283,6 +283,9 @@ enum prof_call {
 
 struct prof_stat {
 	uint64_t acq, contended, try_fail, timed_out;
+	/* per thread: prof_now() before which no hold of the site is
+	 * probed (prof_wrap.c), on acq's line; not summed into the totals */
+	uint64_t probe_next;
 	uint64_t hold, wait, cs, cond_wait; /* cycles */
 	uint64_t hold_max, wait_max, blame;
 	uint64_t cs_misses, cs_counted; /* PAPI, when counting */
@@ -291,6 +294,10 @@ struct prof_stat {
 	 * their times to hold_u/cs_u, which rcl-prof scales by holds/timed. */
 	uint64_t holds, timed, hold_u, cs_u;
 	uint64_t serial; /* only in the dump's totals: prof_site_serial */
+	/* The off-CPU probe (prof_wrap.c): probed holds, their wall time and
+	 * the part of it spent switched out voluntarily (ns), and the probed
+	 * holds that switched out voluntarily */
+	uint64_t probes, probe_wall, probe_block, probe_nblock;
 	uint64_t hist_hold[PROF_HBUCKETS];
 	uint64_t hist_wait[PROF_HBUCKETS];
 };
@@ -414,7 +421,13 @@ struct prof_thread {
 	uint64_t sections, sections_timed, sections_c, union_c;
 	bool section_c; /* the current section started contended */
 	uint64_t rng;	/* xorshift state for the sampling */
-	bool timing;	/* the current section is timed */
+	/* The off-CPU probe (prof_wrap.c), one hold at a time: the probed
+	 * hold's lock (NULL: none), and the clock (ns), CPU time (ns) and
+	 * voluntary context switches at its acquisition.  Out of
+	 * prof_held, which the hot path copies. */
+	struct prof_lock *probe_lk;
+	uint64_t p_wall, p_cpu, p_nvcsw;
+	bool timing; /* the current section is timed */
 	uint64_t thread_time, threads, untracked;
 	uint64_t signals, broadcasts, cond_waits;
 	uint64_t calls[PC_N];

@@ -227,6 +227,10 @@ static void stat_add(struct prof_stat *d, const struct prof_stat *s)
 	d->hold_u += s->hold_u;
 	d->cs_u += s->cs_u;
 	d->serial += s->serial;
+	d->probes += s->probes;
+	d->probe_wall += s->probe_wall;
+	d->probe_block += s->probe_block;
+	d->probe_nblock += s->probe_nblock;
 	if (s->hold_max > d->hold_max)
 		d->hold_max = s->hold_max;
 	if (s->wait_max > d->wait_max)

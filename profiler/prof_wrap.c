@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #define CALLER ((const void *)__builtin_return_address(0))
 
@@ -203,6 +204,113 @@ ALWAYS_INLINE uint64_t untimed_acq(int type)
 	return type == PROF_TYPE_RDLOCK ? prof_now() : 0;
 }
 
+/* ---- the off-CPU probe ------------------------------------------------
+ * A section that sleeps (I/O, a nested lock's futex, a nap) spends time
+ * that a server CPU cannot shorten: RCL helps sections that run, not
+ * sections that wait.  Per thread and lock site, once a random gap has
+ * passed since the site's last probe (PROF_PROBE_GAP TSC ticks on
+ * average), each timed hold of the site is probed with probability
+ * 1/PROF_PROBE_PICK until one is: it reads, at its acquisition and at its
+ * release, the monotonic clock, the thread's CPU clock and
+ * getrusage(RUSAGE_THREAD) for its voluntary context switches.  If the
+ * thread switched out voluntarily in between, the hold's wall time less
+ * its CPU time is time blocked.  A preemption (an involuntary switch) is
+ * not counted: a preempted holder is what a server cures.
+ * The choice is made at the acquisition, before the hold's length is
+ * known.  Not simply the first hold after the gap: that one mostly comes
+ * after a long wait for the lock, or after other work, so of two
+ * sections a thread runs back to back the second would hardly ever be
+ * probed (tinyproxy's log lines: the write section after the wait, not
+ * the fsync section after it).  A gap per site, not per thread: a lock
+ * taken once per hundred acquisitions of another still gets probes.
+ * Four system calls per probe, two at each end: those at the acquisition
+ * lengthen the section (~0.5 us), and on a contended lock one such hold
+ * can start a convoy of futex sleeps; hence a gap of milliseconds (every
+ * ~1 ms per thread cost 5-8 points on a contended program,
+ * docs/PROFILER.md).  One probe at a time per thread. */
+#define PROF_PROBE_GAP (1ull << 24) /* 4-8 ms of TSC at 2-4 GHz */
+#define PROF_PROBE_PICK 16u
+
+struct probe_read {
+	uint64_t wall, cpu, nvcsw;
+};
+
+static __attribute__((noinline)) bool probe_read(struct probe_read *r)
+{
+	int saved = errno;
+	struct rusage ru;
+	struct timespec cpu, wall;
+	/* The CPU time from the clock, not from getrusage(): that one is
+	 * the scheduler's sum as of the thread's last tick or switch, up to
+	 * a tick stale, where the clock adds the running slice. */
+	bool ok = getrusage(RUSAGE_THREAD, &ru) == 0 &&
+		  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0 &&
+		  clock_gettime(CLOCK_MONOTONIC, &wall) == 0;
+
+	errno = saved;
+	if (!ok)
+		return false;
+	r->wall = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
+	r->cpu = (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec;
+	r->nvcsw = (uint64_t)ru.ru_nvcsw;
+	return true;
+}
+
+/* A timed hold of @lk, of the site of @st, starts after the site's gap:
+ * probe it, with probability 1/PROF_PROBE_PICK, unless another hold is
+ * probed.  No other hold of the site is probed until this one ends
+ * (probe_next at its maximum). */
+static __attribute__((noinline)) void
+probe_start(struct prof_thread *th, struct prof_stat *st, struct prof_lock *lk)
+{
+	struct probe_read r;
+	uint64_t x = th->rng;
+
+	if (th->probe_lk)
+		return;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	th->rng = x;
+	if ((x >> 32) % PROF_PROBE_PICK != 0)
+		return;
+	st->probe_next = UINT64_MAX;
+	if (!probe_read(&r))
+		return;
+	th->probe_lk = lk;
+	th->p_wall = r.wall;
+	th->p_cpu = r.cpu;
+	th->p_nvcsw = r.nvcsw;
+}
+
+/* The probed hold ends: add it to @st, draw the site's next gap. */
+static __attribute__((noinline)) void probe_end(struct prof_thread *th,
+						struct prof_stat *st)
+{
+	struct probe_read r;
+	uint64_t x = th->rng;
+
+	th->probe_lk = NULL;
+	/* The next probe after a random gap, PROF_PROBE_GAP on average: a
+	 * fixed one aliases with a periodic program (one that alternates
+	 * two locks would only ever have one of them probed). */
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	th->rng = x;
+	st->probe_next =
+		prof_now() + PROF_PROBE_GAP / 2 + (x >> 32) % PROF_PROBE_GAP;
+	if (!probe_read(&r) || r.wall < th->p_wall)
+		return;
+	st->probes++;
+	st->probe_wall += r.wall - th->p_wall;
+	if (r.nvcsw == th->p_nvcsw)
+		return;
+	st->probe_nblock++;
+	if (r.wall - th->p_wall > r.cpu - th->p_cpu)
+		st->probe_block += (r.wall - th->p_wall) - (r.cpu - th->p_cpu);
+}
+
 /* Bookkeeping shared by the lock and condition-variable wrappers.
  * Times are 0 when they were not read (a hold outside the sample); the
  * hold is in the sample when prof_timing() said so for its section. */
@@ -258,6 +366,8 @@ ALWAYS_INLINE void prof_acquired(struct prof_thread *th, struct prof_lock *lk,
 		.misses = prof_misses(th),
 		.stack = stack,
 	};
+	if (t_acq && prof_unlikely(t_acq >= st->probe_next))
+		probe_start(th, st, lk);
 }
 
 /* The thread's outermost section ends (no lock held any more) at
@@ -316,6 +426,8 @@ ALWAYS_INLINE void prof_released(struct prof_thread *th, int idx,
 			}
 		}
 	}
+	if (prof_unlikely(h.lk == th->probe_lk))
+		probe_end(th, st);
 	if (th->papi_set >= 0) {
 		st->cs_misses += misses - h.misses;
 		st->cs_counted++;

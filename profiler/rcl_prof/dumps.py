@@ -154,7 +154,8 @@ CALLS = ["pthread_mutex_init", "pthread_mutex_destroy", "pthread_mutex_lock",
 STAT_FIELDS = ["acq", "contended", "try_fail", "timed_out", "hold", "wait",
                "cs", "cond_wait", "hold_max", "wait_max", "blame",
                "cs_misses", "cs_counted", "holds", "timed", "hold_u", "cs_u",
-               "serial"]
+               "serial", "probes", "probe_wall", "probe_block",
+               "probe_nblock"]
 # timeline event kinds (enum prof_ev_kind)
 EV_WAIT, EV_HOLD, EV_COND, EV_JOIN = range(4)
 

@@ -174,6 +174,39 @@ def verdict(pct, th):
     return "no"
 
 
+# Probed holds (the off-CPU probe, prof_wrap.c) below which a lock's
+# blocked share is reported but does not change its verdict: one probe
+# that met a page fault says little about the lock.
+MIN_PROBES = 5
+
+
+def blocked_share(st):
+    """The share of a lock's probed hold time its holders spent switched
+    out voluntarily (I/O, sleep, a nested wait), or None if never probed."""
+    return st["probe_block"] / st["probe_wall"] \
+        if st.get("probes") and st.get("probe_wall") else None
+
+
+def judge(pct, st, th):
+    """(verdict, note) of a lock with @pct %% of thread time in its
+    sections: a server CPU shortens the part of a section that runs, so
+    when enough holds were probed the verdict is that of the on-CPU part,
+    @pct times the share not blocked; the note says so when that changes
+    the verdict."""
+    v, blocked = verdict(pct, th), blocked_share(st)
+    if blocked is None or st["probes"] < MIN_PROBES:
+        return v, None
+    on_cpu = pct * (1.0 - blocked)
+    w = verdict(on_cpu, th)
+    if w == v:
+        return v, None
+    return w, ("%.0f%% of its hold time blocked off CPU (%d of %d probed "
+               "holds switched out: I/O, sleep or a nested wait), which a "
+               "server CPU cannot shorten: judged on the %.1f%% left of its "
+               "%.1f%% %%CS, not %r" % (100 * blocked, st["probe_nblock"],
+                                        st["probes"], on_cpu, pct, v))
+
+
 def finish_row(r, th, total_blame):
     st = r["stat"]
     holds = max(st["holds"] + st["contended"] if st["holds"] else
@@ -185,6 +218,8 @@ def finish_row(r, th, total_blame):
     for b in rel:
         b["share"] = b["blame_ns"] / st["blame"] if st["blame"] else 0.0
     counted = r["misses"] == "counted" and st["cs_counted"]
+    blocked = blocked_share(st)
+    verd, note = judge(pct, st, th)
     hist = lambda h: h[:max([i + 1 for i, v in enumerate(h) if v] or [0])]
     return {
         "id": r["id"], "name": r["name"], "kind": r["kind"],
@@ -217,7 +252,12 @@ def finish_row(r, th, total_blame):
         "misses_per_cs": st["cs_misses"] / st["cs_counted"]
         if counted else None,
         "misses_per_cs_note": None if counted else r["misses"],
-        "verdict": verdict(pct, th),
+        "verdict": verd,
+        "verdict_note": note,
+        "probed_holds": int(st.get("probes", 0)),
+        "blocked_pct": 100.0 * blocked if blocked is not None else None,
+        "blocked_holds_pct": 100.0 * st["probe_nblock"] / st["probes"]
+        if st.get("probes") else None,
         "release_sites": rel,
         "hold_histogram": hist(r["hhold"]),
         "wait_histogram": hist(r["hwait"]),

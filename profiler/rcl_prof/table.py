@@ -61,6 +61,9 @@ def table_text(rep, top):
             w("#%d %s: waiters blocked %s in total, %.0f%% while held by "
               "the section released at %s\n"
               % (l.rank, l.name, fmt_ns(l.blame_ns), 100 * b.share, b.site))
+    for l in locks:
+        if l.verdict_note:
+            w("#%d %s: %s\n" % (l.rank, l.name, l.verdict_note))
     coloc = rep.colocation
     groups = coloc.groups if coloc and coloc.groups else []
     if groups:

@@ -6,8 +6,9 @@
  * site is the same for all of them.  rcl-prof must name each lock by the
  * caller of the wrapper, and rank them:
  *  - table.lock (make_table): WORKERS threads take it through
- *    app_mutex_lock() and sleep inside, each always waiting for it or
- *    holding it: the hot lock, "RCL recommended";
+ *    app_mutex_lock() and compute inside (1 ms on the CPU), each always
+ *    waiting for it or holding it: the hot lock, "RCL recommended" (a
+ *    section that slept instead would be blocked off CPU, "no");
  *  - stats.lock (make_stats): a short uncontended hold after each table
  *    hold;
  *  - logq.lock (make_logq, inline wrapper): taken once per thread;
@@ -91,12 +92,17 @@ static __attribute__((noinline)) void touch_later(void)
 	app_mutex_unlock(&later->lock);
 }
 
-static void sleep_us(long us)
+/* Run on the CPU for @us microseconds (preemptions included). */
+static void compute_us(long us)
 {
-	struct timespec ts = {0, us * 1000};
+	struct timespec t0, t;
 
-	while (nanosleep(&ts, &ts))
-		;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000000L +
+		       (t.tv_nsec - t0.tv_nsec) / 1000 <
+	       us);
 }
 
 static void *worker(void *arg)
@@ -105,7 +111,7 @@ static void *worker(void *arg)
 	for (int i = 0; i < ROUNDS; i++) {
 		app_mutex_lock(&table->lock);
 		table->hits++;
-		sleep_us(1000);
+		compute_us(1000);
 		app_mutex_unlock(&table->lock);
 		app_mutex_lock(&stats->lock);
 		stats->rounds++;

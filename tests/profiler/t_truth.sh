@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: MIT
 # Ground truth: prof_truth measures its own % of thread time in critical
 # sections; rcl-prof must agree within 2 points + 5% of the value, rank
-# the locks, count instances and acquisitions exactly, and give the
-# verdicts of the default thresholds (15%, 60%).  Then again with
+# the locks, count instances and acquisitions exactly.  Its sections
+# sleep, so the off-CPU probe must find g_heavy's and the buckets' holds
+# blocked (80%+) and their verdicts "no" whatever their %CS (a server
+# CPU cannot shorten a nap), and the private mutexes' holds, which run,
+# not blocked.  Then again with
 # --sample 4 (one outermost section in 4 timed, then scaled): counts stay
 # exact, %CS within 3 points + 10%, and g_heavy's blame within 15% of its
 # waiting and never above it, in both modes.
@@ -39,11 +42,30 @@ for l, key in ((heavy, "g_heavy"), (bucket, "bucket")):
     tol = 2 + 0.05 * truth if sample == 1 else 3 + 0.10 * truth
     expect(abs(got - truth) <= tol,
            "%s: %%CS %.2f, truth %.2f (tolerance %.2f)" % (key, got, truth, tol))
-    # The workload keeps the truth far from the thresholds; if the machine
-    # pushed it within tolerance of one, either side is right.
-    if all(abs(truth - th) > tol for th in (15, 60)):
-        expect(l["verdict"] == verdict(truth),
-               "%s: verdict %r for truth %.1f%%" % (key, l["verdict"], truth))
+    # Holds that nap: blocked off CPU, so "no" even where %CS alone
+    # would recommend RCL (g_heavy's truth is far above 60%), with a note
+    # saying why.  Under --sample 4 a bucket hold is rarely the one
+    # probed (the next timed hold after the gap is mostly a private
+    # mutex's): with fewer than 5 probes its verdict is %CS's, as before.
+    if key == "bucket" and sample > 1 and l["probed_holds"] < 5:
+        if all(abs(truth - th) > tol for th in (15, 60)):
+            expect(l["verdict"] == verdict(truth),
+                   "%s: verdict %r for truth %.1f%%" % (key, l["verdict"], truth))
+        continue
+    expect(l["probed_holds"] >= 5 and l["blocked_pct"] is not None and
+           l["blocked_pct"] >= 80,
+           "%s: %d holds probed, %s%% blocked" % (key, l["probed_holds"],
+                                                  l["blocked_pct"]))
+    expect(l["verdict"] == "no" and
+           (verdict(truth) == "no" or "blocked off CPU" in l["verdict_note"]),
+           "%s: verdict %r, note %r for truth %.1f%%"
+           % (key, l["verdict"], l["verdict_note"], truth))
+expect(verdict(t["g_heavy"]["pct"]) == "RCL recommended",
+       "g_heavy: truth %.1f%% below the upper threshold: the blocked "
+       "check tested nothing" % t["g_heavy"]["pct"])
+expect(private["probed_holds"] >= 5 and private["blocked_pct"] <= 20,
+       "private: %d holds probed, %s%% blocked" % (private["probed_holds"],
+                                                  private["blocked_pct"]))
 expect(heavy["rank"] == 1, "g_heavy ranked %d" % heavy["rank"])
 expect(bucket["rank"] == 2, "buckets ranked %d" % bucket["rank"])
 expect(heavy["kind"] == "static" and heavy["name"] == "g_heavy",

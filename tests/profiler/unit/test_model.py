@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """rcl_prof.dumps and rcl_prof.model: a hand-written dump (t_verdicts.sh's)
 read and turned into the report; malformed dumps; verdicts."""
+import json
 import os
 import tempfile
 import unittest
@@ -10,6 +11,7 @@ from helpers import FakeSymbols, dump_text
 from rcl_prof.dumps import load_dump, load_dumps, split_rw_serial
 from rcl_prof.errors import Error
 from rcl_prof.model import build_report, verdict
+from rcl_prof.table import table_text
 
 TH = {"lower": 15.0, "upper": 60.0, "source": "default"}
 
@@ -124,6 +126,49 @@ class Report(unittest.TestCase):
         self.assertEqual([l.verdict for l in rep.locks],
                          ["RCL recommended", "RCL recommended", "may help"])
         self.assertEqual(rep.thresholds.source, "t.json")
+
+    def probed(self, probes):
+        """t_verdicts.sh's dump with the off-CPU probe's fields on its
+        stat lines: (probes, probe_wall, probe_block, probe_nblock) per
+        site."""
+        lines = []
+        for ln in dump_text().splitlines():
+            f = ln.split()
+            if f and f[0] == "stat":
+                f += ["0"] * (20 - len(f)) + [str(v) for v in probes[int(f[1])]]
+            lines.append(" ".join(f))
+        return "\n".join(lines) + "\n"
+
+    def test_blocked_sections(self):
+        # site 1 (70% CS): 90% of its probed time blocked -> 7% on CPU,
+        # "no"; site 2 (30%): 4 probes only, all blocked: too few to
+        # change its verdict; site 3 (10%): 10% blocked, "no" as before
+        rep = self.report(dumps=(self.probed({1: (20, 10**7, 9 * 10**6, 15),
+                                              2: (4, 10**6, 10**6, 4),
+                                              3: (50, 10**7, 10**6, 5)}),))
+        by = {l.name: l for l in rep.locks}
+        l1, l2, l3 = (by["file.c:%d fn_%x" % (o, o)]
+                      for o in (4096, 8192, 12288))
+        self.assertEqual((l1.verdict, l1.probed_holds), ("no", 20))
+        self.assertAlmostEqual(l1.blocked_pct, 90.0)
+        self.assertIn("90% of its hold time blocked off CPU (15 of 20 probed",
+                      l1.verdict_note)
+        self.assertEqual(l1.blocked_holds_pct, 75.0)
+        self.assertIn("not 'RCL recommended'", l1.verdict_note)
+        self.assertAlmostEqual(l1.pct_time_in_cs, 70.0)  # %CS unchanged
+        self.assertEqual((l2.verdict, l2.verdict_note), ("may help", None))
+        self.assertEqual((l2.probed_holds, l2.blocked_pct), (4, 100.0))
+        self.assertEqual((l3.verdict, l3.verdict_note), ("no", None))
+        self.assertAlmostEqual(l3.blocked_pct, 10.0)
+        self.assertEqual(l3.blocked_holds_pct, 10.0)
+        text = table_text(rep, 0)
+        self.assertIn("blocked off CPU", text)
+        # a dump from before the probe: no blocked share, no note
+        l = self.report().locks[0]
+        self.assertEqual((l.blocked_pct, l.blocked_holds_pct, l.verdict_note,
+                          l.probed_holds), (None, None, None, 0))
+        doc = json.loads(librcl_profile.dumps(self.report()))
+        self.assertNotIn("blocked_pct", doc["locks"][0])
 
     def wrapped(self, syms):
         """t_verdicts.sh's dump, its three sites initialised through one
