@@ -1922,10 +1922,25 @@ def def_start(f, fi):
     return off
 
 
+# Feature-test macros: a system header read before the file defines them
+# is read without them for the rest of the unit (glibc's <features.h>).
+_FEATURE_MACRO = re.compile(
+    r"#\s*define\s+(_[A-Z0-9_]*_SOURCE(_EXTENDED)?|_FILE_OFFSET_BITS|"
+    r"_TIME_BITS|_LARGEFILE\w*|_REENTRANT|_THREAD_SAFE|_FORTIFY_SOURCE|"
+    r"__STDC_\w+)\b")
+
+
 def includes_edit(f, config_rel):
-    """Insert our includes after the file's leading #include lines."""
+    """Insert our includes after the file's leading #include lines: after
+    the last directive of its leading run of directives that ends, at the
+    file's top level (inside a header's guard), what an #include or a
+    feature-test macro began, as `#ifdef HAVE_CONFIG_H #include "config.h"
+    #endif` or `#if !defined(_WIN32) #define _GNU_SOURCE #endif` do.
+    <stdint.h> and <liblock.h> read <pthread.h>, which must see the
+    feature-test macros the file asks for (civetweb defines _GNU_SOURCE
+    in a platform #if, before a first declaration and its includes)."""
     toks = f.src.toks
-    last, depth = None, 0
+    last, depth, pending = None, 0, False
     pps = [t for t in toks[:3] if t.kind == "pp"]
     guard = 1 if (f.is_header and pps and re.match(
         r"#\s*(ifndef|if\s+!\s*defined)", pps[0].text)) else 0
@@ -1937,8 +1952,10 @@ def includes_edit(f, config_rel):
             depth += 1
         elif d == "endif":
             depth -= 1
-        elif d == "include" and depth == guard:
-            last = t
+        elif d == "include" or _FEATURE_MACRO.match(t.text):
+            pending = True
+        if pending and depth == guard:
+            last, pending = t, False
     lines = []
     if not f.is_header:
         lines.append("#include <stdint.h>")
