@@ -508,17 +508,23 @@ void prof_trow_fill(struct prof_trow *row, const struct prof_thread *th);
  * times, then waits long for it).  Returns whether the calling thread's
  * current section is timed, deciding it when no mutex is held. */
 extern uint32_t prof_sample;
+
+/* The next number of @th's xorshift generator (sampling, the probe). */
+static inline uint64_t prof_rand(struct prof_thread *th)
+{
+	uint64_t x = th->rng;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	th->rng = x;
+	return x;
+}
+
 static inline bool prof_timing(struct prof_thread *th)
 {
-	if (th->nheld == 0) {
-		uint64_t x = th->rng;
-
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		th->rng = x;
-		th->timing = (((x >> 32) * prof_sample) >> 32) == 0;
-	}
+	if (th->nheld == 0)
+		th->timing = (((prof_rand(th) >> 32) * prof_sample) >> 32) == 0;
 	return th->timing;
 }
 

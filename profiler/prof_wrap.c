@@ -264,15 +264,8 @@ static __attribute__((noinline)) void
 probe_start(struct prof_thread *th, struct prof_stat *st, struct prof_lock *lk)
 {
 	struct probe_read r;
-	uint64_t x = th->rng;
 
-	if (th->probe_lk)
-		return;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	th->rng = x;
-	if ((x >> 32) % PROF_PROBE_PICK != 0)
+	if (th->probe_lk || (prof_rand(th) >> 32) % PROF_PROBE_PICK != 0)
 		return;
 	st->probe_next = UINT64_MAX;
 	if (!probe_read(&r))
@@ -288,18 +281,13 @@ static __attribute__((noinline)) void probe_end(struct prof_thread *th,
 						struct prof_stat *st)
 {
 	struct probe_read r;
-	uint64_t x = th->rng;
 
 	th->probe_lk = NULL;
 	/* The next probe after a random gap, PROF_PROBE_GAP on average: a
 	 * fixed one aliases with a periodic program (one that alternates
 	 * two locks would only ever have one of them probed). */
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	th->rng = x;
-	st->probe_next =
-		prof_now() + PROF_PROBE_GAP / 2 + (x >> 32) % PROF_PROBE_GAP;
+	st->probe_next = prof_now() + PROF_PROBE_GAP / 2 +
+			 (prof_rand(th) >> 32) % PROF_PROBE_GAP;
 	if (!probe_read(&r) || r.wall < th->p_wall)
 		return;
 	st->probes++;

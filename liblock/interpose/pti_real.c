@@ -371,33 +371,24 @@ static register_fn real_register(void)
 	return f;
 }
 
-enum { ATFORK_NONE, ATFORK_BUSY, ATFORK_DONE };
-static _Atomic int atfork_state;
+/* Once, whoever comes first: our constructor or the first registration
+ * of another library (through the wrapper below, which the registrations
+ * made from here do not re-enter: they come from librcl.so or us). */
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
-void pti_atfork_first(void)
+static void atfork_register(void)
 {
-	int st = ATFORK_NONE;
 	int rc;
 
-	/* acquire: pairs with the release below (a thread that sees DONE
-	 * registers after ours) */
-	if (atomic_load_explicit(&atfork_state, memory_order_acquire) ==
-	    ATFORK_DONE)
-		return;
-	if (!atomic_compare_exchange_strong_explicit(
-		    &atfork_state, &st, ATFORK_BUSY, memory_order_acquire,
-		    memory_order_acquire)) {
-		while (atomic_load_explicit(&atfork_state,
-					    memory_order_acquire) !=
-		       ATFORK_DONE)
-			sched_yield();
-		return;
-	}
 	rcl_atfork_init();
 	if ((rc = real_register()(atfork_prepare, atfork_release, atfork_child,
 				  &__dso_handle)) != 0)
 		ll_fatal("rcl-run: pthread_atfork: error %d", rc);
-	atomic_store_explicit(&atfork_state, ATFORK_DONE, memory_order_release);
+}
+
+void pti_atfork_first(void)
+{
+	pthread_once(&atfork_once, atfork_register);
 }
 
 /* Not under ThreadSanitizer: its runtime registers its own fork handlers

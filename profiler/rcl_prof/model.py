@@ -184,16 +184,16 @@ def blocked_share(st):
     """The share of a lock's probed hold time its holders spent switched
     out voluntarily (I/O, sleep, a nested wait), or None if never probed."""
     return st["probe_block"] / st["probe_wall"] \
-        if st.get("probes") and st.get("probe_wall") else None
+        if st["probes"] and st["probe_wall"] else None
 
 
-def judge(pct, st, th):
+def judge(pct, st, th, blocked):
     """(verdict, note) of a lock with @pct %% of thread time in its
-    sections: a server CPU shortens the part of a section that runs, so
-    when enough holds were probed the verdict is that of the on-CPU part,
-    @pct times the share not blocked; the note says so when that changes
-    the verdict."""
-    v, blocked = verdict(pct, th), blocked_share(st)
+    sections and @blocked its blocked_share(): a server CPU shortens the
+    part of a section that runs, so when enough holds were probed the
+    verdict is that of the on-CPU part, @pct times the share not blocked;
+    the note says so when that changes the verdict."""
+    v = verdict(pct, th)
     if blocked is None or st["probes"] < MIN_PROBES:
         return v, None
     on_cpu = pct * (1.0 - blocked)
@@ -219,7 +219,7 @@ def finish_row(r, th, total_blame):
         b["share"] = b["blame_ns"] / st["blame"] if st["blame"] else 0.0
     counted = r["misses"] == "counted" and st["cs_counted"]
     blocked = blocked_share(st)
-    verd, note = judge(pct, st, th)
+    verd, note = judge(pct, st, th, blocked)
     hist = lambda h: h[:max([i + 1 for i, v in enumerate(h) if v] or [0])]
     return {
         "id": r["id"], "name": r["name"], "kind": r["kind"],
@@ -254,10 +254,10 @@ def finish_row(r, th, total_blame):
         "misses_per_cs_note": None if counted else r["misses"],
         "verdict": verd,
         "verdict_note": note,
-        "probed_holds": int(st.get("probes", 0)),
+        "probed_holds": int(st["probes"]),
         "blocked_pct": 100.0 * blocked if blocked is not None else None,
         "blocked_holds_pct": 100.0 * st["probe_nblock"] / st["probes"]
-        if st.get("probes") else None,
+        if st["probes"] else None,
         "release_sites": rel,
         "hold_histogram": hist(r["hhold"]),
         "wait_histogram": hist(r["hwait"]),
