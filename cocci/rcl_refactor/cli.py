@@ -274,6 +274,7 @@ def front_end(opts, sel):
     if not opts.build_dir:
         return fe
     opts.commands = cmds
+    _read_strays(fe, index, cmds, opts, sel)
     if not opts.files:
         # Every unit that uses (or defines) a selected lock, or calls a
         # lock wrapper of one: a function whose body is a lock or unlock
@@ -326,6 +327,38 @@ def front_end(opts, sel):
             if os.path.isfile(h) and h not in opts.forced:
                 opts.forced.append(h)
     return fe
+
+
+def _read_strays(fe, index, cmds, opts, sel):
+    """fe.strays: the files of the program's tree that the database does
+    not list and that name a selected lock, read with a neighbour's
+    command (frontend.stray_commands()), less those that stop at an
+    `#error` (another platform's) and those that do not compile that
+    way; fe.stray_faults: (file, first error, Unit or None) of the
+    latter, which another platform's or configuration's build may
+    compile: Program.outside_visibility() says so, and does not refuse
+    their locks."""
+    names = {n.rsplit(".", 1)[-1] for u in fe.units for n in u.mutex_uses
+             if not n.startswith(("local ", ".")) and sel.use_selected(n)}
+    strays, cut = frontend.stray_commands(cmds, names)
+    if cut:
+        print("rcl-refactor: note: only the first %d .c files under %s were "
+              "looked through for users of the locks that the database "
+              "does not list" % (frontend.STRAY_FILES_MAX, cut),
+              file=sys.stderr)
+    try:
+        units = frontend.parse_all(index, strays, opts.jobs, tolerant=True)
+    except frontend.FrontEndError as e:
+        raise Stop(2, str(e))
+    for c, u in zip(strays, units):
+        if u is None:
+            fe.stray_faults.append((frontend.display(c.file),
+                                    "libclang cannot parse it", None))
+        elif u.errors and u.error_directive is None:
+            fe.stray_faults.append((frontend.display(c.file), u.errors[0],
+                                    u))
+        elif not u.errors:
+            fe.strays.append(u)
 
 
 def analyse_program(prog, opts, sel, root, cc):

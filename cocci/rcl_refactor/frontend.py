@@ -672,6 +672,9 @@ class Unit:
     line_macros: set = field(default_factory=set)
     files: set = field(default_factory=set)        # every file it reads
     errors: list = field(default_factory=list)     # "file:line: msg"
+    # "file:line" of the first `#error` directive the preprocessor reached
+    # (a file of another platform or configuration), else None.
+    error_directive: str = None
     # Mutexes: "name" of a global, ".name" of a structure field.
     mutex_decls: dict = field(default_factory=dict)  # name -> [(Loc, storage)]
     # named in code, defined: "m", ".field", and "TAG.field" or "?.field"
@@ -807,6 +810,11 @@ def _display(path):
         if not rel.startswith(".."):
             return rel
     return path
+
+
+def display(path):
+    """@path as the tool names files: relative to the program's root."""
+    return _display(path)
 
 
 def set_display_root(root):
@@ -998,6 +1006,9 @@ def parse(index, cmd):
             where = "%s:%d" % (_display(_real(loc.file.name)),
                                loc.line) if loc.file else _display(cmd.file)
             unit.errors.append("%s: %s" % (where, d.spelling))
+            if unit.error_directive is None and loc.file and \
+                    _is_error_directive(loc.file.name, loc.line):
+                unit.error_directive = where
     files = {cmd.file: tu.get_file(cmd.file)}
     for inc in tu.get_includes():
         unit.files.add(_real(inc.include.name))
@@ -1010,36 +1021,114 @@ def parse(index, cmd):
     return unit
 
 
+def _is_error_directive(path, line):
+    """Whether line @line of @path is an `#error` directive."""
+    try:
+        with open(path, errors="replace") as fh:
+            for n, text in enumerate(fh, 1):
+                if n == line:
+                    return bool(re.match(r"\s*#\s*error\b", text))
+    except OSError:
+        pass
+    return False
+
+
 # A worker is worth starting for this many units: each spends about a
 # tenth of a second importing the bindings and the driver, a unit of a
 # real program (xz's) a fifth to half a second in libclang and the walk.
 UNITS_PER_JOB = 2
 
 
-def parse_all(index, cmds, jobs):
+def parse_all(index, cmds, jobs, tolerant=False):
     """The Units of @cmds, in order, parsed by up to @jobs processes.
 
     Each worker parses a contiguous run of the commands, in order, so the
     facts of a definition shared by several units (_FN_FACTS) come from
     the first of its run that reads it: the same on every run with the
     same number of jobs.  Workers are spawned, not forked: libclang may
-    have threads of its own in this process."""
+    have threads of its own in this process.  @tolerant: a unit libclang
+    cannot parse is None instead of a FrontEndError."""
     jobs = min(jobs, len(cmds) // UNITS_PER_JOB)
     if jobs <= 1:
-        return [parse(index, c) for c in cmds]
+        return _parse_run(None, cmds, tolerant, index)
     n = len(cmds)
     runs = [cmds[i * n // jobs:(i + 1) * n // jobs] for i in range(jobs)]
     ctx = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=ctx) as ex:
-        parts = list(ex.map(_parse_run, [_ROOT[0]] * jobs, runs))
+        parts = list(ex.map(_parse_run, [_ROOT[0]] * jobs, runs,
+                            [tolerant] * jobs))
     return [u for part in parts for u in part]
 
 
-def _parse_run(root, cmds):
+def _parse_run(root, cmds, tolerant, index=None):
     """parse_all()'s worker: the Units of @cmds."""
-    set_display_root(root)
-    index = load()
-    return [parse(index, c) for c in cmds]
+    if index is None:
+        set_display_root(root)
+        index = load()
+    out = []
+    for c in cmds:
+        try:
+            out.append(parse(index, c))
+        except FrontEndError:
+            if not tolerant:
+                raise
+            out.append(None)
+    return out
+
+
+# How many files under the program's tree stray_commands() reads at most,
+# and how deep a tree must be to be looked through at all (a database
+# whose sources share only "/" or "/home" names no project).
+STRAY_FILES_MAX = 20000
+STRAY_ROOT_DEPTH = 2
+
+
+def stray_commands(cmds, names):
+    """Commands for the C files of the program's tree that @cmds (the
+    compilation database) does not list, but whose text names one of
+    @names (identifiers: a global lock, or a lock field): a test program
+    the database's build target did not compile (unbound's
+    testcode/unitanchor.c, built only by `make unittest`, unlocks
+    `&ta->lock`).  Each is read with the command of its nearest neighbour
+    in the database (the unit whose directory shares the longest path
+    with its own), which is how the same build would compile it.  The
+    tree is the directory holding every unit of the database; files
+    under hidden directories are not read.  Returns (commands, the root
+    when more than STRAY_FILES_MAX files were there and the others were
+    not read, else None)."""
+    if not cmds or not names:
+        return [], None
+    listed = {c.file for c in cmds}
+    dirs = sorted({os.path.dirname(c.file) for c in cmds})
+    root = os.path.commonpath(dirs)
+    if root.count(os.sep) < STRAY_ROOT_DEPTH:
+        return [], None
+    word = re.compile(r"\b(?:%s)\b" % "|".join(
+        re.escape(n) for n in sorted(names)))
+    out, seen = [], 0
+    for d, subdirs, files in os.walk(root):
+        subdirs[:] = sorted(s for s in subdirs if not s.startswith("."))
+        for n in sorted(files):
+            if not n.endswith(".c"):
+                continue
+            seen += 1
+            if seen > STRAY_FILES_MAX:
+                return out, root
+            path = os.path.realpath(os.path.join(d, n))
+            if path in listed:
+                continue
+            try:
+                with open(path, errors="replace") as fh:
+                    if not word.search(fh.read()):
+                        continue
+            except OSError:
+                continue
+            here = os.path.dirname(path)
+            near = max(cmds, key=lambda c: len(os.path.commonpath(
+                [here, os.path.dirname(c.file)])))
+            out.append(Command(path, near.directory, list(near.flags),
+                               list(near.forced)))
+    return out, None
 
 
 def preprocess_alone(path, includes, defines, undefs):
@@ -2657,6 +2746,11 @@ class Program:
         # call through pointers, spent minutes sorting addr_funcs)
         self._targets = {}
         self._reached = {}
+        # Files of the tree the compilation database does not list that
+        # name a selected lock (cli._read_strays()): Units apart from the
+        # program's, and (file, error) of those that do not compile.
+        self.strays = []
+        self.stray_faults = []
 
     def unit_of(self, path):
         rp = os.path.realpath(path)
@@ -3074,18 +3168,19 @@ class Program:
                 "the caller, for the thread that owns it"
                 % (lock.lstrip("."), how, loc))
 
-    def outside(self, name, worked, headers):
+    def outside(self, name, worked, headers, units=None):
         """Files of units not in @worked (real paths) that see the lock
         @name in a way a rewrite of @worked would not follow: they use or
         define it, or declare it in their own text or in a header not
-        among @headers.  @name: "m", or "TAG.field" (a use of the field
+        among @headers (@units: those looked at, by default the
+        program's).  @name: "m", or "TAG.field" (a use of the field
         of a structure without a tag, "?.field", may be it: the key of a
         nested anonymous structure's member is "OUTER.member.field")."""
         names = {name}
         if "." in name:
             names.add("?." + name.rsplit(".", 1)[1])
         out = []
-        for u in self.units:
+        for u in units if units is not None else self.units:
             if u.path in worked:
                 continue
             if names & u.mutex_uses:

@@ -4,6 +4,7 @@ declarations, initialisation sites, condition variables and sections, and
 the decision of which locks are converted to liblock."""
 import os
 import re
+import sys
 
 from . import analyse, cond, cparse, fields, find, frontend, handles, \
     macrobody, output, safety, scoped
@@ -429,7 +430,11 @@ class Program:
         """With -p (the whole program): a global lock that is not static
         and that a translation unit not rewritten uses, defines or
         declares (in its own text, or in a header this run does not
-        rewrite) stays POSIX: the two halves would disagree on its type."""
+        rewrite) stays POSIX: the two halves would disagree on its type.
+        So does such a lock, or a field, that a C file of the tree
+        uses though the database does not list it (fe.strays: a test
+        program another make target builds); a file that does not compile
+        with its neighbours' flags gets a note instead."""
         fe = getattr(self, "frontend", None)
         if fe is None or self.opts.commands is None:
             return
@@ -454,6 +459,24 @@ class Program:
                            "static)" % (", ".join(files), "is" if len(files)
                                         == 1 else "are",
                                         "it" if len(files) == 1 else "them"))
+                continue
+            files = fe.outside(name, worked, headers, fe.strays)
+            if files:
+                key.refuse("seen by %s, which compile_commands.json does "
+                           "not list (record the build that compiles %s "
+                           "too: bear -- make all check)" % (
+                               ", ".join(files),
+                               "it" if len(files) == 1 else "them"))
+        for path, err, unit in fe.stray_faults:
+            used = sorted(name for (kind, name), key in self.keys.items()
+                          if kind == "mutex" and not key.why and unit and
+                          fe.outside(name, worked, headers, [unit]))
+            print("rcl-refactor: note: %s is not in compile_commands.json "
+                  "and does not compile with its neighbours' flags (%s): "
+                  "taken as not part of this build%s; if the build "
+                  "compiles it, record that (bear -- make all check)" % (
+                      path, err, ", though it uses " + ", ".join(used)
+                      if used else ""), file=sys.stderr)
 
     def unnamed_users(self):
         """Without -p nothing says which other files of the project use a

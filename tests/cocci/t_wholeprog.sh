@@ -101,6 +101,12 @@
 #    read (none was: "no translation unit uses a selected lock"), and a
 #    selected lock's section nested in another's is called from the outer
 #    section's function (it was extracted, left uncalled, and both held).
+#  - stray: a test program of the tree that the database does not list
+#    (unbound's testcode/unitanchor.c, built by `make unittest` only)
+#    takes a lock: the lock stays POSIX, the file named (it was
+#    converted, and the test handed pthreads a liblock lock); a file that
+#    stops at an #error is another platform's; one that does not compile
+#    with its neighbours' flags gets a note.
 #  - bad -p input: one line each, exit 2.
 . "$(dirname "$0")/common.sh"
 WP="$top_srcdir/tests/cocci/wholeprog"
@@ -1526,6 +1532,139 @@ for how in p named; do
 	cp "$WP/profsites/"* . && chmod -R u+w . && rm -f rcl-config.h
 done
 echo "ok profsites"
+cd "$TMP" || exit 1
+
+# ---- strays: files of the tree the database does not list ----
+mkdir -p "$TMP/stray/tests" "$TMP/stray/port" "$TMP/stray/extra"
+cd "$TMP/stray" || exit 1
+cat >cache.h <<'EOC'
+#include <pthread.h>
+struct cache {
+	pthread_mutex_t lock;
+	long hits;
+};
+extern struct cache the_cache;
+void cache_hit(void);
+long cache_hits(void);
+EOC
+cat >cache.c <<'EOC'
+#include "cache.h"
+struct cache the_cache = { PTHREAD_MUTEX_INITIALIZER, 0 };
+void cache_hit(void)
+{
+	pthread_mutex_lock(&the_cache.lock);
+	the_cache.hits++;
+	pthread_mutex_unlock(&the_cache.lock);
+}
+long cache_hits(void)
+{
+	long n;
+
+	pthread_mutex_lock(&the_cache.lock);
+	n = the_cache.hits;
+	pthread_mutex_unlock(&the_cache.lock);
+	return n;
+}
+EOC
+cat >main.c <<'EOC'
+#include <stdio.h>
+#include "cache.h"
+static pthread_mutex_t calls_lock = PTHREAD_MUTEX_INITIALIZER;
+static long calls;
+static void *worker(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 5000; i++) {
+		cache_hit();
+		pthread_mutex_lock(&calls_lock);
+		calls++;
+		pthread_mutex_unlock(&calls_lock);
+	}
+	return NULL;
+}
+int main(void)
+{
+	pthread_t t[3];
+
+	for (int i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, worker, NULL);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	printf("hits %ld calls %ld\n", cache_hits(), calls);
+	return 0;
+}
+EOC
+# A test program `make check` would build, included as the sources are
+# (-I. in the build's commands): it takes the cache's lock itself.
+cat >tests/t_cache.c <<'EOC'
+#include <stdio.h>
+#include "cache.h"
+int main(void)
+{
+	cache_hit();
+	pthread_mutex_lock(&the_cache.lock);
+	the_cache.hits = 0;
+	pthread_mutex_unlock(&the_cache.lock);
+	printf("%ld\n", cache_hits());
+	return 0;
+}
+EOC
+# Another platform's file: it says so, and is not part of this build.
+cat >port/win32.c <<'EOC'
+#ifndef _WIN32
+#error "port/win32.c is for Windows builds"
+#endif
+#include "cache.h"
+void cache_reset(void) { pthread_mutex_lock(&the_cache.lock); }
+EOC
+# One that does not compile with its neighbours' flags: a note.
+cat >extra/broken.c <<'EOC'
+#include "config-extra.h"
+#include "cache.h"
+void cache_clear(void) { pthread_mutex_lock(&the_cache.lock); }
+EOC
+stray_db() { # UNITS...
+	sep='['
+	for u in "$@"; do
+		printf '%s{"directory": "%s", "file": "%s", "arguments": ["cc", "-std=gnu11", "-I.", "-O2", "-Wall", "-c", "%s"]}\n' "$sep" "$TMP/stray" "$u" "$u"
+		sep=','
+	done
+	echo ']'
+}
+stray_db main.c cache.c >compile_commands.json
+$CC -std=gnu11 -O2 -Wall -Werror -pthread -I. main.c cache.c \
+	-o "$TMP/sy.orig" || fail "stray does not build"
+timeout 60 "$TMP/sy.orig" >"$TMP/sy.want" || fail "stray fails"
+"$RCLR" -p . --locks all -o "$TMP/sy.out" >"$TMP/log" 2>&1
+[ $? -eq 1 ] || { cat "$TMP/log"; fail "stray: want exit 1 (a lock refused)"; }
+grep -q "cache.c:[0-9]*: not transformed: .*seen by tests/t_cache.c, which compile_commands.json does not list" \
+	"$TMP/log" || { cat "$TMP/log"; fail "stray: the cache's lock not refused naming tests/t_cache.c"; }
+grep -q "port/win32.c" "$TMP/log" &&
+	{ cat "$TMP/log"; fail "stray: another platform's file was taken for a user"; }
+grep -q "note: extra/broken.c is not in compile_commands.json and does not compile with its neighbours' flags (.*config-extra.h.*): taken as not part of this build; " \
+	"$TMP/log" || { cat "$TMP/log"; fail "stray: no note for the file that does not compile"; }
+grep -q "3 section(s) found, 1 delegated, 0 held, 2 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "stray: summary"; }
+grep -q "pthread_mutex_lock(&the_cache.lock)" "$TMP/sy.out/cache.c" 2>/dev/null ||
+	[ ! -e "$TMP/sy.out/cache.c" ] || fail "stray: cache.c rewritten"
+cp -R "$TMP/stray" "$TMP/synew" && cp "$TMP/sy.out/"* "$TMP/synew/"
+cd "$TMP/synew" || exit 1
+cc_rcl "$TMP/sy.new" main.c -I. cache.c ||
+	fail "stray: the result does not build"
+same_output sy "$TMP/sy.want" "$TMP/sy.new"
+$CC -std=gnu11 -Wall -Werror -pthread -I. tests/t_cache.c cache.c \
+	-o "$TMP/sy.test" && [ "$(timeout 60 "$TMP/sy.test")" = 0 ] ||
+	fail "stray: the test program no longer builds and runs"
+# Listed in the database, the test program is rewritten with the rest.
+cd "$TMP/stray" || exit 1
+stray_db main.c cache.c tests/t_cache.c >compile_commands.json
+"$RCLR" -p . --locks all -o "$TMP/sy.all" >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "stray, test listed: rcl-refactor failed"; }
+grep -q "4 section(s) found, 4 delegated, 0 held, 0 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "stray, test listed: summary"; }
+grep -q "note: extra/broken.c .*, though it uses cache.lock; if the build compiles it" \
+	"$TMP/log" || { cat "$TMP/log"; fail "stray, test listed: the note names no lock"; }
+echo "ok stray"
 cd "$TMP" || exit 1
 
 # ---- bad -p input ----
