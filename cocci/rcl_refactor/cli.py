@@ -333,9 +333,10 @@ def _read_strays(fe, index, cmds, opts, sel):
     """fe.strays: the files of the program's tree that the database does
     not list and that name a selected lock, read with a neighbour's
     command (frontend.stray_commands()), less those that stop at an
-    `#error` (another platform's) and those that do not compile that
-    way; fe.stray_faults: (file, first error, Unit or None) of the
-    latter, which another platform's or configuration's build may
+    `#error` (another platform's), those that do not compile that way,
+    and those the build files of a make, CMake or Ninja build do not
+    build (a plugin not configured); fe.stray_faults: (file, why, Unit
+    or None) of the latter two, which another configuration's build may
     compile: Program.outside_visibility() says so, and does not refuse
     their locks."""
     names = {n.rsplit(".", 1)[-1] for u in fe.units for n in u.mutex_uses
@@ -350,14 +351,22 @@ def _read_strays(fe, index, cmds, opts, sel):
         units = frontend.parse_all(index, strays, opts.jobs, tolerant=True)
     except frontend.FrontEndError as e:
         raise Stop(2, str(e))
+    texts = frontend.build_texts(cmds, [c.file for c in strays])
     for c, u in zip(strays, units):
         if u is None:
             fe.stray_faults.append((frontend.display(c.file),
                                     "libclang cannot parse it", None))
-        elif u.errors and u.error_directive is None:
-            fe.stray_faults.append((frontend.display(c.file), u.errors[0],
-                                    u))
-        elif not u.errors:
+        elif u.error_directive is not None:
+            continue
+        elif u.errors:
+            fe.stray_faults.append((
+                frontend.display(c.file), "does not compile with its "
+                "neighbours' flags (%s)" % u.errors[0], u))
+        elif texts and not frontend.built_by(texts, c.file):
+            fe.stray_faults.append((
+                frontend.display(c.file), "no rule of the build's "
+                "Makefiles builds it", u))
+        else:
             fe.strays.append(u)
 
 

@@ -1021,6 +1021,83 @@ def parse(index, cmd):
     return unit
 
 
+_BUILD_FILES = ("GNUmakefile", "makefile", "Makefile", "build.ninja")
+
+
+def build_texts(cmds, paths):
+    """The logical lines (continuations joined, comments dropped:
+    automake comments out what a conditional left off) of the build
+    files of the directories the commands of @cmds ran in and of the
+    directories of @paths: make's Makefiles, CMake's per-target
+    build.make, Ninja's build.ninja.  Empty when there is none (a build
+    this cannot read)."""
+    dirs = {c.directory for c in cmds} | {os.path.dirname(p)
+                                          for p in paths}
+    names = set()
+    for d in sorted(dirs):
+        names |= {os.path.join(d, n) for n in _BUILD_FILES}
+        cm = os.path.join(d, "CMakeFiles")
+        if os.path.isdir(cm):
+            for t in sorted(os.listdir(cm)):
+                names.add(os.path.join(cm, t, "build.make"))
+    out = []
+    for n in sorted(names):
+        try:
+            with open(n, errors="replace") as fh:
+                text = fh.read()
+        except OSError:
+            continue
+        for ln in re.sub(r"\\\n", " ", text).split("\n"):
+            if ln.strip() and not ln.lstrip().startswith("#"):
+                out.append(ln)
+    return out
+
+
+_OBJ_SUFFIX = r"\.(?:c\.)?(?:o|lo|obj|\$\(OBJEXT\))(?![\w.])"
+_ASSIGN = re.compile(r"\s*(?:export\s+|override\s+)?([\w.${}()-]+)\s*"
+                     r"(?:[:+?!]|::)?=")
+_RULE = re.compile(r"(?:build\s+)?([^\t:=][^:=]*?)\s*:{1,2}(?!=)(.*)")
+
+
+def built_by(lines, path):
+    """Whether the build files' logical lines @lines (build_texts())
+    build the C file @path: a variable (not a distribution list, whose
+    name says DIST) or a rule's prerequisites name it or its object
+    (`x.o`, libtool's `x.lo`, automake's `prog-x.$(OBJEXT)`, CMake's and
+    Ninja's `x.c.o`), or a recipe of a rule that makes something else
+    than its object compiles it.  The rule that makes its object from it
+    says nothing: automake writes one for every source, of configured
+    targets or not (collectd's write_riemann_threshold.c, of a plugin
+    left off, is named only there and in EXTRA_DIST)."""
+    stem = re.escape(os.path.splitext(os.path.basename(path))[0])
+    pre = r"(?:^|[\s/=:\"'-])"
+    name = re.compile(pre + stem + r"(?:\.c\b|" + _OBJ_SUFFIX + ")")
+    own = re.compile(pre + stem + _OBJ_SUFFIX)
+    targets = None  # of the rule whose recipe the lines are
+    for ln in lines:
+        if ln.startswith("\t"):
+            if targets is not None and \
+                    not all(own.search(" " + t) for t in targets) and \
+                    name.search(ln):
+                return True
+            continue
+        m = _ASSIGN.match(ln)
+        if m and not _RULE.match(ln[:m.end() - 1]):
+            if "DIST" not in m.group(1) and name.search(ln[m.end():]):
+                return True
+            targets = None
+            continue
+        m = _RULE.match(ln)
+        if m is None:
+            targets = None
+            continue
+        targets = m.group(1).split()
+        if not all(own.search(" " + t) for t in targets) and \
+                name.search(" " + m.group(2)):
+            return True
+    return False
+
+
 def _is_error_directive(path, line):
     """Whether line @line of @path is an `#error` directive."""
     try:
@@ -2751,6 +2828,7 @@ class Program:
         # program's, and (file, error) of those that do not compile.
         self.strays = []
         self.stray_faults = []
+        self.stray_noted = set()  # (file, locks) said in a note
 
     def unit_of(self, path):
         rp = os.path.realpath(path)

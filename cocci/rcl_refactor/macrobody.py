@@ -48,10 +48,27 @@ class SectionMacro:
         self.named = []
         self.keys = set()  # every lock its calls name at some expansion
         self.why = None    # set when an expansion's lock cannot be told
+        # The macro's other definitions (#undef, then #define again:
+        # collectd's UC_WRAP), each a SectionMacro making the same lock
+        # calls: an expansion locks alike whichever is in effect there,
+        # and every definition is rewritten (edits()).
+        self.others = []
 
-    def ranges(self):
-        """Offsets, in the file, of the arguments of its lock calls."""
-        return [(a, b) for _, _, a, b, _ in self.calls]
+    def definitions(self):
+        return [self] + self.others
+
+    def ranges(self, f):
+        """Offsets, in the text of File @f, of the lock calls of its
+        definitions there."""
+        return [(a, b) for d in self.definitions() if d.file is f
+                for _, _, a, b, _ in d.calls]
+
+    def signature(self):
+        """What its expansions lock: the parameters and each lock call's
+        function and arguments, in order."""
+        return (tuple(self.params),
+                tuple((lf.name, lf.role, tuple(args))
+                      for lf, args, _, _, _ in self.calls))
 
     def through_wrappers(self):
         """Whether every lock call of its body is of a wrapper function
@@ -82,19 +99,26 @@ def find_all(prog):
             defs.setdefault(m.group(1), []).append((f, k, m))
     out = {}
     for name, found in defs.items():
-        if name in prog.fns or name in prog.api or len(found) != 1:
+        if name in prog.fns or name in prog.api:
             continue
-        f, k, m = found[0]
-        sm = _section_macro(prog, f, k, m)
-        if sm is not None:
-            out[name] = sm
+        bodies = {_flat(m.string[m.end():]) for _, _, m in found}
+        sms = [_section_macro(prog, f, k, m, bodies) for f, k, m in found]
+        # Defined several times (in one file, #undef between, or in
+        # several): one section macro when every definition makes the
+        # same lock calls; else each definition's mentions of a lock
+        # keep it POSIX (Program._scan_macro).
+        if None in sms or len({sm.signature() for sm in sms}) != 1:
+            continue
+        out[name] = sms[0]
+        sms[0].others = sms[1:]
     # A macro expanded by another macro: those expansions are not seen.
     for name, sm in out.items():
         if sm.through_wrappers():
             continue
+        own = {id(d.file.src.toks[d.tok]) for d in sm.definitions()}
         for f in prog.files:
             for t in f.src.toks:
-                if t.kind == "pp" and t is not sm.file.src.toks[sm.tok] and \
+                if t.kind == "pp" and id(t) not in own and \
                         re.search(r"\b%s\b" % name, t.text) and \
                         _DEFINE.match(t.text):
                     sm.why = sm.why or (
@@ -105,17 +129,26 @@ def find_all(prog):
     return out
 
 
-def _section_macro(prog, f, k, m):
+def _flat(body):
+    """A macro body's text with its continuations and spacing evened."""
+    return " ".join(body.replace("\\\n", " ").split())
+
+
+def _section_macro(prog, f, k, m, bodies):
+    """The SectionMacro of the definition of token @k of @f (match @m),
+    or None; @bodies: the flattened bodies of every definition of that
+    name in the files."""
     t = f.src.toks[k]
     name = m.group(1)
     params = [p.strip() for p in m.group(2).split(",") if p.strip()]
     if any(not re.fullmatch(r"[A-Za-z_]\w*", p) for p in params):
         return None  # variadic: its arguments are not mapped
+    # None when every definition is #undef'd again after its uses
+    # (collectd's UC_WRAP): the files' own definitions hold
     chosen = prog.macros.get(name)
     body = t.text[m.end():]
-    if chosen is None or chosen[0] is None or \
-            " ".join(chosen[1].replace("\\\n", " ").split()) != \
-            " ".join(body.replace("\\\n", " ").split()):
+    if chosen is not None and (chosen[0] is None or
+                               _flat(chosen[1]) not in bodies):
         return None  # --macro-file gives another definition
     try:
         toks = cparse.lex(body)
@@ -156,8 +189,18 @@ def expansions(prog):
                         k + 1 >= len(toks) or toks[k + 1].text != "(":
                     continue
                 fi = f.func_at(t.start, prog.typedefs, lenient=True)
-                if fi is None:
-                    continue
+                if fi is None and any(lf.role != "unlock" for lf, _, _, _,
+                                      _ in sm.calls):
+                    # Outside any function the tool reads (a function
+                    # body that is the expansion, as collectd's `int
+                    # uc_meta_data_exists(...) UC_WRAP(meta_data_exists)`,
+                    # whose locks are named below with no local in
+                    # scope): a lock call there would begin a section no
+                    # function holds.
+                    sm.why = sm.why or (
+                        "%s is expanded at %s:%d outside a function body "
+                        "the tool reads, and takes a lock" % (
+                            sm.where, f.display, f.line(k)))
                 close = cparse.match(toks, k + 1)
                 args = [find.join_tokens([x.text for x in toks[a:b]])
                         for a, b in cparse.split_args(toks, k + 1, close)]
@@ -175,7 +218,7 @@ def expansions(prog):
                 for lf, cargs, _, _, _ in sm.calls:
                     expr = lf.expr([find.substitute(sm.params, a, args)
                                     if sm.params else a for a in cargs])
-                    ns, w = prog.lock_keys(expr, f, k)
+                    ns, w = prog.lock_keys(expr, f if fi else None, k)
                     if w or len(ns) != 1:
                         why = why or (
                             "%s, expanded at %s:%d, locks '%s': %s" % (
@@ -264,37 +307,43 @@ def edits(prog, converted):
     for sm in prog.section_macros.values():
         if sm.why or not sm.keys or not all(converted(n) for n in sm.keys):
             continue
-        f = sm.file
-        f.needs_include = True
-        for lf, args, a, b, name_end in sm.calls:
-            if named_wrapper(lf):
-                continue  # its own body takes the liblock lock
-            new = "liblock_" + lf.role
-            if lf.params is None:
-                f.edits.append((a, name_end, new))
-                grew = len(new) - (name_end - a)
-            else:
-                # A parameter of the macro stands for any expression:
-                # parenthesised, as the lock macro's own body had it
-                # (`&(x)->mtx` with x the argument `&c`).
-                params = sm.params or ()
-                args = ["rcl_macro_param_" + a.strip()
-                        if a.strip() in params else a for a in args]
-                expr = re.sub(r"\brcl_macro_param_(\w+)", r"(\1)",
-                              lf.expr(args))
-                expr = re.sub(r"\b(%s)\b" % types, "liblock_lock_t",
-                              expr)
-                text = lf.liblock_call(expr)
-                f.edits.append((a, b, text))
-                grew = len(text) - (b - a)
-            # Keep the line's continuation backslash where it was.
-            m = re.compile(r";?([ \t]+)\\\n").match(f.src.text, b)
-            if m and grew < 0:
-                f.edits.append((m.start(1), m.end(1),
-                                m.group(1) + " " * -grew))
-            elif m and grew > 0:
-                f.edits.append((m.start(1), m.end(1),
-                                m.group(1)[:max(1, len(m.group(1)) - grew)]))
+        for d in sm.definitions():
+            _edit_definition(d, types)
+
+
+def _edit_definition(sm, types):
+    """edits() of one definition of a section macro."""
+    f = sm.file
+    f.needs_include = True
+    for lf, args, a, b, name_end in sm.calls:
+        if named_wrapper(lf):
+            continue  # its own body takes the liblock lock
+        new = "liblock_" + lf.role
+        if lf.params is None:
+            f.edits.append((a, name_end, new))
+            grew = len(new) - (name_end - a)
+        else:
+            # A parameter of the macro stands for any expression:
+            # parenthesised, as the lock macro's own body had it
+            # (`&(x)->mtx` with x the argument `&c`).
+            params = sm.params or ()
+            args = ["rcl_macro_param_" + a.strip()
+                    if a.strip() in params else a for a in args]
+            expr = re.sub(r"\brcl_macro_param_(\w+)", r"(\1)",
+                          lf.expr(args))
+            expr = re.sub(r"\b(%s)\b" % types, "liblock_lock_t",
+                          expr)
+            text = lf.liblock_call(expr)
+            f.edits.append((a, b, text))
+            grew = len(text) - (b - a)
+        # Keep the line's continuation backslash where it was.
+        m = re.compile(r";?([ \t]+)\\\n").match(f.src.text, b)
+        if m and grew < 0:
+            f.edits.append((m.start(1), m.end(1),
+                            m.group(1) + " " * -grew))
+        elif m and grew > 0:
+            f.edits.append((m.start(1), m.end(1),
+                            m.group(1)[:max(1, len(m.group(1)) - grew)]))
 
 
 def named_wrapper(lf):

@@ -441,6 +441,7 @@ class Program:
         worked = {os.path.realpath(f.path) for f in self.files
                   if not f.is_header}
         headers = {os.path.realpath(f.path) for f in self.files}
+        seen = []  # (name, key) that another unit might see
         for (kind, name), key in self.keys.items():
             if kind != "mutex":
                 continue
@@ -448,6 +449,7 @@ class Program:
                 _, static = fe.declared_in(name)
                 if static:
                     continue
+            seen.append((name, key))
             # A field: the units that use that structure's (or, without a
             # tag, maybe its) member; xz's stream_decoder_mt.c uses its
             # own struct worker_thread's `mutex`, none of
@@ -467,16 +469,22 @@ class Program:
                            "too: bear -- make all check)" % (
                                ", ".join(files),
                                "it" if len(files) == 1 else "them"))
+        # Only those that would hand pthreads a lock this run converts,
+        # by its own name (collectd's tree has a hundred plugins not
+        # configured, most of them with a `lock` field of their own, and
+        # a file whose headers are missing reads them as fields of
+        # unknown structures), once a run (the analysis is run again when
+        # the compile check drops a section).
         for path, err, unit in fe.stray_faults:
-            used = sorted(name for (kind, name), key in self.keys.items()
-                          if kind == "mutex" and not key.why and unit and
-                          fe.outside(name, worked, headers, [unit]))
-            print("rcl-refactor: note: %s is not in compile_commands.json "
-                  "and does not compile with its neighbours' flags (%s): "
-                  "taken as not part of this build%s; if the build "
-                  "compiles it, record that (bear -- make all check)" % (
-                      path, err, ", though it uses " + ", ".join(used)
-                      if used else ""), file=sys.stderr)
+            used = sorted(name for name, key in seen if not key.why and
+                          unit and name in unit.mutex_uses)
+            if used and (path, tuple(used)) not in fe.stray_noted:
+                fe.stray_noted.add((path, tuple(used)))
+                print("rcl-refactor: note: %s is not in "
+                      "compile_commands.json and %s: taken as not part of "
+                      "this build, though it uses %s; if the build compiles "
+                      "it, record that (bear -- make all check)" % (
+                          path, err, ", ".join(used)), file=sys.stderr)
 
     def unnamed_users(self):
         """Without -p nothing says which other files of the project use a
@@ -1768,7 +1776,7 @@ class Program:
         # its other mentions of a lock still keep that lock POSIX.
         base = t.start + len(t.text) - len(rest)
         sm = self.section_macros.get(name)
-        calls = sm.ranges() if sm and sm.file is f else []
+        calls = sm.ranges(f) if sm else []
         for k, b in enumerate(body):
             if b.kind != "id" or b.text in params:
                 continue
