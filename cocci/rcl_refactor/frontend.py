@@ -1196,16 +1196,40 @@ def stray_commands(cmds, names):
                 continue
             try:
                 with open(path, errors="replace") as fh:
-                    if not word.search(fh.read()):
-                        continue
+                    text = fh.read()
             except OSError:
                 continue
-            here = os.path.dirname(path)
-            near = max(cmds, key=lambda c: len(os.path.commonpath(
-                [here, os.path.dirname(c.file)])))
+            if not word.search(text):
+                continue
+            near = _neighbour(cmds, path, text)
             out.append(Command(path, near.directory, list(near.flags),
                                list(near.forced)))
     return out, None
+
+
+def _neighbour(cmds, path, text):
+    """The command of @cmds to read the file @path (text @text) with:
+    the one whose -I directories find most of the headers it includes
+    with quotes, then the one whose unit's directory shares the longest
+    path with its own, then the first (zstd's tests/poolTests.c, in a
+    directory with no unit, includes "pool.h": programs/' command finds
+    it in lib/common, lib/'s first one does not)."""
+    here = os.path.dirname(path)
+    wanted = re.findall(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', text, re.M)
+    found = {}
+
+    def score(c):
+        dirs = [c.flags[i + 1] for i, a in enumerate(c.flags[:-1])
+                if a in ("-I", "-iquote", "-isystem", "-idirafter")]
+        key = tuple(dirs)
+        if key not in found:
+            found[key] = sum(
+                1 for h in wanted
+                if os.path.isfile(os.path.join(here, h)) or any(
+                    os.path.isfile(os.path.join(d, h)) for d in dirs))
+        return (found[key], len(os.path.commonpath(
+            [here, os.path.dirname(c.file)])))
+    return max(cmds, key=score)
 
 
 def preprocess_alone(path, includes, defines, undefs):

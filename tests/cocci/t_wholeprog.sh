@@ -1624,8 +1624,12 @@ cat >extra/broken.c <<'EOC'
 #include "cache.h"
 void cache_clear(void) { pthread_mutex_lock(&the_cache.lock); }
 EOC
+# version.c comes first and has no -I.: tests/t_cache.c, in a directory
+# with no unit, must be read with a command that finds its "cache.h".
+echo 'const char *version(void) { return "1.0"; }' >version.c
 stray_db() { # UNITS...
-	sep='['
+	printf '[{"directory": "%s", "file": "version.c", "arguments": ["cc", "-O2", "-c", "version.c"]}\n' "$TMP/stray"
+	sep=','
 	for u in "$@"; do
 		printf '%s{"directory": "%s", "file": "%s", "arguments": ["cc", "-std=gnu11", "-I.", "-O2", "-Wall", "-c", "%s"]}\n' "$sep" "$TMP/stray" "$u" "$u"
 		sep=','
