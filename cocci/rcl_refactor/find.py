@@ -728,7 +728,7 @@ def _split_text_args(text):
 
 
 def find_wrappers(src, fns, api=None, sole=None, returns=None,
-                  funcs=None, ambiguous=()):
+                  funcs=None, ambiguous=(), expand=None):
     """Trivial wrapper functions: a body that only locks/unlocks/trylocks a
     mutex derived from the parameters, e.g. memcached's
     void item_lock(uint32_t hv) { mutex_lock(&item_locks[hv & mask]); }
@@ -741,13 +741,17 @@ def find_wrappers(src, fns, api=None, sole=None, returns=None,
     anything was added (a wrapper of a wrapper defined before it is found
     by calling again).  @sole(name, line) gives where the compiler sees
     the one call of a body that otherwise only declares, asserts and
-    checks (frontend.Program.sole_call): Tor's tor_mutex_acquire()
+    checks (frontend.Program.sole_call), and whether the body is that
+    call alone (sole_plain): Tor's tor_mutex_acquire()
     declares its result, asserts on its argument and ends the process
     when the call fails, behind macros of its own.  @returns(name, line)
     gives the integer constant such a body returns on every path
     (frontend.Program.sole_return), kept as the wrapper's "returns" (a
     scoped lock macro's `for` head may test it), else None.  Names in
-    @ambiguous (defined in several files) are no wrappers."""
+    @ambiguous (defined in several files) are no wrappers.  @expand(word)
+    gives an object-like macro's expansion as the compiler reads it (the
+    argument of an init wrapper's call, OpenLDAP's
+    LDAP_INT_THREAD_MUTEXATTR_DEFAULT, NULL in this build)."""
     toks = src.toks
     added = False
     # @funcs: the file's functions when the caller has them (they may
@@ -759,11 +763,19 @@ def find_wrappers(src, fns, api=None, sole=None, returns=None,
             continue
         body = _wrapper_call(toks[bo + 1:bc])
         checked = len(body) != bc - bo - 1
-        if not _call_body(body) and sole is not None:
-            found = _sole_call(src, sole(name, src.line_of(toks[ni].start)),
-                               bo, bc)
-            if found is not None:
-                body, checked = found, True
+        if sole is not None:
+            # The compiler's one call, when the text shows none, or shows
+            # a macro around it (OpenLDAP's `return ERRVAL(
+            # pthread_mutex_lock(mutex));`: the compiler's call is the
+            # argument's, not the macro's); the body checks its result
+            # unless, compiled, it is that call alone.
+            loc, plain = sole(name, src.line_of(toks[ni].start))
+            found = _sole_call(src, loc, bo, bc)
+            if found is not None and (
+                    not _call_body(body) or
+                    found[0] is not body[1 if body[0].text == "return"
+                                         else 0]):
+                body, checked = found, not plain
         if body and body[0].text == "return":
             body = body[1:]
         if len(body) < 4 or body[-1].text != ";" or body[0].kind != "id":
@@ -782,7 +794,7 @@ def find_wrappers(src, fns, api=None, sole=None, returns=None,
             while j >= 0 and toks[j].kind == "id":
                 j -= 1
             added |= _api_wrapper(api, name, body[0].text, names, args,
-                                  checked, {
+                                  checked, expand, {
                                       "file": src.path, "start":
                                       toks[j + 1].start, "end":
                                       toks[bc].end, "static": any(
@@ -867,7 +879,7 @@ _CHECK_DROPPABLE = ("pthread_mutex_destroy", "pthread_cond_destroy",
 CHECKED_API = {}
 
 
-def _api_wrapper(api, name, callee, names, args, checked, where):
+def _api_wrapper(api, name, callee, names, args, checked, expand, where):
     """Add function @name(@names) whose body calls @callee(@args) to @api
     when @callee is a pthread init/destroy/condition function (or a
     wrapper of one) and the call's arguments are made of the parameters
@@ -882,6 +894,12 @@ def _api_wrapper(api, name, callee, names, args, checked, where):
     targs = inner.args(args) if inner else None
     if targs is None:
         return False
+    if expand is not None:
+        # The other names, as the compiler reads them: constants of this
+        # build, which the call sites can be given instead
+        targs = [re.sub(r"[A-Za-z_]\w*", lambda m: m.group()
+                        if m.group() in names else expand(m.group()), a)
+                 for a in targs]
     place = in_place_wrapper(inner.target, targs, names)
     # An in-place wrapper keeps its checks, on liblock's result.
     if checked and inner.target not in _CHECK_DROPPABLE and place is None:

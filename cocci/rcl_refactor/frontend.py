@@ -617,6 +617,11 @@ class Function:
     # pthread_mutex_lock() behind declarations, assertions and a fatal
     # check of its result.  None otherwise.
     sole_call: object = None
+    # Whether that body, as compiled, is the call alone: `CALL;` or
+    # `return CALL;` (behind macros of the text, OpenLDAP's `return
+    # ERRVAL(pthread_mutex_init(...));` with ERRVAL(val) `(val)`): it
+    # checks nothing.
+    sole_plain: bool = False
     # For such a body, the integer every return gives when it returns one
     # integer constant (a lock wrapper's `return 1;` after the call, for a
     # scoped lock macro's `for` head).  None otherwise.
@@ -2154,6 +2159,21 @@ def _strip(c):
     return c
 
 
+def _plain_body(cur, call):
+    """Whether function @cur's body is the statement `CALL;` or `return
+    CALL;` of cursor @call, and nothing else."""
+    K = ci.CursorKind
+    body = [c for c in cur.get_children() if c.kind == K.COMPOUND_STMT]
+    stmts = list(body[0].get_children()) if len(body) == 1 else []
+    if len(stmts) != 1:
+        return False
+    st = stmts[0]
+    if st.kind == K.RETURN_STMT:
+        kids = list(st.get_children())
+        st = kids[0] if len(kids) == 1 else None
+    return st is not None and _strip(st) == call
+
+
 def _strip_parens(c):
     while c.kind == ci.CursorKind.PAREN_EXPR:
         kids = list(c.get_children())
@@ -2667,6 +2687,7 @@ class _Walker:
         # macro's argument (LIKELY(e = pthread_mutex_lock(m))), else the
         # macro's name
         fn.sole_call = _spelling_loc(call) if call is not None else None
+        fn.sole_plain = call is not None and _plain_body(cur, call)
         fn.returns = sole.returned() if call is not None else None
         read_args = set()  # BUFFER_CALLS handed to a BUFFER_READERS
         for ch in cur.walk_preorder():
@@ -2959,6 +2980,10 @@ class Program:
         @line of @path, when every unit that compiles it agrees (a header
         read with other macros by another unit may differ); else None."""
         return self._agreed(path, line, name, "sole_call")
+
+    def sole_plain(self, path, line, name):
+        """Function.sole_plain of that definition, on the same terms."""
+        return bool(self._agreed(path, line, name, "sole_plain"))
 
     def sole_return(self, path, line, name):
         """Function.returns of that definition, on the same terms."""

@@ -366,7 +366,8 @@ class Program:
         def sole(f):
             if fe is None:
                 return None
-            return lambda name, line: fe.sole_call(f.path, line, name)
+            return lambda name, line: (fe.sole_call(f.path, line, name),
+                                       fe.sole_plain(f.path, line, name))
 
         def returns(f):
             if fe is None:
@@ -395,7 +396,7 @@ class Program:
         self.defined_twice = {n for n, ps in where.items() if len(ps) > 1}
         while any([find.find_wrappers(f.src, fns, self.api, sole(f),
                                       returns(f), f.funcs,
-                                      self.defined_twice)
+                                      self.defined_twice, self.live_expand)
                    for f in self.files]):
             pass
         find.add_macros(fns, resolved)
@@ -1106,6 +1107,15 @@ class Program:
                                "mutexes with static storage, or in "
                                "structures, are converted)" % (
                                    f.display, f.line(k)))
+                elif local and _param_of(f, k):
+                    # (One key for every parameter of that name: the
+                    # message names none of their functions.)
+                    key.refuse("a function's parameter at %s:%d (the "
+                               "locks its callers pass cannot be followed "
+                               "through it; a function whose body is only "
+                               "the lock or unlock call and checks is read "
+                               "as a lock wrapper instead, docs/REFACTOR.md "
+                               "section 6)" % (f.display, f.line(k)))
                 elif local:
                     key.refuse("declared as a local variable or parameter "
                                "at %s:%d (a lock reached through a pointer "
@@ -2482,6 +2492,11 @@ def _is_struct_body(toks, k):
     if toks[j].kind == "id" and toks[j - 1].text in ("struct", "union"):
         return True
     return toks[j].text in ("struct", "union")
+
+
+def _param_of(f, k):
+    """Whether token @k of File @f is in a function's parameter list."""
+    return any(ni < k < bo for _, ni, bo, _ in f.funcs)
 
 
 def _block_extern(toks, k):
