@@ -1257,23 +1257,12 @@ def preprocess_alone(path, includes, defines, undefs):
             "-Wno-unknown-warning-option"], options=opts)
     except ci.TranslationUnitLoadError:
         return None
-    lines = {}
     where = None
     for d in tu.diagnostics:
         loc = d.location
-        if d.severity < ci.Diagnostic.Error or loc.file is None:
-            continue
-        name = loc.file.name
-        if name not in lines:
-            try:
-                with open(name, errors="replace") as fh:
-                    lines[name] = fh.read().split("\n")
-            except OSError:
-                lines[name] = []
-        text = lines[name][loc.line - 1] if 0 < loc.line <= len(
-            lines[name]) else ""
-        if re.match(r"\s*#\s*error\b", text):
-            where = "%s:%d" % (_display(_real(name)), loc.line)
+        if d.severity >= ci.Diagnostic.Error and loc.file is not None and \
+                _is_error_directive(loc.file.name, loc.line):
+            where = "%s:%d" % (_display(_real(loc.file.name)), loc.line)
             break
     return where, _skipped_lines(tu, tu.get_file(cmd.file))
 
