@@ -500,10 +500,12 @@ class IndirectCall:
     """A call through a function pointer: @ftype the canonical spelling
     of the function type it calls, None when unknown; @cast when the
     pointer went through an explicit cast (any function may be behind
-    it)."""
+    it); @node the structure field, variable or parameter the pointer
+    is read from (_callee_node()), None for any other expression."""
     loc: Loc
     ftype: object
     cast: bool
+    node: object = None
 
 
 @dataclass
@@ -710,6 +712,15 @@ class Unit:
     # the address went through an explicit cast, so its type says
     # nothing).
     addr_funcs: dict = field(default_factory=dict)
+    # Where function addresses go (see _flow_of()): (source,
+    # destination) pairs, a source ("fn", key) or a node (a pointer: a
+    # structure field, _field_node(); a variable, _var_node(); a
+    # parameter of function pointer type, ("param", function key,
+    # index)), a destination a node or "esc" (anywhere: a return value,
+    # a call through a pointer, through a pointer, ...); and ("pun",
+    # record USR) pairs, a cast between pointers to two structures (each
+    # one's fields may be read as the other's).
+    flows: set = field(default_factory=set)
     # Mutexes (as LockCall.lock) initialised with attributes (a
     # pthread_mutex_init() whose second argument is not a null pointer)
     # or a recursive, error-checking or adaptive static initialiser:
@@ -1726,6 +1737,286 @@ def _float_header(ref):
         base.startswith("mathcalls")
 
 
+def _is_fn_pointer(t):
+    """Whether type @t is a pointer to a function, or an array of them."""
+    t = t.get_canonical()
+    while t.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY):
+        t = t.element_type.get_canonical()
+    return t.kind == ci.TypeKind.POINTER and \
+        t.get_pointee().get_canonical().kind in (
+            ci.TypeKind.FUNCTIONPROTO, ci.TypeKind.FUNCTIONNOPROTO)
+
+
+def _is_pointer(t):
+    """Whether type @t is a pointer (to anything: a function's address
+    converted to void * is one), or an array of them."""
+    t = t.get_canonical()
+    while t.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY):
+        t = t.element_type.get_canonical()
+    return t.kind == ci.TypeKind.POINTER
+
+
+def _field_node(fd):
+    """The node of field @fd: ("field", USR of its structure, name); a
+    union's members are one node (each may be read as another)."""
+    rec = fd.semantic_parent
+    usr = rec.get_usr() if rec is not None else ""
+    if rec is not None and rec.kind == ci.CursorKind.UNION_DECL:
+        return ("field", usr, "")
+    return ("field", usr, fd.spelling)
+
+
+def _var_node(ref):
+    """The node of variable @ref (a VAR_DECL of pointer type): ("var",
+    its USR), the same in every unit for a global."""
+    return ("var", ref.get_usr())
+
+
+def _callee_node(e, params):
+    """The node (a field, a variable, or one of @params: cursor hash ->
+    node) whose pointer callee expression @e calls: s->fn(x),
+    (*s->fn)(x), s->fns[i](x), ops[i](x), cb(x) for a parameter cb;
+    None for any other."""
+    K = ci.CursorKind
+    while True:
+        kids = list(e.get_children())
+        if e.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.UNARY_OPERATOR,
+                      K.CSTYLE_CAST_EXPR) and kids:
+            e = kids[-1]
+        elif e.kind == K.ARRAY_SUBSCRIPT_EXPR and kids:
+            e = kids[0]
+        else:
+            break
+    ref = e.referenced
+    if ref is None:
+        return None
+    if e.kind == K.MEMBER_REF_EXPR and ref.kind == K.FIELD_DECL and \
+            _is_pointer(ref.type):
+        return _field_node(ref)
+    if e.kind == K.DECL_REF_EXPR:
+        if ref.kind == K.VAR_DECL and _is_pointer(ref.type):
+            return _var_node(ref)
+        return params.get(ref.hash)
+    return None
+
+
+def _record_pun(cast, operand):
+    """(USR, USR) of the two structures when explicit cast @cast turns a
+    pointer to one into a pointer to another, else None.  Not when one
+    begins with the other (its first member, at any depth): a pointer
+    to the container and one to its first member reach the same fields
+    under the same names (OpenLDAP's `OpExtraSync` begins with the
+    `OpExtra` its list links)."""
+    def rec(t):
+        t = t.get_canonical()
+        if t.kind != ci.TypeKind.POINTER:
+            return None
+        d = t.get_pointee().get_canonical().get_declaration()
+        if d is None or d.kind not in (ci.CursorKind.STRUCT_DECL,
+                                       ci.CursorKind.UNION_DECL):
+            return None
+        return d
+
+    def begins_with(outer, inner):
+        usr = inner.get_usr()
+        for _ in range(8):
+            first = next((f for f in outer.get_children()
+                          if f.kind == ci.CursorKind.FIELD_DECL), None)
+            if first is None:
+                return False
+            outer = first.type.get_canonical().get_declaration()
+            if outer is None or outer.kind not in (
+                    ci.CursorKind.STRUCT_DECL, ci.CursorKind.UNION_DECL):
+                return False
+            if outer.get_usr() == usr:
+                return True
+        return False
+    a, b = rec(operand.type), rec(cast.type)
+    if a is None or b is None:
+        return None
+    ua, ub = a.get_usr(), b.get_usr()
+    if not ua or not ub or ua == ub or begins_with(a, b) or \
+            begins_with(b, a):
+        return None
+    return ua, ub
+
+
+def _binary_op(cur, lhs):
+    """The spelling of binary operator @cur, whose left operand is
+    @lhs: the first token after it; None when the tokens do not say
+    (a macro's expansion)."""
+    end = lhs.extent.end
+    if end.file is None:
+        return None
+    for t in cur.get_tokens():
+        st = t.extent.start
+        if st.file is not None and st.file.name == end.file.name and \
+                st.offset >= end.offset:
+            return t.spelling if t.kind == ci.TokenKind.PUNCTUATION \
+                else None
+    return None
+
+
+# Operators whose result says nothing of where a function's address goes
+# (a comparison, arithmetic on a converted integer, a test).
+_NO_FLOW_OPS = frozenset((
+    "==", "!=", "<", ">", "<=", ">=", "&&", "||", "+", "-", "*", "/", "%",
+    "&", "|", "^", "<<", ">>"))
+
+
+def _init_field(il, i):
+    """The field that element @i of initialiser list @il (of a structure
+    or union) initialises, or None when it cannot be told (brace
+    elision, a designator after positions, a nested designator)."""
+    K = ci.CursorKind
+    kids = list(il.get_children())
+    el = kids[i]
+    if el.kind == K.UNEXPOSED_EXPR:
+        parts = list(el.get_children())
+        refs = [x for x in parts if x.kind == K.MEMBER_REF]
+        if refs:
+            if len(refs) != 1 or parts[0] != refs[0]:
+                return None
+            return refs[0].referenced
+    d = il.type.get_canonical().get_declaration()
+    if d is None:
+        return None
+    fields = [f for f in d.get_children() if f.kind == K.FIELD_DECL]
+    if d.kind == K.UNION_DECL:
+        return fields[0] if i == 0 and fields else None
+    if i >= len(fields):
+        return None
+    for f, x in zip(fields, kids[:i + 1]):
+        if x.kind == K.UNEXPOSED_EXPR and \
+                any(y.kind == K.MEMBER_REF for y in x.get_children()):
+            return None
+        ft = f.type.get_canonical()
+        if ft.kind in (ci.TypeKind.RECORD, ci.TypeKind.ELABORATED,
+                       ci.TypeKind.CONSTANTARRAY,
+                       ci.TypeKind.INCOMPLETEARRAY) and \
+                x.type.get_canonical() != ft and \
+                x.kind != K.INIT_LIST_EXPR:
+            return None  # braces elided: the positions shift
+    return fields[i]
+
+
+def _flow_of(cur, up, params):
+    """Where the value of expression @cur goes, read from its parents
+    (@up: (parent cursor, index of the child, the parent's link)), and
+    whether an explicit cast is on the way: ("call", _) called there;
+    ("none", _) compared, tested, converted to a number, discarded or
+    written; ("lib", _) handed to a function of the C library (or a
+    system library) in a parameter of function pointer type, which may
+    call it but not hand it back; (NODE, _) stored into a pointer (a
+    structure field, a variable) or handed to a parameter of function
+    pointer type of a function of the program; ("esc", _) anywhere
+    else."""
+    K = ci.CursorKind
+    cast = False
+    child = cur
+    while up is not None:
+        par, i, up = up
+        k = par.kind
+        if k in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+            child = par  # (also a designated initialiser's .f = VALUE)
+            continue
+        if k == K.CALL_EXPR:
+            if i == 0:
+                return "call", cast
+            ref = par.referenced
+            if ref is None or ref.kind != K.FUNCTION_DECL:
+                return "esc", cast
+            args = list(ref.get_arguments())
+            if i - 1 >= len(args) or not _is_fn_pointer(args[i - 1].type):
+                return "esc", cast
+            if _in_system_header(ref):
+                return ("esc", cast) if _is_fn_pointer(ref.result_type) \
+                    else ("lib", cast)
+            return ("param", _fn_key(ref), i - 1), cast
+        if k == K.CSTYLE_CAST_EXPR:
+            t = par.type.get_canonical().kind
+            if t == ci.TypeKind.VOID:
+                return "none", cast
+            cast = True
+            child = par
+            continue
+        if k == K.UNARY_OPERATOR:
+            tok = next(iter(par.get_tokens()), None)
+            op = tok.spelling if tok is not None else None
+            if op == "*" or (op == "&" and cur.kind == K.DECL_REF_EXPR and
+                             cur.referenced is not None and
+                             cur.referenced.kind == K.FUNCTION_DECL and
+                             child is cur):
+                child = par
+                continue
+            if op in ("!", "-", "~", "+", "++", "--"):
+                return "none", cast
+            return "esc", cast  # &s->fn: the field's address
+        if k == K.CONDITIONAL_OPERATOR:
+            if i == 0 and len(list(par.get_children())) == 3:
+                return "none", cast
+            child = par
+            continue
+        if k == K.ARRAY_SUBSCRIPT_EXPR:
+            if i != 0:
+                return "none", cast
+            child = par
+            continue
+        if k == K.COMPOUND_ASSIGNMENT_OPERATOR:
+            return "none", cast
+        if k == K.BINARY_OPERATOR:
+            kids = list(par.get_children())
+            op = _binary_op(par, kids[0]) if len(kids) == 2 else None
+            if op == ",":
+                if i == 0:
+                    return "none", cast
+                child = par
+                continue
+            if op in _NO_FLOW_OPS:
+                return "none", cast
+            if op != "=":
+                return "esc", cast
+            if i == 0:
+                return "none", cast  # written
+            lhs = _strip(kids[0])
+            ref = lhs.referenced
+            if lhs.kind == K.MEMBER_REF_EXPR and ref is not None and \
+                    ref.kind == K.FIELD_DECL and _is_pointer(ref.type):
+                return _field_node(ref), cast
+            if lhs.kind == K.DECL_REF_EXPR and ref is not None and \
+                    ref.hash in params:
+                return params[ref.hash], cast
+            if lhs.kind == K.DECL_REF_EXPR and ref is not None and \
+                    ref.kind == K.VAR_DECL and _is_pointer(ref.type):
+                return _var_node(ref), cast
+            return "esc", cast
+        if k == K.INIT_LIST_EXPR:
+            t = par.type.get_canonical()
+            if t.kind in (ci.TypeKind.CONSTANTARRAY,
+                          ci.TypeKind.INCOMPLETEARRAY):
+                child = par
+                continue  # an element of an array: as the array
+            fd = _init_field(par, i)
+            if fd is not None and fd.kind == K.FIELD_DECL and \
+                    _is_pointer(fd.type):
+                return _field_node(fd), cast
+            return "esc", cast
+        if k == K.MEMBER_REF_EXPR:
+            return "none", cast  # the object whose member is read
+        if k == K.VAR_DECL and _is_pointer(par.type):
+            return _var_node(par), cast
+        if k == K.RETURN_STMT or k == K.VAR_DECL:
+            return "esc", cast
+        if k == K.COMPOUND_STMT and up is not None and \
+                up[0].kind.name == "StmtExpr":
+            return "esc", cast  # ({ ...; VALUE; }) (any statement of it)
+        if k.is_statement() or k == K.FUNCTION_DECL or \
+                k.name in ("CXX_UNARY_EXPR",):
+            return "none", cast  # an expression statement, a test, sizeof
+        return "esc", cast
+    return "esc", cast
+
+
 def _in_system_header(cur):
     loc = cur.location
     try:
@@ -2198,6 +2489,35 @@ def _callee(call):
     return ref.spelling if ref is not None else None
 
 
+def _called_function(call):
+    """The function CALL_EXPR @call calls by name, also when the name is
+    in parentheses or dereferenced (`(ber_errno_addr)()`, a macro's way
+    to keep a function-like macro of the same name from expanding;
+    `(*f)()` for a function f): its FUNCTION_DECL cursor, or None for a
+    call through a pointer."""
+    K = ci.CursorKind
+    ref = call.referenced
+    if ref is not None and ref.kind == K.FUNCTION_DECL:
+        return ref
+    kids = list(call.get_children())
+    e = kids[0] if kids else None
+    while e is not None and e.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR,
+                                       K.UNARY_OPERATOR):
+        inner = list(e.get_children())
+        if len(inner) != 1:
+            return None
+        if e.kind == K.UNARY_OPERATOR:
+            tok = next(iter(e.get_tokens()), None)
+            if tok is None or tok.spelling not in ("*", "&"):
+                return None
+        e = inner[0]
+    if e is not None and e.kind == K.DECL_REF_EXPR:
+        ref = e.referenced
+        if ref is not None and ref.kind == K.FUNCTION_DECL:
+            return ref
+    return None
+
+
 # Integer result types (a wrapper's constant result is read for these).
 _INT_TYPES = () if ci is None else tuple(
     getattr(ci.TypeKind, n) for n in (
@@ -2269,7 +2589,8 @@ class _FnFacts:
     member_refs: list  # unit.member_refs appended
     field_refs: list  # _Walker.field_refs appended
     effects: list     # ("use", name) | ("owned", name, how) |
-    #                   ("state", kind, (name, Loc)) | ("addr", key, val)
+    #                   ("state", kind, (name, Loc)) | ("addr", key, val) |
+    #                   ("flow", source, destination)
 
 
 class _Walker:
@@ -2361,6 +2682,8 @@ class _Walker:
                 self._owned(e[1], e[2])
             elif e[0] == "state":
                 self._state(e[1], e[2])
+            elif e[0] == "flow":
+                self._flow(e[1], e[2])
             else:
                 self._addr(e[1], *e[2])
         self.unit.functions[facts.function.key] = facts.function
@@ -2448,42 +2771,85 @@ class _Walker:
                 skipped)
 
     def _fn_refs(self, root, fn=None):
-        """The functions whose address @root takes, and (into @fn) its
-        calls through pointers.  A function named as the callee of a
-        call is called, not taken: the callee is the call's first child,
-        under implicit casts and parentheses."""
+        """The functions whose address @root takes, where those addresses
+        go (_flow_of()), and (into @fn) its calls through pointers.  A
+        function named as the callee of a call is called, not taken: the
+        callee is the call's first child, under implicit casts and
+        parentheses."""
         K = ci.CursorKind
-        through = (K.UNEXPOSED_EXPR, K.PAREN_EXPR)
-        todo = [(root, False, False)]  # (cursor, callee position, cast)
+        params = {}
+        if fn is not None:
+            for i, a in enumerate(root.get_arguments()):
+                if _is_fn_pointer(a.type):
+                    params[a.hash] = ("param", fn.key, i)
+        # (cursor, callee position, cast, parent link): the link is
+        # (parent cursor, index among its children, its own link)
+        todo = [(root, False, False, None)]
         while todo:
-            c, callee, cast = todo.pop()
+            c, callee, cast, up = todo.pop()
             k = c.kind
             kids = list(c.get_children())
             if k == K.CALL_EXPR and kids:
-                ref = c.referenced
-                if fn is not None and \
-                        (ref is None or ref.kind != K.FUNCTION_DECL):
+                if fn is not None and _called_function(c) is None:
                     cl = _loc(c)
                     if cl is not None:
                         fn.indirect.append(IndirectCall(
                             cl, _pointee_fn_type(kids[0].type),
-                            _callee_cast(kids[0])))
-                todo.append((kids[0], True, False))
-                todo.extend((x, False, False) for x in kids[1:])
+                            _callee_cast(kids[0]),
+                            _callee_node(kids[0], params)))
+                todo.append((kids[0], True, False, (c, 0, up)))
+                todo.extend((x, False, False, (c, i + 1, up))
+                            for i, x in enumerate(kids[1:]))
                 continue
             if k == K.DECL_REF_EXPR and not callee:
                 ref = c.referenced
                 if ref is not None and ref.kind == K.FUNCTION_DECL and \
                         not _in_system_header(ref):
-                    key = _fn_key(ref)
-                    self._addr(key, ref.spelling,
-                               ref.type.get_canonical().spelling, cast)
-                    cl = _loc(c)
-                    if fn is not None and cl is not None:
-                        fn.fn_addrs.append(FnAddr(ref.spelling, key, cl))
-            keep = k in through
+                    to, erased = _flow_of(c, up, params)
+                    if to not in ("none", "call"):
+                        key = _fn_key(ref)
+                        self._addr(key, ref.spelling,
+                                   ref.type.get_canonical().spelling,
+                                   cast or erased)
+                        if to != "lib":
+                            self._flow(("fn", key), to)
+                        cl = _loc(c)
+                        if fn is not None and cl is not None:
+                            fn.fn_addrs.append(FnAddr(ref.spelling, key,
+                                                      cl))
+                elif ref is not None and (ref.hash in params or (
+                        ref.kind == K.VAR_DECL and _is_pointer(ref.type))):
+                    self._node_read(ref, c, up, params)
+            elif k == K.MEMBER_REF_EXPR and not callee:
+                ref = c.referenced
+                if ref is not None and ref.kind == K.FIELD_DECL and \
+                        _is_pointer(ref.type):
+                    self._node_read(ref, c, up, params)
+            elif k == K.CSTYLE_CAST_EXPR and kids:
+                pun = _record_pun(c, kids[-1])
+                if pun is not None:
+                    self._flow(("pun", pun[0]), ("pun", pun[1]))
+            keep = k in (K.UNEXPOSED_EXPR, K.PAREN_EXPR)
             cast = (cast and keep) or k == K.CSTYLE_CAST_EXPR
-            todo.extend((x, callee and keep, cast) for x in kids)
+            todo.extend((x, callee and keep, cast, (c, i, up))
+                        for i, x in enumerate(kids))
+
+    def _node_read(self, ref, c, up, params):
+        """A read at @c of the pointer that field or parameter @ref
+        holds: where the functions it may hold go from there."""
+        to, _ = _flow_of(c, up, params)
+        if to in ("none", "lib", "call"):
+            return
+        node = params.get(ref.hash) or (
+            _var_node(ref) if ref.kind == ci.CursorKind.VAR_DECL
+            else _field_node(ref))
+        if to != node:
+            self._flow(node, to)
+
+    def _flow(self, src, dst):
+        self.unit.flows.add((src, dst))
+        if self.effects is not None:
+            self.effects.append(("flow", src, dst))
 
     def _var(self, cur, file_scope):
         loc = _loc(cur)
@@ -2682,12 +3048,12 @@ class _Walker:
         for ch in cur.walk_preorder():
             k = ch.kind
             if k == K.CALL_EXPR:
-                ref = ch.referenced
+                ref = _called_function(ch)
                 cl = _loc(ch)
                 if cl is None:
                     continue
-                if ref is None or ref.kind != K.FUNCTION_DECL:
-                    continue  # through a pointer: not followed
+                if ref is None:
+                    continue  # through a pointer: _fn_refs()
                 if ref.spelling in BUFFER_READERS:
                     # preorder: the arguments come after their call
                     read_args.update(_hash_key(_strip(a))
@@ -2835,6 +3201,8 @@ class Program:
         self.defs = {}
         self.def_unit = {}  # key -> the unit whose definition defs holds
         self.addr_funcs = {}
+        self.flows = set()
+        self._held_by = None  # see held_by()
         self.owned_locks = {}
         self.state_set = {}
         for u in self.units:
@@ -2851,6 +3219,7 @@ class Program:
                 old = self.addr_funcs.get(key)
                 self.addr_funcs[key] = (name, ftype,
                                         erased or bool(old and old[2]))
+            self.flows |= u.flows
         # The units do not change once parsed: pointer_targets() by the
         # call's (cast, type), _section_reach() by section (Tor's 973
         # units: 46 sections, each reaching thousands of functions that
@@ -2990,19 +3359,72 @@ class Program:
                     seen.add(getattr(fn, attr))
         return seen.pop() if len(seen) == 1 else None
 
+    def held_by(self):
+        """(node -> the keys of the functions it may hold, the keys of
+        the functions whose address may be anywhere), from the units'
+        flows: a function stored into a pointer (a structure field, a
+        variable) or handed to a parameter of a function of the program
+        is in that node, a node stored or handed on is in the next one,
+        and a function (or a node's functions) that goes anywhere else
+        -- a return value, a call through a pointer, through a pointer,
+        the node's own address -- may be anywhere.  So are the functions of a parameter of a
+        function the program does not define, and of the fields of a
+        structure a cast reads as another."""
+        if self._held_by is not None:
+            return self._held_by
+        holds, nexts, anywhere = {}, {}, set()
+        punned = set()
+        for src, dst in self.flows:
+            if src[0] == "pun":
+                punned.update((src[1], dst[1]))
+            elif src[0] == "fn":
+                if dst == "esc":
+                    anywhere.add(src[1])
+                else:
+                    holds.setdefault(dst, set()).add(src[1])
+            else:
+                nexts.setdefault(src, set()).add(dst)
+        nodes = set(holds) | set(nexts)
+        for n in nodes:
+            if (n[0] == "param" and n[1] not in self.defs) or \
+                    (n[0] == "field" and n[1] in punned):
+                nexts.setdefault(n, set()).add("esc")
+        changed = True
+        while changed:
+            changed = False
+            for n, dsts in nexts.items():
+                got = holds.get(n, set())
+                for d in dsts:
+                    if d == "esc":
+                        if not got <= anywhere:
+                            anywhere |= got
+                            changed = True
+                    elif not got <= holds.setdefault(d, set()):
+                        holds[d] |= got
+                        changed = True
+        self._held_by = (holds, anywhere)
+        return self._held_by
+
     def pointer_targets(self, ind):
         """Keys and names of the functions of the program a call through
         a pointer (@ind, an IndirectCall) may reach: those whose address
         is taken with the type it calls, and those whose address went
         through a cast; every one whose address is taken when the call
-        casts the pointer or its type is unknown."""
-        how = (bool(ind.cast), ind.ftype)
+        casts the pointer or its type is unknown.  A call through a
+        structure field, a variable or a parameter (@ind.node) reaches
+        only those of them the node may hold or that may be anywhere
+        (held_by())."""
+        how = (bool(ind.cast), ind.ftype, ind.node)
         if how not in self._targets:
+            if ind.node is not None:
+                holds, anywhere = self.held_by()
+                may = holds.get(ind.node, set()) | anywhere
             self._targets[how] = [
                 (key, name) for key, (name, ftype, erased)
                 in sorted(self.addr_funcs.items())
-                if ind.cast or ind.ftype is None or erased or
-                ftype == ind.ftype]
+                if (ind.node is None or key in may) and
+                (ind.cast or ind.ftype is None or erased or
+                 ftype == ind.ftype)]
         return self._targets[how]
 
     def edges(self, fn, where=None, hows=None):
@@ -3021,7 +3443,7 @@ class Program:
         for ind in fn.indirect:
             if ok(ind.loc):
                 if hows is not None:
-                    how = (bool(ind.cast), ind.ftype)
+                    how = (bool(ind.cast), ind.ftype, ind.node)
                     if how in hows:
                         continue
                     hows.add(how)
