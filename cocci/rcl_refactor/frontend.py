@@ -1572,6 +1572,18 @@ def _extent_text(cur):
 _WORD = re.compile(rb"\w*")
 
 
+def _call_text(call, name):
+    """The text of call @call of function @name, for a message: its
+    tokens; `name(...)` when they are not the call's alone (the extent of
+    a call that a macro's expansion makes may span the whole function
+    around it: lmdb's UNLOCK_MUTEX())."""
+    toks = [t.spelling for t in call.get_tokens()]
+    if not toks or len(toks) > 40 or any(t in (";", "{", "}")
+                                         for t in toks):
+        return name + "(...)"
+    return "".join(toks)
+
+
 def _mutex_named(call, n):
     """The mutex that argument @n of @call names (as LockCall.lock): a
     variable's name, or ".field"; None otherwise."""
@@ -1737,6 +1749,11 @@ def _float_header(ref):
         base.startswith("mathcalls")
 
 
+# Library functions whose function-pointer argument starts a thread: it
+# runs there, not in the caller's section.
+THREAD_STARTS = frozenset(("pthread_create", "thrd_create"))
+
+
 def _is_fn_pointer(t):
     """Whether type @t is a pointer to a function, or an array of them."""
     t = t.get_canonical()
@@ -1764,6 +1781,13 @@ def _field_node(fd):
     if rec is not None and rec.kind == ci.CursorKind.UNION_DECL:
         return ("field", usr, "")
     return ("field", usr, fd.spelling)
+
+
+def _stored_field(fd):
+    """Where a function stored into field @fd goes: the field's node, or
+    anywhere ("esc") for a structure of a system header, whose library
+    may call it (fopencookie()'s cookie_io_functions_t, sigaction)."""
+    return "esc" if _in_system_header(fd) else _field_node(fd)
 
 
 def _var_node(ref):
@@ -1907,7 +1931,8 @@ def _flow_of(cur, up, params):
     ("none", _) compared, tested, converted to a number, discarded or
     written; ("lib", _) handed to a function of the C library (or a
     system library) in a parameter of function pointer type, which may
-    call it but not hand it back; (NODE, _) stored into a pointer (a
+    call it but not hand it back; ("start", _) handed to one that starts
+    a thread with it (THREAD_STARTS); (NODE, _) stored into a pointer (a
     structure field, a variable) or handed to a parameter of function
     pointer type of a function of the program; ("esc", _) anywhere
     else."""
@@ -1930,8 +1955,10 @@ def _flow_of(cur, up, params):
             if i - 1 >= len(args) or not _is_fn_pointer(args[i - 1].type):
                 return "esc", cast
             if _in_system_header(ref):
-                return ("esc", cast) if _is_fn_pointer(ref.result_type) \
-                    else ("lib", cast)
+                if _is_fn_pointer(ref.result_type):
+                    return "esc", cast  # signal() hands the old one back
+                return ("start" if ref.spelling in THREAD_STARTS
+                        else "lib"), cast
             return ("param", _fn_key(ref), i - 1), cast
         if k == K.CSTYLE_CAST_EXPR:
             t = par.type.get_canonical().kind
@@ -1982,7 +2009,7 @@ def _flow_of(cur, up, params):
             ref = lhs.referenced
             if lhs.kind == K.MEMBER_REF_EXPR and ref is not None and \
                     ref.kind == K.FIELD_DECL and _is_pointer(ref.type):
-                return _field_node(ref), cast
+                return _stored_field(ref), cast
             if lhs.kind == K.DECL_REF_EXPR and ref is not None and \
                     ref.hash in params:
                 return params[ref.hash], cast
@@ -1999,7 +2026,7 @@ def _flow_of(cur, up, params):
             fd = _init_field(par, i)
             if fd is not None and fd.kind == K.FIELD_DECL and \
                     _is_pointer(fd.type):
-                return _field_node(fd), cast
+                return _stored_field(fd), cast
             return "esc", cast
         if k == K.MEMBER_REF_EXPR:
             return "none", cast  # the object whose member is read
@@ -2811,20 +2838,25 @@ class _Walker:
                         self._addr(key, ref.spelling,
                                    ref.type.get_canonical().spelling,
                                    cast or erased)
-                        if to != "lib":
+                        if to not in ("lib", "start"):
                             self._flow(("fn", key), to)
                         cl = _loc(c)
-                        if fn is not None and cl is not None:
+                        # handed to code that may call it now: the C
+                        # library (qsort()), or anywhere; one stored into
+                        # a pointer of the program runs where a call
+                        # through that pointer does (edges())
+                        if fn is not None and cl is not None and \
+                                to in ("lib", "esc"):
                             fn.fn_addrs.append(FnAddr(ref.spelling, key,
                                                       cl))
                 elif ref is not None and (ref.hash in params or (
                         ref.kind == K.VAR_DECL and _is_pointer(ref.type))):
-                    self._node_read(ref, c, up, params)
+                    self._node_read(ref, c, up, params, fn)
             elif k == K.MEMBER_REF_EXPR and not callee:
                 ref = c.referenced
                 if ref is not None and ref.kind == K.FIELD_DECL and \
                         _is_pointer(ref.type):
-                    self._node_read(ref, c, up, params)
+                    self._node_read(ref, c, up, params, fn)
             elif k == K.CSTYLE_CAST_EXPR and kids:
                 pun = _record_pun(c, kids[-1])
                 if pun is not None:
@@ -2834,16 +2866,23 @@ class _Walker:
             todo.extend((x, callee and keep, cast, (c, i, up))
                         for i, x in enumerate(kids))
 
-    def _node_read(self, ref, c, up, params):
-        """A read at @c of the pointer that field or parameter @ref
-        holds: where the functions it may hold go from there."""
-        to, _ = _flow_of(c, up, params)
-        if to in ("none", "lib", "call"):
+    def _node_read(self, ref, c, up, params, fn):
+        """A read at @c of the pointer that field, variable or parameter
+        @ref holds: where the functions it may hold go from there.
+        Handed to the C library (qsort()), they may be called there: a
+        call through the pointer of @fn."""
+        to, cast = _flow_of(c, up, params)
+        if to in ("none", "call", "start"):
             return
         node = params.get(ref.hash) or (
             _var_node(ref) if ref.kind == ci.CursorKind.VAR_DECL
             else _field_node(ref))
-        if to != node:
+        if to == "lib":
+            cl = _loc(c)
+            if fn is not None and cl is not None:
+                fn.indirect.append(IndirectCall(
+                    cl, _pointee_fn_type(c.type), cast, node))
+        elif to != node:
             self._flow(node, to)
 
     def _flow(self, src, dst):
@@ -3068,14 +3107,12 @@ class _Walker:
                     fn.frame_uses.append(fn.calls[-1])
                 if ref.spelling in OWNER_CALLS:
                     lk = _mutex_named(ch, 0)
+                    text = _call_text(ch, ref.spelling)
                     fn.mutex_ops.append((
                         "unlock" if ref.spelling == "pthread_mutex_unlock"
-                        else "lock", lk or "?",
-                        "".join(t.spelling for t in ch.get_tokens()), cl))
+                        else "lock", lk or "?", text, cl))
                     if lk:
-                        fn.lock_calls.append(LockCall(
-                            lk, "".join(t.spelling for t in
-                                        ch.get_tokens()), cl))
+                        fn.lock_calls.append(LockCall(lk, text, cl))
                 elif ref.spelling == "pthread_mutex_init":
                     lk = _mutex_named(ch, 0)
                     args = list(ch.get_arguments())
