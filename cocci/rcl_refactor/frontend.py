@@ -1865,17 +1865,27 @@ def _record_pun(cast, operand):
     return ua, ub
 
 
-def _binary_op(cur, lhs):
-    """The spelling of binary operator @cur, whose left operand is
-    @lhs: the first token after it; None when the tokens do not say
-    (a macro's expansion)."""
-    end = lhs.extent.end
-    if end.file is None:
+def _binary_op(cur, lhs, rhs):
+    """The spelling of binary operator @cur, whose operands are @lhs and
+    @rhs: the first token between them; None when the tokens do not say
+    (a macro's expansion).  Only that gap is read: the extent of an
+    operator that a macro's expansion makes may span a whole function."""
+    a, b = lhs.extent.end, rhs.extent.start
+    if a.file is None:
         return None
-    for t in cur.get_tokens():
-        st = t.extent.start
-        if st.file is not None and st.file.name == end.file.name and \
-                st.offset >= end.offset:
+    if b.file is None or b.file.name != a.file.name:
+        b = cur.extent.end  # x = NULL: NULL's extent is in <stddef.h>
+    if b.file is None or a.file.name != b.file.name or \
+            not 0 < b.offset - a.offset <= 256:
+        return None
+    tu = cur.translation_unit
+    # file locations (the ends of a macro's use are not, and the range
+    # would give no token)
+    rng = ci.SourceRange.from_locations(
+        ci.SourceLocation.from_offset(tu, a.file, a.offset),
+        ci.SourceLocation.from_offset(tu, b.file, b.offset))
+    for t in tu.get_tokens(extent=rng):
+        if t.extent.start.offset >= a.offset:
             return t.spelling if t.kind == ci.TokenKind.PUNCTUATION \
                 else None
     return None
@@ -1993,7 +2003,8 @@ def _flow_of(cur, up, params):
             return "none", cast
         if k == K.BINARY_OPERATOR:
             kids = list(par.get_children())
-            op = _binary_op(par, kids[0]) if len(kids) == 2 else None
+            op = _binary_op(par, kids[0], kids[1]) if len(kids) == 2 \
+                else None
             if op == ",":
                 if i == 0:
                     return "none", cast
