@@ -1937,7 +1937,9 @@ def _init_field(il, i):
 def _flow_of(cur, up, params):
     """Where the value of expression @cur goes, read from its parents
     (@up: (parent cursor, index of the child, the parent's link)), and
-    whether an explicit cast is on the way: ("call", _) called there;
+    whether an explicit cast is on the way: ("call", _) called there,
+    the callee by name (_called_function()); ("calledvia", _) called
+    there through an expression (`(c ? f : g)(x)`, `((fn_t)f)(x)`);
     ("none", _) compared, tested, converted to a number, discarded or
     written; ("lib", _) handed to a function of the C library (or a
     system library) in a parameter of function pointer type, which may
@@ -1948,6 +1950,7 @@ def _flow_of(cur, up, params):
     else."""
     K = ci.CursorKind
     cast = False
+    direct = True  # only parentheses, conversions, * and & on the way
     child = cur
     while up is not None:
         par, i, up = up
@@ -1957,7 +1960,7 @@ def _flow_of(cur, up, params):
             continue
         if k == K.CALL_EXPR:
             if i == 0:
-                return "call", cast
+                return ("call" if direct else "calledvia"), cast
             ref = par.referenced
             if ref is None or ref.kind != K.FUNCTION_DECL:
                 return "esc", cast
@@ -1975,6 +1978,7 @@ def _flow_of(cur, up, params):
             if t == ci.TypeKind.VOID:
                 return "none", cast
             cast = True
+            direct = False
             child = par
             continue
         if k == K.UNARY_OPERATOR:
@@ -1992,11 +1996,13 @@ def _flow_of(cur, up, params):
         if k == K.CONDITIONAL_OPERATOR:
             if i == 0 and len(list(par.get_children())) == 3:
                 return "none", cast
+            direct = False
             child = par
             continue
         if k == K.ARRAY_SUBSCRIPT_EXPR:
             if i != 0:
                 return "none", cast
+            direct = False
             child = par
             continue
         if k == K.COMPOUND_ASSIGNMENT_OPERATOR:
@@ -2008,6 +2014,7 @@ def _flow_of(cur, up, params):
             if op == ",":
                 if i == 0:
                     return "none", cast
+                direct = False
                 child = par
                 continue
             if op in _NO_FLOW_OPS:
@@ -2849,15 +2856,16 @@ class _Walker:
                         self._addr(key, ref.spelling,
                                    ref.type.get_canonical().spelling,
                                    cast or erased)
-                        if to not in ("lib", "start"):
+                        if to not in ("lib", "start", "calledvia"):
                             self._flow(("fn", key), to)
                         cl = _loc(c)
-                        # handed to code that may call it now: the C
-                        # library (qsort()), or anywhere; one stored into
-                        # a pointer of the program runs where a call
+                        # called here through an expression, or handed
+                        # to code that may call it now: the C library
+                        # (qsort()), or anywhere; one stored into a
+                        # pointer of the program runs where a call
                         # through that pointer does (edges())
                         if fn is not None and cl is not None and \
-                                to in ("lib", "esc"):
+                                to in ("lib", "esc", "calledvia"):
                             fn.fn_addrs.append(FnAddr(ref.spelling, key,
                                                       cl))
                 elif ref is not None and (ref.hash in params or (
@@ -2883,8 +2891,8 @@ class _Walker:
         Handed to the C library (qsort()), they may be called there: a
         call through the pointer of @fn."""
         to, cast = _flow_of(c, up, params)
-        if to in ("none", "call", "start"):
-            return
+        if to in ("none", "call", "calledvia", "start"):
+            return  # a call through it is an IndirectCall
         node = params.get(ref.hash) or (
             _var_node(ref) if ref.kind == ci.CursorKind.VAR_DECL
             else _field_node(ref))
