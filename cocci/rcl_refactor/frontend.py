@@ -1754,11 +1754,17 @@ def _float_header(ref):
 THREAD_STARTS = frozenset(("pthread_create", "thrd_create"))
 
 
-def _is_fn_pointer(t):
-    """Whether type @t is a pointer to a function, or an array of them."""
+def _element(t):
+    """Canonical type @t, or its elements' for an array (of arrays)."""
     t = t.get_canonical()
     while t.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY):
         t = t.element_type.get_canonical()
+    return t
+
+
+def _is_fn_pointer(t):
+    """Whether type @t is a pointer to a function, or an array of them."""
+    t = _element(t)
     return t.kind == ci.TypeKind.POINTER and \
         t.get_pointee().get_canonical().kind in (
             ci.TypeKind.FUNCTIONPROTO, ci.TypeKind.FUNCTIONNOPROTO)
@@ -1767,10 +1773,7 @@ def _is_fn_pointer(t):
 def _is_pointer(t):
     """Whether type @t is a pointer (to anything: a function's address
     converted to void * is one), or an array of them."""
-    t = t.get_canonical()
-    while t.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY):
-        t = t.element_type.get_canonical()
-    return t.kind == ci.TypeKind.POINTER
+    return _element(t).kind == ci.TypeKind.POINTER
 
 
 def _field_node(fd):
@@ -1951,12 +1954,12 @@ def _flow_of(cur, up, params):
     K = ci.CursorKind
     cast = False
     direct = True  # only parentheses, conversions, * and & on the way
-    child = cur
+    first = True  # @cur's own parent
     while up is not None:
         par, i, up = up
         k = par.kind
         if k in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
-            child = par  # (also a designated initialiser's .f = VALUE)
+            first = False  # (also a designated initialiser's .f = VALUE)
             continue
         if k == K.CALL_EXPR:
             if i == 0:
@@ -1979,7 +1982,7 @@ def _flow_of(cur, up, params):
                 return "none", cast
             cast = True
             direct = False
-            child = par
+            first = False
             continue
         if k == K.UNARY_OPERATOR:
             tok = next(iter(par.get_tokens()), None)
@@ -1987,8 +1990,8 @@ def _flow_of(cur, up, params):
             if op == "*" or (op == "&" and cur.kind == K.DECL_REF_EXPR and
                              cur.referenced is not None and
                              cur.referenced.kind == K.FUNCTION_DECL and
-                             child is cur):
-                child = par
+                             first):
+                first = False
                 continue
             if op in ("!", "-", "~", "+", "++", "--"):
                 return "none", cast
@@ -1997,13 +2000,13 @@ def _flow_of(cur, up, params):
             if i == 0 and len(list(par.get_children())) == 3:
                 return "none", cast
             direct = False
-            child = par
+            first = False
             continue
         if k == K.ARRAY_SUBSCRIPT_EXPR:
             if i != 0:
                 return "none", cast
             direct = False
-            child = par
+            first = False
             continue
         if k == K.COMPOUND_ASSIGNMENT_OPERATOR:
             return "none", cast
@@ -2015,7 +2018,7 @@ def _flow_of(cur, up, params):
                 if i == 0:
                     return "none", cast
                 direct = False
-                child = par
+                first = False
                 continue
             if op in _NO_FLOW_OPS:
                 return "none", cast
@@ -2039,7 +2042,7 @@ def _flow_of(cur, up, params):
             t = par.type.get_canonical()
             if t.kind in (ci.TypeKind.CONSTANTARRAY,
                           ci.TypeKind.INCOMPLETEARRAY):
-                child = par
+                first = False
                 continue  # an element of an array: as the array
             fd = _init_field(par, i)
             if fd is not None and fd.kind == K.FIELD_DECL and \
