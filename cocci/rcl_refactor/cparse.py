@@ -91,6 +91,22 @@ class Skipped:
     def __hash__(self):
         return hash((self.lines, self.starts))
 
+    @classmethod
+    def merge(cls, skips):
+        """What several units that read one file skip together: a line is
+        skipped when each of them skips it, and the directive on a line
+        opens a dead branch when one of them says so and none compiles
+        the branch (another may see the directive inside skipped code).
+        So branch_dead() of the merge is False when any unit compiles the
+        branch, True when none does and one skips it, else None."""
+        skips = list(skips)
+        if len(skips) == 1:
+            return skips[0]
+        lines = frozenset.intersection(*(s.lines for s in skips))
+        starts = {n for s in skips for n in s.starts
+                  if all(n in o.starts or n in o.lines for o in skips)}
+        return cls(lines, starts)
+
     def branch_dead(self, line):
         """Whether the branch opened by the directive on @line is not
         compiled; None when the directive itself is in skipped code."""
@@ -202,20 +218,55 @@ def _one_branch(toks, src, skipped):
     return [t for i, t in enumerate(toks) if i in keep]
 
 
+# `#ifdef __cplusplus` and `#if defined(__cplusplus)`: never compiled as C.
+_CPLUSPLUS = re.compile(r"#\s*(?:ifdef\s+__cplusplus|"
+                        r"if\s+defined\s*(?:\(\s*__cplusplus\s*\)|"
+                        r"\s__cplusplus))\s*$")
+
+
 def _branches_read(toks, src, skipped):
-    """The indexes of the tokens of @toks _one_branch() keeps."""
-    # Which branch of each group is read, by the index of its #if token.
+    """The indexes of the tokens of @toks _one_branch() keeps.  Of a group
+    none of whose branches is compiled, the first is read (code of another
+    configuration still has functions and lock calls to account for),
+    unless its brackets do not balance: `#ifdef __cplusplus extern "C" {
+    #endif` opens no block in C, and reading it would swallow the file.
+    A group on `__cplusplus` reads its #else, if any, even when no
+    compiler said which branch it takes."""
+    # Which branch of each group is read, by the index of its #if token
+    # (-1: none).
     chosen = {}
+    dead = set()  # groups whose first branch the compiler skips
     for t, d, stack in _walk_branches(toks):
+        if d in ("if", "ifdef", "ifndef") and _CPLUSPLUS.match(t.text):
+            chosen[stack[-1][0]] = 1
         if d in ("if", "ifdef", "ifndef", "elif", "else") and stack and \
-                skipped is not None and stack[-1][0] not in chosen and \
-                skipped.branch_dead(src.line_of(t.start)) is False:
-            chosen[stack[-1][0]] = stack[-1][1]
+                skipped is not None and stack[-1][0] not in chosen:
+            v = skipped.branch_dead(src.line_of(t.start))
+            if v is False:
+                chosen[stack[-1][0]] = stack[-1][1]
+            elif v and d in ("if", "ifdef", "ifndef"):
+                dead.add(stack[-1][0])
+    # A dead group's first branch whose brackets do not balance: none.
+    depth = {}
+    for t, d, stack in _walk_branches(toks):
+        if t.kind != "punct" or not stack:
+            continue
+        delta = 1 if t.text in _OPEN else -1 if t.text in _CLOSE else 0
+        if delta:
+            for g, b in stack:
+                if g in dead and g not in chosen and b == 0:
+                    depth[g] = depth.get(g, 0) + delta
+                    if depth[g] < 0:
+                        depth[g] = float("-inf")
+    for g, n in depth.items():
+        if n != 0:
+            chosen[g] = -1
     return {i for i, (t, d, stack) in enumerate(_walk_branches(toks))
             if t.kind == "pp" or all(b == chosen.get(g, 0) for g, b in stack)}
 
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}
+_CLOSE = {c: o for o, c in _OPEN.items()}
 
 
 def match(toks, i, src=None):

@@ -3344,12 +3344,14 @@ class Program:
                 for m in u.macros_in(rp) if m.name in u.line_macros}
 
     def skipped_lines(self, path):
-        """The cparse.Skipped of @path, when every unit that reads it
-        skips the same code; None when no unit reads it or they disagree
-        (a header compiled two ways)."""
+        """The cparse.Skipped of @path over every unit that reads it (None
+        when none does).  A header compiled two ways (a library built
+        static and shared, with different -D) gets what the build as a
+        whole does: a line is skipped when every unit skips it, and a
+        branch is dead when no unit compiles it (cparse.Skipped.merge)."""
         rp = os.path.realpath(path)
         seen = {u.skipped.get(rp) for u in self.units if rp in u.skipped}
-        return seen.pop() if len(seen) == 1 else None
+        return Skipped.merge(seen) if seen else None
 
     def macro_fields(self):
         """Every MacroField of the program, once."""
