@@ -85,13 +85,19 @@ def new_diags(before, after):
     return [d for d in after if d.key() not in old]
 
 
-def blame(diag, out_text, sections, site_macros):
+_HELD_CALL = re.compile(r"\bliblock_(?:lock|unlock|trylock)\s*\(([^;]*)")
+
+
+def blame(diag, out_text, sections, site_macros, held=lambda name: ()):
     """(kind, object) the new diagnostic @diag of the transformed file
     (whose text is @out_text) belongs to: ("section", sec) when it is in
     the function extracted from a section or in the code that replaced
-    it, ("lock", key) when it is on a converted lock's initialiser, else
-    None.  @sections: {generated function name: Section};
-    @site_macros: {RCL_..._ALGO macro prefix: key}."""
+    it, ("lock", key) when it is on a converted lock's initialiser, or
+    ("locks", [key...]) on a lock call left in place (a held section's),
+    else None.  @sections: {generated function name: Section};
+    @site_macros: {RCL_..._ALGO macro prefix: key}; @held(name): the
+    converted locks whose name ends in field or variable @name and whose
+    calls the file keeps in place."""
     lines = out_text.split("\n")
     i = diag.line - 1
     if not 0 <= i < len(lines):
@@ -117,6 +123,15 @@ def blame(diag, out_text, sections, site_macros):
     for name, key in site_macros.items():
         if name in lines[i]:
             return ("lock", key)
+    # A lock call left in place: the lock its argument names (the last
+    # identifier of `&ctx->smd.lock_peers`), not a section of the
+    # function around it.
+    m = _HELD_CALL.search(lines[i])
+    if m:
+        ids = re.findall(r"[A-Za-z_]\w*", m.group(1).split(",")[0])
+        keys = held(ids[-1]) if ids else ()
+        if keys:
+            return ("locks", list(keys))
     # In the function that calls liblock_exec(): the nearest call above
     # (or below) in the same function.
     if not _in_function(lines, i):

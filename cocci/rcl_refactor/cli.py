@@ -342,6 +342,10 @@ def _read_strays(fe, index, cmds, opts, sel):
     names = {n.rsplit(".", 1)[-1] for u in fe.units for n in u.mutex_uses
              if not n.startswith(("local ", ".")) and sel.use_selected(n)}
     strays, cut = frontend.stray_commands(cmds, names)
+    # A .c file that a unit #includes (libwebsockets' minimal examples
+    # include their protocol_lws_minimal.c) is read with that unit.
+    included = set().union(*(u.files for u in fe.units))
+    strays = [c for c in strays if c.file not in included]
     if cut:
         print("rcl-refactor: note: only the first %d .c files under %s were "
               "looked through for users of the locks that the database "
@@ -392,7 +396,7 @@ def analyse_program(prog, opts, sel, root, cc):
                 raise Stop(1, "%s: the input does not compile (%s); pass "
                            "-I/-D, or --no-compile-check" % (f.display, msg))
     for f in prog.files:
-        if f.is_header:
+        if f.is_header and not _locks_in_bodies(f, prog):
             continue
         try:
             f.facts = _facts(f, prog, opts)
@@ -416,6 +420,16 @@ def analyse_program(prog, opts, sel, root, cc):
     rewrite.unlift(prog)
     scoped.restore(prog, lambda name: rewrite.converted(prog, "mutex", name))
     return entries
+
+
+def _locks_in_bodies(f, prog):
+    """Whether a function that header @f defines (a static inline
+    helper, or a .c file another includes) calls a lock function."""
+    toks = f.src.toks
+    return any(toks[k].text in prog.fns and
+               prog.fns[toks[k].text].role in ("lock", "trylock") and
+               toks[k + 1].text == "("
+               for _, _, bo, bc in f.funcs for k in range(bo + 1, bc))
 
 
 def _facts(f, prog, opts):
@@ -569,10 +583,19 @@ def _compile_check(cc, opts, path, tmpdir, extra):
     # one of that name sits beside the file or was copied to the root
     # (redis-benchmark.c's <sds.h> is hiredis', not src/sds.h).
     base = getattr(opts, "scratch_base", None) or opts.root
+    home = os.path.dirname(os.path.abspath(extra or path))
     if tmpdir:
         cmd += ["-iquote", os.path.normpath(os.path.join(
             tmpdir, os.path.relpath(opts.root, base)))]
-    cmd += ["-iquote", os.path.dirname(os.path.abspath(extra or path))]
+        # Its directory's copy before the input's directory: a header
+        # beside the file, included by a header elsewhere (smd.c's
+        # private-lib-system-smd.h, included by lib/core's
+        # private-lib-core.h), is found in the copies, rewritten.
+        rel = os.path.relpath(home, base)
+        if not rel.startswith("..") and \
+                os.path.isdir(os.path.join(tmpdir, rel)):
+            cmd += ["-iquote", os.path.join(tmpdir, rel)]
+    cmd += ["-iquote", home]
     c = frontend.command_for(opts.commands, extra or path) \
         if opts.commands else None
     if c is not None:
@@ -607,7 +630,11 @@ def _compile_check(cc, opts, path, tmpdir, extra):
     cmd += ["-U" + u for u in opts.undef]
     cmd += rcl_cflags()
     cmd.append(path)
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    # In the C locale: GCC quotes with ASCII apostrophes there, where a
+    # UTF-8 locale gives U+2018/U+2019, which a reason copied into
+    # rcl-config.h (a latin-1 file, as every file is read) cannot hold.
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, LC_ALL="C"))
     lines = r.stderr.splitlines()
     errs = [x for x in lines if " error: " in x or ": error:" in x]
     diags = ccheck.parse(r.stderr, tmpdir)
@@ -628,10 +655,13 @@ def check_outputs(cc, opts, outputs, root, prog):
     gens = {getattr(s, "gen", None): s for key in prog.keys.values()
             for s in key.sections if getattr(s, "gen", None)}
     macros = {}
+    held = {}  # (File, last name of the lock) -> converted keys it calls
     for (kind, name), key in prog.keys.items():
         if kind == "mutex" and not key.why:
             for f, k, _ in key.sites:
                 macros[rewrite.site_macro(key, f, k) + "_ALGO"] = key
+            for f in {f for calls in key.calls.values() for f, _ in calls}:
+                held.setdefault((f, name.split(".")[-1]), []).append(key)
     # The scratch copy mirrors @root, or the -I directory above it whose
     # paths the files include by (Tor's "lib/lock/compat_mutex.h" through
     # -I src, the files under src/lib): else a rewritten header would be
@@ -666,9 +696,12 @@ def check_outputs(cc, opts, outputs, root, prog):
                 continue
             os.makedirs(os.path.dirname(p), exist_ok=True)
             shutil.copyfile(f.path, p)
-        for dest, (f, text) in outputs.items():
-            if f is None or f.is_header:
+        by_copy = {os.path.normpath(mapping[dest]): (f, text)
+                   for dest, (f, text) in outputs.items() if f is not None}
+        for dest, (f0, text0) in outputs.items():
+            if f0 is None or f0.is_header:
                 continue
+            f, text = f0, text0
             good, msg, after = compile_check(cc, opts, mapping[dest], tmp,
                                              f.path)
             _, _, before = compile_check(cc, opts, f.path, None, None)
@@ -682,8 +715,16 @@ def check_outputs(cc, opts, outputs, root, prog):
                     "nothing written: %s" % (f.display, msg)
             new.sort(key=lambda d: d.kind != "error")  # errors first
             for d in new:
+                f, text = f0, text0
                 here = ccheck.at_expansion(d, mapping[dest])
-                b = ccheck.blame(here, text, gens, macros) if here else None
+                if here is None and os.path.normpath(d.path) in by_copy:
+                    # In another rewritten file the unit reads (a
+                    # header's section, a .c file it includes).
+                    f, text = by_copy[os.path.normpath(d.path)]
+                    here = d
+                b = ccheck.blame(here, text, gens, macros,
+                                 lambda n, f=f: held.get((f, n), ())) \
+                    if here else None
                 what = "%s: %s" % (d.kind, d.msg)
                 if b and b[0] == "section":
                     sec = b[1]
@@ -714,6 +755,14 @@ def check_outputs(cc, opts, outputs, root, prog):
                     forced.setdefault(("section", sec.file, sec.line), (
                         "its extracted code gets a new compiler diagnostic "
                         "(%s: %s)" % (where, what)))
+                elif b and b[0] == "locks":
+                    ul = _user_line(f, d.text)
+                    for key in b[1]:
+                        forced.setdefault(("lock", key.name), (
+                            "a call of it left in place gets a new compiler "
+                            "diagnostic (%s: %s)" % (
+                                "%s:%d" % (f.display, ul) if ul else
+                                "at '%s'" % d.text.strip()[:60], what)))
                 elif b:
                     sf, sk, _ = b[1].sites[0]
                     forced.setdefault(("lock", b[1].name), (

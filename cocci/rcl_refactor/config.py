@@ -172,8 +172,15 @@ def existing_entries(path):
     return out
 
 
+def _in_comment(text):
+    """@text, safe inside a /* */ comment: a reason may quote a source
+    line that holds one (`liblock_lock(&m); /* peers */`)."""
+    return text.replace("/*", "/ *").replace("*/", "* /").replace("\n", " ")
+
+
 def write_config(sites, old):
     """@sites: [(macro, algo, comment)]; @old: existing entries."""
+    sites = [(m, a, _in_comment(c)) for m, a, c in sites]
     body = []
     seen = set()
     for macro, entry in old.items():

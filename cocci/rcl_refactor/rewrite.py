@@ -18,7 +18,7 @@ VARARGS = ("va_start", "va_arg", "va_end", "va_copy", "__builtin_va_start",
 def discover(prog):
     """Turn Coccinelle's facts into Section objects attached to keys."""
     for f in prog.files:
-        if f.is_header or f.facts is None:
+        if f.facts is None:
             continue
         src, toks = f.src, f.src.toks
         occ = {}
@@ -1651,8 +1651,11 @@ def wrappers(prog):
                 for s in prog.keys[("mutex", names[0])].sections):
             continue  # no companion for held sections only (unused)
         params = ", ".join(p for p, _ in w["params"])
+        # Static like its wrapper, and as unused where a header that
+        # defines it is included by a file without sections of its own.
         proto = "%svoid *%s_rcl_exec(%s%sliblock_fn_t rcl_fn, void *rcl_arg)" \
-            % ("static " if w["static"] else "", name, params,
+            % ("__attribute__((unused)) static " if w["static"] else "",
+               name, params,
                ", " if params else "")
         # A parameter of a type the file declares (struct table *t) is not
         # declared yet where the includes end: the companion is declared
@@ -1941,9 +1944,16 @@ def includes_edit(f, config_rel):
     in a platform #if, before a first declaration and its includes)."""
     toks = f.src.toks
     last, depth, pending = None, 0, False
+    # An include guard: `#ifndef NAME` (or `#if !defined(NAME)`) then
+    # `#define NAME`; not any #if that opens the file (libwebsockets'
+    # protocol_lws_minimal.c, included by a unit with LWS_PLUGIN_STATIC
+    # defined, opens with `#if !defined (LWS_PLUGIN_STATIC)` around its
+    # own includes: ours went inside, which that unit skips).
     pps = [t for t in toks[:3] if t.kind == "pp"]
-    guard = 1 if (f.is_header and pps and re.match(
-        r"#\s*(ifndef|if\s+!\s*defined)", pps[0].text)) else 0
+    m = re.match(r"#\s*(?:ifndef\s+(\w+)|if\s+!\s*defined\s*\(?\s*(\w+))",
+                 pps[0].text) if f.is_header and len(pps) > 1 else None
+    guard = 1 if m and re.match(r"#\s*define\s+%s\b" % (
+        m.group(1) or m.group(2)), pps[1].text) else 0
     for t in toks:
         if t.kind != "pp":
             break

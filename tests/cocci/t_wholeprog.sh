@@ -26,6 +26,13 @@
 #    TAG.field the units using or initialising that field, are rewritten.
 #  - umbrella (wholeprog/umbrella): --in-place where an unchanged header
 #    includes a rewritten one; the compile check sees the rewritten copy.
+#  - libstyle (wholeprog/libstyle): a library's private header compiled
+#    twice (static and shared), opening `extern "C" {` for C++, with
+#    static inline lock helpers, and including a header that sits beside
+#    another unit (see its section below).
+#  - hdrsect (wholeprog/hdrsect): sections in a header's static inline
+#    helpers and in a .c file a unit includes are found and extracted
+#    there (they were not read: "0 section(s) found").
 #  - deadinc (wholeprog/deadinc): what the compiler skips does not count: a
 #    header included only under a false #ifdef, a typedef in a skipped
 #    branch, and with -p, macros in a skipped branch.
@@ -415,6 +422,87 @@ grep -q "liblock_exec(&shard_locks\[i\]" main.c ||
 	fail "umbrella: main.c's section not delegated"
 cc_rcl "$TMP/um.new" main.c shards.c || fail "umbrella: the result does not build"
 same_output um "$TMP/um.want" "$TMP/um.new"
+
+# ---- libstyle: a library's layout (libwebsockets 4.1.6) ----
+# lib/core/private-core.h opens `extern "C" {` under #ifdef __cplusplus,
+# defines its lock helpers static inline through a VH_INLINE macro, and
+# is compiled twice (the static and the shared library, -DVH_BUILDING_SHARED
+# for one): it once came out as one block with no function in it (the
+# sections refused "in a function whose braces come from macros").  It
+# includes lib/peers/private-peers.h through -I lib/peers: the compile
+# check of peers.c, beside that header, read the input's copy (a
+# pthread_mutex_t given to liblock: nothing written).  peers.c includes
+# the helpers and calls none: their generated companion must not warn.
+cp -R "$WP/libstyle" "$TMP/ls" && chmod -R u+w "$TMP/ls"
+cd "$TMP/ls" || exit 1
+{
+	echo '['
+	for u in lib/core/vhost lib/peers/peers; do
+		for shared in "" '"-DVH_BUILDING_SHARED", "-fPIC", '; do
+			printf '{"directory": "%s", "file": "%s.c", "arguments": ["cc", "-std=gnu11", "-O2", "-Wall", "-Wextra", %s"-I%s/include", "-I%s/lib/core", "-I%s/lib/peers", "-pthread", "-c", "-o", "%s.o", "%s.c"]},\n' \
+				"$TMP/ls" "$u" "$shared" "$TMP/ls" "$TMP/ls" "$TMP/ls" "$u${shared:+.pic}" "$u"
+		done
+	done
+	printf '{"directory": "%s", "file": "test/main.c", "arguments": ["cc", "-std=gnu11", "-O2", "-Wall", "-I%s/include", "-pthread", "-c", "-o", "test/main.o", "test/main.c"]}\n' \
+		"$TMP/ls" "$TMP/ls"
+	echo ']'
+} >compile_commands.json
+lsflags="-Iinclude -Ilib/core -Ilib/peers"
+$CC -std=gnu11 -O2 -Wall -Wextra -Werror -pthread $lsflags lib/core/vhost.c \
+	lib/peers/peers.c test/main.c -o "$TMP/ls.orig" || fail "libstyle does not build"
+timeout 60 "$TMP/ls.orig" >"$TMP/ls.want" || fail "libstyle fails"
+"$RCLR" -p . --locks all -o "$TMP/lsout" >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "libstyle -p: rcl-refactor failed"; }
+grep -q "4 section(s) found, 4 delegated, 0 held, 0 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "libstyle -p: summary"; }
+grep -q "liblock_lock_t lock_peers;" "$TMP/lsout/peers/private-peers.h" ||
+	fail "libstyle: private-peers.h's field not converted"
+grep -q "vhost_lock_rcl_exec(vh, rcl_cs_" "$TMP/lsout/core/vhost.c" ||
+	fail "libstyle: vhost.c's sections do not use the helper's companion"
+# (written under lib/, the common directory of what changed)
+cp -R "$TMP/ls" "$TMP/ls.new.d" && cp -R "$TMP/lsout/." "$TMP/ls.new.d/lib/"
+( cd "$TMP/ls.new.d" && cc_rcl "$TMP/ls.new" lib/core/vhost.c -Wextra $lsflags \
+	lib/peers/peers.c test/main.c ) ||
+	fail "libstyle: the result does not build with -Wall -Wextra -Werror"
+same_output libstyle "$TMP/ls.want" "$TMP/ls.new"
+echo "ok libstyle"
+
+# ---- hdrsect: sections in a header's static inline helpers, and in a .c
+# file that a unit includes ----
+# Coccinelle read the units' .c files only: a program whose sections are
+# all in counter.h's helpers came out "0 section(s) found", exit 0, with
+# nothing converted and nothing said.  The helpers' sections are now
+# extracted in the header (each unit's copy calls its own), ring.c's in
+# ring.c, and idle.c, which calls no helper, still builds with -Wextra
+# -Werror.  GCC's "may be used uninitialized" on a copy-in line of ring.c,
+# found compiling main.c, is repaired there (it was blamed on nothing:
+# nothing written).
+cp -R "$WP/hdrsect" "$TMP/hs" && chmod -R u+w "$TMP/hs"
+cd "$TMP/hs" || exit 1
+{
+	echo '['
+	for u in main work idle; do
+		printf '{"directory": "%s", "file": "%s.c", "arguments": ["cc", "-std=gnu11", "-O2", "-Wall", "-Wextra", "-pthread", "-c", "-o", "%s.o", "%s.c"]}%s\n' \
+			"$TMP/hs" "$u" "$u" "$u" "$([ $u = idle ] || echo ,)"
+	done
+	echo ']'
+} >compile_commands.json
+$CC -std=gnu11 -O2 -Wall -Wextra -Werror -pthread main.c work.c idle.c \
+	-o "$TMP/hs.orig" || fail "hdrsect does not build"
+timeout 60 "$TMP/hs.orig" >"$TMP/hs.want" || fail "hdrsect fails"
+"$RCLR" -p . --locks all -o "$TMP/hsout" >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "hdrsect -p: rcl-refactor failed"; }
+grep -q "4 section(s) found, 4 delegated, 0 held, 0 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "hdrsect -p: summary"; }
+grep -q "liblock_exec(&c->lock, rcl_cs_counter_add_1" "$TMP/hsout/counter.h" ||
+	fail "hdrsect: counter.h's helper not extracted"
+grep -q "liblock_exec(&r->lock_ring, rcl_cs_ring_push_1" "$TMP/hsout/ring.c" ||
+	fail "hdrsect: ring.c's section not extracted"
+[ -e "$TMP/hsout/idle.c" ] || cp "$TMP/hs/idle.c" "$TMP/hsout/"
+( cd "$TMP/hsout" && cc_rcl "$TMP/hs.new" main.c -Wextra work.c idle.c ) ||
+	fail "hdrsect: the result does not build with -Wall -Wextra -Werror"
+same_output hdrsect "$TMP/hs.want" "$TMP/hs.new"
+echo "ok hdrsect"
 
 # ---- deadinc: a header included only in a branch the compiler skips ----
 # guard.h defines guard_take() as pthread_mutex_lock() unless GUARD_DEBUG,
