@@ -655,6 +655,11 @@ class MacroField:
     kind: str             # "mutex" | "cond"
     macro: str
     define: Loc           # the #define
+    # A function-like macro (`#define lws_pthread_mutex(name)
+    # pthread_mutex_t name;`): the invocation in the structure's body,
+    # (start, end) Locs, which is rewritten there, as the #define
+    # declares other fields too; None for an object-like macro.
+    call: tuple = None
 
 
 @dataclass
@@ -2970,10 +2975,10 @@ class _Walker:
                 _in_system_header(defn):
             return None
         toks = list(defn.get_tokens())
-        body = 1  # after the macro's name; an object-like macro only
+        body = 1  # after the macro's name
         if len(toks) > 1 and toks[1].spelling == "(" and \
                 toks[1].extent.start.offset == toks[0].extent.end.offset:
-            return None  # function-like: its type may be a parameter
+            return self._call_field(ch, inst, defn, toks, tag)
         found = []
         for i in range(body + 1, len(toks)):
             t = toks[i]
@@ -3001,6 +3006,37 @@ class _Walker:
         return MacroField(Loc(_real(tl.file.name), tl.line,
                               tl.column), found[0].spelling, ch.spelling,
                           tag, _sync_kind(ch.type), inst.spelling, dl)
+
+    def _call_field(self, ch, inst, defn, toks, tag):
+        """The MacroField of field @ch declared by the expansion @inst of
+        the function-like macro @defn (tokens @toks), when its whole body
+        is `TYPE NAME;`, NAME a parameter (or the field's own name) and
+        TYPE no parameter: the invocation is what is rewritten."""
+        params, i = set(), 2
+        while i < len(toks) and toks[i].spelling != ")":
+            if toks[i].kind == ci.TokenKind.IDENTIFIER:
+                params.add(toks[i].spelling)
+            i += 1
+        body = [t for t in toks[i + 1:]
+                if t.extent.start.line >= toks[0].extent.start.line]
+        if len(body) != 3 or body[2].spelling != ";" or \
+                body[0].kind != ci.TokenKind.IDENTIFIER or \
+                body[0].spelling in params or \
+                body[1].kind != ci.TokenKind.IDENTIFIER or \
+                (body[1].spelling not in params and
+                 body[1].spelling != ch.spelling):
+            return None
+        start, end = inst.extent.start, inst.extent.end
+        dl, tl = _loc(defn), body[0].location
+        if start.file is None or end.file is None or dl is None or \
+                tl.file is None or \
+                _real(start.file.name) != _real(end.file.name):
+            return None
+        return MacroField(
+            Loc(_real(tl.file.name), tl.line, tl.column), body[0].spelling,
+            ch.spelling, tag, _sync_kind(ch.type), inst.spelling, dl,
+            (Loc(_real(start.file.name), start.line, start.column),
+             Loc(_real(end.file.name), end.line, end.column)))
 
     def _locals(self, cur, fn):
         """fn.locals, fn.local_refs, fn.jumps of the definition @cur."""

@@ -158,6 +158,9 @@ class Key:
         # in the #define, "MACRO at FILE:LINE"), shared by every
         # structure that expands the macro.
         self.macro_decls = []
+        # (File, start, end, new text): a field declared by a function-like
+        # macro's invocation (`lws_pthread_mutex(lock)`), rewritten there
+        self.call_decls = []
         self.why = None     # reason it stays POSIX
         self.partners = set()  # cond: mutex keys; mutex: cond keys
         self.waits = []     # (File, tok) of cond waits with this mutex
@@ -506,6 +509,8 @@ class Program:
                   if f.is_header}
             hs |= {os.path.basename(f.path)
                    for f, _, _, _ in key.macro_decls if f.is_header}
+            hs |= {os.path.basename(f.path)
+                   for f, _, _, _ in key.call_decls if f.is_header}
             if hs and not key.why:
                 decl_headers[(kind, name)] = hs
         if not decl_headers:
@@ -1007,6 +1012,28 @@ class Program:
                 out[name] = (None, b.group(1) or b.group(2))
         return out
 
+    def _call_decl(self, key, mf, byp):
+        """The invocation of a function-like macro that declares @key's
+        field alone (MacroField.call) becomes the declaration it expands
+        to, with liblock's type: the #define stays, for its other uses."""
+        (a, b) = mf.call
+        f = byp.get(a.path)
+        if f is None:
+            return  # a header not rewritten: no declaration here
+        try:
+            start = f.src.offset(a.line, a.col - 1)
+            end = f.src.offset(b.line, b.col - 1)
+        except IndexError:
+            return
+        if not f.src.text.startswith(mf.macro, start) or \
+                f.src.text[end - 1:end] != ")" or \
+                self.types_in(f).get(mf.type_name, mf.kind) != mf.kind:
+            return
+        text = "%s %s;" % ("liblock_lock_t" if mf.kind == "mutex" else
+                            "liblock_cond_t", mf.field)
+        if not any(d[0] is f and d[1] == start for d in key.call_decls):
+            key.call_decls.append((f, start, end, text))
+
     def _macro_fields(self):
         """Mutex and condition fields a macro declares in a structure's
         body, as libclang saw them expanded (libuv's struct uv_loop_s
@@ -1034,6 +1061,9 @@ class Program:
                 mf.field, None)
             self.fields.macro_tags.add(mf.tag)
             key = self.key("%s.%s" % (mf.tag, mf.field), mf.kind)
+            if mf.call is not None:
+                self._call_decl(key, mf, byp)
+                continue
             if f is None:
                 continue  # a header not rewritten: no declaration here
             try:

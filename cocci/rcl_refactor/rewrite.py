@@ -385,7 +385,8 @@ def analyse_all(prog, selection):
         if name not in chosen and name not in tied:
             key.refuse(NOT_SELECTED)
             continue
-        if not key.decls and not key.macro_decls:
+        if not key.decls and not key.macro_decls and \
+                not key.call_decls:
             key.refuse("no declaration of a pthread_mutex_t named '%s' "
                        "was found (add -I for its header)" % name.lstrip("."))
         if name in tied:
@@ -1135,7 +1136,8 @@ def _decide_keys(prog):
                                " is not" % prog.cancel_at)
                 if not key.partners:
                     key.refuse("never waited on")
-                if not key.decls and not key.macro_decls:
+                if not key.decls and not key.macro_decls and \
+                        not key.call_decls:
                     key.refuse("no declaration found")
                 for m in key.partners:
                     mk = prog.keys.get(("mutex", m))
@@ -1286,6 +1288,9 @@ def small_edits(prog, selection):
             t = f.src.toks[k]
             f.edits.append((t.start, t.end, "liblock_lock_t" if kind ==
                             "mutex" else "liblock_cond_t"))
+            f.needs_include = True
+        for f, start, end, text in key.call_decls:
+            f.edits.append((start, end, text))
             f.needs_include = True
         for f, start, end, _ in key.macro_decls:
             edit = (start, end, "liblock_lock_t" if kind == "mutex" else
