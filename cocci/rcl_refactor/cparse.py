@@ -236,6 +236,8 @@ def _branches_read(toks, src, skipped):
     # (-1: none).
     chosen = {}
     dead = set()  # groups whose first branch the compiler skips
+    depth = {}    # dead group -> bracket depth of its first branch
+    unbalanced = set()  # dead groups whose first branch closes too much
     for t, d, stack in _walk_branches(toks):
         if d in ("if", "ifdef", "ifndef") and _CPLUSPLUS.match(t.text):
             chosen[stack[-1][0]] = 1
@@ -246,20 +248,17 @@ def _branches_read(toks, src, skipped):
                 chosen[stack[-1][0]] = stack[-1][1]
             elif v and d in ("if", "ifdef", "ifndef"):
                 dead.add(stack[-1][0])
-    # A dead group's first branch whose brackets do not balance: none.
-    depth = {}
-    for t, d, stack in _walk_branches(toks):
-        if t.kind != "punct" or not stack:
-            continue
-        delta = 1 if t.text in _OPEN else -1 if t.text in _CLOSE else 0
-        if delta:
-            for g, b in stack:
-                if g in dead and g not in chosen and b == 0:
-                    depth[g] = depth.get(g, 0) + delta
-                    if depth[g] < 0:
-                        depth[g] = float("-inf")
+        delta = 0 if t.kind != "punct" else 1 if t.text in _OPEN else \
+            -1 if t.text in _CLOSE else 0
+        for g, b in stack if delta else ():
+            if g in dead and b == 0:
+                depth[g] = depth.get(g, 0) + delta
+                if depth[g] < 0:
+                    unbalanced.add(g)
+    # A dead group (no branch compiled) whose first branch's brackets do
+    # not balance: none of it is read.
     for g, n in depth.items():
-        if n != 0:
+        if g not in chosen and (n or g in unbalanced):
             chosen[g] = -1
     return {i for i, (t, d, stack) in enumerate(_walk_branches(toks))
             if t.kind == "pp" or all(b == chosen.get(g, 0) for g, b in stack)}

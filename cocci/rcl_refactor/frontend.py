@@ -3017,8 +3017,7 @@ class _Walker:
             if toks[i].kind == ci.TokenKind.IDENTIFIER:
                 params.add(toks[i].spelling)
             i += 1
-        body = [t for t in toks[i + 1:]
-                if t.extent.start.line >= toks[0].extent.start.line]
+        body = toks[i + 1:]
         if len(body) != 3 or body[2].spelling != ";" or \
                 body[0].kind != ci.TokenKind.IDENTIFIER or \
                 body[0].spelling in params or \

@@ -172,6 +172,11 @@ class Key:
         # code the build does not compile (safety.skipped_lock_calls())
         self.skipped_calls = []
 
+    def declared(self):
+        """Whether a declaration of it was found to rewrite: its own, one
+        in a macro's body, or a macro's invocation."""
+        return bool(self.decls or self.macro_decls or self.call_decls)
+
     def refuse(self, why):
         if self.why is None:
             self.why = why

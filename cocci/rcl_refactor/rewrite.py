@@ -385,8 +385,7 @@ def analyse_all(prog, selection):
         if name not in chosen and name not in tied:
             key.refuse(NOT_SELECTED)
             continue
-        if not key.decls and not key.macro_decls and \
-                not key.call_decls:
+        if not key.declared():
             key.refuse("no declaration of a pthread_mutex_t named '%s' "
                        "was found (add -I for its header)" % name.lstrip("."))
         if name in tied:
@@ -1136,8 +1135,7 @@ def _decide_keys(prog):
                                " is not" % prog.cancel_at)
                 if not key.partners:
                     key.refuse("never waited on")
-                if not key.decls and not key.macro_decls and \
-                        not key.call_decls:
+                if not key.declared():
                     key.refuse("no declaration found")
                 for m in key.partners:
                     mk = prog.keys.get(("mutex", m))
