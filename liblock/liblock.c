@@ -359,6 +359,17 @@ static int forked_settle(liblock_lock_t *lock, int op)
 static_assert(sizeof(liblock_lock_t) == 6 * sizeof(void *),
 	      "liblock_lock_t is six words");
 
+/* liblock.h gives C++ files plain fields where C has atomic ones: the
+ * layouts agree only while each atomic type has its plain type's size and
+ * alignment. */
+#define SAME_AS_PLAIN(type)                                                    \
+	static_assert(sizeof(_Atomic type) == sizeof(type) &&                 \
+			      _Alignof(_Atomic type) == _Alignof(type),        \
+		      "_Atomic " #type " is laid out as " #type)
+SAME_AS_PLAIN(int);
+SAME_AS_PLAIN(unsigned int);
+SAME_AS_PLAIN(uintptr_t);
+
 static inline bool owned(const liblock_lock_t *lock)
 {
 	return ll_unlikely(lock->_flags & OWNED_FLAGS);

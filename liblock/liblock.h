@@ -26,10 +26,20 @@
 #pragma GCC system_header
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+
+/* The fields that only liblock's own code reads and writes, atomically.
+ * C++ before C++23 has no _Atomic: a C++ file that embeds a lock in its
+ * structures (a header shared by a program's C and C++ files) sees plain
+ * fields of the same size and alignment, which liblock.c checks. */
+#ifdef __cplusplus
+#define LIBLOCK_ATOMIC(type) type
+#else
+#include <stdatomic.h>
+#define LIBLOCK_ATOMIC(type) _Atomic type
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -82,11 +92,11 @@ typedef struct liblock_lock {
 	const char *_algorithm; /* requested algorithm (lazy init) */
 	int _server;		/* requested server CPU (lazy init) */
 	unsigned int _flags;	/* requested LIBLOCK_ATTR_* (lazy init) */
-	_Atomic int _state;	/* 0 uninit, 1 initialising, even: ready */
+	LIBLOCK_ATOMIC(int) _state;	/* 0 uninit, 1 initialising, even: ready */
 	/* RECURSIVE and ERRORCHECK locks: the levels the holder took beyond
 	 * the first, and its token (0 when no thread holds the lock word) */
 	unsigned int _depth;
-	_Atomic uintptr_t _owner;
+	LIBLOCK_ATOMIC(uintptr_t) _owner;
 } liblock_lock_t;
 
 /* Static initialisers: the algorithm comes from $LIBLOCK_LOCK (or posix),
@@ -109,8 +119,8 @@ typedef struct liblock_lock {
 /* Condition variable usable with every algorithm (waits on a futex).
  * Private fields; LIBLOCK_COND_INITIALIZER uses CLOCK_REALTIME. */
 typedef struct liblock_cond {
-	_Atomic unsigned int _seq; /* futex word, bumped by signal/broadcast */
-	_Atomic unsigned int _waiters; /* threads inside a wait */
+	LIBLOCK_ATOMIC(unsigned int) _seq; /* futex word, bumped by signal/broadcast */
+	LIBLOCK_ATOMIC(unsigned int) _waiters; /* threads inside a wait */
 	int _clock; /* clock of timed waits' absolute deadlines */
 	int _magic; /* detects use of a destroyed cond */
 } liblock_cond_t;
