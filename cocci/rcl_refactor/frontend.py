@@ -701,6 +701,12 @@ class Unit:
     # "mutex", "cond" or "other" (the field the compiler resolved is of
     # another type: struct sem lock beside pthread_mutex_t lock).
     field_refs: list = field(default_factory=list)
+    # (real path, line) -> {(kind, "TAG.field")} of the mutex and
+    # condition fields that a brace initialiser gives a value there, as
+    # the compiler reads it (a macro's body at the line of its use: h2o's
+    # `H2O_BARRIER_INITIALIZER(n)` in a positional initialiser of an
+    # anonymous structure).
+    sync_inits: dict = field(default_factory=dict)
     # Names of the mutex and condition fields the unit declares.
     sync_fields: set = field(default_factory=set)
     # Typedef names of the program (not of system headers) that are
@@ -1645,12 +1651,14 @@ def _is_mutex_type(t):
         t.spelling.endswith("pthread_mutex_t")
 
 
-def _initialized_fields(init, out):
+def _initialized_fields(init, out, at):
     """Add to @out the names of the mutex fields (".name") that brace
     initialiser @init (an INIT_LIST_EXPR) gives a value, by position or
     by designator, in nested structures and arrays of them: the unit
     writes their initialisers (`struct stats st = { PTHREAD_MUTEX_
-    INITIALIZER, 0 }` where the header declares the structure)."""
+    INITIALIZER, 0 }` where the header declares the structure).  Append
+    to @at (Loc of the value, kind, "TAG.field") of each mutex and
+    condition field of a structure with a name."""
     K = ci.CursorKind
     t = init.type.get_canonical()
     fields = list(t.get_fields()) if t.kind == ci.TypeKind.RECORD else None
@@ -1674,11 +1682,21 @@ def _initialized_fields(init, out):
             name = desig or (fld.spelling if fld is not None else None)
             if name:
                 out.add("." + name)
-                out.add(_field_use(
-                    t.get_declaration() if fld is not None and
-                    fld.spelling == name else None, name))
+                use = _field_use(t.get_declaration() if fld is not None and
+                                 fld.spelling == name else None, name)
+                out.add(use)
+                loc = _loc(val)
+                if loc is not None and not use.startswith("?."):
+                    at.append((loc, "mutex", use))
+        elif fld is not None and _sync_kind(fld.type) == "cond":
+            name = desig or fld.spelling
+            use = _field_use(t.get_declaration() if fld.spelling == name
+                             else None, name)
+            loc = _loc(val)
+            if loc is not None and not use.startswith("?."):
+                at.append((loc, "cond", use))
         elif val.kind == K.INIT_LIST_EXPR:
-            _initialized_fields(val, out)
+            _initialized_fields(val, out, at)
         i += 1
 
 
@@ -2708,6 +2726,12 @@ class _Walker:
         if self.effects is not None:
             self.effects.append(("use", name))
 
+    def _init_at(self, loc, kind, key):
+        self.unit.sync_inits.setdefault((loc.path, loc.line), set()).add(
+            (kind, key))
+        if self.effects is not None:
+            self.effects.append(("init", loc, kind, key))
+
     def _owned(self, name, how):
         self.unit.owned_locks.setdefault(name, how)
         if self.effects is not None:
@@ -2737,6 +2761,8 @@ class _Walker:
                 self._state(e[1], e[2])
             elif e[0] == "flow":
                 self._flow(e[1], e[2])
+            elif e[0] == "init":
+                self._init_at(*e[1:])
             else:
                 self._addr(e[1], *e[2])
         self.unit.functions[facts.function.key] = facts.function
@@ -2927,12 +2953,14 @@ class _Walker:
                         None)
             if init:
                 self._owned(cur.spelling, (loc, "with " + init))
-        inits = set()
+        inits, at = set(), []
         for ch in cur.get_children():
             if ch.kind == ci.CursorKind.INIT_LIST_EXPR:
-                _initialized_fields(ch, inits)
+                _initialized_fields(ch, inits, at)
         for name in sorted(inits):
             self._use(name)
+        for loc, kind, use in at:
+            self._init_at(loc, kind, use)
         tls = cur.tls_kind != ci.TLSKind.NONE
         self.unit.decls.append(VarDecl(cur.spelling, cur.type.spelling,
                                        _storage(cur), tls, file_scope, loc))
@@ -3454,6 +3482,14 @@ class Program:
                         fn.loc.line == line:
                     seen.add(getattr(fn, attr))
         return seen.pop() if len(seen) == 1 else None
+
+    def inits_at(self, path, line, kind):
+        """The keys ("TAG.field") of the fields of @kind ("mutex",
+        "cond") that brace initialisers give a value on line @line of
+        @path, in any unit (Unit.sync_inits)."""
+        rp = os.path.realpath(path)
+        return {n for u in self.units
+                for kd, n in u.sync_inits.get((rp, line), ()) if kd == kind}
 
     def held_by(self):
         """(node -> the keys of the functions it may hold, the keys of

@@ -1180,7 +1180,19 @@ class Program:
         #define token index, body tokens, offset of the body in the file)],
         one entry per definition the compiler reads."""
         self.init_macros = {}
-        self.init_macro_uses = {}  # name -> [(File, token, key name|None)]
+        # name -> [(File, token, key name|None, [cond key name|None, one
+        # per PTHREAD_COND_INITIALIZER of the body])]
+        self.init_macro_uses = {}
+        # (path, #define token) -> (macro name, mutex key names, cond key
+        # names, [(start, end) of each PTHREAD_COND_INITIALIZER of the
+        # body]): a macro that also initialises conditions (h2o's
+        # `{PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, count}`)
+        # converts its conditions with its mutexes or keeps all of them
+        # POSIX (rewrite._init_macro_tie())
+        self.init_macro_conds = {}
+        # name -> the keys the compiler says a use that the tokens do not
+        # tell initialises: they stay POSIX with the macro's
+        self.init_macro_unsure = {}
         # (path, #define token) -> (macro name, [key names]) of a macro
         # that initialises several mutexes, one per use: its body is the
         # site of them all (rewrite._shared_init_macro())
@@ -1230,16 +1242,22 @@ class Program:
             except cparse.ParseError:
                 # a use the tool cannot place: its locks stay POSIX
                 self.init_macro_uses.setdefault(name, []).append(
-                    (f, k, None))
-                return None
+                    (f, k, None, []))
+                return
         spliced = toks[:k] + body + toks[end:]
-        found = None
+        found, conds = None, []
         for i, b in enumerate(body):
+            if b.kind == "id" and b.text == "PTHREAD_COND_INITIALIZER":
+                conds.append(self._member_initialized(
+                    f, k + i, spliced, f.line(k), "cond") or
+                    self._compiler_initialized(f, k, "cond"))
+                continue
             owned = b.text.startswith(OWNED_INITIALIZERS)
             if b.kind != "id" or not (owned or b.text in PLAIN_INITIALIZERS):
                 continue
             key = _initialized_name(spliced, k + i, self.types_in(f)) or \
-                self._member_initialized(f, k + i, spliced, f.line(k))
+                self._member_initialized(f, k + i, spliced, f.line(k)) or \
+                self._compiler_initialized(f, k, "mutex")
             if key and owned:
                 # a recursive or error-checking mutex: its macro's body
                 # gets LIBLOCK_INITIALIZER_FLAGS (Key.owned)
@@ -1251,7 +1269,12 @@ class Program:
                 found = key
             elif key:
                 found = False  # two mutexes in one macro: see below
-        self.init_macro_uses.setdefault(name, []).append((f, k, found))
+        self.init_macro_uses.setdefault(name, []).append((f, k, found,
+                                                          conds))
+        fe = getattr(self, "frontend", None)
+        if not found and fe is not None:
+            self.init_macro_unsure.setdefault(name, set()).update(
+                fe.inits_at(f.path, f.line(k), "mutex"))
 
     def _outside_expansions(self, name):
         """With -p: the files (\"FILE:LINE\") not being rewritten where a
@@ -1263,6 +1286,17 @@ class Program:
         mine = {os.path.realpath(f.path) for f in self.files}
         return sorted({str(m.loc) for u in fe.units
                        for m in u.macro_uses(name) if m.loc.path not in mine})
+
+    def _compiler_initialized(self, f, k, kind):
+        """The key of the one field of @kind ("mutex", "cond") that the
+        compiler says a brace initialiser gives a value on the line of
+        token @k of @f, when the tokens do not tell (a positional
+        initialiser of an anonymous structure, as programs write their
+        `conf`); else None."""
+        fe = getattr(self, "frontend", None)
+        keys = fe.inits_at(f.path, f.line(k), kind) if fe is not None \
+            else ()
+        return next(iter(keys)) if len(keys) == 1 else None
 
     def _init_macro_sites(self):
         """Each initialiser macro whose every use initialises one key is
@@ -1280,11 +1314,13 @@ class Program:
                                         df.line(dk), defs[1][0].display,
                                         defs[1][0].line(defs[1][1]))
             elif bad:
-                bf, bk, _ = bad[0]
+                bf, bk = bad[0][:2]
                 why = "macro %s at %s:%d initialises it, and its use at " \
                     "%s:%d initialises a mutex the tool cannot tell" % (
                         name, df.display, df.line(dk), bf.display,
                         bf.line(bk))
+                keys = sorted(set(keys) |
+                              self.init_macro_unsure.get(name, set()))
             else:
                 outside = self._outside_expansions(name)
                 if outside:
@@ -1295,9 +1331,27 @@ class Program:
                                   len(outside) == 1 else "are", "s" if
                                   len(outside) == 1 else "",
                                   "it" if len(outside) == 1 else "them")
+            conds = [c for u in uses for c in u[3]]
+            if not why and None in conds:
+                bf, bk = next(u[:2] for u in uses if None in u[3])
+                why = "macro %s at %s:%d initialises it, and its use at " \
+                    "%s:%d initialises a condition the tool cannot tell" % (
+                        name, df.display, df.line(dk), bf.display,
+                        bf.line(bk))
             if why:
                 self._refuse_all(keys, "mutex", why)
                 continue
+            if conds and keys:
+                offs = [(base + x.start, base + x.end) for x in body
+                        if x.text == "PTHREAD_COND_INITIALIZER"]
+                for of, _, obody, obase in self.init_macros_skipped.get(
+                        name, ()):
+                    if of is df:
+                        offs += [(obase + x.start, obase + x.end)
+                                 for x in obody
+                                 if x.text == "PTHREAD_COND_INITIALIZER"]
+                self.init_macro_conds[(df.path, dk)] = (
+                    name, keys, sorted(set(conds)), offs)
             # One use, one mutex: the body is the site of every mutex it
             # initialises (rrdtool's MUTEX_INITIALIZER); they convert
             # together or not at all.

@@ -1008,14 +1008,24 @@ def _shared_decl(prog, kind, key):
 def _shared_init_macro(prog, kind, key):
     """`#define MUTEX_INITIALIZER PTHREAD_MUTEX_INITIALIZER` used for
     several mutexes: its body becomes liblock's initialiser for all of
-    them, so none is converted while another stays POSIX."""
-    if kind != "mutex":
-        return
-    for macro, names in sorted(prog.shared_init_macros.values()):
-        if key.name not in names:
+    them, so none is converted while another stays POSIX.  So with the
+    conditions a macro initialises beside its mutexes
+    (Program.init_macro_conds): all are converted or none."""
+    tied = [(macro, [("mutex", n) for n in names])
+            for macro, names in prog.shared_init_macros.values()]
+    tied += [(macro, [("mutex", n) for n in mks] +
+              [("cond", n) for n in cks])
+             for macro, mks, cks, _ in prog.init_macro_conds.values()]
+    for macro, members in sorted(tied):
+        if (kind, key.name) not in members:
             continue
-        for n in names:
-            other = prog.keys.get(("mutex", n))
+        for kd, n in members:
+            other = prog.keys.get((kd, n))
+            if other is None and kd == "cond":
+                key.refuse("initialised by macro %s, which also "
+                           "initialises condition %s, which is never "
+                           "waited on" % (macro, n.lstrip(".")))
+                return
             if other is not None and other is not key and other.why:
                 key.refuse("initialised by macro %s, which also "
                            "initialises %s, which stays POSIX" % (
@@ -1609,6 +1619,11 @@ def _call_renames(prog, f):
             if any(converted(prog, "cond", n) for n in names):
                 f.edits.append((t.start, t.end,
                                 "LIBLOCK_COND_INITIALIZER"))
+    for (path, _), (_, _, cks, offs) in sorted(
+            prog.init_macro_conds.items()):
+        # (_shared_init_macro(): all of them are converted, or none)
+        if path == f.path and all(converted(prog, "cond", n) for n in cks):
+            f.edits += [(a, b, "LIBLOCK_COND_INITIALIZER") for a, b in offs]
     for cf, k, name in prog.cond_inits:
         if cf is not f:
             continue  # (k is a token of that file)
