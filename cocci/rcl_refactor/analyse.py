@@ -1438,6 +1438,13 @@ def try_shape(fi, k, fns, hint=lambda name: False):
        `if (trylock(&m))`), EXIT a return, goto, break or continue, or a
        block that ends with one.
 
+    A blocking lock's call (its result 0, or a positive error number)
+    may also be compared with 0 by sign: `lock(&m) < 0` and `lock(&m) >
+    0` test failure as != 0 does (libgit2's `if (git_mutex_lock(&l) <
+    0) { ...; return -1; }`), `lock(&m) >= 0` success as == 0 does; the
+    output tests the 0 in the call's place as kind 2 (or 1) does.  Not a
+    trylock's: `trylock(&m) < 0` is false when the lock is busy.
+
     Returns a dict (kind 1 or 2, the if statement, the section's block
     and the indices of its first statement minus one and of its unlock,
     the lock function and its lock expression), or raises Refused."""
@@ -1476,9 +1483,13 @@ def try_shape(fi, k, fns, hint=lambda name: False):
             "(", "=", "@", ")"] and toks[ca - 2].kind == "id":
         held_in = rest[1]
         rest = ["@"] + rest[5:]
-    if rest in (["@", "==", "0"], ["0", "==", "@"], ["!", "@"]):
+    blocking = lf.role == "lock"
+    if rest in (["@", "==", "0"], ["0", "==", "@"], ["!", "@"]) or (
+            blocking and rest in (["@", ">=", "0"], ["0", "<=", "@"])):
         kind = 1
-    elif rest in (["@", "!=", "0"], ["0", "!=", "@"], ["@"]):
+    elif rest in (["@", "!=", "0"], ["0", "!=", "@"], ["@"]) or (
+            blocking and rest in (["@", "<", "0"], ["0", ">", "@"],
+                                  ["@", ">", "0"], ["0", "<", "@"])):
         kind = 2
     else:
         raise Refused("the trylock's result is tested as '%s' (the shapes "
