@@ -1799,6 +1799,57 @@ def _is_pointer(t):
     return _element(t).kind == ci.TypeKind.POINTER
 
 
+def _fn_shape(ftype):
+    """(kind of result, number of parameters) of the canonical function
+    type spelled @ftype ("void *(void *)"), the number None for a
+    variadic or unprototyped one; None when the spelling is not that
+    simple (a function returning a function pointer)."""
+    if not ftype.endswith(")"):
+        return None
+    depth = 0
+    for i in range(len(ftype) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(ftype[i], 0)
+        if depth == 0:
+            break
+    ret, params = ftype[:i].strip(), ftype[i + 1:-1].strip()
+    if not ret or "(" in ret:
+        return None
+    kind = "pointer" if ret.endswith("*") else "void" if ret == "void" \
+        else "float" if ret.split()[-1] in ("float", "double") \
+        else "record" if ret.startswith(("struct ", "union ")) \
+        else "integer"
+    args, depth, cur = [], 0, ""
+    for ch in params:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            args.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        args.append(cur.strip())
+    if not args or "..." in args:
+        return (kind, None)
+    return (kind, 0 if args == ["void"] else len(args))
+
+
+def _shapes_agree(call, fn):
+    """Whether a function of canonical type @fn may be called through a
+    pointer of type @call that does not match it: the cast a program
+    writes to call a function stored as `void *` or as another type
+    changes what its parameters point to (uv's `(uv_async_cb)queue_cb`),
+    not how many there are or what kind of value comes back, which
+    would make the call undefined; so a comparison function's call
+    (`int (const void *, const void *)`) does not reach a thread's start
+    routine (`void *(void *)`).  Unknown shapes agree."""
+    a, b = _fn_shape(call), _fn_shape(fn)
+    if a is None or b is None:
+        return True
+    if a[0] != b[0]:
+        return False
+    return a[1] is None or b[1] is None or a[1] == b[1]
+
+
 def _field_node(fd):
     """The node of field @fd: ("field", USR of its structure, name); a
     union's members are one node (each may be read as another)."""
@@ -3545,18 +3596,27 @@ class Program:
         casts the pointer or its type is unknown.  A call through a
         structure field, a variable or a parameter (@ind.node) reaches
         only those of them the node may hold or that may be anywhere
-        (held_by())."""
+        (held_by()); any other, only those whose address is stored into
+        a pointer of the program or goes anywhere: not a function whose
+        address is only handed to the C library (a qsort() comparator)
+        or to pthread_create() (a thread's start routine, which libgit2's
+        call of a comparator cast from `void *` reached).  Of those, the
+        ones of the call's type, or of its shape when the call or the
+        function's address went through a cast (_shapes_agree())."""
         how = (bool(ind.cast), ind.ftype, ind.node)
         if how not in self._targets:
             if ind.node is not None:
                 holds, anywhere = self.held_by()
                 may = holds.get(ind.node, set()) | anywhere
+            else:
+                may = {src[1] for src, _ in self.flows if src[0] == "fn"}
             self._targets[how] = [
                 (key, name) for key, (name, ftype, erased)
                 in sorted(self.addr_funcs.items())
-                if (ind.node is None or key in may) and
-                (ind.cast or ind.ftype is None or erased or
-                 ftype == ind.ftype)]
+                if key in may and
+                (ind.ftype is None or ftype == ind.ftype or (
+                    (ind.cast or erased) and
+                    _shapes_agree(ind.ftype, ftype)))]
         return self._targets[how]
 
     def edges(self, fn, where=None, hows=None):
