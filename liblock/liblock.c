@@ -363,7 +363,7 @@ static_assert(sizeof(liblock_lock_t) == 6 * sizeof(void *),
  * layouts agree only while each atomic type has its plain type's size and
  * alignment. */
 #define SAME_AS_PLAIN(type)                                                    \
-	static_assert(sizeof(_Atomic type) == sizeof(type) &&                 \
+	static_assert(sizeof(_Atomic type) == sizeof(type) &&                  \
 			      _Alignof(_Atomic type) == _Alignof(type),        \
 		      "_Atomic " #type " is laid out as " #type)
 SAME_AS_PLAIN(int);

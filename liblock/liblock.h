@@ -87,12 +87,12 @@ typedef struct liblock_attr {
  * become ready on first use (one thread initialises, the others wait).
  */
 typedef struct liblock_lock {
-	const void *_ops;	/* const struct ll_ops *, set once ready */
-	void *_impl;		/* the algorithm's state */
-	const char *_algorithm; /* requested algorithm (lazy init) */
-	int _server;		/* requested server CPU (lazy init) */
-	unsigned int _flags;	/* requested LIBLOCK_ATTR_* (lazy init) */
-	LIBLOCK_ATOMIC(int) _state;	/* 0 uninit, 1 initialising, even: ready */
+	const void *_ops;	    /* const struct ll_ops *, set once ready */
+	void *_impl;		    /* the algorithm's state */
+	const char *_algorithm;	    /* requested algorithm (lazy init) */
+	int _server;		    /* requested server CPU (lazy init) */
+	unsigned int _flags;	    /* requested LIBLOCK_ATTR_* (lazy init) */
+	LIBLOCK_ATOMIC(int) _state; /* 0 uninit, 1 initialising, even: ready */
 	/* RECURSIVE and ERRORCHECK locks: the levels the holder took beyond
 	 * the first, and its token (0 when no thread holds the lock word) */
 	unsigned int _depth;
@@ -119,7 +119,8 @@ typedef struct liblock_lock {
 /* Condition variable usable with every algorithm (waits on a futex).
  * Private fields; LIBLOCK_COND_INITIALIZER uses CLOCK_REALTIME. */
 typedef struct liblock_cond {
-	LIBLOCK_ATOMIC(unsigned int) _seq; /* futex word, bumped by signal/broadcast */
+	/* the futex word, bumped by signal and broadcast */
+	LIBLOCK_ATOMIC(unsigned int) _seq;
 	LIBLOCK_ATOMIC(unsigned int) _waiters; /* threads inside a wait */
 	int _clock; /* clock of timed waits' absolute deadlines */
 	int _magic; /* detects use of a destroyed cond */

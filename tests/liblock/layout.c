@@ -26,8 +26,7 @@ struct shared {
 
 static struct shared shared = {
 	'x', LIBLOCK_INITIALIZER_ALGO("mcs", LIBLOCK_SERVER_DEFAULT),
-	LIBLOCK_COND_INITIALIZER, 0
-};
+	LIBLOCK_COND_INITIALIZER, 0};
 
 int main(void)
 {
