@@ -1188,7 +1188,7 @@ class Program:
         # body]): a macro that also initialises conditions (h2o's
         # `{PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, count}`)
         # converts its conditions with its mutexes or keeps all of them
-        # POSIX (rewrite._init_macro_tie())
+        # POSIX (rewrite._shared_init_macro())
         self.init_macro_conds = {}
         # name -> the keys the compiler says a use that the tokens do not
         # tell initialises: they stay POSIX with the macro's
