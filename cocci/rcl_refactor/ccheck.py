@@ -7,6 +7,7 @@ can refuse that section alone and transform the others.
 A location is the text of the line the diagnostic points at (stripped),
 not its number: lines move when sections are extracted, the code around
 them does not change."""
+import collections
 import os
 import re
 
@@ -90,23 +91,15 @@ def new_diags(before, after):
     """The diagnostics of @after whose (text, location) @before lacks; a
     warning about the function a call names (_ABOUT_CALLEE) is new only
     when @after has more of its message than @before."""
+    def callee_counts(diags):
+        return collections.Counter(
+            (os.path.basename(d.path), d.kind, d.msg) for d in diags
+            if d.msg.endswith(_ABOUT_CALLEE))
     old = {d.key() for d in before}
-    count = {}
-    for d in before:
-        if d.msg.endswith(_ABOUT_CALLEE):
-            k = (os.path.basename(d.path), d.kind, d.msg)
-            count[k] = count.get(k, 0) + 1
-    out = []
-    for d in after:
-        if d.key() in old:
-            continue
-        if d.msg.endswith(_ABOUT_CALLEE):
-            k = (os.path.basename(d.path), d.kind, d.msg)
-            if sum(1 for x in after if (os.path.basename(x.path), x.kind,
-                                        x.msg) == k) <= count.get(k, 0):
-                continue
-        out.append(d)
-    return out
+    had, has = callee_counts(before), callee_counts(after)
+    return [d for d in after if d.key() not in old and not (
+        d.msg.endswith(_ABOUT_CALLEE) and
+        has[d.key()[:3]] <= had[d.key()[:3]])]
 
 
 _HELD_CALL = re.compile(r"\bliblock_(?:lock|unlock|trylock)\s*\(([^;]*)")

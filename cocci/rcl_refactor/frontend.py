@@ -1677,24 +1677,19 @@ def _initialized_fields(init, out, at):
             if len(kids) > 1:
                 val = kids[-1]
         fld = fields[i] if fields is not None and i < len(fields) else None
-        if _is_mutex_type(val.type) or \
-                (fld is not None and _is_mutex_type(fld.type)):
+        kind = "mutex" if _is_mutex_type(val.type) or (
+            fld is not None and _is_mutex_type(fld.type)) else "cond" \
+            if fld is not None and _sync_kind(fld.type) == "cond" else None
+        if kind:
             name = desig or (fld.spelling if fld is not None else None)
             if name:
-                out.add("." + name)
                 use = _field_use(t.get_declaration() if fld is not None and
                                  fld.spelling == name else None, name)
-                out.add(use)
+                if kind == "mutex":
+                    out.update(("." + name, use))
                 loc = _loc(val)
                 if loc is not None and not use.startswith("?."):
-                    at.append((loc, "mutex", use))
-        elif fld is not None and _sync_kind(fld.type) == "cond":
-            name = desig or fld.spelling
-            use = _field_use(t.get_declaration() if fld.spelling == name
-                             else None, name)
-            loc = _loc(val)
-            if loc is not None and not use.startswith("?."):
-                at.append((loc, "cond", use))
+                    at.append((loc, kind, use))
         elif val.kind == K.INIT_LIST_EXPR:
             _initialized_fields(val, out, at)
         i += 1
@@ -3393,6 +3388,9 @@ class Program:
                 self.addr_funcs[key] = (name, ftype,
                                         erased or bool(old and old[2]))
             self.flows |= u.flows
+        # functions whose address goes into a pointer or anywhere: what a
+        # call through a pointer no node names may reach (pointer_targets)
+        self.stored_fns = {src[1] for src, _ in self.flows if src[0] == "fn"}
         # The units do not change once parsed: pointer_targets() by the
         # call's (cast, type), _section_reach() by section (Tor's 973
         # units: 46 sections, each reaching thousands of functions that
@@ -3609,7 +3607,7 @@ class Program:
                 holds, anywhere = self.held_by()
                 may = holds.get(ind.node, set()) | anywhere
             else:
-                may = {src[1] for src, _ in self.flows if src[0] == "fn"}
+                may = self.stored_fns
             self._targets[how] = [
                 (key, name) for key, (name, ftype, erased)
                 in sorted(self.addr_funcs.items())
