@@ -44,13 +44,15 @@ class Slot:
         self.uses = []       # (path, token) of its value's other uses
         self.carriers = set()  # pointer keys it is stored into (program.py)
         self.stored = set()  # (path, token) of those stores
+        self.inits = []      # (File, token) of pthread_mutex_init(slot, ..)
+        self.tied = False    # only initialises what reaches it (Handles.run)
 
     def fault(self):
         if self.escape:
             return self.escape
         if self.opaque:
             return self.opaque
-        if len(self.keys) > 1:
+        if len(self.keys) > 1 and not self.tied:
             return "%s may hold the address of %s" % (
                 self.label, " or ".join(sorted(k.lstrip(".")
                                                for k in self.keys)))
@@ -176,6 +178,9 @@ class Handles:
             self._fn_uses(f)
             self._macro_uses(f)
         self._propagate()
+        held = set(self.held.values())
+        for s in self.vars.values():
+            s.tied = self._init_only(s, held, set())
         # A slot that a lock expression reaches directly and that goes
         # wrong itself leaves the verdict to program.py's own scan (the
         # lock expression is then a use it does not account for, with
@@ -229,6 +234,31 @@ class Handles:
 
     def _all(self):
         return list(self.vars.values()) + list(self.rets.values())
+
+    def _init_only(self, s, held, seen):
+        """Whether slot @s (a parameter: fio's mutex_init_pshared(
+        pthread_mutex_t *mutex)) is only given to pthread_mutex_init() or
+        passed on to slots that are: an init function, which may then
+        initialise several locks, converted together or not at all
+        (rewrite._shared_init_fn()), since its parameter's type is one."""
+        if s in seen:
+            return True
+        seen.add(s)
+        if s.followed or s.escape or s.opaque or s in held or \
+                s.carriers or not (s.inits or s.out):
+            return False
+        slots = set(self.vars.values())
+        return all(o in slots and self._init_only(o, held, seen)
+                   for o in s.out)
+
+    def tied_slot(self, f, k, expr):
+        """The init-only slot (_init_only()) lock expression @expr at token
+        @k of @f names, when it may carry several locks, else None."""
+        s = self.var_for(f, k, expr)
+        return s if s is not None and s.tied and len(s.keys) > 1 else None
+
+    def tied_slots(self):
+        return [s for s in self.vars.values() if s.tied and s.keys]
 
     def _var(self, f, fi, d, fname):
         toks = f.src.toks
@@ -522,6 +552,14 @@ class Handles:
                 if (name, idx) in self.params and \
                         len(self.defs.get(name, ())) == 1:
                     return  # _fn_uses() follows it into the parameter
+                api = self.prog.api.get(name)
+                if api is not None and api.identity and idx == 0 and \
+                        api.target == "pthread_mutex_init":
+                    # initialised through it: an init site of each lock
+                    # that reaches it (Program._api_call())
+                    src.inits.append((f, ck))
+                    self._ok(f, x, y, src)
+                    return
                 return self._escape(src, "passed to %s() at %s" % (
                     name, where))
         if pre == "=":
@@ -677,8 +715,8 @@ class Handles:
         slots that carry only a converted lock, and casts to them."""
         out = set()
         for s in self._all():
-            if len(s.keys) == 1 and not s.fault() and \
-                    converted(next(iter(s.keys))) or \
+            if (len(s.keys) == 1 or s.tied and s.keys) and \
+                    not s.fault() and all(converted(n) for n in s.keys) or \
                     self._carries(s, converted):
                 out |= set(s.typetoks)
                 if s.decl is not None and s.typetoks:
@@ -686,8 +724,8 @@ class Handles:
                         "liblock_lock_t" if self._mutex_type(w) else w
                         for w in s.decl.spec.split())
         for f, c, s in self.casts:
-            if len(s.keys) == 1 and not s.fault() and \
-                    converted(next(iter(s.keys))) or \
+            if (len(s.keys) == 1 or s.tied and s.keys) and \
+                    not s.fault() and all(converted(n) for n in s.keys) or \
                     self._carries(s, converted):
                 out.add((f, c))
         return sorted(out, key=lambda x: (x[0].path, x[1]))

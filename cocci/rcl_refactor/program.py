@@ -1197,6 +1197,10 @@ class Program:
         # that initialises several mutexes, one per use: its body is the
         # site of them all (rewrite._shared_init_macro())
         self.shared_init_macros = {}
+        # (path, token of pthread_mutex_init) -> (handles.Slot, [key
+        # names]): the call of an init function's parameter, the site of
+        # every lock its callers give it (rewrite._shared_init_fn())
+        self.shared_init_sites = {}
         # Function-like ones (SQLite's `#define SQLITE3_MUTEX_INITIALIZER(id)
         # { PTHREAD_MUTEX_INITIALIZER, id }`, used in a static array):
         # their names; a use is the call, arguments and all.
@@ -1720,12 +1724,21 @@ class Program:
                 self._refuse_all(names, "mutex", why)
             if why or not names:
                 return
-            key = self.key(names[0])
-            if target == "pthread_mutex_init":
+            if target != "pthread_mutex_init":
+                self.key(names[0])
+                return
+            # An init function's parameter (fio's mutex_init_pshared())
+            # may carry several locks: this is an init site of each.
+            tied = self.handles.tied_slot(f, k, args[0]) \
+                if self.handles else None
+            if tied is not None:
+                self.shared_init_sites[(f.path, k)] = (tied, names)
+            attr = args[1] if len(args) > 1 else ""
+            fault, owner = (None, None) if canon(attr) in (
+                "NULL", "0", "(void*)0") else self._attr_fault(attr, f, k)
+            for name in names if tied is not None else names[:1]:
+                key = self.key(name)
                 key.sites.append((f, k, "init"))
-                attr = args[1] if len(args) > 1 else ""
-                fault, owner = (None, None) if canon(attr) in (
-                    "NULL", "0", "(void*)0") else self._attr_fault(attr, f, k)
                 if fault:
                     key.refuse("initialised with attributes at %s:%d (%s; "
                                "only mutexes private to the process, plain, "
@@ -1820,6 +1833,16 @@ class Program:
                     if typ in _OWNER_TYPES:
                         owner = owner or "type %s set at %s" % (
                             toks[k + 2].text, at)
+                        continue
+                    if toks[k + 2].kind == "id":
+                        # A variable or a constant the files do not
+                        # define (fio's mutex_init_pshared_with_type(
+                        # mutex, type)): liblock_mutexattr_flags() reads
+                        # the type when the program runs, so a recursive
+                        # or error-checking one stays so; may be one.
+                        owner = owner or "type '%s' set at %s, which " \
+                            "may be recursive or error-checking" % (
+                                toks[k + 2].text, at)
                         continue
                     return "type %s set at %s" % (toks[k + 2].text, at), \
                         None, declared

@@ -1033,6 +1033,25 @@ def _shared_init_macro(prog, kind, key):
                 return
 
 
+def _shared_init_fn(prog, kind, key):
+    """An init function (fio's mutex_init_pshared(pthread_mutex_t *m),
+    handles.Handles._init_only()) initialises every lock its callers
+    give it, through one parameter whose type becomes liblock_lock_t *:
+    all of them are converted or none."""
+    if kind != "mutex" or not prog.handles:
+        return
+    for slot in prog.handles.tied_slots():
+        if key.name not in slot.keys:
+            continue
+        for n in sorted(slot.keys):
+            other = prog.keys.get(("mutex", n))
+            if other is not None and other is not key and other.why:
+                key.refuse("initialised through %s, which also "
+                           "initialises %s, which stays POSIX" % (
+                               slot.label, n.lstrip(".")))
+                return
+
+
 def decide(prog):
     """Fixpoint: a mutex is converted unless its address reaches what is
     not rewritten (its condition variables must be converted too).  Each
@@ -1158,6 +1177,8 @@ def _decide_keys(prog):
                 _shared_decl(prog, kind, key)
             if not key.why:
                 _shared_init_macro(prog, kind, key)
+            if not key.why:
+                _shared_init_fn(prog, kind, key)
             if key.why:
                 changed = True
         if macrobody.decide(prog, lambda n: converted(prog, "mutex", n)):
@@ -1332,25 +1353,49 @@ def small_edits(prog, selection):
                     macro, f.src.text[start:end])))
                 _other_macro_inits(key, f, k, macro)
                 continue
-            if how == "init":
+            flags = None
+            fn_shared = prog.shared_init_sites.get((f.path, k)) \
+                if how == "init" else None
+            if fn_shared:
+                # an init function's pthread_mutex_init(): one site for
+                # the locks it initialises (_shared_init_fn())
+                if (f.path, k) in shared_done:
+                    continue
+                shared_done.add((f.path, k))
+                slot, names = fn_shared
+                # _shared_init_fn() keeps them together: a lock of the
+                # parameter left POSIX would get liblock_init()
+                assert all(converted(prog, "mutex", n) for n in names), \
+                    "init function site %s:%d of locks converted apart" % (
+                        f.display, f.line(k))
+                macro = _site_name(slot.decl.name, f, k)
+                entries.append((macro, "rcl", "%s: %s:%d, pthread_mutex_init"
+                                "() of %s, one for all of them" % (
+                                    ", ".join(n.lstrip(".") for n in names),
+                                    f.src.rel, f.line(k), slot.label)))
+                owned = any(prog.keys[("mutex", n)].owned for n in names)
+                flags = _init_type_flags(prog, key, toks, k, owned)
+            elif how == "init":
                 what = "pthread_mutex_init()"
             elif how == "static":
                 what = "static initializer"
             else:
                 what = "static initializer in macro %s" % re.match(
                     r"#\s*define\s+(\w+)", toks[k].text).group(1)
-            ndel = sum(1 for s in key.sections if delegated(s))
-            tied = getattr(key, "tied", None)
-            entries.append((macro, "posix" if tied else "rcl",
-                            "%s: %s:%d, %s, %d section(s): "
-                            "%d delegated, %d held%s%s" % (
-                                name.lstrip("."), f.src.rel, f.line(k), what,
-                                len(key.sections), ndel,
-                                len(key.sections) - ndel,
-                                "; profile: " + comment if comment else "",
-                                "; not selected: shares condition %s with %s"
-                                % (tied[0], tied[1].lstrip("."))
-                                if tied else "")))
+            if not fn_shared:
+                ndel = sum(1 for s in key.sections if delegated(s))
+                tied = getattr(key, "tied", None)
+                entries.append((macro, "posix" if tied else "rcl",
+                                "%s: %s:%d, %s, %d section(s): "
+                                "%d delegated, %d held%s%s" % (
+                                    name.lstrip("."), f.src.rel, f.line(k),
+                                    what, len(key.sections), ndel,
+                                    len(key.sections) - ndel,
+                                    "; profile: " + comment if comment
+                                    else "",
+                                    "; not selected: shares condition %s "
+                                    "with %s" % (tied[0], tied[1].lstrip("."))
+                                    if tied else "")))
             f.needs_include = True
             f.needs_config = True
             if how == "init":
@@ -1365,7 +1410,8 @@ def small_edits(prog, selection):
             else:
                 close = find.cparse.match(toks, k + 1)
                 attr = "&(liblock_attr_t){ %s_ALGO, %s_SERVER, %s }" % (
-                    macro, macro, _init_type_flags(prog, key, toks, k))
+                    macro, macro, flags or _init_type_flags(prog, key, toks,
+                                                            k))
                 raw = find.cparse.split_args(toks, k + 1, close)
                 if prog.api[toks[k].text].identity and len(raw) == 2:
                     # Only the name and the attribute change: other edits
@@ -1532,13 +1578,14 @@ def _initializer(macro, initializer):
     return "LIBLOCK_INITIALIZER_ALGO(%s_ALGO, %s_SERVER)" % (macro, macro)
 
 
-def _init_type_flags(prog, key, toks, k):
+def _init_type_flags(prog, key, toks, k, owned=None):
     """The flags of the liblock attribute that replaces the pthread one of
     the init call at token @k: a recursive or error-checking mutex
-    (Key.owned) keeps the type its attribute gives it, read when the
-    program runs (liblock_mutexattr_flags()); any other gets 0."""
+    (Key.owned, or @owned for the site of several) keeps the type its
+    attribute gives it, read when the program runs
+    (liblock_mutexattr_flags()); any other gets 0."""
     args = _api_args(prog, toks, k)
-    if not key.owned or len(args) < 2 or \
+    if not (key.owned if owned is None else owned) or len(args) < 2 or \
             find.canon(args[1]) in ("NULL", "0", "(void*)0"):
         return "0"
     return "liblock_mutexattr_flags(%s)" % args[1]

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* An init wrapper that aborts when pthread_mutex_init() fails: liblock's
-   init can fail too (memory, the algorithm asked for), and the check
-   cannot move with the call, so the mutex it initialises stays POSIX.
+   init can fail too (memory, the algorithm asked for), so the check must
+   stay with the call.  The wrapper is an init function (its parameter
+   only reaches pthread_mutex_init()): it stays, its parameter becomes
+   liblock_lock_t * and its call liblock_init(), under the same check.
    The other lock, used through the same lock wrappers, is converted. */
-/* expect: refused which checks the result of pthread_mutex_init() */
+/* expect: transformed */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

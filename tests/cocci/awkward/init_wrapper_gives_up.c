@@ -2,9 +2,10 @@
 /* An init helper that checks pthread_mutex_init(), reports through the
    program's error function and gives up with `return false` (lrzip's
    init_mutex(control, mutex)).  An init may fail for want of memory, and
-   liblock's would need the same check: the lock stays POSIX, and the
-   reason names the helper's check rather than an unknown use. */
-/* expect: refused which checks the result of pthread_mutex_init() */
+   liblock's needs the same check: the helper is an init function, whose
+   body keeps its check around liblock_init() on its parameter, now a
+   liblock_lock_t *. */
+/* expect: transformed */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
