@@ -10,14 +10,17 @@ parameter declared `void *` or as a pointer to a mutex type, or the
 return value of a function of the program returning one.  Values flow
 into a slot from a lock expression (`&locks[i]`), another slot (`h = l`,
 `return l`, `release(h)`, `h = take(x)`) or NULL; a slot may be used
-only in a lock, trylock or unlock call (optionally through a cast to a
-mutex pointer), tested (`if (h)`, `h == NULL`) or passed on to another
-slot.  The keys that reach a slot are propagated over the whole program
-(every file given); a lock whose address reaches a slot that is used
-any other way, that also receives other pointers, or that carries more
-than one lock, stays POSIX with the reason.  Functions are told apart by
-name: a name defined more than once, or used other than by calling it,
-is not followed."""
+only in a lock, trylock, unlock or init call (optionally through a cast
+to a mutex pointer), tested (`if (h)`, `h == NULL`) or passed on to
+another slot.  The keys that reach a slot are propagated over the whole
+program (every file given); a lock whose address reaches a slot that is
+used any other way, that also receives other pointers, or that carries
+more than one lock, stays POSIX with the reason.  A slot whose value only
+reaches pthread_mutex_init() (an init function's parameter: fio's
+mutex_init_pshared()) may carry several locks, which are then converted
+together or not at all (rewrite._shared_init_fn()).  Functions are told
+apart by name: a name defined more than once, or used other than by
+calling it, is not followed."""
 import re
 
 from . import analyse, cparse
@@ -178,9 +181,9 @@ class Handles:
             self._fn_uses(f)
             self._macro_uses(f)
         self._propagate()
-        held = set(self.held.values())
-        for s in self.vars.values():
-            s.tied = self._init_only(s, held, set())
+        held, slots = set(self.held.values()), set(self.vars.values())
+        for s in slots:
+            s.tied = self._init_only(s, held, slots, set())
         # A slot that a lock expression reaches directly and that goes
         # wrong itself leaves the verdict to program.py's own scan (the
         # lock expression is then a use it does not account for, with
@@ -235,7 +238,7 @@ class Handles:
     def _all(self):
         return list(self.vars.values()) + list(self.rets.values())
 
-    def _init_only(self, s, held, seen):
+    def _init_only(self, s, held, slots, seen):
         """Whether slot @s (a parameter: fio's mutex_init_pshared(
         pthread_mutex_t *mutex)) is only given to pthread_mutex_init() or
         passed on to slots that are: an init function, which may then
@@ -247,8 +250,7 @@ class Handles:
         if s.followed or s.escape or s.opaque or s in held or \
                 s.carriers or not (s.inits or s.out):
             return False
-        slots = set(self.vars.values())
-        return all(o in slots and self._init_only(o, held, seen)
+        return all(o in slots and self._init_only(o, held, slots, seen)
                    for o in s.out)
 
     def tied_slot(self, f, k, expr):

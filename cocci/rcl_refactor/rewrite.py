@@ -1370,9 +1370,11 @@ def small_edits(prog, selection):
                         f.display, f.line(k))
                 macro = _site_name(slot.decl.name, f, k)
                 entries.append((macro, "rcl", "%s: %s:%d, pthread_mutex_init"
-                                "() of %s, one for all of them" % (
+                                "() on parameter '%s' of %s(), one for all "
+                                "of them" % (
                                     ", ".join(n.lstrip(".") for n in names),
-                                    f.src.rel, f.line(k), slot.label)))
+                                    f.src.rel, f.line(k), slot.decl.name,
+                                    slot.fi.name)))
                 owned = any(prog.keys[("mutex", n)].owned for n in names)
                 flags = _init_type_flags(prog, key, toks, k, owned)
             elif how == "init":

@@ -57,10 +57,10 @@
  *    test), its 80,000 sections hit the 120 s timeout with 10 ms (8 runs
  *    of 8 on the 2-CPU test machine) and took 1.6 to 2.3 s with 50 us;
  *    most of the 10 ms runs' time is the lock sitting granted to a
- *    waiter that is not running (traced).  Yielding after PATIENCE when the
- * lock has not changed hands for as long is the spin-for-a-context-switch rule
- * of ll_wait.h; with free CPUs, sched_yield() returns at once and the waiter
- * keeps its place.
+ *    waiter that is not running (traced).  Yielding after PATIENCE when
+ *    the lock has not changed hands for as long is the rule of ll_wait.h
+ *    (spin for about a context switch, then yield); with free CPUs,
+ *    sched_yield() returns at once and the waiter keeps its place.
  *
  * Timestamps: CLOCK_MONOTONIC (vDSO, consistent across CPUs), in ns.
  * Owner token and node are kept in the holder's line: EPERM, no lookup.
