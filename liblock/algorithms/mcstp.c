@@ -54,10 +54,11 @@
  *    microseconds of losing its CPU; the others then spin on the CPUs
  *    until the next tick.  With 4 threads on 2 CPUs and a write() in each
  *    section (Check's mark in tests/liblock/t_stress_all.c's lock_api
- *    test), its 80,000 sections hit the 120 s timeout with 10 ms (8 runs
- *    of 8 on the 2-CPU test machine) and took 1.6 to 2.3 s with 50 us;
- *    most of the 10 ms runs' time is the lock sitting granted to a
- *    waiter that is not running (traced).  Yielding after PATIENCE when
+ *    test), its 80,000 sections took up to 136 s with 10 ms (12 runs of
+ *    14 on the 2-CPU test machine were still running after 15 s; CI hit
+ *    the 120 s timeout) and 1.6 to 2.3 s with 50 us; most of the 10 ms
+ *    runs' time is the lock sitting granted to a waiter that is not
+ *    running (traced).  Yielding after PATIENCE when
  *    the lock has not changed hands for as long is the rule of ll_wait.h
  *    (spin for about a context switch, then yield); with free CPUs,
  *    sched_yield() returns at once and the waiter keeps its place.
