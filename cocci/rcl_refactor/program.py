@@ -1113,6 +1113,14 @@ class Program:
                 # converted, and the prototype of a function this run
                 # does not rewrite changed type.
                 continue
+            if _in_parens(toks, k) and self._in_wrapper(f, k):
+                # A parameter of a lock, init, destroy or condition
+                # wrapper (find.py's): its callers name the lock and its
+                # body's pthread call is not scanned.  No object, and not
+                # the global of the same name (libwebsockets'
+                # lws_pthread_mutex_init(pthread_mutex_t *lock) kept an
+                # example's `static pthread_mutex_t lock` POSIX).
+                continue
             field = bool(struct_depth and struct_depth[-1])
             # A block-scope `static pthread_mutex_t m = ...;` is one
             # object for the whole run, as a global is (redis'
