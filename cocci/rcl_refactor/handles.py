@@ -259,9 +259,6 @@ class Handles:
         s = self.var_for(f, k, expr)
         return s if s is not None and s.tied and len(s.keys) > 1 else None
 
-    def tied_slots(self):
-        return [s for s in self.vars.values() if s.tied and s.keys]
-
     def _var(self, f, fi, d, fname):
         toks = f.src.toks
         decl = [t.text for t in cparse.lex(d.declarator)]

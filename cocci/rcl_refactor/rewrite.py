@@ -1038,12 +1038,12 @@ def _shared_init_fn(prog, kind, key):
     handles.Handles._init_only()) initialises every lock its callers
     give it, through one parameter whose type becomes liblock_lock_t *:
     all of them are converted or none."""
-    if kind != "mutex" or not prog.handles:
+    if kind != "mutex":
         return
-    for slot in prog.handles.tied_slots():
-        if key.name not in slot.keys:
+    for slot, names in prog.shared_init_sites.values():
+        if key.name not in names:
             continue
-        for n in sorted(slot.keys):
+        for n in names:
             other = prog.keys.get(("mutex", n))
             if other is not None and other is not key and other.why:
                 key.refuse("initialised through %s, which also "
@@ -1353,7 +1353,7 @@ def small_edits(prog, selection):
                     macro, f.src.text[start:end])))
                 _other_macro_inits(key, f, k, macro)
                 continue
-            flags = None
+            owned = None  # of the locks of an init function's site
             fn_shared = prog.shared_init_sites.get((f.path, k)) \
                 if how == "init" else None
             if fn_shared:
@@ -1376,7 +1376,6 @@ def small_edits(prog, selection):
                                     f.src.rel, f.line(k), slot.decl.name,
                                     slot.fi.name)))
                 owned = any(prog.keys[("mutex", n)].owned for n in names)
-                flags = _init_type_flags(prog, key, toks, k, owned)
             elif how == "init":
                 what = "pthread_mutex_init()"
             elif how == "static":
@@ -1412,8 +1411,8 @@ def small_edits(prog, selection):
             else:
                 close = find.cparse.match(toks, k + 1)
                 attr = "&(liblock_attr_t){ %s_ALGO, %s_SERVER, %s }" % (
-                    macro, macro, flags or _init_type_flags(prog, key, toks,
-                                                            k))
+                    macro, macro, _init_type_flags(prog, key, toks, k,
+                                                   owned))
                 raw = find.cparse.split_args(toks, k + 1, close)
                 if prog.api[toks[k].text].identity and len(raw) == 2:
                     # Only the name and the attribute change: other edits
