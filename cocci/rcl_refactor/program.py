@@ -194,6 +194,9 @@ class Program:
         self._macro_locs = {}  # (path, offset) -> Loc key of a macro field
         # Pointer locals to mutexes: (path, decl token) -> PtrLocal.
         self.ptr_locals = {}
+        # (File, type token, name, kind) of the parameters of mutex type
+        # of function definitions (_param_decls())
+        self.param_decls = []
         # Addresses of locks carried between functions (handles.py).
         self.handles = None
         # Macros whose bodies call lock functions (macrobody.py).
@@ -884,6 +887,10 @@ class Program:
             if toks[j].kind != "id" or toks[j].text != name or \
                     toks[j - 1].text in (".", "->"):
                 continue
+            seen = analyse.visible_decl(fi, name, j) if j != d.t0 else d
+            if seen is None or seen.t0 != d.t0:
+                continue  # another object of that name (a global, after
+                # the local's block ends)
             binary = toks[j - 2].kind in ("id", "num") and \
                 toks[j - 2].text != "return" or toks[j - 2].text in (")",
                                                                     "]")
@@ -975,6 +982,7 @@ class Program:
         h = handles.Handles(self)
         h.run()
         self.handles = h
+        self._param_decls()
         self._init_macros()
         # (File, token, cond key) of PTHREAD_COND_INITIALIZER in brace
         # initialisers of structures
@@ -1128,17 +1136,29 @@ class Program:
             local = f.in_function(k) and not field and \
                 not _static_object(toks, k)
             tag = self.fields.owner.get((f.path, k), "") if field else None
+            if local and tag is None and _param_of(f, k) and \
+                    toks[k - 1].text != "typedef":
+                # A parameter of a function definition: what it names is
+                # known once handles.py has followed what its callers
+                # pass (_param_decls()).
+                self.param_decls += [(f, k, name, kind)
+                                     for name in _declarators(toks, k)]
+                continue
             for name in _declarators(toks, k):
+                pl = self._follow(f, k, name) if local and tag is None \
+                    and kind == "mutex" else None
+                if pl is not None and pl.why is None:
+                    # Followed: lock_keys() reads it through its pointee,
+                    # by scope (pointer_local()), so it is no key, and a
+                    # global of the same name is not refused for it.
+                    self.ptr_locals[(f.path, pl.decl.t0)] = pl
+                    continue
                 key = self.key(name if tag is None else tag + "." + name,
                                kind)
                 key.decls.append((f, k))
-                pl = self._follow(f, k, name) if local and tag is None \
-                    and kind == "mutex" else None
                 if pl is not None:
                     self.ptr_locals[(f.path, pl.decl.t0)] = pl
-                    key.refuse(pl.why or "pointer local '%s' at %s:%d, used "
-                               "before its assignment" % (
-                                   name, f.display, f.line(k)))
+                    key.refuse(pl.why)
                 elif local and _block_extern(toks, k):
                     key.refuse("declared extern inside a function at %s:%d "
                                "(only file-scope declarations are "
@@ -1150,21 +1170,43 @@ class Program:
                                "mutexes with static storage, or in "
                                "structures, are converted)" % (
                                    f.display, f.line(k)))
-                elif local and _param_of(f, k):
-                    # (One key for every parameter of that name: the
-                    # message names none of their functions.)
-                    key.refuse("a function's parameter at %s:%d (the "
-                               "locks its callers pass cannot be followed "
-                               "through it; a function whose body is only "
-                               "the lock or unlock call and checks is read "
-                               "as a lock wrapper instead, docs/REFACTOR.md "
-                               "section 6)" % (f.display, f.line(k)))
                 elif local:
                     key.refuse("declared as a local variable or parameter "
                                "at %s:%d (a lock reached through a pointer "
                                "cannot be followed)" % (f.display, f.line(k)))
                 if toks[k - 1].text == "typedef":
                     key.refuse("typedef of a mutex type")
+
+    def _param_decls(self):
+        """The parameters of mutex type that _scan_decls() set aside.  One
+        that handles.py follows (a pointer some caller gives a lock's
+        address, every use of it accounted for) names the locks its
+        callers pass: lock_keys() reads it through its slot, by scope, so
+        it is no key of its own, and a global of the same name is not
+        refused for it (a helper `bump(pthread_mutex_t *lock)` kept the
+        program's `static pthread_mutex_t lock` POSIX).  Any other
+        parameter is read by its name: its key is refused, and with it
+        every lock of that name."""
+        slots = {}
+        for s in self.handles.vars.values():
+            if s.decl is not None and s.decl.is_param:
+                for tf, t in s.typetoks:
+                    slots[(tf.path, t)] = s
+        for f, k, name, kind in self.param_decls:
+            s = slots.get((f.path, k))
+            if s is not None and s.decl.name == name and s.keys and \
+                    s not in self.handles.deferred:
+                continue
+            key = self.key(name, kind)
+            key.decls.append((f, k))
+            # (One key for every parameter of that name: the message
+            # names none of their functions.)
+            key.refuse("a function's parameter at %s:%d (the locks its "
+                       "callers pass cannot be followed through it; a "
+                       "function whose body is only the lock or unlock "
+                       "call and checks is read as a lock wrapper "
+                       "instead, docs/REFACTOR.md section 6)" % (
+                           f.display, f.line(k)))
 
     def _cancelled_waits(self):
         """Where the program cancels threads (pthread_cancel()), if it
