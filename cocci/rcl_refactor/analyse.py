@@ -1260,6 +1260,8 @@ def visible_decl(fi, name, at):
             vis = True
         else:
             vis = d.block.t0 <= at < d.block.t1
+        if at >= getattr(d, "scope_end", at + 1):
+            vis = False  # a macro's, used in its expansion only
         if vis and (best is None or d.t0 > best.t0):
             best = d
     return best
@@ -1281,8 +1283,11 @@ def _hoist(fi, sec, occ, in_region):
     for d in decls_of(fi):
         if d.block is not blk or d.stmt[0] not in tops:
             continue
-        after = [k for n, k in occ if n == d.name and not in_region(k)
-                 and k > d.t0]
+        refs = getattr(d, "refs", None)  # the compiler's (a macro's)
+        after = [k for k in refs if not in_region(k) and k > d.t0] \
+            if refs is not None else \
+            [k for n, k in occ if n == d.name and not in_region(k)
+             and k > d.t0]
         if not after and d.name not in esc:
             continue
         if getattr(d, "by_macro", None):

@@ -934,6 +934,19 @@ def _clang_decls(f, fi, fn):
             continue
         d = analyse.decl_from_type(fi, ld, k)
         if d is not None:
+            # Where the compiler uses this declaration: the same name
+            # may be another macro expansion's own (each
+            # `CHECK(pthread_cond_signal(&c));` declares its `_e` in the
+            # block of its do/while), which is no use of this one.
+            d.refs = sorted({j for j in (_tok_of(f, r.loc) for r in
+                                         fn.local_refs
+                                         if r.name == ld.name and
+                                         r.decl == ld.loc)
+                             if j is not None})
+            if all(j == k for j in d.refs):
+                # Used inside its own expansion only (the do/while
+                # block of a checking macro): seen by no other token.
+                d.scope_end = d.stmt[1]
             fi.cdecls.append(d)
         elif not ld.is_param:
             fi.unwritten.append((ld.name, k))
