@@ -344,6 +344,17 @@ def _function(fi, sec, plan, names, body, lockname):
     return "\n".join(g)
 
 
+def _cast(d, typ):
+    """A cast to @typ, the type of local @d, in @d's own initialiser.
+    Where @d's name is also a word of its type (memcached's `item
+    *item`, a variable named like its typedef), the declarator has
+    already hidden the typedef there: the cast names the variable's
+    type through the variable."""
+    if re.search(r"\b%s\b" % re.escape(d.name), typ):
+        return "(__typeof__(%s))" % d.name
+    return "(%s)" % typ
+
+
 def _prologue(plan, un):
     """The declarations that take the locals out of the context, and the
     statements that must follow them."""
@@ -351,17 +362,17 @@ def _prologue(plan, un):
     # -Wc++-compat (zstd's) warns about the implicit ones.
     if plan.word == "pointer":
         d = plan.vars[0][0]
-        cast = "(%s)" % d.text("").strip() if d.pointer_type() else ""
+        cast = _cast(d, d.text("").strip()) if d.pointer_type() else ""
         return ["\t%s = %srcl_arg;" % (d.text(d.name), cast)], []
     if plan.word:
         d = plan.vars[0][0]
-        return ["\t%s = (%s)(uintptr_t)rcl_arg;" % (
-            d.text(d.name), d.text("").strip())], []
+        return ["\t%s = %s(uintptr_t)rcl_arg;" % (
+            d.text(d.name), _cast(d, d.text("").strip()))], []
     if plan.single:
         d = plan.vars[0][0]
         pt = d.pointer_type()
         return ["\t%s = %srcl_arg;" % (d.text("(*%s)" % d.name),
-                                       "(%s)" % pt if pt else "")], []
+                                       _cast(d, pt) if pt else "")], []
     if not plan.union:
         return [], ["\t(void)rcl_arg;"]
     g = ["\tunion %s *rcl_ctx = (union %s *)rcl_arg;" % (un, un)]
@@ -388,6 +399,8 @@ def _context(plan, un):
         d = plan.vars[0][0]
         qual = re.search(r"\b(const|volatile)\b", d.spec + " " + d.declarator)
         pt = d.pointer_type()
+        if pt and re.search(r"\b%s\b" % re.escape(d.name), pt):
+            pt = "__typeof__(&%s)" % d.name  # see _cast()
         ctx = ("(%s){&%s}" % (pt, d.name)) if pt else "&" + d.name
         if qual:
             ctx = "(void *)" + ctx
