@@ -1489,16 +1489,23 @@ def try_shape(fi, k, fns, hint=lambda name: False):
         held_in = rest[1]
         rest = ["@"] + rest[5:]
     blocking = lf.role == "lock"
+    # A trylock of the mutexes converted (robust and process-shared ones
+    # stay POSIX: Program._attr_uses()) gives 0 or EBUSY, as rcl_tryexec()
+    # does: testing for EBUSY is testing for failure.
+    busy = not blocking and not lf.test
     if rest in (["@", "==", "0"], ["0", "==", "@"], ["!", "@"]) or (
-            blocking and rest in (["@", ">=", "0"], ["0", "<=", "@"])):
+            blocking and rest in (["@", ">=", "0"], ["0", "<=", "@"])) or (
+            busy and rest in (["@", "!=", "EBUSY"], ["EBUSY", "!=", "@"])):
         kind = 1
     elif rest in (["@", "!=", "0"], ["0", "!=", "@"], ["@"]) or (
             blocking and rest in (["@", "<", "0"], ["0", ">", "@"],
-                                  ["@", ">", "0"], ["0", "<", "@"])):
+                                  ["@", ">", "0"], ["0", "<", "@"])) or (
+            busy and rest in (["@", "==", "EBUSY"], ["EBUSY", "==", "@"])):
         kind = 2
     else:
         raise Refused("the trylock's result is tested as '%s' (the shapes "
-                      "delegated test it == 0, != 0 or alone)" %
+                      "delegated test it == 0, != 0, alone, or a "
+                      "trylock's == EBUSY or != EBUSY)" %
                       join_tokens([t.text for t in toks[a:b]]))
     if lf.test == "== 0":
         kind = 3 - kind  # the macro is true when the lock was taken

@@ -1,8 +1,9 @@
 /* Golden: trylock sections run by rcl_tryexec().  The context is filled
  * before the call; what the section writes comes back, and the code
  * after its early unlock runs, only when it ran (0); on EBUSY the
- * trylock's failure code runs.  Held: a result tested against EBUSY, an
- * unlock in a branch, a section that reads the trylock's result. */
+ * trylock's failure code runs; a result tested against EBUSY is tested
+ * against 0.  Held: an unlock in a branch, a section that reads the
+ * trylock's result. */
 #include <errno.h>
 #include <pthread.h>
 
