@@ -206,6 +206,10 @@ class Program:
         # Heap storage of pointer keys (`p = malloc(sizeof(pthread_mutex_t))`):
         # (key name, File, tokens of the mutex type to become liblock_lock_t).
         self.ptr_allocs = []
+        # pointer key -> {mutex key whose address it is assigned: where}
+        # (`args[i].lock = &count_lock;`): converted together or not at
+        # all (rewrite._pointee_tie())
+        self.ptr_pointees = {}
         # Cancellation cleanup handlers that unlock a lock
         # (_cleanup_unlocks): (File, first and last token of the handler
         # argument, key name).
@@ -1164,6 +1168,9 @@ class Program:
                                "(only file-scope declarations are "
                                "converted: move it out of the function)" % (
                                    f.display, f.line(k)))
+                elif local and _object_declarator(toks, k, name) and \
+                        _main_top_level(f, k):
+                    pass  # as long-lived as a static one
                 elif local and _object_declarator(toks, k, name):
                     key.refuse("a mutex local to its function at %s:%d "
                                "(automatic storage, one per call: only "
@@ -2347,9 +2354,10 @@ class Program:
                 return False
             if toks[j + 1].text == "=":
                 key.refuse("pointer '%s' is initialised at its declaration "
-                           "at %s:%d (only NULL and memory allocated for "
-                           "the mutex type, assigned in a statement, are "
-                           "followed)" % (name, f.display, f.line(j)))
+                           "at %s:%d (only NULL, memory allocated for the "
+                           "mutex type and the address of one lock, "
+                           "assigned in a statement, are followed)" % (
+                               name, f.display, f.line(j)))
                 return False
             if toks[j + 1].text not in (";", ","):
                 return False
@@ -2441,6 +2449,19 @@ class Program:
                 slot.stored.add((f.path, k + 2))
                 self.ptr_allocs.append((key.name, f, casts))
             return True
+        if texts[0] == "&":
+            # The address of a lock of the program: the pointer names that
+            # lock (a thread's argument structure pointing at the shared
+            # counter's mutex), and the two change type together.
+            names, why = self.lock_keys(find.join_tokens(texts), f, r)
+            pk = self.keys.get(("mutex", names[0])) if len(names) == 1 \
+                else None
+            if not why and pk is not None and pk is not key and \
+                    pk.decls and not self._ptr_key(pk):
+                self.ptr_pointees.setdefault(key.name, {}).setdefault(
+                    pk.name, where)
+                ok.append((r, b))
+                return True
         retype = []
         if toks[r].text == "(":
             c = cparse.match(toks, r)
@@ -2453,10 +2474,11 @@ class Program:
                 r = c + 1
         if not (toks[r].kind == "id" and toks[r + 1].text == "(" and
                 cparse.match(toks, r + 1) == b - 1):
-            key.refuse("pointer '%s' is assigned '%s' at %s (only NULL and "
-                       "memory allocated for the mutex type are followed: "
-                       "a pointer that may hold another lock stays "
-                       "POSIX)" % (name, canon(" ".join(texts)), where))
+            key.refuse("pointer '%s' is assigned '%s' at %s (only NULL, "
+                       "memory allocated for the mutex type and the "
+                       "address of one lock are followed: a pointer that "
+                       "may hold another lock stays POSIX)" % (
+                           name, canon(" ".join(texts)), where))
             return True
         if toks[r].text not in allocs:
             key.refuse("pointer '%s' is assigned the result of %s() at %s, "
@@ -2689,6 +2711,22 @@ def _static_object(toks, k):
             j = cparse.match(toks, j)
         j += 1
     return True
+
+
+def _main_top_level(f, k):
+    """Whether token @k of File @f is in the outermost block of main():
+    a lock declared there lives as long as the program's threads may
+    (main() runs once; its return ends them), as a static one does."""
+    for name, _, bo, bc in f.funcs:
+        if bo < k < bc:
+            if name != "main":
+                return False
+            toks, depth = f.src.toks, 0
+            for j in range(bo + 1, k):
+                if toks[j].kind == "punct" and toks[j].text in "{}":
+                    depth += 1 if toks[j].text == "{" else -1
+            return depth == 0
+    return False
 
 
 def _object_declarator(toks, k, name):

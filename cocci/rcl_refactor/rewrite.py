@@ -377,6 +377,11 @@ def analyse_all(prog, selection):
     chosen = {name for (kind, name), key in prog.keys.items()
               if kind == "mutex" and selection.selected(
                   name, [(s[0].display, s[0].line(s[1])) for s in key.sites])}
+    # A pointer that holds a lock's address is chosen with that lock, and
+    # the lock with it (_pointee_tie()): their types change together.
+    for p, ns in sorted(prog.ptr_pointees.items()):
+        if p in chosen or chosen & set(ns):
+            chosen |= {p} | set(ns)
     prog.chosen = chosen
     tied = _tied_by_conditions(prog, chosen)
     for (kind, name), key in list(prog.keys.items()):
@@ -1103,10 +1108,18 @@ def _no_compiled_section(prog):
     wrapper's call under #elif is not renamed): a configuration that
     compiles them would hand a pthread call a liblock_lock_t (mbuffer's
     LogMut, privoxy's localtime_mutex)."""
+    def compiled(key):
+        return any(not (s.reason or "").startswith(analyse.SKIPPED_CODE)
+                   for s in key.sections)
     for (kind, name), key in prog.keys.items():
-        if kind != "mutex" or key.why or any(
-                not (s.reason or "").startswith(analyse.SKIPPED_CODE)
-                for s in key.sections):
+        if kind != "mutex" or key.why or compiled(key):
+            continue
+        # A lock whose sections all go through a pointer to it, or such a
+        # pointer (_pointee_tie()): the sections of either count.
+        tied = set(prog.ptr_pointees.get(name, ())) | {
+            p for p, ns in prog.ptr_pointees.items() if name in ns}
+        if any(compiled(prog.keys[("mutex", n)]) for n in tied
+               if ("mutex", n) in prog.keys):
             continue
         key.refuse("no critical section of it in the code this build "
                    "compiles%s" % (
@@ -1192,10 +1205,50 @@ def _decide_keys(prog):
                 _shared_init_macro(prog, kind, key)
             if not key.why:
                 _shared_init_fn(prog, kind, key)
+            if not key.why and kind == "mutex":
+                _pointee_tie(prog, key)
             if key.why:
                 changed = True
         if macrobody.decide(prog, lambda n: converted(prog, "mutex", n)):
             changed = True
+
+
+def _pointee_tie(prog, key):
+    """A pointer assigned the address of a lock (`args[i].lock =
+    &count_lock;`, Program._ptr_assign()) and that lock change type
+    together: one stays POSIX with the other.  A pointer assigned the
+    addresses of several locks stays POSIX (which one a section through
+    it takes cannot be told), and they with it."""
+    pointees = prog.ptr_pointees.get(key.name, {})
+    if len(pointees) > 1:
+        key.refuse("pointer '%s' is assigned the addresses of %s (at %s): "
+                   "which lock it holds at a lock call cannot be told" % (
+                       key.name.lstrip("."), " and ".join(
+                           n.lstrip(".") for n in sorted(pointees)),
+                       ", ".join(pointees[n] for n in sorted(pointees))))
+        return
+    for n, where in pointees.items():
+        pk = prog.keys.get(("mutex", n))
+        if pk is not None and pk.owned:
+            # The sections through the pointer are not checked as a
+            # recursive mutex's are (_owned_decide()).
+            key.refuse("pointer '%s' is assigned the address of %s at %s, "
+                       "a recursive or error-checking mutex" % (
+                           key.name.lstrip("."), n.lstrip("."), where))
+            return
+        if pk is not None and pk.why:
+            key.refuse("pointer '%s' is assigned the address of %s at %s, "
+                       "which stays POSIX: %s" % (
+                           key.name.lstrip("."), n.lstrip("."), where,
+                           pk.why))
+            return
+    for p, ns in prog.ptr_pointees.items():
+        pk = prog.keys.get(("mutex", p))
+        if key.name in ns and pk is not None and pk.why:
+            key.refuse("its address is stored in pointer '%s' at %s, "
+                       "which stays POSIX: %s" % (
+                           p.lstrip("."), ns[key.name], pk.why))
+            return
 
 
 def _nested_decide(prog):

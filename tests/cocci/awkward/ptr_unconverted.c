@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* A global pointer to the lock in use that holds either a mutex
-   allocated on the heap or the address of a recursive mutex, which is
-   not converted: the pointer may hold an unconverted lock, so the lock
-   behind it stays POSIX, with the assignment named. */
-/* expect: refused pointer 'active' is assigned '&rec_lock' */
+   allocated on the heap or the address of a recursive mutex: a section
+   through the pointer cannot be checked as a recursive mutex's are, so
+   the pointer, and the locks it may hold, stay POSIX, with the
+   assignment named. */
+/* expect: refused pointer 'active' is assigned the address of rec_lock */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Pointers to mutexes that are not followed: one that may hold a lock
-   not on the heap, one given memory by a function not known to allocate,
-   one allocated with a size not tied to the mutex type, one initialised
-   at its declaration.  Each lock stays POSIX, with the line. */
+   that stays POSIX (its address is also an initialiser), one given
+   memory by a function not known to allocate, one allocated with a size
+   not tied to the mutex type, one initialised at its declaration.  Each
+   lock stays POSIX, with the line. */
 #include <pthread.h>
 #include <stdlib.h>
 
