@@ -2241,12 +2241,20 @@ class Program:
             for kind in ("mutex", "cond"):
                 names = self._member_keys(toks, k, kind, f) if member \
                     else [t.text]
+                if member and len(names) > 1:
+                    # `{ .lock = ... }`: the structure being initialised
+                    tag = self._designator_tag(f, k)
+                    if tag and "%s.%s" % (tag, t.text) in names:
+                        names = ["%s.%s" % (tag, t.text)]
                 found = [self.keys[(kind, n)] for n in names
                          if (kind, n) in self.keys]
                 if not found or any(a <= k < b for a, b in ok):
                     continue
                 if not member and _is_member_decl_or_init(
                         toks, k, self.types_in(f)):
+                    continue
+                if not member and kind == "mutex" and \
+                        self._positional_pointer(f, k, ok):
                     continue
                 if member and _designated_init(toks, k, kind):
                     continue  # its initialiser is the field's site
@@ -2255,6 +2263,9 @@ class Program:
                 # allocated for the mutex type.
                 ptr = len(found) == 1 and kind == "mutex" and \
                     self._ptr_key(found[0])
+                if ptr and member and \
+                        self._ptr_designated(f, k, found[0], ok):
+                    continue
                 a = k if not member else fields.postfix_start(toks, k)
                 if a is not None and (ptr or not member) and \
                         _pointer_test_or_free(toks, a, k, frees):
@@ -2405,6 +2416,123 @@ class Program:
         self._heap = (allocs, frees)
         return self._heap
 
+    def _designator_tag(self, f, k):
+        """The structure tag of the brace initialiser whose designator
+        `.name =` is at token @k of @f, when its type is written there: a
+        declaration `struct report_arg ra = { .lock = ... }` (also of an
+        array of them, `{ { .lock = ... }, ... }`) or a compound literal
+        `(struct targ){ .lock = ... }`; else None."""
+        toks = f.src.toks
+        if toks[k - 1].text != "." or toks[k - 2].text not in ("{", ",") \
+                or toks[k + 1].text != "=":
+            return None
+        o = _opening_brace(toks, k - 2)
+        return self._brace_tag(f, o) if o is not None else None
+
+    def _brace_tag(self, f, o):
+        """The structure tag of the brace initialiser opening at token @o
+        of @f, when its type is written there (_designator_tag())."""
+        toks = f.src.toks
+        array = False
+        while o is not None and o > 0 and toks[o - 1].text in ("{", ","):
+            # an element of an array's initialiser
+            o, array = _opening_brace(toks, o - 1), True
+        if o is None or o < 2:
+            return None
+        try:
+            if toks[o - 1].text == ")" and not array:
+                c = cparse.match_back(toks, o - 1)
+                return None if c is None else self.fields.resolve(
+                    fields.spec_type(toks[c + 1:o - 1]))
+            if toks[o - 1].text != "=":
+                return None
+            j = o - 2
+            while toks[j].text == "]":
+                c = cparse.match_back(toks, j)
+                if c is None:
+                    return None
+                j = c - 1
+            if toks[j].kind != "id" or (toks[j + 1].text == "[") != array:
+                return None
+            return self.var_type(f, o, toks[j].text) if f.in_function(j) \
+                else self.fields.global_type(toks[j].text)
+        except (cparse.ParseError, IndexError):
+            return None
+
+    def _positional_pointer(self, f, k, ok):
+        """Token @k of @f names a lock X in `&X`, an element of a brace
+        initialiser without designators (`struct targ a = { 0,
+        &count_lock };`): when the structure's member it initialises is a
+        pointer key, record X as what that pointer holds (_lock_address())
+        and return True."""
+        toks = f.src.toks
+        if toks[k - 1].text != "&" or toks[k - 2].text not in ("{", ",") or \
+                toks[k + 1].text not in (",", "}"):
+            return False
+        o = _opening_brace(toks, k - 2)
+        if o is None:
+            return False
+        tag = self._brace_tag(f, o)
+        order = self.fields.order.get(tag) if tag else None
+        if not order:
+            return False
+        index, j = 0, o + 1
+        while j < k - 1:
+            x = toks[j]
+            if x.kind == "punct" and x.text in ("(", "[", "{"):
+                j = cparse.match(toks, j)
+            elif x.text == ",":
+                index += 1
+            elif x.text in (".", "=") and toks[j - 1].text in ("{", ",",
+                                                                 "]"):
+                return False  # designators: positions restart there
+            j += 1
+        if index >= len(order) or order[index][0] is None:
+            return False
+        key = self.keys.get(("mutex", "%s.%s" % (tag, order[index][0])))
+        if key is None or not self._ptr_key(key):
+            return False
+        return self._lock_address(f, k - 1, k + 1, ["&", toks[k].text], key,
+                                  "%s:%d" % (f.display, f.line(k)), ok)
+
+    def _ptr_designated(self, f, k, key, ok):
+        """Pointer key @key named by the designator at token @k of a
+        brace initialiser, `{ .lock = &count_lock, ... }`: True when it is
+        given NULL or the address of one lock (recorded as for an
+        assignment, _ptr_assign(); its range goes to @ok)."""
+        toks = f.src.toks
+        if toks[k - 1].text != "." or toks[k - 2].text not in ("{", ",") \
+                or toks[k + 1].text != "=":
+            return False
+        e = k + 2
+        while e < len(toks) and toks[e].text not in (",", "}", ";"):
+            if toks[e].text in ("(", "[", "{") and toks[e].kind == "punct":
+                e = cparse.match(toks, e)
+            e += 1
+        texts = [t.text for t in toks[k + 2:e]]
+        if e >= len(toks) or toks[e].text == ";" or not texts:
+            return False
+        if texts in (["NULL"], ["0"], ["(", "void", "*", ")", "0"]):
+            return True
+        return texts[0] == "&" and self._lock_address(
+            f, k + 2, e, texts, key, "%s:%d" % (f.display, f.line(k)), ok)
+
+    def _lock_address(self, f, r, b, texts, key, where, ok):
+        """Pointer key @key given toks[r:b] of @f (@texts), the address of
+        a lock: when that names one lock of the program, record it (the
+        two change type together: rewrite._pointee_tie()), put the range
+        in @ok and return True."""
+        names, why = self.lock_keys(find.join_tokens(texts), f, r)
+        pk = self.keys.get(("mutex", names[0])) if len(names) == 1 \
+            else None
+        if why or pk is None or pk is key or not pk.decls or \
+                self._ptr_key(pk):
+            return False
+        self.ptr_pointees.setdefault(key.name, {}).setdefault(pk.name,
+                                                              where)
+        ok.append((r, b))
+        return True
+
     def _ptr_assign(self, f, a, k, key, allocs, ok):
         """Pointer key @key, named by toks[a:k+1] of @f: when that is the
         left side of an assignment statement, check what it is given --
@@ -2449,19 +2577,12 @@ class Program:
                 slot.stored.add((f.path, k + 2))
                 self.ptr_allocs.append((key.name, f, casts))
             return True
-        if texts[0] == "&":
-            # The address of a lock of the program: the pointer names that
-            # lock (a thread's argument structure pointing at the shared
-            # counter's mutex), and the two change type together.
-            names, why = self.lock_keys(find.join_tokens(texts), f, r)
-            pk = self.keys.get(("mutex", names[0])) if len(names) == 1 \
-                else None
-            if not why and pk is not None and pk is not key and \
-                    pk.decls and not self._ptr_key(pk):
-                self.ptr_pointees.setdefault(key.name, {}).setdefault(
-                    pk.name, where)
-                ok.append((r, b))
-                return True
+        # The address of a lock of the program: the pointer names that
+        # lock (a thread's argument structure pointing at the shared
+        # counter's mutex), and the two change type together.
+        if texts[0] == "&" and self._lock_address(f, r, b, texts, key,
+                                                  where, ok):
+            return True
         retype = []
         if toks[r].text == "(":
             c = cparse.match(toks, r)
@@ -2711,6 +2832,24 @@ def _static_object(toks, k):
             j = cparse.match(toks, j)
         j += 1
     return True
+
+
+def _opening_brace(toks, j):
+    """The '{' of the brace list whose element token @j is in or opens
+    (@j itself when it is that '{'), or None."""
+    if toks[j].text == "{" and toks[j].kind == "punct":
+        return j
+    depth = 0
+    while j >= 0:
+        x = toks[j]
+        if x.kind == "punct" and x.text in ("}", ")", "]"):
+            depth += 1
+        elif x.kind == "punct" and x.text in ("{", "(", "["):
+            if depth == 0:
+                return j if x.text == "{" else None
+            depth -= 1
+        j -= 1
+    return None
 
 
 def _main_top_level(f, k):

@@ -4,7 +4,8 @@
  * and `pthread_mutex_t *row_lock` (the mutex of its row, one of a striped
  * array), the usual way to hand a thread "its" lock.  The workers lock
  * through the pointers, wait on a condition through one, and main locks
- * the same mutexes by name.  A pointer field that is only ever given the
+ * the same mutexes by name; a reporter's argument is filled by a
+ * designated initialiser.  A pointer field that is only ever given the
  * address of one lock is that lock: both change type together, and the
  * sections through the pointer are delegated.
  */
@@ -29,6 +30,24 @@ struct worker_arg {
 	long *row;
 };
 
+struct report_arg {
+	pthread_mutex_t *lock;
+	long *seen;
+};
+
+static void *reporter(void *p)
+{
+	struct report_arg *r = p;
+
+	for (int i = 0; i < 100; i++) {
+		pthread_mutex_lock(r->lock);
+		if (tally > *r->seen)
+			*r->seen = tally;
+		pthread_mutex_unlock(r->lock);
+	}
+	return NULL;
+}
+
 static void *worker(void *p)
 {
 	struct worker_arg *w = p;
@@ -52,9 +71,10 @@ static void *worker(void *p)
 
 int main(void)
 {
-	pthread_t th[WORKERS];
+	pthread_t th[WORKERS], rep;
 	struct worker_arg args[WORKERS];
-	long sum = 0;
+	long sum = 0, seen = 0;
+	struct report_arg ra = { .lock = &tally_lock, .seen = &seen };
 
 	for (int r = 0; r < ROWS; r++)
 		pthread_mutex_init(&row_locks[r], NULL);
@@ -65,15 +85,18 @@ int main(void)
 		args[i].row = &rows[i % ROWS];
 		pthread_create(&th[i], NULL, worker, &args[i]);
 	}
+	pthread_create(&rep, NULL, reporter, &ra);
 	for (int i = 0; i < WORKERS; i++)
 		pthread_join(th[i], NULL);
+	pthread_join(rep, NULL);
 	pthread_mutex_lock(&tally_lock);
 	for (int r = 0; r < ROWS; r++) {
 		pthread_mutex_lock(&row_locks[r]);
 		sum += rows[r];
 		pthread_mutex_unlock(&row_locks[r]);
 	}
-	printf("tally %ld, rows %ld\n", tally, sum);
+	printf("tally %ld, rows %ld, reporter %s\n", tally, sum,
+	       seen <= tally ? "consistent" : "ahead");
 	pthread_mutex_unlock(&tally_lock);
 	for (int r = 0; r < ROWS; r++)
 		pthread_mutex_destroy(&row_locks[r]);
