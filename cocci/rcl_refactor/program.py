@@ -210,6 +210,9 @@ class Program:
         # (`args[i].lock = &count_lock;`): converted together or not at
         # all (rewrite._pointee_tie())
         self.ptr_pointees = {}
+        # (key name, File, type token) of the mutexes declared in the
+        # outermost block of main() (_main_locals())
+        self.main_locals = []
         # Cancellation cleanup handlers that unlock a lock
         # (_cleanup_unlocks): (File, first and last token of the handler
         # argument, key name).
@@ -1008,6 +1011,27 @@ class Program:
         for (kind, _), key in sorted(self.keys.items()):
             if kind == "mutex":
                 self._ptr_key(key)  # refuses one initialised where declared
+        self._main_locals()
+
+    def _main_locals(self):
+        """A mutex of main()'s outermost block lives as long as the
+        program's threads, and is converted, when the program destroys
+        it (by name or through a pointer given its address): a liblock
+        lock holds memory that only the lock's object points to, which a
+        leak checker reports at exit once main()'s frame is gone (a
+        global's stays reachable)."""
+        for name, f, k in self.main_locals:
+            key = self.keys[("mutex", name)]
+            if getattr(key, "destroyed", False) or any(
+                    name in ns and getattr(self.keys.get(("mutex", p)),
+                                           "destroyed", False)
+                    for p, ns in self.ptr_pointees.items()):
+                continue
+            key.refuse("a mutex local to main() at %s:%d that is never "
+                       "destroyed (as a liblock lock, the memory it holds "
+                       "would leak at exit once main()'s frame is gone: "
+                       "destroy it, or make it static)" % (
+                           f.display, f.line(k)))
 
     def _aliases(self, given):
         """{NAME: (None, TARGET)} of the object-like #defines whose body is
@@ -1168,9 +1192,11 @@ class Program:
                                "(only file-scope declarations are "
                                "converted: move it out of the function)" % (
                                    f.display, f.line(k)))
-                elif local and _object_declarator(toks, k, name) and \
+                elif local and kind == "mutex" and \
+                        _object_declarator(toks, k, name) and \
                         _main_top_level(f, k):
-                    pass  # as long-lived as a static one
+                    # as long-lived as a static one (_main_locals())
+                    self.main_locals.append((key.name, f, k))
                 elif local and _object_declarator(toks, k, name):
                     key.refuse("a mutex local to its function at %s:%d "
                                "(automatic storage, one per call: only "
@@ -1782,7 +1808,9 @@ class Program:
             if why or not names:
                 return
             if target != "pthread_mutex_init":
-                self.key(names[0])
+                key = self.key(names[0])
+                if target == "pthread_mutex_destroy":
+                    key.destroyed = True
                 return
             # An init function's parameter (fio's mutex_init_pshared())
             # may carry several locks: this is an init site of each.
@@ -2253,8 +2281,7 @@ class Program:
                 if not member and _is_member_decl_or_init(
                         toks, k, self.types_in(f)):
                     continue
-                if not member and kind == "mutex" and \
-                        self._positional_pointer(f, k, ok):
+                if kind == "mutex" and self._positional_pointer(f, k, ok):
                     continue
                 if member and _designated_init(toks, k, kind):
                     continue  # its initialiser is the field's site
@@ -2460,24 +2487,42 @@ class Program:
             return None
 
     def _positional_pointer(self, f, k, ok):
-        """Token @k of @f names a lock X in `&X`, an element of a brace
-        initialiser without designators (`struct targ a = { 0,
-        &count_lock };`): when the structure's member it initialises is a
-        pointer key, record X as what that pointer holds (_lock_address())
-        and return True."""
+        """Token @k of @f names a lock in `&X` (`&locks[3]`, `&s.mu`), an
+        element of a brace initialiser without designators (`struct targ
+        a = { 0, &count_lock };`): when the structure's member it
+        initialises is a pointer key, record the lock as what that pointer
+        holds (_lock_address()) and return True."""
         toks = f.src.toks
-        if toks[k - 1].text != "&" or toks[k - 2].text not in ("{", ",") or \
-                toks[k + 1].text not in (",", "}"):
+        a = fields.postfix_start(toks, k) \
+            if toks[k - 1].text in (".", "->") else k
+        if a is None or a < 2 or toks[a - 1].text != "&" or \
+                toks[a - 2].text not in ("{", ","):
+            return False  # (cheap: most uses are no such element)
+        o = _opening_brace(toks, k)
+        if o is None or o == k:
             return False
-        o = _opening_brace(toks, k - 2)
-        if o is None:
+        # the element around @k: after the '{' or a ',' of the list
+        s, j = o + 1, o + 1
+        while j < k:
+            if toks[j].kind == "punct" and toks[j].text in ("(", "[", "{"):
+                j = cparse.match(toks, j)
+            elif toks[j].text == ",":
+                s = j + 1
+            j += 1
+        e = s
+        while e < len(toks) and toks[e].text not in (",", "}", ";"):
+            if toks[e].kind == "punct" and toks[e].text in ("(", "[", "{"):
+                e = cparse.match(toks, e)
+            e += 1
+        if toks[s].text != "&" or not s < k < e or e >= len(toks) or \
+                toks[e].text == ";":
             return False
         tag = self._brace_tag(f, o)
         order = self.fields.order.get(tag) if tag else None
         if not order:
             return False
         index, j = 0, o + 1
-        while j < k - 1:
+        while j < s:
             x = toks[j]
             if x.kind == "punct" and x.text in ("(", "[", "{"):
                 j = cparse.match(toks, j)
@@ -2492,8 +2537,8 @@ class Program:
         key = self.keys.get(("mutex", "%s.%s" % (tag, order[index][0])))
         if key is None or not self._ptr_key(key):
             return False
-        return self._lock_address(f, k - 1, k + 1, ["&", toks[k].text], key,
-                                  "%s:%d" % (f.display, f.line(k)), ok)
+        return self._lock_address(f, s, e, [t.text for t in toks[s:e]],
+                                  key, "%s:%d" % (f.display, f.line(k)), ok)
 
     def _ptr_designated(self, f, k, key, ok):
         """Pointer key @key named by the designator at token @k of a

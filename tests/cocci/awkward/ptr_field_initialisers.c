@@ -1,9 +1,9 @@
 /*
  * Lock pointers given in brace initialisers, each way C allows: the
  * designated elements of an array of argument structures, a compound
- * literal assigned to a local, a static structure at file scope, and an
- * initialiser without designators (by position, through a typedef of an
- * anonymous structure).  Three structures have a member named `lock`:
+ * literal assigned to a local, a static structure at file scope, and
+ * initialisers without designators (by position, one through a typedef
+ * of an anonymous structure).  Three structures have a member named `lock`:
  * the structure each initialiser fills is read from its declaration or
  * its cast, and each pointer is converted with the one lock it is given.
  */
@@ -88,16 +88,17 @@ int main(void)
 		{ .lock = &hits_lock, .count = &hits },
 		{ .lock = &hits_lock, .count = &hits },
 	};
-	struct byte_arg ba;
+	struct byte_arg ba, bb = { 5, &bytes_lock, &bytes };
 	drop_arg da = { &drops, &drops_lock, 10 };
-	pthread_t th[4];
+	pthread_t th[5];
 
 	ba = (struct byte_arg){ .size = 3, .lock = &bytes_lock, .count = &bytes };
 	pthread_create(&th[0], NULL, count_hits, &ha[0]);
 	pthread_create(&th[1], NULL, count_hits, &ha[1]);
 	pthread_create(&th[2], NULL, count_bytes, &ba);
 	pthread_create(&th[3], NULL, count_drops, &da);
-	for (int i = 0; i < 4; i++)
+	pthread_create(&th[4], NULL, count_bytes, &bb);
+	for (int i = 0; i < 5; i++)
 		pthread_join(th[i], NULL);
 	printf("hits %ld, bytes %ld, errs %ld, drops %ld\n", hits, bytes, errs,
 	       drops);
