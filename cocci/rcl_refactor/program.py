@@ -162,6 +162,7 @@ class Key:
         # macro's invocation (`lws_pthread_mutex(lock)`), rewritten there
         self.call_decls = []
         self.why = None     # reason it stays POSIX
+        self.destroyed = False  # pthread_mutex_destroy() names it
         self.partners = set()  # cond: mutex keys; mutex: cond keys
         self.waits = []     # (File, tok) of cond waits with this mutex
         self.calls = {"lock": [], "unlock": [], "trylock": []}
@@ -1013,6 +1014,12 @@ class Program:
                 self._ptr_key(key)  # refuses one initialised where declared
         self._main_locals()
 
+    def pointers_to(self, name):
+        """The pointer keys given the address of mutex key @name
+        (ptr_pointees)."""
+        return [p for p, ns in sorted(self.ptr_pointees.items())
+                if name in ns]
+
     def _main_locals(self):
         """A mutex of main()'s outermost block lives as long as the
         program's threads, and is converted, when the program destroys
@@ -1022,10 +1029,8 @@ class Program:
         global's stays reachable)."""
         for name, f, k in self.main_locals:
             key = self.keys[("mutex", name)]
-            if getattr(key, "destroyed", False) or any(
-                    name in ns and getattr(self.keys.get(("mutex", p)),
-                                           "destroyed", False)
-                    for p, ns in self.ptr_pointees.items()):
+            if key.destroyed or any(self.keys[("mutex", p)].destroyed
+                                    for p in self.pointers_to(name)):
                 continue
             key.refuse("a mutex local to main() at %s:%d that is never "
                        "destroyed (as a liblock lock, the memory it holds "
@@ -2450,8 +2455,7 @@ class Program:
         array of them, `{ { .lock = ... }, ... }`) or a compound literal
         `(struct targ){ .lock = ... }`; else None."""
         toks = f.src.toks
-        if toks[k - 1].text != "." or toks[k - 2].text not in ("{", ",") \
-                or toks[k + 1].text != "=":
+        if not _designator(toks, k):
             return None
         o = _opening_brace(toks, k - 2)
         return self._brace_tag(f, o) if o is not None else None
@@ -2546,8 +2550,7 @@ class Program:
         given NULL or the address of one lock (recorded as for an
         assignment, _ptr_assign(); its range goes to @ok)."""
         toks = f.src.toks
-        if toks[k - 1].text != "." or toks[k - 2].text not in ("{", ",") \
-                or toks[k + 1].text != "=":
+        if not _designator(toks, k):
             return False
         e = k + 2
         while e < len(toks) and toks[e].text not in (",", "}", ";"):
@@ -2557,7 +2560,7 @@ class Program:
         texts = [t.text for t in toks[k + 2:e]]
         if e >= len(toks) or toks[e].text == ";" or not texts:
             return False
-        if texts in (["NULL"], ["0"], ["(", "void", "*", ")", "0"]):
+        if texts in _NULLS:
             return True
         return texts[0] == "&" and self._lock_address(
             f, k + 2, e, texts, key, "%s:%d" % (f.display, f.line(k)), ok)
@@ -2605,7 +2608,7 @@ class Program:
         while toks[r].text == "(" and cparse.match(toks, r) == b - 1:
             r, b = r + 1, b - 1
         texts = [t.text for t in toks[r:b]]
-        if texts in (["NULL"], ["0"], ["(", "void", "*", ")", "0"]):
+        if texts in _NULLS:
             return True
         # A parameter of the function: what its callers pass (handles.py).
         fp = self.handles.field_param(f, k + 2, e) if self.handles else None
@@ -2879,6 +2882,17 @@ def _static_object(toks, k):
     return True
 
 
+# A null pointer constant, as the tokens of a value.
+_NULLS = (["NULL"], ["0"], ["(", "void", "*", ")", "0"])
+
+
+def _designator(toks, k):
+    """Whether member name @k is the designator of `.name = VALUE` in a
+    brace initialiser."""
+    return toks[k - 1].text == "." and toks[k - 2].text in ("{", ",") and \
+        toks[k + 1].text == "="
+
+
 def _opening_brace(toks, j):
     """The '{' of the brace list whose element token @j is in or opens
     (@j itself when it is that '{'), or None."""
@@ -3000,8 +3014,7 @@ def _designated_init(toks, k, kind="mutex"):
     in a brace initialiser, INITIALIZER a static mutex initialiser
     (_scan_calls records it as the field's site), or for @kind "cond"
     PTHREAD_COND_INITIALIZER (Program.cond_inits)."""
-    if toks[k - 1].text != "." or toks[k - 2].text not in ("{", ",") or \
-            toks[k + 1].text != "=" or k + 3 >= len(toks):
+    if not _designator(toks, k) or k + 3 >= len(toks):
         return False
     x = toks[k + 2].text
     if kind == "cond":

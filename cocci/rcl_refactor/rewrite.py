@@ -1116,8 +1116,8 @@ def _no_compiled_section(prog):
             continue
         # A lock whose sections all go through a pointer to it, or such a
         # pointer (_pointee_tie()): the sections of either count.
-        tied = set(prog.ptr_pointees.get(name, ())) | {
-            p for p, ns in prog.ptr_pointees.items() if name in ns}
+        tied = set(prog.ptr_pointees.get(name, ())) | set(
+            prog.pointers_to(name))
         if any(compiled(prog.keys[("mutex", n)]) for n in tied
                if ("mutex", n) in prog.keys):
             continue
