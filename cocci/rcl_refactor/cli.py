@@ -407,6 +407,7 @@ def analyse_program(prog, opts, sel, root, cc):
             f.lifts = lift.lift_file(f, prog.fns, prog.typedefs)
     prog.inventory()
     prog.outside_visibility()
+    prog.sync_puns()
     prog.unnamed_users()
     rewrite.discover(prog)
     safety.unseen_lock_calls(prog)

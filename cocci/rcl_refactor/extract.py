@@ -144,6 +144,9 @@ def generate(fi, sec, vars_, names, small_edits, exec_text, lockname,
     ind = line_indent(text, toks[lock_s.t0].start)
     plan = _Plan(vars_, sec["exit_vars"], sec.get("hidden", ()),
                  (sec["t0"], sec["t1"]), sec.get("errno", False))
+    # the caller's locals whose address the call passes: one declared
+    # `register` loses the keyword (rewrite._unregister())
+    sec["addressed"] = [d for d, bp, _, _ in plan.vars if bp]
     body = _body(fi, sec, plan, small_edits, ind, nested)
     before = _function(fi, sec, plan, names, body, lockname)
     repl = _call(fi, sec, plan, names, small_edits, exec_text, ind)
@@ -453,6 +456,7 @@ def generate_try(fi, sec, vars_, names, small_edits, lock_expr, lockname):
     ind = line_indent(text, toks[ifs.t0].start)
     plan = _Plan(vars_, sec["exit_vars"], sec.get("hidden", ()),
                  (sec["t0"], sec["t1"]), sec.get("errno", False))
+    sec["addressed"] = [d for d, bp, _, _ in plan.vars if bp]
     bind = line_indent(text, toks[sec["t0"]].start) \
         if sec["t1"] > sec["t0"] else ind
     body = _body(fi, sec, plan, small_edits, bind)

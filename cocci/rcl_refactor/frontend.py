@@ -528,6 +528,28 @@ class LockCall:
 
 
 @dataclass
+class SyncPun:
+    """A conversion at @loc (@text as written) of a pointer of type
+    @source into a pointer to a @kind ("mutex" or "cond"): the objects
+    it may point into are @reach: a tuple of "TAG.field" ("?.field" for
+    a structure without a tag) when @source points to a structure (its
+    fields of that kind, at any depth), "lead" for a pointer to no
+    structure (`void *`, `char *`: the fields that begin a structure,
+    Unit.lead_fields, of the whole program), "all" for an address
+    computed by arithmetic (any field)."""
+    loc: Loc
+    text: str
+    kind: str
+    source: str
+    reach: object
+    # What the converted pointer is read from: ("param", function,
+    # index), ("var", real path, line, name) of a local, ("ret",
+    # function) of a call's result, or None: program.sync_puns() leaves
+    # a conversion of a lock handle (handles.py) to that module.
+    operand: tuple = None
+
+
+@dataclass
 class ThreadUse:
     what: str             # "thread-local variable 'x'", "errno", ...
     loc: Loc
@@ -741,6 +763,15 @@ class Unit:
     # kind -> (name, Loc) of the first call that sets that per-thread
     # state (STATE_SETTERS)
     state_set: dict = field(default_factory=dict)
+    # Conversions of a pointer to something else into a pointer to a
+    # mutex or condition (`(pthread_mutex_t *)obj`, a `void *` argument
+    # handed to pthread_mutex_lock()): [SyncPun].  The lock behind such
+    # a pointer has no name the tool can read.
+    sync_puns: list = field(default_factory=list)
+    # (kind, "TAG.field") of the mutex and condition fields that begin
+    # their structure (the first field; any field of a union): a pointer
+    # to the structure is also a pointer to them.
+    lead_fields: set = field(default_factory=set)
 
     def _index(self):
         """(macros by file and by line, macros by name, member_refs and
@@ -1714,6 +1745,107 @@ def _sync_kind(t):
     if _is_mutex_type(t):
         return "mutex"
     return "cond" if _is_sync_type(t) else "other"
+
+
+# A call whose result is fresh memory, not a pointer into an object of
+# the program: a `pthread_mutex_t *m = xmalloc(sizeof *m)` hands out no
+# lock.  The C library's allocators and any function named for
+# allocating (xmalloc, g_malloc0, zalloc, my_calloc), or declared with
+# __attribute__((malloc)).
+_FRESH_CALL = re.compile(r"alloc|^mmap$|^strn?dup$")
+
+
+def _fresh_memory(call):
+    fn = _called_function(call)
+    if fn is None:
+        return False
+    if _FRESH_CALL.search(fn.spelling.lower()):
+        return True
+    return any(c.kind == ci.CursorKind.UNEXPOSED_ATTR and
+               b"malloc" in _extent_text(c) for c in fn.get_children())
+
+
+def _sync_fields_of(rec, kind, out, depth=0):
+    """Add to @out the "TAG.field" of every field of @kind in the
+    structure or union type @rec, in nested structures and arrays of
+    them too."""
+    for f in rec.get_fields():
+        if _sync_kind(f.type) == kind:
+            out.add(_field_use(f.semantic_parent, f.spelling))
+            continue
+        et = _element(f.type)
+        if et.kind == ci.TypeKind.RECORD and depth < 8:
+            _sync_fields_of(et, kind, out, depth + 1)
+
+
+def _sync_pun(cast):
+    """The SyncPun fields (kind, source, reach) of conversion @cast (an
+    explicit cast, or a CursorKind.UNEXPOSED_EXPR, clang's implicit
+    conversion) when it turns a pointer to something other than a mutex
+    or condition into a pointer to one; None otherwise, and for a null
+    pointer or fresh memory (_fresh_memory())."""
+    K = ci.CursorKind
+    t = cast.type.get_canonical()
+    if t.kind != ci.TypeKind.POINTER:
+        return None
+    kind = _sync_kind(t.get_pointee())
+    if kind == "other":
+        return None
+    kids = list(cast.get_children())
+    if not kids:
+        return None
+    src = kids[-1].type.get_canonical()
+    if src.kind in (ci.TypeKind.POINTER, ci.TypeKind.CONSTANTARRAY,
+                    ci.TypeKind.INCOMPLETEARRAY):
+        inner = src.get_pointee() if src.kind == ci.TypeKind.POINTER \
+            else src
+        if _sync_kind(inner) == kind:
+            return None  # one of the same kind, or an array of them
+    e = kids[-1]
+    while e.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR):
+        inner = list(e.get_children())
+        if not inner:
+            break
+        e = inner[-1]
+    if _null_pointer(e) or (e.kind == K.CALL_EXPR and _fresh_memory(e)):
+        return None
+    et = e.type.get_canonical()
+    source = kids[-1].type.spelling
+    if e.kind not in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR, K.CALL_EXPR,
+                      K.ARRAY_SUBSCRIPT_EXPR, K.UNARY_OPERATOR) or \
+            et.kind != ci.TypeKind.POINTER:
+        return kind, source, "all", None
+    rec = et.get_pointee().get_canonical()
+    if rec.kind == ci.TypeKind.RECORD:
+        out = set()
+        _sync_fields_of(rec, kind, out)
+        return (kind, source, tuple(sorted(out)), None) if out else None
+    return kind, source, "lead", _operand(e)
+
+
+def _operand(e):
+    """SyncPun.operand of expression @e."""
+    K = ci.CursorKind
+    ref = e.referenced if e.kind in (K.DECL_REF_EXPR, K.CALL_EXPR) \
+        else None
+    if ref is None:
+        return None
+    if e.kind == K.CALL_EXPR:
+        return ("ret", ref.spelling) if ref.kind == K.FUNCTION_DECL \
+            else None
+    fn = ref.semantic_parent
+    if ref.kind == K.PARM_DECL and fn is not None and \
+            fn.kind == K.FUNCTION_DECL:
+        params = [c for c in fn.get_children() if c.kind == K.PARM_DECL]
+        for i, c in enumerate(params):
+            if c == ref:
+                return "param", fn.spelling, i
+        return None
+    loc = _loc(ref)
+    if ref.kind == K.VAR_DECL and loc is not None and fn is not None and \
+            fn.kind == K.FUNCTION_DECL:
+        return "var", loc.path, loc.line, ref.spelling
+    return None
 
 
 def _field_use(rec, name):
@@ -2705,7 +2837,7 @@ class _FnFacts:
     decls: list       # unit.decls appended
     member_refs: list  # unit.member_refs appended
     field_refs: list  # _Walker.field_refs appended
-    effects: list     # ("use", name) | ("owned", name, how) |
+    effects: list     # ("use", name) | ("owned", name, how) | ("pun", SyncPun) |
     #                   ("state", kind, (name, Loc)) | ("addr", key, val) |
     #                   ("flow", source, destination)
 
@@ -2783,6 +2915,11 @@ class _Walker:
         if self.effects is not None:
             self.effects.append(("owned", name, how))
 
+    def _pun(self, pun):
+        self.unit.sync_puns.append(pun)
+        if self.effects is not None:
+            self.effects.append(("pun", pun))
+
     def _state(self, kind, val):
         self.unit.state_set.setdefault(kind, val)
         if self.effects is not None:
@@ -2809,6 +2946,8 @@ class _Walker:
                 self._flow(e[1], e[2])
             elif e[0] == "init":
                 self._init_at(*e[1:])
+            elif e[0] == "pun":
+                self._pun(e[1])
             else:
                 self._addr(e[1], *e[2])
         self.unit.functions[facts.function.key] = facts.function
@@ -3019,6 +3158,17 @@ class _Walker:
 
     def _fields(self, cur):
         for ch in cur.walk_preorder():
+            if ch.kind in (ci.CursorKind.STRUCT_DECL,
+                           ci.CursorKind.UNION_DECL):
+                fs = [f for f in ch.get_children()
+                      if f.kind == ci.CursorKind.FIELD_DECL]
+                if ch.kind == ci.CursorKind.STRUCT_DECL:
+                    fs = fs[:1]
+                for f in fs:
+                    if _is_sync_type(f.type):
+                        self.unit.lead_fields.add((
+                            _sync_kind(f.type),
+                            _field_use(ch, f.spelling)))
             if ch.kind == ci.CursorKind.FIELD_DECL and \
                     _is_sync_type(ch.type):
                 self.unit.sync_fields.add(ch.spelling)
@@ -3318,6 +3468,12 @@ class _Walker:
                         fn.addr_taken.add(kids[0].spelling)
             elif k == K.VAR_DECL:
                 self._var(ch, False)
+            if k in (K.CSTYLE_CAST_EXPR, K.UNEXPOSED_EXPR):
+                pun = _sync_pun(ch)
+                cl = _loc(ch) if pun is not None else None
+                if cl is not None:
+                    self._pun(SyncPun(cl, _extent_text(ch).decode(
+                        "latin-1") or "?", *pun))
             if k == K.MEMBER_REF_EXPR and ch.referenced is not None and \
                     ch.referenced.kind == K.FIELD_DECL:
                 cl = _loc(ch)

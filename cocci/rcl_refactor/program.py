@@ -446,6 +446,77 @@ class Program:
                 self.typedefs.add(m.group(1))
             self.typedefs |= _struct_typedefs(f.src.toks)
 
+    def sync_puns(self):
+        """A lock field that a pointer of another type may point into
+        stays POSIX: `pthread_mutex_lock((pthread_mutex_t *)obj)` where
+        the structure begins with its mutex, or `pthread_mutex_lock(arg)`
+        for a `void *arg` that a thread was handed, would give pthreads
+        a lock this run converts, under no name the scan can see
+        (frontend.SyncPun says which fields each conversion may reach).
+        A global lock handed out that way had its address taken (&m), a
+        use the scan refuses by itself."""
+        fe = getattr(self, "frontend", None)
+        if fe is None:
+            return
+        puns = [p for u in fe.units for p in u.sync_puns]
+        if not puns:
+            return
+        lead = set()
+        for u in fe.units:
+            lead |= u.lead_fields
+
+        def reaches(pun, name):
+            if pun.reach == "all":
+                return True
+            field = name.partition(".")[2]
+            names = lead if pun.reach == "lead" else \
+                {(pun.kind, n) for n in pun.reach}
+            return (pun.kind, name) in names or \
+                (pun.kind, "?." + field) in names
+        seen = set()
+        for p in puns:
+            if (str(p.loc), p.kind) in seen or self._handled_pun(p):
+                continue  # a header's function, in every unit
+            seen.add((str(p.loc), p.kind))
+            for (kind, name), key in self.keys.items():
+                if kind == p.kind and "." in name and reaches(p, name):
+                    key.refuse(
+                        "'%s' is converted into a pointer to a %s at %s "
+                        "(%s): it may point to this lock, which pthreads "
+                        "would then be given" % (
+                            p.source, "mutex" if kind == "mutex" else
+                            "condition", p.loc, p.text))
+
+    def _handled_pun(self, pun):
+        """Whether conversion @pun reads a lock handle (handles.py: a
+        `void *` slot) into which only lock expressions, other such slots
+        and NULL flow: the locks it carries are that module's keys (where
+        the handle goes is that module's business too)."""
+        h, o = self.handles, pun.operand
+        if h is None or o is None:
+            return False
+        if o[0] == "param":
+            slot = h.params.get(o[1:])
+        elif o[0] == "ret":
+            slot = h.rets.get(o[1])
+        else:
+            slot = next((s for (path, _), s in h.vars.items()
+                         if s.decl is not None and s.decl.name == o[3] and
+                         os.path.realpath(path) == o[1] and
+                         s.file.line(s.tok) == o[2]), None)
+        if slot is None or not slot.keys:
+            return False  # nothing known reaches it: maybe anything
+        todo, seen = [slot], {slot}
+        while todo:
+            s = todo.pop()
+            if s.opaque:
+                return False
+            for src, _ in s.ins:
+                if src not in seen:
+                    seen.add(src)
+                    todo.append(src)
+        return True
+
     def outside_visibility(self):
         """With -p (the whole program): a global lock that is not static
         and that a translation unit not rewritten uses, defines or
@@ -599,7 +670,7 @@ class Program:
         """(names, why) of the keys lock expression @expr (text, used at
         token @k of @f) may denote; @why says so when it is a field whose
         structure cannot be told: then @names holds every candidate."""
-        expr = self.expand_accessors(expr)
+        expr = _element_address(self.expand_accessors(expr))
         try:
             ts = cparse.lex(expr)
         except cparse.ParseError:
@@ -3028,6 +3099,32 @@ _QUALS = ("const", "volatile", "restrict", "__restrict")
 _ALLOCATORS = ("malloc", "calloc", "aligned_alloc", "posix_memalign",
                "memalign", "valloc", "pvalloc", "_aligned_malloc")
 _FREES = ("free", "cfree", "_aligned_free")
+
+
+# `locks + i`, `t->stripes + (h & mask)`, `base - 1`: a lock named by a
+# pointer or array of locks and an offset.
+_OFFSET = re.compile(r"([A-Za-z_]\w*(?:(?:->|\.)[A-Za-z_]\w*|\[[^][]*\])*)"
+                     r"([-+])(.+)")
+
+
+def _element_address(expr):
+    """Lock expression @expr with a pointer offset, `P + e` or `P - e`,
+    written as the element it names, `&P[e]` (`&P[-(e)]`): the lock of
+    array or pointer P, as `&P[e]` is.  Any other expression as given."""
+    s = canon(expr)
+    m = _OFFSET.fullmatch(s)
+    if m is None:
+        return expr
+    depth = 0
+    for c in m.group(3):
+        depth += c in "(["
+        depth -= c in ")]"
+        if depth < 0 or depth == 0 and c in "?,=<>|&":
+            return expr  # `P + a ? b : c`: not one offset
+    if depth:
+        return expr
+    return "&%s[%s(%s)]" % (m.group(1), "-" if m.group(2) == "-" else "",
+                            m.group(3))
 
 
 def _pointer_test_or_free(toks, a, k, frees=_FREES):

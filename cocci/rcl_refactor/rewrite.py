@@ -1912,6 +1912,7 @@ def _emit(prog, helpers, name, sec, counters, used_helpers):
         f.needs_errno = True  # includes_edit()
     before, repl, (a, b) = extract.generate(
         fi, sec.shape, sec.vars, names, small, exec_text, name, nested)
+    _unregister(f, sec)
     outer = sec.outer
     if outer is not None and delegated(outer) and \
             converted(prog, "mutex", outer.key):
@@ -1920,6 +1921,30 @@ def _emit(prog, helpers, name, sec, counters, used_helpers):
     else:
         f.big.append((a, b, repl))
     _place_extracted(prog, f, fi, sec, before)
+
+
+def _unregister(f, sec):
+    """A local or parameter of the caller declared `register` whose
+    address the section's call now passes (`&k`: "address of register
+    variable requested") loses the keyword, a hint the compiler is free
+    to ignore and whose only other effect is to forbid taking the
+    address.  One declared inside the section, or by a macro, is left
+    as it is (the compile check then holds the section)."""
+    toks = f.src.toks
+    done = f.__dict__.setdefault("unregistered", set())
+    for d in sec.shape.get("addressed", ()):
+        if "register" not in d.spec.split() or \
+                sec.shape["t0"] <= d.t0 < sec.shape["t1"]:
+            continue
+        j = d.t0 - 1
+        while j >= 0 and toks[j].text not in (";", "{", "}", "(") and \
+                toks[j].kind != "pp":
+            if toks[j].text == "register":
+                if j not in done:
+                    done.add(j)
+                    f.edits.append((toks[j].start, toks[j + 1].start, ""))
+                break
+            j -= 1
 
 
 def _place_extracted(prog, f, fi, sec, before):
@@ -1960,6 +1985,7 @@ def _try_section(prog, sec, names, lockname):
         f.needs_errno = True  # includes_edit()
     before, edits = extract.generate_try(fi, sec.shape, sec.vars, names,
                                          small, expr, lockname)
+    _unregister(f, sec)
     a, b, repl = edits[0]
     f.big.append((a, b, repl))
     for e in edits[1:]:

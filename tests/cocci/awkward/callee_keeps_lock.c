@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Knot DNS's rrl_hash(): under the table's lock it picks a bucket and
-   calls rrl_lock(), pthread_mutex_lock(tbl->lk + id), a lock the tool
-   cannot name; the caller releases the bucket lock after the section.
+   calls rrl_lock(), pthread_mutex_lock(tbl->lk + id), and the caller
+   releases the bucket lock after the section.
    Delegated, the section took the bucket lock on the server thread, and
    the caller's unlock was not its owner's (undefined for a mutex; with
    an error-checking one every unlock failed, and the buckets stopped
    excluding anything).  A section whose calls take a mutex without
    releasing it stays in place. */
-/* expect: refused cannot name the lock */
+/* expect: held unlock in another function */
 /* expect: held bucket_lock() */
 #include <errno.h>
 #include <pthread.h>
