@@ -211,6 +211,10 @@ class Program:
         # (`args[i].lock = &count_lock;`): converted together or not at
         # all (rewrite._pointee_tie())
         self.ptr_pointees = {}
+        # The same for pointers to conditions (`struct targ { pthread_cond_t
+        # *cv; }` given `&cv`): a pointer may hold several, all converted
+        # with it (rewrite._cond_pointees()).
+        self.cond_pointees = {}
         # (key name, File, type token) of the mutexes declared in the
         # outermost block of main() (_main_locals())
         self.main_locals = []
@@ -2357,24 +2361,26 @@ class Program:
                 if not member and _is_member_decl_or_init(
                         toks, k, self.types_in(f)):
                     continue
-                if kind == "mutex" and self._positional_pointer(f, k, ok):
+                if self._positional_pointer(f, k, ok, kind):
                     continue
                 if member and _designated_init(toks, k, kind):
                     continue  # its initialiser is the field's site
                 # A pointer declared `pthread_mutex_t *p` whose lock lives
                 # on the heap: tested, freed, set to NULL or to memory
                 # allocated for the mutex type.
-                ptr = len(found) == 1 and kind == "mutex" and \
-                    self._ptr_key(found[0])
+                ptr = len(found) == 1 and self._ptr_key(found[0])
                 if ptr and member and \
-                        self._ptr_designated(f, k, found[0], ok):
+                        self._ptr_designated(f, k, found[0], ok, kind):
                     continue
                 a = k if not member else fields.postfix_start(toks, k)
                 if a is not None and (ptr or not member) and \
                         _pointer_test_or_free(toks, a, k, frees):
                     continue
-                if ptr and a is not None and \
+                if ptr and a is not None and kind == "mutex" and \
                         self._ptr_assign(f, a, k, found[0], allocs, ok):
+                    continue
+                if ptr and a is not None and kind == "cond" and \
+                        self._cond_ptr_assign(f, a, k, found[0], ok):
                     continue
                 pl = self.pointer_local(f, k, t.text) \
                     if kind == "mutex" and not member else None
@@ -2561,7 +2567,7 @@ class Program:
         except (cparse.ParseError, IndexError):
             return None
 
-    def _positional_pointer(self, f, k, ok):
+    def _positional_pointer(self, f, k, ok, kind="mutex"):
         """Token @k of @f names a lock in `&X` (`&locks[3]`, `&s.mu`), an
         element of a brace initialiser without designators (`struct targ
         a = { 0, &count_lock };`): when the structure's member it
@@ -2609,13 +2615,14 @@ class Program:
             j += 1
         if index >= len(order) or order[index][0] is None:
             return False
-        key = self.keys.get(("mutex", "%s.%s" % (tag, order[index][0])))
+        key = self.keys.get((kind, "%s.%s" % (tag, order[index][0])))
         if key is None or not self._ptr_key(key):
             return False
         return self._lock_address(f, s, e, [t.text for t in toks[s:e]],
-                                  key, "%s:%d" % (f.display, f.line(k)), ok)
+                                  key, "%s:%d" % (f.display, f.line(k)), ok,
+                                  kind)
 
-    def _ptr_designated(self, f, k, key, ok):
+    def _ptr_designated(self, f, k, key, ok, kind="mutex"):
         """Pointer key @key named by the designator at token @k of a
         brace initialiser, `{ .lock = &count_lock, ... }`: True when it is
         given NULL or the address of one lock (recorded as for an
@@ -2634,23 +2641,53 @@ class Program:
         if texts in _NULLS:
             return True
         return texts[0] == "&" and self._lock_address(
-            f, k + 2, e, texts, key, "%s:%d" % (f.display, f.line(k)), ok)
+            f, k + 2, e, texts, key, "%s:%d" % (f.display, f.line(k)), ok,
+            kind)
 
-    def _lock_address(self, f, r, b, texts, key, where, ok):
+    def _lock_address(self, f, r, b, texts, key, where, ok, kind="mutex"):
         """Pointer key @key given toks[r:b] of @f (@texts), the address of
-        a lock: when that names one lock of the program, record it (the
-        two change type together: rewrite._pointee_tie()), put the range
-        in @ok and return True."""
-        names, why = self.lock_keys(find.join_tokens(texts), f, r)
-        pk = self.keys.get(("mutex", names[0])) if len(names) == 1 \
+        a lock (or of a condition, @kind "cond"): when that names one lock
+        of the program, record it (the two change type together:
+        rewrite._pointee_tie(), _cond_pointees()), put the range in @ok
+        and return True."""
+        names, why = self.lock_keys(find.join_tokens(texts), f, r, kind)
+        pk = self.keys.get((kind, names[0])) if len(names) == 1 \
             else None
         if why or pk is None or pk is key or not pk.decls or \
                 self._ptr_key(pk):
             return False
-        self.ptr_pointees.setdefault(key.name, {}).setdefault(pk.name,
-                                                              where)
+        pointees = self.ptr_pointees if kind == "mutex" else \
+            self.cond_pointees
+        pointees.setdefault(key.name, {}).setdefault(pk.name, where)
         ok.append((r, b))
         return True
+
+    def _cond_ptr_assign(self, f, a, k, key, ok):
+        """Condition pointer key @key, named by toks[a:k+1] of @f: True
+        when that is the left side of an assignment statement that gives
+        it NULL or the address of one condition of the program (recorded:
+        _lock_address()).  Anything else is a use the scan refuses."""
+        toks = f.src.toks
+        if toks[k + 1].text != "=" or not (
+                toks[a - 1].text in (";", "{", "}", "else", ":") or
+                toks[a - 1].text == ")" and handles.control(toks, a - 1)):
+            return False
+        e = k + 2
+        while e < len(toks) and toks[e].text not in (";", ","):
+            if toks[e].text in ("(", "[", "{") and toks[e].kind == "punct":
+                e = cparse.match(toks, e)
+            e += 1
+        if e >= len(toks) or toks[e].text != ";":
+            return False
+        r, b = k + 2, e
+        while toks[r].text == "(" and cparse.match(toks, r) == b - 1:
+            r, b = r + 1, b - 1
+        texts = [t.text for t in toks[r:b]]
+        if texts in _NULLS:
+            return True
+        return bool(texts) and texts[0] == "&" and self._lock_address(
+            f, r, b, texts, key, "%s:%d" % (f.display, f.line(k)), ok,
+            "cond")
 
     def _ptr_assign(self, f, a, k, key, allocs, ok):
         """Pointer key @key, named by toks[a:k+1] of @f: when that is the

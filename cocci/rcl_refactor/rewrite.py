@@ -383,6 +383,7 @@ def analyse_all(prog, selection):
         if p in chosen or chosen & set(ns):
             chosen |= {p} | set(ns)
     prog.chosen = chosen
+    _cond_pointees(prog)
     tied = _tied_by_conditions(prog, chosen)
     for (kind, name), key in list(prog.keys.items()):
         if kind != "mutex":
@@ -405,6 +406,44 @@ def analyse_all(prog, selection):
             if sec.reason or sec.analysed:
                 continue
             analyse_section(prog, sec, selection)
+
+
+def _cond_pointees(prog):
+    """A pointer to a condition given the address of one (`{ &lock, &cv }`
+    for a `pthread_cond_t *cv` member) is waited on, signalled and
+    converted with it: each gets the other's mutexes as partners, so
+    that _decide_keys() decides them together (_cond_pointee_tie())."""
+    for p, ns in sorted(prog.cond_pointees.items()):
+        pk = prog.keys.get(("cond", p))
+        for n in sorted(ns):
+            ck = prog.keys.get(("cond", n))
+            if pk is None or ck is None:
+                continue
+            both = pk.partners | ck.partners
+            pk.partners |= both
+            ck.partners |= both
+            for m in both:
+                mk = prog.keys.get(("mutex", m))
+                if mk is not None:
+                    mk.partners |= {p, n}
+
+
+def _cond_pointee_tie(prog, key):
+    """A condition pointer and the conditions whose addresses it is given
+    change type together: one that stays POSIX keeps the others so."""
+    name = key.name
+    ties = [(n, where) for n, where in
+            prog.cond_pointees.get(name, {}).items()] + \
+        [(p, ns[name]) for p, ns in prog.cond_pointees.items()
+         if name in ns]
+    for n, where in sorted(ties):
+        other = prog.keys.get(("cond", n))
+        if other is not None and other.why:
+            key.refuse("pointer and condition %s and %s are tied (address "
+                       "given at %s), and %s stays POSIX: %s" % (
+                           name.lstrip("."), n.lstrip("."), where,
+                           n.lstrip("."), other.why))
+            return
 
 
 def _tied_by_conditions(prog, chosen):
@@ -1207,6 +1246,8 @@ def _decide_keys(prog):
                 _shared_init_fn(prog, kind, key)
             if not key.why and kind == "mutex":
                 _pointee_tie(prog, key)
+            if not key.why and kind == "cond":
+                _cond_pointee_tie(prog, key)
             if key.why:
                 changed = True
         if macrobody.decide(prog, lambda n: converted(prog, "mutex", n)):
@@ -1217,17 +1258,12 @@ def _pointee_tie(prog, key):
     """A pointer assigned the address of a lock (`args[i].lock =
     &count_lock;`, Program._ptr_assign()) and that lock change type
     together: one stays POSIX with the other.  A pointer assigned the
-    addresses of several locks stays POSIX (which one a section through
-    it takes cannot be told), and they with it."""
+    addresses of several locks is converted with all of them: a section
+    through it runs on whichever it holds (liblock_exec() reads the
+    algorithm and server from the lock), as pthreads took whichever it
+    held."""
     pointees = prog.ptr_pointees.get(key.name, {})
-    if len(pointees) > 1:
-        key.refuse("pointer '%s' is assigned the addresses of %s (at %s): "
-                   "which lock it holds at a lock call cannot be told" % (
-                       key.name.lstrip("."), " and ".join(
-                           n.lstrip(".") for n in sorted(pointees)),
-                       ", ".join(pointees[n] for n in sorted(pointees))))
-        return
-    for n, where in pointees.items():
+    for n, where in sorted(pointees.items()):
         pk = prog.keys.get(("mutex", n))
         if pk is not None and pk.owned:
             # The sections through the pointer are not checked as a
