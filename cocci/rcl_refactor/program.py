@@ -2120,10 +2120,18 @@ class Program:
             if len(spans) != 2:
                 continue
             (a0, b0), (a1, b1) = spans
+            # the handler's name, cast or parenthesised: `(void (*)(void
+            # *))pthread_mutex_unlock`, squashfs-tools' `(void *)
+            # pthread_mutex_unlock`, `(unlock_fn)`
+            while b0 - a0 > 1 and toks[a0].text == "(":
+                c = cparse.match(toks, a0)
+                if c == b0 - 1:
+                    a0, b0 = a0 + 1, b0 - 1
+                elif c is not None and c < b0 - 1:
+                    a0 = c + 1
+                else:
+                    break
             handler = [x.text for x in toks[a0:b0]]
-            cast = ["(", "void", "(", "*", ")", "(", "void", "*", ")", ")"]
-            if handler[:len(cast)] == cast:
-                handler = handler[len(cast):]
             if len(handler) != 1:
                 continue
             lf = self.fns.get(handler[0])
