@@ -630,6 +630,9 @@ class Function:
     jumps: list = field(default_factory=list)        # [Jump]
     indirect: list = field(default_factory=list)     # [IndirectCall]
     fn_addrs: list = field(default_factory=list)     # [FnAddr]
+    # the start routines of the threads it creates (pthread_create()):
+    # they run in the same process, not in the caller (_programs())
+    thread_starts: list = field(default_factory=list)  # [FnAddr]
     lock_calls: list = field(default_factory=list)   # [LockCall]
     frame_uses: list = field(default_factory=list)   # [Call] of FRAME_CALLS
     state_uses: list = field(default_factory=list)   # [StateUse]
@@ -3087,6 +3090,10 @@ class _Walker:
                                 to in ("lib", "esc", "calledvia"):
                             fn.fn_addrs.append(FnAddr(ref.spelling, key,
                                                       cl))
+                        elif fn is not None and cl is not None and \
+                                to == "start":
+                            fn.thread_starts.append(FnAddr(
+                                ref.spelling, key, cl))
                 elif ref is not None and (ref.hash in params or (
                         ref.kind == K.VAR_DECL and _is_pointer(ref.type))):
                     self._node_read(ref, c, up, params, fn)
@@ -3804,7 +3811,10 @@ class Program:
         before the #include may give it another body), any other the
         program's one definition; (None, None) when there is none."""
         fn = unit.functions.get(key) if unit is not None else None
-        if fn is not None and fn.is_static:
+        if fn is not None and (fn.is_static or fn.loc.path == unit.path):
+            # static, or defined by the unit's own file: a program links
+            # the caller's unit with that definition and no other (a tree
+            # that builds two programs may define a name in each)
             return fn, unit
         fn = self.defs.get(key)
         return (fn, self.def_unit[key]) if fn is not None else (None, None)
@@ -3836,17 +3846,95 @@ class Program:
                 todo.append((k, chain + more, fu))
         return out
 
-    def _cancels(self):
-        """Where the program cancels a thread: "pthread_cancel() at LOC",
-        or None."""
-        if not hasattr(self, "_cancel_at"):
-            self._cancel_at = next((
-                "pthread_cancel() at %s" % c.loc for u in self.units
-                for fn in u.functions.values() for c in fn.calls
-                if c.callee == "pthread_cancel"), None)
-        return self._cancel_at
+    def _fn_id(self, fn, u):
+        """(key, unit path) of function @fn of unit @u, as reach() names
+        it; None for a function of external linkage that units define
+        differently (two programs' `usage()`): which one a call runs
+        cannot be told by name."""
+        if fn.is_static or fn.loc.path == u.path:
+            return fn.key, u.path
+        if len(self._definers().get(fn.key, ())) > 1:
+            return None
+        du = self.def_unit.get(fn.key)
+        return (fn.key, du.path) if du is not None else None
 
-    def _cancel_point(self, calls, reached, u):
+    def _definers(self):
+        if not hasattr(self, "_defs_by_key"):
+            self._defs_by_key = {}
+            for u in self.units:
+                for key, fn in u.functions.items():
+                    if not fn.is_static:
+                        self._defs_by_key.setdefault(key, set()).add(
+                            (fn.loc.path, fn.loc.line))
+        return self._defs_by_key
+
+    def _programs(self):
+        """One set per main() of the units: the functions (as reach()
+        names them) that it runs, called or handed out by address
+        (thread start routines, handlers).  A tree may build several
+        programs (squashfs-tools' mksquashfs and unsquashfs, a server and
+        its tests): what one of them does is not another's."""
+        if not hasattr(self, "_mains"):
+            self._mains = []
+            for u in self.units:
+                for key, fn in u.functions.items():
+                    if fn.name == "main" and fn.loc.path == u.path:
+                        self._mains.append(self._runs(fn, u))
+        return self._mains
+
+    def _runs(self, fn, u):
+        """Every function (key, unit path) that @fn of @u may run, in
+        its thread or in the threads it starts."""
+        seen, todo = {(fn.key, u.path)}, [(fn, u)]
+        while todo:
+            f, fu = todo.pop()
+            for k, _ in self.edges(f) + [(a.key, None)
+                                         for a in f.thread_starts]:
+                g, gu = self._resolve(k, fu)
+                if g is not None and (k, gu.path) not in seen:
+                    seen.add((k, gu.path))
+                    todo.append((g, gu))
+        return seen
+
+    def _same_program(self, a, b):
+        """Whether functions @a and @b ((Function, Unit) pairs) may run
+        in one process: some main() reaches both, or one of them is
+        reached by none (a library's function, or one that cannot be
+        told apart by name: it may be anyone's)."""
+        ia, ib = self._fn_id(*a), self._fn_id(*b)
+        mains = self._programs()
+        if ia is None or ib is None or not mains:
+            return True
+        ina = [ia in m for m in mains]
+        inb = [ib in m for m in mains]
+        if not any(ina) or not any(inb):
+            return True
+        return any(x and y for x, y in zip(ina, inb))
+
+    def _cancels(self, where=None):
+        """Where the program cancels a thread: "pthread_cancel() at LOC",
+        or None; with @where (Function, Unit), only a call in a program
+        that also runs that function (_same_program())."""
+        if not hasattr(self, "_cancel_calls"):
+            self._cancel_calls = [
+                (c.loc, (fn, u)) for u in self.units
+                for fn in u.functions.values() for c in fn.calls
+                if c.callee == "pthread_cancel"]
+        for loc, at in self._cancel_calls:
+            if where is None or self._same_program(where, at):
+                return "pthread_cancel() at %s" % loc
+        return None
+
+    def cancel_near(self, path, line):
+        """_cancels() for the code of @path at @line: a pthread_cancel()
+        of a program that runs the function there (any, when none of the
+        units defines that function)."""
+        rp = os.path.realpath(path)
+        u = self.unit_of(rp)
+        fn = u.function_at(rp, line) if u is not None else None
+        return self._cancels((fn, u) if fn is not None else None)
+
+    def _cancel_point(self, calls, reached, u, fn=None):
         """When the program cancels threads: why the section (its @calls,
         and the functions of the program it reaches, @reached) may be
         where a thread is cancelled -- it calls a function of no file of
@@ -3855,7 +3943,7 @@ class Program:
         would wait on, not be cancelled; holding the lock on its word,
         it would end without releasing it.  A call that ends the process
         (abort(), a failed assert()) is none: the process ends there."""
-        at = self._cancels()
+        at = self._cancels((fn, u) if fn is not None else None)
         if at is None:
             return None
         for c, via in [(c, None) for c in calls] + [
@@ -3916,11 +4004,11 @@ class Program:
                            "has its own)" % (t.what, t.loc))
         first = {}  # the first use of each kind of state the program sets
         for t in fn.state_uses:
-            if t.kind in self.state_set and inside(t.loc):
+            if inside(t.loc) and self._state_for(t.kind, (fn, u)):
                 first.setdefault(t.kind, t)
         for kind, t in sorted(first.items()):
             out.append("%s in the section (at %s): %s" % (
-                t.what, t.loc, self._state_why(kind)))
+                t.what, t.loc, self._state_why(kind, (fn, u))))
         for c in fn.frame_uses:
             if inside(c.loc):
                 out.append("%s() in the section (at %s; it would give the "
@@ -3932,7 +4020,7 @@ class Program:
                     lc.text, lc.loc, self._owned_why(lc.lock)))
         reached = sorted(self.reach(seeds, u).items(),
                          key=lambda kv: kv[0])
-        cancel = self._cancel_point(calls, reached, u)
+        cancel = self._cancel_point(calls, reached, u, fn)
         if cancel:
             out.append(Hazard(cancel, True))
         for _, (g, chain) in reached:
@@ -3959,12 +4047,12 @@ class Program:
                                t.what, g.name, t.loc, via))
                 break
             t = next((t for t in g.state_uses
-                      if t.kind in self.state_set), None)
+                      if self._state_for(t.kind, (fn, u))), None)
             if t is not None:
                 out.append("%s in %s() at %s, a function called from the "
                            "section (through %s): %s" % (
                                t.what, g.name, t.loc, via,
-                               self._state_why(t.kind)))
+                               self._state_why(t.kind, (fn, u))))
             for lc in g.lock_calls:
                 if lc.lock in self.owned_locks:
                     out.append("a lock call in a function called from the "
@@ -3997,8 +4085,22 @@ class Program:
                 break
         return out
 
-    def _state_why(self, kind):
-        name, loc = self.state_set[kind]
+    def _state_for(self, kind, where):
+        """(name, Loc) of the first call that sets per-thread state of
+        @kind in a program that runs @where ((Function, Unit): the
+        section's function, _same_program()), or None."""
+        if kind not in self.state_set:
+            return None
+        if not hasattr(self, "_setters"):
+            self._setters = [
+                (STATE_SETTERS[c.callee], (c.callee, c.loc), (fn, u))
+                for u in self.units for fn in u.functions.values()
+                for c in fn.calls if c.callee in STATE_SETTERS]
+        return next((val for k, val, at in self._setters
+                     if k == kind and self._same_program(where, at)), None)
+
+    def _state_why(self, kind, where):
+        name, loc = self._state_for(kind, where)
         return STATE_WHY[kind] % (name, loc)
 
     def _section_reach(self, path, start, end):
@@ -4032,7 +4134,7 @@ class Program:
         if sc is None:
             return None
         fn, u, inside, reached = sc
-        hooks = self.state_set.get("stdio-callback")
+        hooks = self._state_for("stdio-callback", (fn, u))
         for c in [c for c in fn.calls if inside(c.loc)] + \
                 [c for g in reached for c in g.calls]:
             if self._resolve(c.key, u)[0] is not None:

@@ -1336,6 +1336,22 @@ class Program:
                     self.cancel_at = "%s:%d" % (f.display, f.line(k))
                     return
 
+    def cancel_for_cond(self, ck):
+        """Where a program that waits on condition key @ck (with its
+        partner mutexes) cancels threads, or None: pthread_cancel() in
+        another program of the tree (mksquashfs's, for unsquashfs's
+        waits) cannot cancel these waits."""
+        fe = getattr(self, "frontend", None)
+        if fe is None:
+            return self.cancel_at
+        for m in sorted(ck.partners):
+            mk = self.keys.get(("mutex", m))
+            for f, k in mk.waits if mk is not None else ():
+                at = fe.cancel_near(f.path, f.line(k))
+                if at is not None:
+                    return at
+        return None
+
     def _init_macros(self):
         """Object-like macros of the files whose body holds a static mutex
         initialiser, `#define GUARD_INITIALIZER { PTHREAD_MUTEX_INITIALIZER,

@@ -1222,11 +1222,13 @@ def _decide_keys(prog):
                         key.refuse("its condition variable %s stays POSIX: "
                                    "%s" % (c, ck.why))
             else:
-                if getattr(prog, "cancel_at", None):
-                    key.refuse("the program cancels threads "
-                               "(pthread_cancel() at %s): pthread_cond_wait()"
-                               " is a cancellation point, liblock_cond_wait()"
-                               " is not" % prog.cancel_at)
+                cancel = prog.cancel_for_cond(key)
+                if cancel:
+                    key.refuse("the program cancels threads (%s): "
+                               "pthread_cond_wait() is a cancellation point,"
+                               " liblock_cond_wait() is not" % (
+                                   cancel if cancel.startswith("pthread_")
+                                   else "pthread_cancel() at " + cancel))
                 if not key.partners:
                     key.refuse("never waited on")
                 if not key.declared():

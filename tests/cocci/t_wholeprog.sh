@@ -64,6 +64,12 @@
 #    global trivial lock(): a name two files define is no wrapper (main.c's
 #    section called plugin.c's companion, and the count was lost); a
 #    --lock-fn naming it is refused.
+#  - twoprogs (wholeprog/twoprogs): a tree that builds two programs
+#    (squashfs-tools' mksquashfs and unsquashfs): pack.c cancels a thread
+#    and sets a signal mask, unpack.c does neither; unpack.c's sections
+#    (a condition wait, a printf() through its own report(), which pack.c
+#    also defines) are delegated, pack.c's waits stay POSIX (unpack.c's
+#    were refused for pack.c's pthread_cancel()).
 #  - localalias (wholeprog/localalias): note.c's `#define mutex_t
 #    pthread_mutex_t` holds in note.c only; box.h's mutex_t is a
 #    structure holding the mutex, and box.c's `static mutex_t l = {
@@ -831,6 +837,30 @@ same_output twolocks "$TMP/tl.want" "$TMP/tl.new"
 	>"$TMP/log" 2>&1
 [ $? -eq 2 ] && grep -q "lock() is defined in several files (counted.h, plugin.c)" \
 	"$TMP/log" || { cat "$TMP/log"; fail "twolocks: --lock-fn lock=unlock"; }
+cd "$TMP" || exit 1
+
+# ---- twoprogs: two programs of one tree ----
+cp -R "$WP/twoprogs" "$TMP/tp" && chmod -R u+w "$TMP/tp"
+cd "$TMP/tp" || exit 1
+printf '[{"directory": "%s", "file": "pack.c", "arguments": ["cc", "-std=gnu11", "-O2", "-Wall", "-pthread", "-c", "pack.c"]}, {"directory": "%s", "file": "unpack.c", "arguments": ["cc", "-std=gnu11", "-O2", "-Wall", "-pthread", "-c", "unpack.c"]}]\n' \
+	"$TMP/tp" "$TMP/tp" >compile_commands.json
+for p in pack unpack; do
+	$CC -std=gnu11 -O2 -Wall -Werror -pthread $p.c -o "$TMP/$p.orig" ||
+		fail "twoprogs: $p does not build"
+	timeout 60 "$TMP/$p.orig" >"$TMP/$p.want" || fail "twoprogs: $p fails"
+done
+"$RCLR" -p . --locks all -o "$TMP/tpout" >"$TMP/log" 2>&1
+grep -q "pack.c:35: not transformed: lock pack_lock stays POSIX: .*pthread_cancel() at pack.c:56" \
+	"$TMP/log" || { cat "$TMP/log"; fail "twoprogs: pack.c's waits were not kept POSIX"; }
+! grep -q "^unpack.c" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "twoprogs: unpack.c was read as pack.c's program (its cancel, its signal mask, its report())"; }
+[ "$(grep -c "liblock_exec" "$TMP/tpout/unpack.c")" -eq 4 ] ||
+	{ cat "$TMP/tpout/unpack.c"; fail "twoprogs: unpack.c's 4 sections are not delegated"; }
+for p in pack unpack; do
+	cc_rcl "$TMP/$p.new" "$TMP/tpout/$p.c" ||
+		fail "twoprogs: the rewritten $p does not build"
+	same_output "twoprogs-$p" "$TMP/$p.want" "$TMP/$p.new"
+done
 cd "$TMP" || exit 1
 
 # ---- localalias: a .c file's #define of a type name another file uses ----
