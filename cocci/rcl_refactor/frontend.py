@@ -633,6 +633,13 @@ class Function:
     # the start routines of the threads it creates (pthread_create()):
     # they run in the same process, not in the caller (_programs())
     thread_starts: list = field(default_factory=list)  # [FnAddr]
+    # (thread slot, start routine, Loc) of its pthread_create() calls and
+    # (thread slot, Loc) of its pthread_cancel() calls (_thread_slot(),
+    # _routine()); (callee key, {argument index: slot or routine}) of its
+    # calls that pass a thread slot or a function (a wrapper's callers)
+    thread_creates: list = field(default_factory=list)
+    thread_cancels: list = field(default_factory=list)
+    call_args: list = field(default_factory=list)
     lock_calls: list = field(default_factory=list)   # [LockCall]
     frame_uses: list = field(default_factory=list)   # [Call] of FRAME_CALLS
     state_uses: list = field(default_factory=list)   # [StateUse]
@@ -1849,6 +1856,74 @@ def _operand(e):
             fn.kind == K.FUNCTION_DECL:
         return "var", loc.path, loc.line, ref.spelling
     return None
+
+
+def _bare(e):
+    """@e under casts, parentheses and implicit conversions."""
+    K = ci.CursorKind
+    while e.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR):
+        kids = [k for k in e.get_children() if k.kind != K.TYPE_REF]
+        if len(kids) != 1:
+            break
+        e = kids[0]
+    return e
+
+
+def _param_index(ref, fn):
+    """The index of parameter @ref among @fn's, or None."""
+    if ref is None or ref.kind != ci.CursorKind.PARM_DECL or \
+            ref.semantic_parent != fn:
+        return None
+    params = [c for c in fn.get_children()
+              if c.kind == ci.CursorKind.PARM_DECL]
+    return next((i for i, c in enumerate(params) if c == ref), None)
+
+
+def _thread_slot(e, fn):
+    """Where a thread's id lives, from a pthread_create() first argument
+    (`&w->tid`, `&tids[i]`, `tids + i`) or a pthread_cancel() one
+    (`w->tid`, `tids[i]`): ("field", name), ("var", USR), ("param",
+    index) of function @fn, ("self",) for pthread_self(), or None."""
+    K = ci.CursorKind
+    e = _bare(e)
+    if e.kind == K.UNARY_OPERATOR:
+        kids = list(e.get_children())
+        tok = next(iter(e.get_tokens()), None)
+        if len(kids) == 1 and tok is not None and tok.spelling == "&":
+            e = _bare(kids[0])
+    while e.kind in (K.ARRAY_SUBSCRIPT_EXPR, K.BINARY_OPERATOR):
+        kids = list(e.get_children())
+        if not kids:
+            return None
+        e = _bare(kids[0])
+    if e.kind == K.MEMBER_REF_EXPR and e.referenced is not None:
+        return "field", e.referenced.spelling
+    if e.kind == K.CALL_EXPR and e.referenced is not None and \
+            e.referenced.spelling == "pthread_self":
+        return ("self",)
+    if e.kind == K.DECL_REF_EXPR and e.referenced is not None:
+        i = _param_index(e.referenced, fn)
+        if i is not None:
+            return "param", i
+        if e.referenced.kind == K.VAR_DECL:
+            return "var", e.referenced.get_usr() or e.referenced.spelling
+    return None
+
+
+def _routine(e, fn):
+    """A thread's start routine, from pthread_create()'s third argument:
+    ("fn", key), ("param", index) of function @fn, or None."""
+    K = ci.CursorKind
+    e = _bare(e)
+    if e.kind == K.UNARY_OPERATOR:
+        kids = list(e.get_children())
+        if len(kids) == 1:
+            e = _bare(kids[0])
+    ref = e.referenced if e.kind == K.DECL_REF_EXPR else None
+    if ref is not None and ref.kind == K.FUNCTION_DECL:
+        return "fn", _fn_key(ref)
+    i = _param_index(ref, fn)
+    return ("param", i) if i is not None else None
 
 
 def _field_use(rec, name):
@@ -3387,6 +3462,25 @@ class _Walker:
                                      for a in ch.get_arguments())
                 ck = _fn_key(ref)
                 df = ref.location.file
+                args = list(ch.get_arguments())
+                if ref.spelling == "pthread_create" and len(args) > 2:
+                    fn.thread_creates.append((_thread_slot(args[0], cur),
+                                              _routine(args[2], cur), cl))
+                elif ref.spelling == "pthread_cancel" and args:
+                    fn.thread_cancels.append((_thread_slot(args[0], cur),
+                                              cl))
+                elif ref.kind == K.FUNCTION_DECL and args:
+                    passed = {}
+                    for i, a in enumerate(args):
+                        t = a.type.get_canonical()
+                        if t.kind == ci.TypeKind.POINTER and \
+                                t.get_pointee().get_canonical().spelling \
+                                in ("pthread_t", "unsigned long"):
+                            passed[i] = _thread_slot(a, cur)
+                        elif _is_fn_pointer(a.type):
+                            passed[i] = _routine(a, cur)
+                    if any(passed.values()):
+                        fn.call_args.append((ck, passed))
                 fn.calls.append(Call(ref.spelling, ck, cl,
                                      ck in self.noreturn_keys or
                                      _is_noreturn(ref, self.config),
@@ -3914,16 +4008,93 @@ class Program:
     def _cancels(self, where=None):
         """Where the program cancels a thread: "pthread_cancel() at LOC",
         or None; with @where (Function, Unit), only a call in a program
-        that also runs that function (_same_program())."""
+        that also runs that function (_same_program()), and that may
+        cancel a thread that runs it (_cancelled())."""
         if not hasattr(self, "_cancel_calls"):
             self._cancel_calls = [
                 (c.loc, (fn, u)) for u in self.units
                 for fn in u.functions.values() for c in fn.calls
                 if c.callee == "pthread_cancel"]
         for loc, at in self._cancel_calls:
-            if where is None or self._same_program(where, at):
+            if where is None or self._same_program(where, at) and \
+                    self._may_cancel(loc, at, where):
                 return "pthread_cancel() at %s" % loc
         return None
+
+    def _may_cancel(self, loc, at, where):
+        """Whether the pthread_cancel() at @loc, in @at ((Function,
+        Unit)), may cancel a thread that runs @where's function: one
+        whose start routine runs it, when the call names the thread as
+        the pthread_create() of known start routines stored it (`&w->tid`
+        there, `w->tid` here: the same field, variable or array); any
+        thread when that cannot be told (pthread_self(), a parameter, a
+        thread whose routine is a pointer)."""
+        fn, u = at
+        slot = next((s for s, l in fn.thread_cancels if l == loc), None)
+        targets = self._cancel_targets(slot)
+        if targets is None:
+            return True
+        wid = self._fn_id(*where)
+        return wid is None or wid in targets
+
+    def _creates(self):
+        """[(thread slot, routine (Function, Unit) or None)] of every
+        pthread_create() of the units, and of every call of a function
+        whose own pthread_create() takes its slot or routine from its
+        parameters (fuse_start_thread(&f->prune_thread, fuse_prune_nodes,
+        f)): the routine of such a call's argument."""
+        if hasattr(self, "_create_list"):
+            return self._create_list
+        out, wrappers = [], {}
+        for u in self.units:
+            for fn in u.functions.values():
+                for slot, routine, _ in fn.thread_creates:
+                    if slot is not None and slot[0] == "param" or \
+                            routine is not None and routine[0] == "param":
+                        wrappers.setdefault(fn.key, []).append(
+                            (slot, routine))
+                    else:
+                        out.append((slot, self._routine_fn(routine, u)))
+        for u in self.units:
+            for fn in u.functions.values():
+                for key, passed in fn.call_args:
+                    for slot, routine in wrappers.get(key, ()):
+                        if slot is not None and slot[0] == "param":
+                            slot = passed.get(slot[1])
+                        if routine is not None and routine[0] == "param":
+                            routine = passed.get(routine[1])
+                        if slot is not None and slot[0] == "param" or \
+                                routine is not None and \
+                                routine[0] == "param":
+                            slot = routine = None  # two levels: unknown
+                        out.append((slot, self._routine_fn(routine, u)))
+        self._create_list = out
+        return out
+
+    def _routine_fn(self, routine, u):
+        if routine is None or routine[0] != "fn":
+            return None
+        fn, fu = self._resolve(routine[1], u)
+        return (fn, fu) if fn is not None else None
+
+    def _cancel_targets(self, slot):
+        """The functions ((key, unit path)) that the threads stored in
+        @slot run, or None when that cannot be told."""
+        if slot is None or slot[0] in ("self", "param"):
+            return None
+        cache = self.__dict__.setdefault("_targets_of", {})
+        if slot not in cache:
+            routines = [r for s, r in self._creates() if s == slot or
+                        s is None]
+            if not routines or any(r is None for r in routines):
+                cache[slot] = None
+            else:
+                out = set()
+                for fn, fu in routines:
+                    out |= set(self.reach(self.edges(fn), fu))
+                    out.add((fn.key, fu.path))
+                cache[slot] = out
+        return cache[slot]
 
     def cancel_near(self, path, line):
         """_cancels() for the code of @path at @line: a pthread_cancel()

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The first program of the tree: it blocks SIGPIPE in its threads and
-   cancels its spinner thread.  Its queue's condition waits stay POSIX
-   (a cancelled waiter must act on pthread's condition). */
+   cancels its spinner thread, whose section may print (a cancellation
+   point): pack_lock stays POSIX. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 static pthread_mutex_t pack_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pack_cv = PTHREAD_COND_INITIALIZER;
 static int packed, ready;
+static long spins;
 
 void report(const char *what, int n)
 {
@@ -24,8 +25,13 @@ void report(const char *what, int n)
 static void *spinner(void *arg)
 {
 	(void)arg;
-	for (;;)
-		pause();
+	for (;;) {
+		pthread_mutex_lock(&pack_lock);
+		if (spins++ < 0)
+			printf("spin %ld\n", spins);
+		pthread_mutex_unlock(&pack_lock);
+		usleep(1000);
+	}
 	return NULL;
 }
 
