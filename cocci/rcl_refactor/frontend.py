@@ -639,6 +639,9 @@ class Function:
     # calls that pass a thread slot or a function (a wrapper's callers)
     thread_creates: list = field(default_factory=list)
     thread_cancels: list = field(default_factory=list)
+    # thread slots it assigns otherwise (`t = pthread_self();`, a copy):
+    # they may hold any thread (_cancel_targets())
+    thread_assigns: list = field(default_factory=list)
     call_args: list = field(default_factory=list)
     lock_calls: list = field(default_factory=list)   # [LockCall]
     frame_uses: list = field(default_factory=list)   # [Call] of FRAME_CALLS
@@ -3449,6 +3452,16 @@ class _Walker:
         read_args = set()  # BUFFER_CALLS handed to a BUFFER_READERS
         for ch in cur.walk_preorder():
             k = ch.kind
+            if k == K.BINARY_OPERATOR and \
+                    ch.type.spelling.endswith("pthread_t"):
+                kids = list(ch.get_children())
+                if len(kids) == 2 and \
+                        _binary_op(ch, kids[0], kids[1]) in ("=", None):
+                    fn.thread_assigns.append(_thread_slot(kids[0], cur))
+            elif k == K.VAR_DECL and ch.type.spelling.endswith(
+                    "pthread_t") and _has_init(ch):
+                fn.thread_assigns.append(
+                    ("var", ch.get_usr() or ch.spelling))
             if k == K.CALL_EXPR:
                 ref = _called_function(ch)
                 cl = _loc(ch)
@@ -4083,10 +4096,16 @@ class Program:
         if slot is None or slot[0] in ("self", "param"):
             return None
         cache = self.__dict__.setdefault("_targets_of", {})
+        if not hasattr(self, "_assigned"):
+            self._assigned = {a for u in self.units
+                              for fn in u.functions.values()
+                              for a in fn.thread_assigns}
         if slot not in cache:
             routines = [r for s, r in self._creates() if s == slot or
                         s is None]
-            if not routines or any(r is None for r in routines):
+            if not routines or slot in self._assigned or \
+                    None in self._assigned or \
+                    any(r is None for r in routines):
                 cache[slot] = None
             else:
                 out = set()
