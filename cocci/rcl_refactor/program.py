@@ -670,11 +670,23 @@ class Program:
             return None
 
     # -- naming locks ------------------------------------------------------
+    def _names_key(self, expr, kind):
+        """Whether expression @expr names a key of @kind: a variable's, or
+        a field's of some structure."""
+        name = find.lock_key(expr)
+        if not name:
+            return False
+        if not name.startswith("."):
+            return (kind, name) in self.keys
+        return any(kd == kind and n.endswith(name)
+                   for kd, n in self.keys)
+
     def lock_keys(self, expr, f, k, kind="mutex"):
         """(names, why) of the keys lock expression @expr (text, used at
         token @k of @f) may denote; @why says so when it is a field whose
         structure cannot be told: then @names holds every candidate."""
-        expr = _element_address(self.expand_accessors(expr))
+        expr = _element_address(self.expand_accessors(expr),
+                                lambda x: self._names_key(x, kind))
         try:
             ts = cparse.lex(expr)
         except cparse.ParseError:
@@ -3164,17 +3176,24 @@ _FREES = ("free", "cfree", "_aligned_free")
 
 # `locks + i`, `t->stripes + (h & mask)`, `base - 1`: a lock named by a
 # pointer or array of locks and an offset.
-_OFFSET = re.compile(r"([A-Za-z_]\w*(?:(?:->|\.)[A-Za-z_]\w*|\[[^][]*\])*)"
-                     r"([-+])(.+)")
+_NAME_CHAIN = r"[A-Za-z_]\w*(?:(?:->|\.)[A-Za-z_]\w*|\[[^][]*\])*"
+_OFFSET = re.compile(r"(%s)([-+])(.+)" % _NAME_CHAIN)
 
 
-def _element_address(expr):
-    """Lock expression @expr with a pointer offset, `P + e` or `P - e`,
-    written as the element it names, `&P[e]` (`&P[-(e)]`): the lock of
-    array or pointer P, as `&P[e]` is.  Any other expression as given."""
+def _element_address(expr, is_lock):
+    """Lock expression @expr with a pointer offset, `P + e`, `e + P` or
+    `P - e`, written as the element it names, `&P[e]` (`&P[-(e)]`): the
+    lock of array or pointer P, as `&P[e]` is, when @is_lock(P) (a key
+    of the program: in `s + locks` the pointer is the second).  Any
+    other expression as given."""
     s = canon(expr)
     m = _OFFSET.fullmatch(s)
     if m is None:
+        return expr
+    if not is_lock(m.group(1)):
+        if m.group(2) == "+" and re.fullmatch(_NAME_CHAIN, m.group(3)) \
+                and is_lock(m.group(3)):
+            return "&%s[%s]" % (m.group(3), m.group(1))
         return expr
     depth = 0
     for c in m.group(3):

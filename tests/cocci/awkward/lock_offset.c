@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Striped locks sized at run time and named by pointer arithmetic:
-   `locks + s` for a global array allocated in main(), and
-   `t->stripes + (h & mask)` for a table's.  Each is the element
+   `locks + s` (and `s + locks`) for a global array allocated in main(),
+   and `t->stripes + (h & mask)` for a table's.  Each is the element
    `&locks[s]` would name, so both locks convert and every section is
-   delegated. */
+   delegated (`s + locks` once named the int `s`). */
 /* expect: transformed */
 #include <pthread.h>
 #include <stdio.h>
@@ -35,6 +35,9 @@ static void *worker(void *arg)
 		pthread_mutex_lock(locks + s);
 		vals[s]++;
 		pthread_mutex_unlock(locks + s);
+		pthread_mutex_lock(s + locks);
+		vals[s] += 2;
+		pthread_mutex_unlock(s + locks);
 		pthread_mutex_lock(table.stripes + (h & table.mask));
 		table.hits[h & table.mask]++;
 		pthread_mutex_unlock(table.stripes + (h & table.mask));
@@ -70,6 +73,8 @@ int main(int argc, char **argv)
 		pthread_mutex_destroy(&table.stripes[i]);
 	}
 	printf("%ld %ld\n", sum, hits);
+	if (sum != 3L * NT * IT)
+		return 1;
 	free(locks);
 	free(vals);
 	free(table.stripes);
