@@ -1814,12 +1814,7 @@ def _sync_pun(cast):
             else src
         if _sync_kind(inner) == kind:
             return None  # one of the same kind, or an array of them
-    e = kids[-1]
-    while e.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR):
-        inner = list(e.get_children())
-        if not inner:
-            break
-        e = inner[-1]
+    e = _bare(kids[-1])
     if _null_pointer(e) or (e.kind == K.CALL_EXPR and _fresh_memory(e)):
         return None
     et = e.type.get_canonical()
@@ -1862,13 +1857,14 @@ def _operand(e):
 
 
 def _bare(e):
-    """@e under casts, parentheses and implicit conversions."""
+    """@e under casts, parentheses and implicit conversions (a cast's
+    operand is its last child, after the type's)."""
     K = ci.CursorKind
     while e.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR):
-        kids = [k for k in e.get_children() if k.kind != K.TYPE_REF]
-        if len(kids) != 1:
+        kids = list(e.get_children())
+        if not kids:
             break
-        e = kids[0]
+        e = kids[-1]
     return e
 
 
@@ -2918,7 +2914,8 @@ class _FnFacts:
     decls: list       # unit.decls appended
     member_refs: list  # unit.member_refs appended
     field_refs: list  # _Walker.field_refs appended
-    effects: list     # ("use", name) | ("owned", name, how) | ("pun", SyncPun) |
+    effects: list     # ("use", name) | ("owned", name, how) |
+    #                   ("pun", SyncPun) |
     #                   ("state", kind, (name, Loc)) | ("addr", key, val) |
     #                   ("flow", source, destination)
 
@@ -4025,25 +4022,23 @@ class Program:
         cancel a thread that runs it (_cancelled())."""
         if not hasattr(self, "_cancel_calls"):
             self._cancel_calls = [
-                (c.loc, (fn, u)) for u in self.units
-                for fn in u.functions.values() for c in fn.calls
-                if c.callee == "pthread_cancel"]
-        for loc, at in self._cancel_calls:
+                (loc, slot, (fn, u)) for u in self.units
+                for fn in u.functions.values()
+                for slot, loc in fn.thread_cancels]
+        for loc, slot, at in self._cancel_calls:
             if where is None or self._same_program(where, at) and \
-                    self._may_cancel(loc, at, where):
+                    self._may_cancel(slot, where):
                 return "pthread_cancel() at %s" % loc
         return None
 
-    def _may_cancel(self, loc, at, where):
-        """Whether the pthread_cancel() at @loc, in @at ((Function,
-        Unit)), may cancel a thread that runs @where's function: one
-        whose start routine runs it, when the call names the thread as
-        the pthread_create() of known start routines stored it (`&w->tid`
-        there, `w->tid` here: the same field, variable or array); any
-        thread when that cannot be told (pthread_self(), a parameter, a
-        thread whose routine is a pointer)."""
-        fn, u = at
-        slot = next((s for s, l in fn.thread_cancels if l == loc), None)
+    def _may_cancel(self, slot, where):
+        """Whether a pthread_cancel() of the thread kept in @slot
+        (_thread_slot()) may cancel a thread that runs @where's function:
+        one whose start routine runs it, when the call names the thread
+        as the pthread_create() of known start routines stored it
+        (`&w->tid` there, `w->tid` here: the same field, variable or
+        array); any thread when that cannot be told (pthread_self(), a
+        parameter, a thread whose routine is a pointer)."""
         targets = self._cancel_targets(slot)
         if targets is None:
             return True

@@ -2704,20 +2704,10 @@ class Program:
         it NULL or the address of one condition of the program (recorded:
         _lock_address()).  Anything else is a use the scan refuses."""
         toks = f.src.toks
-        if toks[k + 1].text != "=" or not (
-                toks[a - 1].text in (";", "{", "}", "else", ":") or
-                toks[a - 1].text == ")" and handles.control(toks, a - 1)):
+        value = _assigned_value(toks, a, k)
+        if value is None:
             return False
-        e = k + 2
-        while e < len(toks) and toks[e].text not in (";", ","):
-            if toks[e].text in ("(", "[", "{") and toks[e].kind == "punct":
-                e = cparse.match(toks, e)
-            e += 1
-        if e >= len(toks) or toks[e].text != ";":
-            return False
-        r, b = k + 2, e
-        while toks[r].text == "(" and cparse.match(toks, r) == b - 1:
-            r, b = r + 1, b - 1
+        r, b, _ = value
         texts = [t.text for t in toks[r:b]]
         if texts in _NULLS:
             return True
@@ -2734,23 +2724,13 @@ class Program:
         the lock -- and refuse the key otherwise.  False when it is not
         such a statement; the range of `sizeof *p` goes to @ok."""
         toks = f.src.toks
-        if toks[k + 1].text != "=" or not (
-                toks[a - 1].text in (";", "{", "}", "else", ":") or
-                toks[a - 1].text == ")" and handles.control(toks, a - 1)):
+        value = _assigned_value(toks, a, k)
+        if value is None:
             return False
-        e = k + 2
-        while e < len(toks) and toks[e].text not in (";", ","):
-            if toks[e].text in ("(", "[", "{") and toks[e].kind == "punct":
-                e = cparse.match(toks, e)
-            e += 1
-        if e >= len(toks) or toks[e].text != ";":
-            return False
+        r, b, e = value
         lhs = [t.text for t in toks[a:k + 1]]
         name = canon(" ".join(lhs))
         where = "%s:%d" % (f.display, f.line(k))
-        r, b = k + 2, e
-        while toks[r].text == "(" and cparse.match(toks, r) == b - 1:
-            r, b = r + 1, b - 1
         texts = [t.text for t in toks[r:b]]
         if texts in _NULLS:
             return True
@@ -3205,6 +3185,27 @@ def _element_address(expr, is_lock):
         return expr
     return "&%s[%s(%s)]" % (m.group(1), "-" if m.group(2) == "-" else "",
                             m.group(3))
+
+
+def _assigned_value(toks, a, k):
+    """When toks[a:k+1] is the left side of an assignment statement, `P =
+    value;`: (r, b, e), the value's tokens toks[r:b] without the
+    parentheses around it, and the `;` at @e; else None."""
+    if toks[k + 1].text != "=" or not (
+            toks[a - 1].text in (";", "{", "}", "else", ":") or
+            toks[a - 1].text == ")" and handles.control(toks, a - 1)):
+        return None
+    e = k + 2
+    while e < len(toks) and toks[e].text not in (";", ","):
+        if toks[e].text in ("(", "[", "{") and toks[e].kind == "punct":
+            e = cparse.match(toks, e)
+        e += 1
+    if e >= len(toks) or toks[e].text != ";":
+        return None
+    r, b = k + 2, e
+    while toks[r].text == "(" and cparse.match(toks, r) == b - 1:
+        r, b = r + 1, b - 1
+    return r, b, e
 
 
 def _pointer_test_or_free(toks, a, k, frees=_FREES):
