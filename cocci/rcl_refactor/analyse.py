@@ -633,7 +633,8 @@ def _shape_body(fi, f, ident, blk, i, j, fns, is_selected, api, ppenv,
             fi.src.line_of(fi.src.toks[t0].start) in skipped.lines:
         raise Refused(SKIPPED_CODE + " (a branch of an #if its flags "
                       "skip): nothing there can be checked")
-    sec["dead"] = pp_dead(fi, body, t0, t1, ppenv)
+    sec["build_dead"] = []
+    sec["dead"] = pp_dead(fi, body, t0, t1, ppenv, sec["build_dead"])
     stmts = [s for b in body for s in b.walk()
              if not any(a <= s.t0 < b for a, b in sec["dead"])]
     for s in stmts:
@@ -860,13 +861,15 @@ def _alone_in_if(fi, blk, i):
                           toks[blk.subs[i - 1].t0].start))
 
 
-def pp_dead(fi, body, t0, t1, env):
+def pp_dead(fi, body, t0, t1, env, build_dead):
     """Token ranges of the section that the preprocessor drops, for a
     section with #if/#ifdef/#else/#endif between its statements (memcached's
     get_stats()): the directives are kept as they are, and the analysis
     looks at the branches compiled with the -D/-U given.  Refused when a
     condition is unknown, the conditionals are not balanced inside the
-    section, or another directive is there."""
+    section, or another directive is there.  The dead ranges of a group
+    that only the build's flags decided (_build_reading()) are also added
+    to @build_dead: another configuration compiles them."""
     toks = fi.src.toks
     pps = [s for b in body for s in b.walk() if s.kind == "pp"]
     at = {s.t0 for s in pps}
@@ -874,7 +877,8 @@ def pp_dead(fi, body, t0, t1, env):
         if toks[k].kind == "pp" and k not in at:
             raise Refused("preprocessor directive inside a statement of "
                           "the section")
-    dead, stack = [], []  # stack: [taken so far, this branch live, start]
+    # stack: [taken so far, this branch live, start, build decided]
+    dead, stack = [], []
     for s in pps:
         m = re.match(r"#\s*(\w*)\s*(.*)", toks[s.t0].text, re.S)
         word, rest = m.group(1), re.sub(r"\\\n", " ", m.group(2)).strip()
@@ -886,23 +890,27 @@ def pp_dead(fi, body, t0, t1, env):
             else:
                 v = env.defined(rest.split()[0]) if rest else None
                 v = v if word == "ifdef" or v is None else not v
+            by_build = False
+            if v is None and env.build_flags:
+                v = _build_reading(fi.src, toks[s.t0], word, rest)
+                by_build = v is not None
             if v is None:
                 raise Refused("#%s %s inside the section: give -D or -U for "
                               "it" % (word, rest))
             if word == "elif":
                 if not stack:
                     raise Refused("#elif without #if inside the section")
-                _close_branch(stack[-1], s, dead)
+                _close_branch(stack[-1], s, dead, build_dead)
                 v = v and not stack[-1][0]
-                stack[-1][:] = [stack[-1][0] or v, v, s.t1]
+                stack[-1][:] = [stack[-1][0] or v, v, s.t1,
+                                stack[-1][3] or by_build]
             else:
-                stack.append([v, v, s.t1])
+                stack.append([v, v, s.t1, by_build])
         elif word == "else" and stack:
-            _close_branch(stack[-1], s, dead)
-            stack[-1][1:] = [not stack[-1][0], s.t1]
-            stack[-1][0] = True
+            _close_branch(stack[-1], s, dead, build_dead)
+            stack[-1][:3] = [True, not stack[-1][0], s.t1]
         elif word == "endif" and stack:
-            _close_branch(stack.pop(), s, dead)
+            _close_branch(stack.pop(), s, dead, build_dead)
         elif word in ("define", "undef"):
             pass  # kept in place (X-macros); see rewrite.macro_locals
         else:
@@ -912,6 +920,28 @@ def pp_dead(fi, body, t0, t1, env):
     if stack:
         raise Refused("an #if inside the section ends after it")
     return dead
+
+
+# `X`, `!X`, `defined(X)`, `!defined X`: an #if or #elif that only asks
+# whether (or how) one macro is defined
+_ONE_MACRO = re.compile(r"!?\s*(?:defined\s*(?:\(\s*\w+\s*\)|\w+)|\w+)")
+
+
+def _build_reading(src, tok, word, rest):
+    """With the build's flags (-p): whether the branch the directive @tok
+    opens is compiled, when the tool cannot tell from the macros it read
+    and the test is on one macro (#ifdef X, #ifndef X, #if defined(X),
+    #elif !X): libclang's skipped ranges, the compiler's reading with the
+    build's flags.  A macro no flag, file or header of the unit defines is
+    undefined in that build, as one that autoconf's config.h leaves as
+    `/* #undef X */` (tinyproxy's HAVE_VSYSLOG_H).  None otherwise: an
+    expression of function-like macros stays "give -D or -U" (another
+    configuration of the source compiles its other branch)."""
+    if src.skipped is None or (word in ("if", "elif") and
+                               not _ONE_MACRO.fullmatch(rest)):
+        return None
+    dead = src.skipped.branch_dead(src.line_of(tok.start))
+    return None if dead is None else not dead
 
 
 def _agrees(src, tok, stack, word, rest, env):
@@ -941,10 +971,12 @@ def _agrees(src, tok, stack, word, rest, env):
                                    "skips" if dead else "compiles"))
 
 
-def _close_branch(frame, s, dead):
+def _close_branch(frame, s, dead, build_dead):
     """End the current branch of #if @frame at directive @s."""
     if not frame[1]:
         dead.append((frame[2], s.t0))
+        if frame[3]:
+            build_dead.append((frame[2], s.t0))
 
 
 def _early_exit(fi, u, t0, t1, labels, internal, sec):

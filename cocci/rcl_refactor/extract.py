@@ -207,6 +207,14 @@ def _body(fi, sec, plan, small_edits, ind, nested=()):
     edits = [e for e in small_edits + occ_edits
              if not any(x[0] <= e[0] < x[1] for x in exit_edits)]
     edits += exit_edits
+    for k, _ in sec.get("build_dead", ()):
+        # A branch only the build's flags (-p) left out: the context was
+        # computed without it, so another configuration must not compile
+        # it silently (analyse._build_reading()).
+        at = toks[k - 1].end
+        edits.append((at, at, "\n#error \"rcl-refactor extracted this "
+                      "section for a build that skips this branch: run "
+                      "rcl-refactor again for this configuration\""))
     if sec["t1"] <= sec["t0"]:
         return ""
     a, b = toks[sec["t0"]].start, toks[sec["t1"] - 1].end

@@ -549,6 +549,11 @@ cc_rcl "$TMP/di.new2" "$TMP/dout2/main.c" ||
 same_output di2 "$TMP/di.want" "$TMP/di.new2"
 
 # ---- a section in code the build skips, and an #if it decides ----
+# An #ifdef inside a section on a macro that nothing defines
+# (HAVE_LOG_TAG, tinyproxy's HAVE_VSYSLOG_H) is held named alone ("give
+# -D or -U") and, with -p, read as the compiler reads it with the
+# build's flags: the section is delegated, and the branch that build
+# skips gets an #error in the extracted function.
 # With -p, a section in a branch the build skips (#ifdef QUERY_CACHE,
 # #undef in config.h, as opendkim's dkim-cache.c) is held with that
 # reason, not "give -D or -U"; named alone, the file may lack its flags
@@ -580,6 +585,17 @@ static void add(long v)
 	adds++;
 	pthread_mutex_unlock(&mu);
 }
+static void note(long v)
+{
+	pthread_mutex_lock(&mu);
+#ifdef HAVE_LOG_TAG
+	total += 2 * v;
+#else
+	total += v;
+#endif
+	adds++;
+	pthread_mutex_unlock(&mu);
+}
 #ifdef QUERY_CACHE
 long cached(void)
 {
@@ -594,7 +610,7 @@ long cached(void)
 static void *worker(void *arg)
 {
 	for (long i = 0; i < 20000; i++)
-		add((long)arg + i % 7);
+		i % 3 ? add((long)arg + i % 7) : note((long)arg);
 	return NULL;
 }
 int main(void)
@@ -614,17 +630,27 @@ $CC -std=gnu11 -O2 -Wall -Werror -pthread vg.c -o "$TMP/vg.orig" ||
 timeout 60 "$TMP/vg.orig" >"$TMP/vg.want" || fail "vg fails"
 "$RCLR" --locks all -o "$TMP/vgout" vg.c >"$TMP/log" 2>&1 ||
 	{ cat "$TMP/log"; fail "vg: rcl-refactor failed"; }
-grep -q "2 section(s) found, 1 delegated, 1 held, 0 refused" "$TMP/log" ||
+grep -q "3 section(s) found, 1 delegated, 2 held, 0 refused" "$TMP/log" ||
 	{ cat "$TMP/log"; fail "vg: summary"; }
+grep -q "^vg.c:20: held: #ifdef HAVE_LOG_TAG inside the section: give -D" \
+	"$TMP/log" || { cat "$TMP/log"; fail "vg: the #ifdef section's reason"; }
 printf '[{"directory": "%s", "file": "vg.c", "command": "cc -std=gnu11 -O2 -c vg.c"}]\n' \
 	"$TMP/vg" >compile_commands.json
 "$RCLR" -p . --locks all -o "$TMP/vgout2" vg.c >"$TMP/log" 2>&1 ||
 	{ cat "$TMP/log"; fail "vg -p: rcl-refactor failed"; }
-grep -q "2 section(s) found, 0 delegated, 2 held, 0 refused" "$TMP/log" ||
+grep -q "3 section(s) found, 1 delegated, 2 held, 0 refused" "$TMP/log" ||
 	{ cat "$TMP/log"; fail "vg -p: summary"; }
+grep -q "^vg.c:20:" "$TMP/log" && { cat "$TMP/log"; fail "vg -p: #ifdef held"; }
+# ... and the branch that build leaves out cannot be compiled silently by
+# another configuration: its context was computed without it.
+$CC -std=gnu11 -fsyntax-only -DHAVE_LOG_TAG $RCL_CFLAGS -I"$TMP/vgout2" \
+	"$TMP/vgout2/vg.c" >"$TMP/cclog" 2>&1 &&
+	fail "vg -p: the branch the build skips compiles with -DHAVE_LOG_TAG"
+grep -q "#error \"rcl-refactor extracted this section for a build that skips" \
+	"$TMP/cclog" || { cat "$TMP/cclog"; fail "vg -p: no #error in the skipped branch"; }
 grep -q "^vg.c:9: held: #if API_AT_LEAST(2) inside the section: give -D" \
 	"$TMP/log" || { cat "$TMP/log"; fail "vg -p: the #if section's reason"; }
-grep -q "^vg.c:23: held: in code the build does not compile" "$TMP/log" ||
+grep -q "^vg.c:34: held: in code the build does not compile" "$TMP/log" ||
 	{ cat "$TMP/log"; fail "vg -p: the skipped section's reason"; }
 cc_rcl "$TMP/vg.new" "$TMP/vgout2/vg.c" || fail "vg -p: the result does not build"
 same_output vg "$TMP/vg.want" "$TMP/vg.new"
