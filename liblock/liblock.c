@@ -127,7 +127,7 @@ static int build(liblock_lock_t *lock, const liblock_attr_t *attr)
 	const char *name = choose_algorithm(attr->algorithm, attr->flags);
 	const struct ll_ops *ops = ll_ops_find(name);
 	void *impl = NULL;
-	int rc;
+	int rc, cancel_state;
 
 	if (!ops) {
 		ll_log(LL_ERROR,
@@ -141,7 +141,15 @@ static int build(liblock_lock_t *lock, const liblock_attr_t *attr)
 		       attr->server);
 		return EINVAL;
 	}
-	if ((rc = ops->init(&impl, attr)) != 0)
+	/* pthread_mutex_init() is no cancellation point, and neither is
+	 * this: an algorithm's init may reach one (the first RCL lock starts
+	 * its server, which reads sysfs), and a thread cancelled there would
+	 * leave a static lock initialising for ever (lazy_init()) and the
+	 * server half started.  Cancellation stays pending until after. */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+	rc = ops->init(&impl, attr);
+	pthread_setcancelstate(cancel_state, NULL);
+	if (rc != 0)
 		return rc;
 	lock->_ops = ops;
 	lock->_impl = impl;

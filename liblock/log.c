@@ -7,6 +7,7 @@
  */
 #include "ll_int.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +54,7 @@ static void vlog(enum ll_level level, const char *file, int line,
 		 const char *fmt, va_list ap)
 {
 	char buf[512];
-	int n, m;
+	int n, m, cancel_state;
 	const char *base = strrchr(file, '/');
 
 	n = snprintf(buf, sizeof(buf), "librcl: %s: ", level_names[level]);
@@ -70,8 +71,13 @@ static void vlog(enum ll_level level, const char *file, int line,
 	if (n > (int)sizeof(buf) - 2)
 		n = (int)sizeof(buf) - 2;
 	buf[n++] = '\n';
+	/* write() is a cancellation point, and the runtime logs while it
+	 * holds its own state (a server starting, a lock word): a message
+	 * must not end the thread there */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	if (write(STDERR_FILENO, buf, (size_t)n) < 0)
-		return; /* nowhere left to report it */
+		n = 0; /* nowhere left to report it */
+	pthread_setcancelstate(cancel_state, NULL);
 }
 
 void ll_log_at(enum ll_level level, const char *file, int line, const char *fmt,

@@ -315,7 +315,7 @@ static void free_orphans(struct rcl_server *s)
 }
 
 /* srv_mu held. */
-static int start_locked(struct rcl_server *s)
+static int start_server(struct rcl_server *s)
 {
 	int state = atomic_load_explicit(&s->state, memory_order_relaxed);
 	bool excl;
@@ -350,6 +350,20 @@ static int start_locked(struct rcl_server *s)
 	if (!srv_atexit_done && atexit(at_exit) == 0)
 		srv_atexit_done = true;
 	return 0;
+}
+
+/* srv_mu held.  The start reaches cancellation points (it reads sysfs,
+ * it may log) on whatever thread first needs the server, a client in the
+ * middle of a call: a cancel there would leave srv_mu held and the
+ * server half started, so it waits until the start is done. */
+static int start_locked(struct rcl_server *s)
+{
+	int rc, cancel_state;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+	rc = start_server(s);
+	pthread_setcancelstate(cancel_state, NULL);
+	return rc;
 }
 
 /* srv_mu held: the server on @cpu, allocated if needed. */

@@ -838,6 +838,57 @@ START_TEST(never_returning_sections_are_fatal)
 }
 END_TEST
 
+/* A thread cancelled while its first call on a static RCL lock starts
+ * the lock and its server (which reaches cancellation points: it reads
+ * sysfs) must not leave them half built: the lock stayed "initialising"
+ * and every later call spun for ever. */
+static liblock_lock_t first_use = LIBLOCK_INITIALIZER_ALGO("rcl", LIBLOCK_SERVER_DEFAULT);
+static atomic_long first_use_n;
+
+static void *first_use_loop(void *arg)
+{
+	(void)arg;
+	/* no ck_assert here: Check reports each one's place through a pipe,
+	 * a cancellation point inside the section */
+	for (;;) {
+		if (liblock_lock(&first_use) != 0)
+			abort();
+		atomic_fetch_add_explicit(&first_use_n, 1,
+					  memory_order_relaxed);
+		if (liblock_unlock(&first_use) != 0)
+			abort();
+		usleep(100); /* the cancellation point */
+	}
+	return NULL;
+}
+
+static void *first_use_after(void *arg)
+{
+	(void)arg;
+	liblock_exec(&first_use, nop_cs, NULL);
+	ck_assert_int_eq(liblock_lock(&first_use), 0);
+	atomic_fetch_add_explicit(&first_use_n, 1, memory_order_relaxed);
+	ck_assert_int_eq(liblock_unlock(&first_use), 0);
+	return NULL;
+}
+
+START_TEST(cancelled_during_first_use)
+{
+	pthread_t t;
+	void *res;
+
+	rt_start(&t, first_use_loop, NULL);
+	ck_assert_int_eq(pthread_cancel(t), 0); /* at once: inside the init */
+	ck_assert_int_eq(pthread_join(t, &res), 0);
+	ck_assert_ptr_eq(res, PTHREAD_CANCELED);
+	rt_start(&t, first_use_after, NULL);
+	rt_join(t, 20);
+	ck_assert_str_eq(liblock_lock_algorithm(&first_use), "rcl");
+	ck_assert_int_eq(liblock_destroy(&first_use), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
+}
+END_TEST
+
 Suite *make_suite(const char *mode)
 {
 	Suite *s = suite_create(mode);
@@ -853,6 +904,7 @@ Suite *make_suite(const char *mode)
 	tcase_add_test(tc, fairness_both_kinds_progress);
 	tcase_add_test(tc, nested_held_and_delegated);
 	tcase_add_test(tc, never_returning_sections_are_fatal);
+	tcase_add_test(tc, cancelled_during_first_use);
 	tcase_add_test(tc, mixed_sections_exact);
 	suite_add_tcase(s, tc);
 	return s;
