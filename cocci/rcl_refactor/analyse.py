@@ -1200,6 +1200,12 @@ def variables(fi, sec, occ):
                        for n, k in getattr(fi, "unwritten", ())):
                 continue  # declared in the section (by a macro there)
             raise Refused("cannot find the declaration of local '%s'" % name)
+        if all(visible_decl(fi, name, k) is not d for k in uses[name]):
+            continue  # only the section's own locals of that name
+        if getattr(d, "variable", False):
+            raise Refused("'%s' is a variable-length array (its size would "
+                          "be computed again, on the server, in the "
+                          "extracted function)" % name)
         if d.is_extern:
             raise Refused("local extern declaration of '%s'" % name)
         if getattr(d, "undecayed", False):

@@ -582,6 +582,27 @@ class LocalDecl:
     # `char s[16]`): @type is the pointer it is (`long *`), None when it
     # cannot be spelled; @is_array is false.
     decayed: bool = False
+    # Of a variably modified type (`char buf[n]`, `char (*p)[n]`): its
+    # size is computed where it is declared, and again wherever the type
+    # is written.
+    variable: bool = False
+
+
+def _variably_modified(t):
+    """Whether clang type @t is variably modified: a variable-length
+    array, or a pointer to or an array of one."""
+    for _ in range(16):
+        t = t.get_canonical()
+        if t.kind == ci.TypeKind.VARIABLEARRAY:
+            return True
+        if t.kind == ci.TypeKind.POINTER:
+            t = t.get_pointee()
+        elif t.kind in (ci.TypeKind.CONSTANTARRAY,
+                        ci.TypeKind.INCOMPLETEARRAY):
+            t = t.element_type
+        else:
+            return False
+    return False
 
 
 @dataclass
@@ -785,6 +806,11 @@ class Unit:
     # their structure (the first field; any field of a union): a pointer
     # to the structure is also a pointer to them.
     lead_fields: set = field(default_factory=set)
+    # (tag, function, Loc) of the structures (and those they hold by
+    # value) whose memory the unit gives back, the function that does and
+    # where: a pointer to one passed to free(), realloc() or a function
+    # named for freeing (xfree(), mosquitto__free()).
+    freed_tags: set = field(default_factory=set)
 
     def _index(self):
         """(macros by file and by line, macros by name, member_refs and
@@ -1854,6 +1880,38 @@ def _operand(e):
             fn.kind == K.FUNCTION_DECL:
         return "var", loc.path, loc.line, ref.spelling
     return None
+
+
+# Functions that give back the memory of their first argument: free(),
+# realloc(), and, with that one argument only, any named for freeing
+# (xfree(), g_free(), mosquitto__free(); not a _free_page(engine, page)
+# that puts a page back on a list).
+_FREES = re.compile(r"^(?:free|realloc|reallocarray)$")
+_FREES_ONE = re.compile(r"free$", re.I)
+
+
+def _held_tags(t):
+    """For a pointer type @t: the tags of the structure or union it points
+    to and of those that structure holds by value (fields, arrays of
+    them), recursively; empty for any other type (void *)."""
+    t = t.get_canonical()
+    if t.kind != ci.TypeKind.POINTER:
+        return set()
+    out, todo = set(), [t.get_pointee()]
+    while todo:
+        r = todo.pop().get_canonical()
+        while r.kind in (ci.TypeKind.CONSTANTARRAY,
+                         ci.TypeKind.INCOMPLETEARRAY):
+            r = r.element_type.get_canonical()
+        if r.kind != ci.TypeKind.RECORD:
+            continue
+        tag = re.sub(r"^(?:const |volatile )*(?:struct|union) ", "",
+                     r.spelling)
+        if tag in out:
+            continue
+        out.add(tag)
+        todo.extend(fl.type for fl in r.get_fields())
+    return out
 
 
 def _bare(e):
@@ -2998,6 +3056,11 @@ class _Walker:
         if self.effects is not None:
             self.effects.append(("pun", pun))
 
+    def _freed(self, tags):
+        self.unit.freed_tags |= tags
+        if self.effects is not None:
+            self.effects.append(("freed", tags))
+
     def _state(self, kind, val):
         self.unit.state_set.setdefault(kind, val)
         if self.effects is not None:
@@ -3026,6 +3089,8 @@ class _Walker:
                 self._init_at(*e[1:])
             elif e[0] == "pun":
                 self._pun(e[1])
+            elif e[0] == "freed":
+                self._freed(e[1])
             else:
                 self._addr(e[1], *e[2])
         self.unit.functions[facts.function.key] = facts.function
@@ -3373,7 +3438,9 @@ class _Walker:
                                     ci.TypeKind.VARIABLEARRAY) and
                         not decayed,
                         "(unnamed" in c.type.spelling or
-                        "(anonymous" in c.type.spelling, decayed)
+                        "(anonymous" in c.type.spelling, decayed,
+                        _variably_modified(ct.element_type if decayed
+                                           else ct))
             elif k == K.DECL_REF_EXPR:
                 ref = c.referenced
                 if ref is not None and ref.kind in (K.VAR_DECL,
@@ -3473,6 +3540,11 @@ class _Walker:
                 ck = _fn_key(ref)
                 df = ref.location.file
                 args = list(ch.get_arguments())
+                if args and (_FREES.match(ref.spelling) or (
+                        len(args) == 1 and _FREES_ONE.search(ref.spelling))):
+                    tags = _held_tags(_bare(args[0]).type)
+                    if tags:
+                        self._freed({(t, cur.spelling, cl) for t in tags})
                 if ref.spelling == "pthread_create" and len(args) > 2:
                     fn.thread_creates.append((_thread_slot(args[0], cur),
                                               _routine(args[2], cur), cl))
@@ -4125,9 +4197,14 @@ class Program:
         where a thread is cancelled -- it calls a function of no file of
         the program that may be a cancellation point (read(), printf(),
         a library's) -- else None.  On a server thread the cancelled one
-        would wait on, not be cancelled; holding the lock on its word,
-        it would end without releasing it.  A call that ends the process
-        (abort(), a failed assert()) is none: the process ends there."""
+        would wait on, not be cancelled (a read() there could block the
+        server for ever), so the section is held: it runs on its own
+        thread, cancellable where it was.  Cancelled there, the thread
+        ends holding the lock word as it would have ended holding the
+        mutex; a later wait for the lock, a hang under POSIX, stops the
+        process with a message naming it (runtime/word.c).  A call that
+        ends the process (abort(), a failed assert()) is none: the
+        process ends there."""
         at = self._cancels((fn, u) if fn is not None else None)
         if at is None:
             return None
@@ -4207,7 +4284,7 @@ class Program:
                          key=lambda kv: kv[0])
         cancel = self._cancel_point(calls, reached, u, fn)
         if cancel:
-            out.append(Hazard(cancel, True))
+            out.append(cancel)
         for _, (g, chain) in reached:
             via = " -> ".join(n + "()" if n.isidentifier() else n
                               for n in chain)

@@ -1100,6 +1100,52 @@ class Program:
             if kind == "mutex":
                 self._ptr_key(key)  # refuses one initialised where declared
         self._main_locals()
+        self._undestroyed_fields()
+
+    def _undestroyed_fields(self):
+        """A field initialised at run time through a pointer (`&o->mu`)
+        that nothing destroys, by name or through a pointer given its
+        address, in a structure whose memory the program gives back
+        (Unit.freed_tags: free(o), a function named for freeing): glibc's
+        mutex needs no destroy, but a liblock lock holds memory that only
+        liblock_destroy() frees, so each object freed would leak it.
+        Objects that live as long as the program (memcached's threads'
+        and crawler's) are not freed, and keep their locks moving."""
+        fe = getattr(self, "frontend", None)
+        if fe is None:
+            return
+        freed = {}  # tag -> (function, Loc) of the calls that free one
+        for u in fe.units:
+            for tag, fn, loc in u.freed_tags:
+                freed.setdefault(tag, set()).add((fn, loc))
+        for (kind, name), key in sorted(self.keys.items()):
+            if kind != "mutex" or name.split(".")[0] not in freed or \
+                    key.why or key.destroyed or any(
+                        self.keys[("mutex", p)].destroyed
+                        for p in self.pointers_to(name)):
+                continue
+            inits = [(f, k) for f, k, what in key.sites if what == "init"]
+            # A free before the lock's init in the function that inits it
+            # is a constructor's error path (memcached's logger_create():
+            # the lock does not exist yet); any other frees objects whose
+            # lock does.
+            before = {(n, os.path.realpath(f.path), f.line(k))
+                      for f, k in inits for n, ni, _, bc in f.funcs
+                      if ni <= k <= bc}
+            if all(any(fn == n and loc.path == p and loc.line < line
+                       for n, p, line in before)
+                   for fn, loc in freed[name.split(".")[0]]):
+                continue
+            for f, k in inits:
+                args = find.call_args(f.src.toks, k)
+                if args and ("->" in args[0] or "*" in args[0]):
+                    key.refuse(
+                        "initialised through a pointer at %s:%d and never "
+                        "destroyed (a liblock lock holds memory that only "
+                        "liblock_destroy() frees: each object freed would "
+                        "leak it; destroy the mutex before freeing its "
+                        "object)" % (f.display, f.line(k)))
+                    break
 
     def pointers_to(self, name):
         """The pointer keys given the address of mutex key @name

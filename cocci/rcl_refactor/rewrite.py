@@ -693,7 +693,16 @@ def analyse_section(prog, sec, selection):
                 analyse.in_call_of(toks, k, prog.macros) for n, k in occ
                 if n == d.name and sec.shape["t0"] <= k < sec.shape["t1"])}
         occset = set(occ)
-        sec.shape["is_local_occ"] = lambda name, k: (name, k) in occset
+        outer = {d.name: d for d, _, _, _ in sec.vars}
+
+        def is_local_occ(name, k):
+            # the caller's local, not one the section declares under the
+            # same name (an inner block's, a for loop's): only the
+            # caller's becomes (*name) when it travels by pointer
+            return (name, k) in occset and (
+                name not in outer or
+                analyse.visible_decl(fi, name, k) is outer[name])
+        sec.shape["is_local_occ"] = is_local_occ
     except analyse.Refused as e:
         sec.reason = str(e)
 
@@ -972,6 +981,7 @@ def _clang_decls(f, fi, fn):
                 if d.name == ld.name and d.range[0] <= k < d.range[1]]
         for d in same:
             _array_size(d, ld)
+            d.variable = ld.variable
             if ld.decayed:
                 analyse.decayed_param(d, ld)
         if same:

@@ -88,9 +88,9 @@ grep -q "not transformed" out.txt && { cat out.txt; fail "held.c: refused"; }
 [ -s out.txt ] && { cat out.txt; fail "held.c -q: printed something"; }
 cmp -s oh/held.c oh2/held.c || fail "held.c -q: another output"
 
-# Output that would not compile (a variable-length array cannot travel:
-# its bound is not in scope in the extracted function): the section is
-# held instead, with the compiler's error as its reason; what is written
+# Output that would not compile (a type declared inside the function
+# is not in scope in the extracted function): the section is held
+# instead, with the compiler's error as its reason; what is written
 # compiles.
 cat >local_type.c <<'EOC'
 #include <pthread.h>
@@ -98,19 +98,17 @@ static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static int shared;
 int f(int n)
 {
-	int a[n];
-	int i;
+	typedef struct { int lo, hi; } range_t;
+	range_t r = { n, n + 1 };
 
-	for (i = 0; i < n; i++)
-		a[i] = i;
 	pthread_mutex_lock(&m);
-	shared += a[0];
+	shared += r.lo;
 	pthread_mutex_unlock(&m);
-	return a[n - 1];
+	return r.hi;
 }
 EOC
 cp local_type.c local_type.orig
-expect 0 "local_type.c:11: held: its extracted code gets a new compiler diagnostic (.*error: .n. undeclared" \
+expect 0 "local_type.c:9: held: its extracted code gets a new compiler diagnostic (.*error: unknown type name .range_t." \
 	"$RCLR" --in-place local_type.c
 grep -q "^	liblock_lock(&m);$" local_type.c &&
 	grep -q "^	liblock_unlock(&m);$" local_type.c &&

@@ -2,8 +2,9 @@
 /* iftop's shape: main cancels its packet thread at the end, and that
    thread may be blocked in a read() inside a critical section (a
    cancellation point).  On a server thread the read would not be
-   cancelled: pthread_join() waited for ever.  The lock stays POSIX. */
-/* expect: refused may be a cancellation point, and the program cancels threads */
+   cancelled: pthread_join() waited for ever.  The section is held: it
+   runs on its own thread, where the cancel ends the read. */
+/* expect: held may be a cancellation point, and the program cancels threads */
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>

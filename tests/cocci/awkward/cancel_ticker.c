@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* A program that cancels one thread, its ticker, at the end: the
-   ticker's section prints (a cancellation point) under its lock, and
-   stays POSIX.  The workers, never cancelled, wait on a condition and
-   print under the queue's lock: their sections are delegated.  Before,
-   any pthread_cancel() kept every condition POSIX, and with it the
-   queue's lock. */
-/* expect: refused may end its thread holding it */
+   ticker's section prints (a cancellation point) under its lock, and is
+   held, cancellable where it was.  The workers, never cancelled, wait on
+   a condition and print under the queue's lock: their sections are
+   delegated.  Before, any pthread_cancel() kept every condition POSIX,
+   and with it the queue's lock. */
+/* expect: held may be a cancellation point, and the program cancels threads */
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Two locks in one file: a section of one uses a variable-length array
-   of the caller (its bound cannot travel: the generated code does not
-   compile), the other is ordinary.  The bad section is held, with the
-   compiler's message; the other lock is still converted. */
+/* Two locks in one file: a section of one uses a local whose type the
+   function declares itself (a block-scope typedef: the extracted
+   function, outside it, cannot name it, and its code does not compile),
+   the other is ordinary.  The bad section is held, with the compiler's
+   message; the other lock is still converted. */
 /* expect: transformed */
 /* expect: held new compiler diagnostic */
 #include <pthread.h>
@@ -11,21 +12,21 @@
 #define NT 4
 #define IT 300
 
-static pthread_mutex_t vla_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t span_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
-static long vla_sum, count;
+static long span_sum, count;
 
 static long fill(int n)
 {
-	int a[n];
-	int i;
+	typedef struct {
+		long lo, hi;
+	} span_t;
+	span_t s = { n, 2L * n - 1 };
 
-	for (i = 0; i < n; i++)
-		a[i] = i;
-	pthread_mutex_lock(&vla_lock);
-	vla_sum += a[n - 1];
-	pthread_mutex_unlock(&vla_lock);
-	return a[0];
+	pthread_mutex_lock(&span_lock);
+	span_sum += s.hi - s.lo;
+	pthread_mutex_unlock(&span_lock);
+	return s.lo;
 }
 
 static void *worker(void *arg)
@@ -51,6 +52,6 @@ int main(void)
 		pthread_create(&t[i], NULL, worker, (void *)i);
 	for (i = 0; i < NT; i++)
 		pthread_join(t[i], NULL);
-	printf("vla_sum %ld count %ld\n", vla_sum, count);
-	return vla_sum == 3L * NT * IT && count == NT * IT ? 0 : 1;
+	printf("span_sum %ld count %ld\n", span_sum, count);
+	return span_sum == 3L * NT * IT && count == NT * IT ? 0 : 1;
 }
