@@ -842,7 +842,8 @@ END_TEST
  * the lock and its server (which reaches cancellation points: it reads
  * sysfs) must not leave them half built: the lock stayed "initialising"
  * and every later call spun for ever. */
-static liblock_lock_t first_use = LIBLOCK_INITIALIZER_ALGO("rcl", LIBLOCK_SERVER_DEFAULT);
+static liblock_lock_t first_use =
+	LIBLOCK_INITIALIZER_ALGO("rcl", LIBLOCK_SERVER_DEFAULT);
 static atomic_long first_use_n;
 
 static void *first_use_loop(void *arg)
