@@ -2185,10 +2185,11 @@ def includes_edit(f, config_rel):
         lines.append('#include "%s"' % config_rel)
     lines += getattr(f, "protos", [])
     text = "\n".join(lines) + "\n"
-    if last is None:
-        f.before.setdefault(toks[0].start if toks else 0, []).append(text)
-    else:
-        f.before.setdefault(last.end + 1, []).append(text)
+    # First at that offset: an extracted function that goes before a
+    # definition written on the line after the last #include goes there
+    # too, and uses what these declare (errno, liblock_exec()).
+    off = (toks[0].start if toks else 0) if last is None else last.end + 1
+    f.before.setdefault(off, []).insert(0, text)
 
 
 def render_file(f, keep_lines=False):

@@ -41,6 +41,9 @@
 #    the context; an error inside a header's #define is blamed on the
 #    section that expands the macro, which alone is held.
 #  - with -p, a section in code the build skips is held with that reason.
+#  - tightinc: a unit whose first definition is on the line after its
+#    last #include gets our includes before the extracted function that
+#    goes there (errno was undeclared, the section held).
 #  - --macro-file definitions win over the file's own.
 #  - a build with -std=gnu99 -pedantic -Wdeclaration-after-statement
 #    -Werror: the extracted code declares before its statements, and
@@ -655,6 +658,62 @@ grep -q "^vg.c:34: held: in code the build does not compile" "$TMP/log" ||
 	{ cat "$TMP/log"; fail "vg -p: the skipped section's reason"; }
 cc_rcl "$TMP/vg.new" "$TMP/vgout2/vg.c" || fail "vg -p: the result does not build"
 same_output vg "$TMP/vg.want" "$TMP/vg.new"
+
+# ---- tightinc: a definition on the line after the last #include ----
+# main.c's lock comes from a header and its first definition, main(),
+# starts on the line after its last #include: the extracted function,
+# which carries errno (it calls printf()), goes at that offset too, and
+# went before the includes: "'errno' undeclared", the section held.
+mkdir -p "$TMP/ti" && cd "$TMP/ti" || exit 1
+cat >ti.h <<'EOC'
+#include <pthread.h>
+extern pthread_mutex_t total_mu;
+extern long total;
+void *work(void *);
+EOC
+cat >lib.c <<'EOC'
+#include "ti.h"
+pthread_mutex_t total_mu = PTHREAD_MUTEX_INITIALIZER;
+long total;
+void *work(void *arg)
+{
+	for (int i = 0; i < 1000; i++) {
+		pthread_mutex_lock(&total_mu);
+		total += (long)arg;
+		pthread_mutex_unlock(&total_mu);
+	}
+	return NULL;
+}
+EOC
+cat >main.c <<'EOC'
+#include <stdio.h>
+#include "ti.h"
+int main(void)
+{
+	pthread_t t[4];
+
+	for (long i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, work, (void *)i);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	pthread_mutex_lock(&total_mu);
+	printf("total %ld\n", total);
+	pthread_mutex_unlock(&total_mu);
+	return 0;
+}
+EOC
+printf '[{"directory": "%s", "file": "lib.c", "arguments": ["cc", "-std=gnu11", "-Wall", "-c", "lib.c"]}, {"directory": "%s", "file": "main.c", "arguments": ["cc", "-std=gnu11", "-Wall", "-c", "main.c"]}]\n' \
+	"$TMP/ti" "$TMP/ti" >compile_commands.json
+$CC -std=gnu11 -O2 -Wall -Werror -pthread lib.c main.c -o "$TMP/ti.orig" ||
+	fail "tightinc does not build"
+timeout 60 "$TMP/ti.orig" >"$TMP/ti.want" || fail "tightinc fails"
+"$RCLR" -p . --locks all -o "$TMP/tiout" >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "tightinc: rcl-refactor failed"; }
+grep -q "2 section(s) found, 2 delegated, 0 held, 0 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "tightinc: summary"; }
+cc_rcl "$TMP/ti.new" "$TMP/tiout/main.c" "$TMP/tiout/lib.c" ||
+	fail "tightinc: the result does not build"
+same_output tightinc "$TMP/ti.want" "$TMP/ti.new"
 
 # ---- --macro-file wins over the file's definition ----
 mkdir -p "$TMP/mf" && cd "$TMP/mf" || exit 1
