@@ -3,6 +3,7 @@
 sections, rewrite declarations, initialisers and condition calls, and
 produce the new text of every file."""
 import bisect
+import collections
 import os
 import re
 
@@ -1403,9 +1404,23 @@ def converted(prog, kind, name):
 
 
 def _site_name(name, f, k):
-    """The rcl-config.h name of a site of @name at token @k of @f."""
-    base = re.sub(r"\W", "_", f.display.split("/")[-1])
+    """The rcl-config.h name of a site of @name at token @k of @f: by the
+    file's name, or by its path when another file of the run has the
+    same name (site_bases())."""
+    base = re.sub(r"\W", "_", getattr(f, "site_base",
+                                      f.display.split("/")[-1]))
     return "RCL_%s_%s_%d" % (name, base, f.line(k))
+
+
+def site_bases(prog):
+    """File.site_base: the file's name, or its path when two files of
+    the run share a name (a/util.c and b/util.c, each with a static
+    `lock` on line 3, had one rcl-config.h entry between them)."""
+    names = collections.Counter(f.display.split("/")[-1]
+                                for f in prog.files)
+    for f in prog.files:
+        base = f.display.split("/")[-1]
+        f.site_base = f.src.rel if names[base] > 1 else base
 
 
 def site_macro(key, f, k):
@@ -1416,6 +1431,7 @@ def small_edits(prog, selection):
     """Type, initialiser, init/destroy and condition-call rewrites; returns
     the config entries [(macro, algo, comment)]."""
     entries = []
+    site_bases(prog)
     shared_done = set()  # shared initialiser macro sites already written
     for (kind, name), key in sorted(prog.keys.items()):
         if key.why and kind == "mutex":

@@ -44,6 +44,8 @@
 #  - tightinc: a unit whose first definition is on the line after its
 #    last #include gets our includes before the extracted function that
 #    goes there (errno was undeclared, the section held).
+#  - samebase: a/util.c and b/util.c, each with a static lock on the
+#    same line, get an rcl-config.h entry each.
 #  - --macro-file definitions win over the file's own.
 #  - a build with -std=gnu99 -pedantic -Wdeclaration-after-statement
 #    -Werror: the extracted code declares before its statements, and
@@ -714,6 +716,38 @@ grep -q "2 section(s) found, 2 delegated, 0 held, 0 refused" "$TMP/log" ||
 cc_rcl "$TMP/ti.new" "$TMP/tiout/main.c" "$TMP/tiout/lib.c" ||
 	fail "tightinc: the result does not build"
 same_output tightinc "$TMP/ti.want" "$TMP/ti.new"
+
+# ---- samebase: two units of the same name ----
+# a/util.c and b/util.c each have a static `lock` on line 3: two sites,
+# two rcl-config.h entries (they were one, named by the file's name).
+mkdir -p "$TMP/sb/a" "$TMP/sb/b" && cd "$TMP/sb" || exit 1
+for d in a b; do
+	cat >$d/util.c <<EOC
+#include <pthread.h>
+static long n;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+long ${d}_bump(void)
+{
+	long v;
+
+	pthread_mutex_lock(&lock);
+	v = ++n;
+	pthread_mutex_unlock(&lock);
+	return v;
+}
+EOC
+done
+printf '[{"directory": "%s", "file": "a/util.c", "arguments": ["cc", "-c", "a/util.c"]}, {"directory": "%s", "file": "b/util.c", "arguments": ["cc", "-c", "b/util.c"]}]\n' \
+	"$TMP/sb" "$TMP/sb" >compile_commands.json
+"$RCLR" -p . --locks all -o "$TMP/sbout" >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "samebase: rcl-refactor failed"; }
+for d in a b; do
+	grep -q "^#define RCL_lock_${d}_util_c_3_ALGO \"rcl\"" "$TMP/sbout/rcl-config.h" ||
+		{ cat "$TMP/sbout/rcl-config.h"; fail "samebase: no entry for $d/util.c"; }
+	grep -q "LIBLOCK_INITIALIZER_ALGO(RCL_lock_${d}_util_c_3_ALGO" "$TMP/sbout/$d/util.c" ||
+		{ cat "$TMP/sbout/$d/util.c"; fail "samebase: $d/util.c does not use its entry"; }
+done
+echo "ok samebase"
 
 # ---- --macro-file wins over the file's definition ----
 mkdir -p "$TMP/mf" && cd "$TMP/mf" || exit 1
