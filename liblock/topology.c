@@ -21,11 +21,29 @@ bool ll_numa_ok(void)
 	return s;
 }
 
+/* sysconf() reads sysfs (an opendir, or an open and a read) on every
+ * call: a program that creates a lock per object (per request, per
+ * connection) paid it at each liblock_init().  Read once, as libnuma reads
+ * its CPU sets once; relaxed: any thread may fill the cache, with the
+ * same value. */
+static long cached_sysconf(_Atomic long *cache, int name)
+{
+	long n = atomic_load_explicit(cache, memory_order_relaxed);
+
+	if (n == 0) {
+		n = sysconf(name);
+		if (n <= 0)
+			n = 1;
+		atomic_store_explicit(cache, n, memory_order_relaxed);
+	}
+	return n;
+}
+
 int ll_cpu_count(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_CONF);
+	static _Atomic long conf;
 
-	return n > 0 ? (int)n : 1;
+	return (int)cached_sysconf(&conf, _SC_NPROCESSORS_CONF);
 }
 
 bool ll_cpu_online(int cpu)
@@ -37,7 +55,9 @@ bool ll_cpu_online(int cpu)
 	 * affinity masks stays valid. */
 	if (ll_numa_ok() && numa_all_cpus_ptr != NULL)
 		return numa_bitmask_isbitset(numa_all_cpus_ptr, (unsigned)cpu);
-	return cpu < sysconf(_SC_NPROCESSORS_ONLN);
+	static _Atomic long onln;
+
+	return cpu < cached_sysconf(&onln, _SC_NPROCESSORS_ONLN);
 }
 
 int ll_cpu_node(int cpu)
