@@ -588,6 +588,15 @@ class LocalDecl:
     variable: bool = False
 
 
+def _decayed_from(t):
+    """What a parameter declared with array type @t points to once it
+    decays: the element type (`char s[n][4]`: `char [4]`)."""
+    if t.kind in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY,
+                  ci.TypeKind.VARIABLEARRAY):
+        return t.element_type
+    return t.get_pointee() if t.kind == ci.TypeKind.POINTER else t
+
+
 def _variably_modified(t):
     """Whether clang type @t is variably modified: a variable-length
     array, or a pointer to or an array of one."""
@@ -3439,7 +3448,7 @@ class _Walker:
                         not decayed,
                         "(unnamed" in c.type.spelling or
                         "(anonymous" in c.type.spelling, decayed,
-                        _variably_modified(ct.element_type if decayed
+                        _variably_modified(_decayed_from(ct) if decayed
                                            else ct))
             elif k == K.DECL_REF_EXPR:
                 ref = c.referenced
