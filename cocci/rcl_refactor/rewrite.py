@@ -185,6 +185,7 @@ def _other_unlock(prog, f, fi, k, key, expr):
     same structure type is the same key, but not provably the same
     object.  None when there is no such unlock."""
     toks = f.src.toks
+    inside = None  # the same unlock, inside an expression
     for uf, u in prog.key(key).calls["unlock"]:
         if uf is not f or not k < u < fi.bc:
             continue
@@ -204,12 +205,18 @@ def _other_unlock(prog, f, fi, k, key, expr):
                         "paired by their argument lists" % (
                             f.line(u), toks[u].text, ", ".join(args),
                             ", ".join(lk[1])))
+            if inside is None and fi.stmt_at.get(u) is None:
+                inside = u
             continue
         return ("the unlock at line %d names the lock through another "
                 "expression ('%s', locked as '%s'): that both denote the "
                 "same object cannot be proven (lock and unlock it through "
                 "the same expression, or a pointer local assigned once)" % (
                     f.line(u), other, expr))
+    if inside is not None:
+        return ("its unlock at line %d is inside an expression, not a "
+                "statement of its own: a section ends at an unlock "
+                "statement" % f.line(inside))
     return None
 
 
