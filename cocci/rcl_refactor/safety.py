@@ -447,11 +447,18 @@ def keep_function_name(prog, text, name):
 def not_statement_reason(toks, k):
     """Why the lock call at token @k is not a statement of its own."""
     j = k - 1
+    voided = False
     while toks[j].text == "(" or (toks[j].text == ")" and
                                   toks[j - 1].text == "void"):
+        voided = voided or toks[j].text == ")"
         j -= 1 if toks[j].text == "(" else 3
-    if toks[j].text in ("=", "return", "==", "!=", "&&", "||", "!", "?",
-                        ":", ",", "if", "while") or \
+    if toks[j].text in ("?", ":") or voided and toks[j].text in (
+            "&&", "||", ","):
+        # `c ? (void)lock(&m) : (void)0;`: taken on one path only
+        return ("the lock call is an operand of a conditional expression "
+                "(taken on some paths only)")
+    if toks[j].text in ("=", "return", "==", "!=", "&&", "||", "!",
+                        ",", "if", "while") or \
             toks[j].text in _ASSIGN:
         return ("the lock call's result is used (the transformed code has "
                 "no result to give: test it in a wrapper, or drop the "
