@@ -121,6 +121,8 @@ def _tested_lock(prog, f, fi, k, sec):
         # it locked), a checking macro's is its check's: only pthread's,
         # or a plain macro's of it, is known
         return
+    if _owned_result(prog, sec):
+        return
     try:
         ts = analyse.try_shape(fi, k, prog.fns,
                                lambda n: _hint_macro(prog, n))
@@ -132,6 +134,19 @@ def _tested_lock(prog, f, fi, k, sec):
     sec.reason = prog.handles.held_reason(f, k, ts["expr"])
 
 
+def _owned_result(prog, sec):
+    """Whether the lock of @sec is recursive or error-checking (its
+    owner matters): locking it may fail (EDEADLK when the thread holds
+    it already), so its result is not always 0 and the section stays
+    held, where liblock_lock() gives that result."""
+    if prog.key(sec.key).owned:
+        sec.reason = ("the lock call's result is used, and the lock is "
+                      "error-checking or recursive (%s): it may fail" %
+                      prog.key(sec.key).owned)
+        return True
+    return False
+
+
 def _stored_lock(prog, f, fi, k, sec):
     """A lock call whose result is only stored, `int rc = lock(&m);`,
     untested by the next statement (`assert(rc == 0);` follows, or
@@ -140,6 +155,8 @@ def _stored_lock(prog, f, fi, k, sec):
     lf, toks = sec.lf, fi.src.toks
     if fi.unread or lf.called_wrapper() or lf.checks:
         return  # a wrapper's result is its own (1 when it locked)
+    if _owned_result(prog, sec):
+        return
     stmt = None
     for s in fi.body.walk():
         if s.kind in ("expr", "decl") and s.t0 < k < s.t1:
