@@ -297,8 +297,8 @@ def _trylocks(prog, f):
         k = src.tok_at(src.offset(line, col))
         fi = f.func_at(src.offset(line, col), prog.typedefs,
                        lenient=True) if k is not None else None
-        if fi is None:
-            continue
+        if fi is None or prog._in_wrapper(f, k):
+            continue  # a trylock wrapper's body: its calls are the sections
         names, unsure = prog.fn_keys(prog.fns[toks[k].text],
                                      find.call_args(toks, k), f, k)
         prog.report.found += 1
