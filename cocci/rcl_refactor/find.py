@@ -16,9 +16,11 @@ PTHREAD = {"lock": "pthread_mutex_lock", "unlock": "pthread_mutex_unlock",
 def pthread_wrapper(fn):
     """Whether front-end Function @fn is a lock wrapper on its parameter:
     a body that is one pthread lock, trylock or unlock call, and checks
-    (rrdtool's mutex_lock(mutex_t *m))."""
-    return fn.sole_call is not None and bool(fn.calls) and \
-        all(c.key in PTHREAD.values() for c in fn.calls)
+    (rrdtool's mutex_lock(mutex_t *m)), which may report and abort
+    (`fprintf(stderr, ..., strerror(rc)); abort();`: the calls a sole
+    call's checks may make, frontend._SoleCall)."""
+    return fn.sole_call is not None and \
+        sum(c.key in PTHREAD.values() for c in fn.calls) == 1
 
 
 class LockFn:

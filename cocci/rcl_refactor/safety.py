@@ -570,7 +570,8 @@ def _wrappers_not_rewritten(prog):
         for fn in u.functions.values():
             # (one report per section: the lock calls, not the unlocks)
             if find.pthread_wrapper(fn) and fn.loc.path not in worked and \
-                    any(c.key != find.PTHREAD["unlock"] for c in fn.calls):
+                    any(c.key in find.PTHREAD.values() and
+                        c.key != find.PTHREAD["unlock"] for c in fn.calls):
                 out.setdefault(fn.name, os.path.relpath(fn.loc.path))
     return out
 

@@ -44,6 +44,8 @@
 #  - tightinc: a unit whose first definition is on the line after its
 #    last #include gets our includes before the extracted function that
 #    goes there (errno was undeclared, the section held).
+#  - checkedwrap: with -p and no file named, the unit defining lock
+#    wrappers that report and abort when pthread fails is read too.
 #  - samebase: a/util.c and b/util.c, each with a static lock on the
 #    same line, get an rcl-config.h entry each.
 #  - --macro-file definitions win over the file's own.
@@ -716,6 +718,81 @@ grep -q "2 section(s) found, 2 delegated, 0 held, 0 refused" "$TMP/log" ||
 cc_rcl "$TMP/ti.new" "$TMP/tiout/main.c" "$TMP/tiout/lib.c" ||
 	fail "tightinc: the result does not build"
 same_output tightinc "$TMP/ti.want" "$TMP/ti.new"
+
+# ---- checkedwrap: checked lock wrappers in a unit of their own ----
+# util.c's xlock()/xunlock() report and abort when pthread fails; with
+# -p and no file named, util.c was not read (only wrappers whose body is
+# the pthread call alone were), so count.c's calls were no lock calls:
+# "0 section(s) found".
+mkdir -p "$TMP/cw" && cd "$TMP/cw" || exit 1
+cat >util.h <<'EOC'
+#include <pthread.h>
+void xlock(pthread_mutex_t *m);
+void xunlock(pthread_mutex_t *m);
+EOC
+cat >util.c <<'EOC'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util.h"
+void xlock(pthread_mutex_t *m)
+{
+	int rc = pthread_mutex_lock(m);
+
+	if (rc != 0) {
+		fprintf(stderr, "%s: %s\n", __func__, strerror(rc));
+		abort();
+	}
+}
+void xunlock(pthread_mutex_t *m)
+{
+	int rc = pthread_mutex_unlock(m);
+
+	if (rc != 0) {
+		fprintf(stderr, "%s: %s\n", __func__, strerror(rc));
+		abort();
+	}
+}
+EOC
+cat >count.c <<'EOC'
+#include <stdio.h>
+#include "util.h"
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static long total;
+static void *work(void *arg)
+{
+	for (int i = 0; i < 1000; i++) {
+		xlock(&mu);
+		total += (long)arg;
+		xunlock(&mu);
+	}
+	return NULL;
+}
+int main(void)
+{
+	pthread_t t[4];
+
+	for (long i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, work, (void *)i);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	printf("total %ld\n", total);
+	return 0;
+}
+EOC
+printf '[{"directory": "%s", "file": "util.c", "arguments": ["cc", "-std=gnu11", "-c", "util.c"]}, {"directory": "%s", "file": "count.c", "arguments": ["cc", "-std=gnu11", "-c", "count.c"]}]\n' \
+	"$TMP/cw" "$TMP/cw" >compile_commands.json
+$CC -std=gnu11 -O2 -Wall -Werror -pthread util.c count.c -o "$TMP/cw.orig" ||
+	fail "checkedwrap does not build"
+timeout 60 "$TMP/cw.orig" >"$TMP/cw.want" || fail "checkedwrap fails"
+"$RCLR" -p . --locks all -o "$TMP/cwout" >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "checkedwrap: rcl-refactor failed"; }
+grep -q "1 section(s) found, 1 delegated, 0 held, 0 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "checkedwrap: summary"; }
+[ -f "$TMP/cwout/util.c" ] || cp util.c "$TMP/cwout/"
+cc_rcl "$TMP/cw.new" "$TMP/cwout/count.c" "$TMP/cwout/util.c" ||
+	fail "checkedwrap: the result does not build"
+same_output checkedwrap "$TMP/cw.want" "$TMP/cw.new"
 
 # ---- samebase: two units of the same name ----
 # a/util.c and b/util.c each have a static `lock` on line 3: two sites,
