@@ -820,6 +820,16 @@ class Unit:
     # where: a pointer to one passed to free(), realloc() or a function
     # named for freeing (xfree(), mosquitto__free()).
     freed_tags: set = field(default_factory=set)
+    # Tags of the structures whose pointers the unit stores in a `void *`
+    # (a generic container's slot: `l->items[n] = obj`), and whether it
+    # gives back memory it cannot type: free() of a `void *`, or the
+    # address of free() or of a function named for freeing handed out
+    # (`lst.destroy = free`, g_hash_table_new_full(..., g_free)).
+    void_tags: set = field(default_factory=set)
+    frees_untyped: bool = False
+    # Tags held by value by thread-local variables, and the names of
+    # thread-local mutexes: each thread's copy of the lock in them.
+    tls_locks: set = field(default_factory=set)
 
     def _index(self):
         """(macros by file and by line, macros by name, member_refs and
@@ -1906,7 +1916,19 @@ def _held_tags(t):
     t = t.get_canonical()
     if t.kind != ci.TypeKind.POINTER:
         return set()
-    out, todo = set(), [t.get_pointee()]
+    return _record_tags(t.get_pointee())
+
+
+def _is_void_ptr(t):
+    t = t.get_canonical()
+    return t.kind == ci.TypeKind.POINTER and \
+        t.get_pointee().get_canonical().kind == ci.TypeKind.VOID
+
+
+def _record_tags(t):
+    """The tags of structure or union type @t (or of an array of one) and
+    of those it holds by value, recursively."""
+    out, todo = set(), [t]
     while todo:
         r = todo.pop().get_canonical()
         while r.kind in (ci.TypeKind.CONSTANTARRAY,
@@ -2882,6 +2904,18 @@ def _callee(call):
     return ref.spelling if ref is not None else None
 
 
+def _callee_ref(call):
+    """The DECL_REF_EXPR naming the function CALL_EXPR @call calls, under
+    implicit conversions and parentheses, or None."""
+    K = ci.CursorKind
+    kids = list(call.get_children())
+    e = kids[0] if kids else None
+    while e is not None and e.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+        inner = list(e.get_children())
+        e = inner[0] if len(inner) == 1 else None
+    return e if e is not None and e.kind == K.DECL_REF_EXPR else None
+
+
 def _called_function(call):
     """The function CALL_EXPR @call calls by name, also when the name is
     in parentheses or dereferenced (`(ber_errno_addr)()`, a macro's way
@@ -3070,6 +3104,17 @@ class _Walker:
         if self.effects is not None:
             self.effects.append(("freed", tags))
 
+    def _voided(self, tags, untyped):
+        self.unit.void_tags |= tags
+        self.unit.frees_untyped |= untyped
+        if self.effects is not None:
+            self.effects.append(("voided", tags, untyped))
+
+    def _tls(self, names):
+        self.unit.tls_locks |= names
+        if self.effects is not None:
+            self.effects.append(("tls", names))
+
     def _state(self, kind, val):
         self.unit.state_set.setdefault(kind, val)
         if self.effects is not None:
@@ -3100,6 +3145,10 @@ class _Walker:
                 self._pun(e[1])
             elif e[0] == "freed":
                 self._freed(e[1])
+            elif e[0] == "voided":
+                self._voided(e[1], e[2])
+            elif e[0] == "tls":
+                self._tls(e[1])
             else:
                 self._addr(e[1], *e[2])
         self.unit.functions[facts.function.key] = facts.function
@@ -3303,6 +3352,9 @@ class _Walker:
         for loc, kind, use in at:
             self._init_at(loc, kind, use)
         tls = cur.tls_kind != ci.TLSKind.NONE
+        if tls:
+            self._tls(_record_tags(cur.type) | (
+                {cur.spelling} if _is_mutex_type(cur.type) else set()))
         self.unit.decls.append(VarDecl(cur.spelling, cur.type.spelling,
                                        _storage(cur), tls, file_scope, loc))
         if file_scope and _is_mutex_type(cur.type):
@@ -3523,6 +3575,7 @@ class _Walker:
         fn.sole_plain = call is not None and _plain_body(cur, call)
         fn.returns = sole.returned() if call is not None else None
         read_args = set()  # BUFFER_CALLS handed to a BUFFER_READERS
+        callees = set()  # the DECL_REF_EXPRs that name a called function
         for ch in cur.walk_preorder():
             k = ch.kind
             if k == K.BINARY_OPERATOR and \
@@ -3531,6 +3584,22 @@ class _Walker:
                 if len(kids) == 2 and \
                         _binary_op(ch, kids[0], kids[1]) in ("=", None):
                     fn.thread_assigns.append(_thread_slot(kids[0], cur))
+            elif k == K.BINARY_OPERATOR and _is_void_ptr(ch.type):
+                kids = list(ch.get_children())
+                if len(kids) == 2 and \
+                        _binary_op(ch, kids[0], kids[1]) in ("=", None):
+                    tags = _held_tags(_bare(kids[1]).type)
+                    if tags:
+                        self._voided(tags, False)
+            elif k == K.DECL_REF_EXPR and _FREES_ONE.search(ch.spelling) \
+                    and ch.hash not in callees and \
+                    ch.referenced is not None and \
+                    ch.referenced.kind == K.FUNCTION_DECL:
+                self._voided(set(), True)  # free's address handed out
+            if k == K.CALL_EXPR:
+                callee = _callee_ref(ch)
+                if callee is not None:
+                    callees.add(callee.hash)
             elif k == K.VAR_DECL and ch.type.spelling.endswith(
                     "pthread_t") and _has_init(ch):
                 fn.thread_assigns.append(
@@ -3554,6 +3623,8 @@ class _Walker:
                     tags = _held_tags(_bare(args[0]).type)
                     if tags:
                         self._freed({(t, cur.spelling, cl) for t in tags})
+                    elif _is_void_ptr(_bare(args[0]).type):
+                        self._voided(set(), True)
                 if ref.spelling == "pthread_create" and len(args) > 2:
                     fn.thread_creates.append((_thread_slot(args[0], cur),
                                               _routine(args[2], cur), cl))

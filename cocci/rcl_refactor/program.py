@@ -1118,11 +1118,27 @@ class Program:
         for u in fe.units:
             for tag, fn, loc in u.freed_tags:
                 freed.setdefault(tag, set()).add((fn, loc))
+        if any(u.frees_untyped for u in fe.units):
+            # kept in a `void *` and freed where the type is not known:
+            # from no function a constructor's exemption could name
+            for u in fe.units:
+                for tag in u.void_tags:
+                    freed.setdefault(tag, set()).add((None, None))
+        tls = set()
+        for u in fe.units:
+            tls |= u.tls_locks
         for (kind, name), key in sorted(self.keys.items()):
-            if kind != "mutex" or name.split(".")[0] not in freed or \
-                    key.why or key.destroyed or any(
-                        self.keys[("mutex", p)].destroyed
-                        for p in self.pointers_to(name)):
+            if kind != "mutex" or key.why or key.destroyed or any(
+                    self.keys[("mutex", p)].destroyed
+                    for p in self.pointers_to(name)):
+                continue
+            if name in tls or name.split(".")[0] in tls:
+                key.refuse("in thread-local storage and never destroyed (a "
+                           "liblock lock holds memory that only "
+                           "liblock_destroy() frees: each thread that ends "
+                           "would leak its copy's)")
+                continue
+            if name.split(".")[0] not in freed:
                 continue
             inits = [(f, k) for f, k, what in key.sites if what == "init"]
             # A free before the lock's init in the function that inits it
@@ -1132,7 +1148,8 @@ class Program:
             before = {(n, os.path.realpath(f.path), f.line(k))
                       for f, k in inits for n, ni, _, bc in f.funcs
                       if ni <= k <= bc}
-            if all(any(fn == n and loc.path == p and loc.line < line
+            if all(loc is not None and
+                   any(fn == n and loc.path == p and loc.line < line
                        for n, p, line in before)
                    for fn, loc in freed[name.split(".")[0]]):
                 continue
