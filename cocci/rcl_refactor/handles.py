@@ -73,6 +73,7 @@ class Handles:
         self.oks = []        # (Slot, File, a, b) before the verdicts
         self.deferred = set()  # slots left to program.py's scan
         self.casts = []      # (File, token, Slot) mutex type tokens of casts
+        self.ptr_args = []   # (text, File, token, Slot): _value()'s others
         self.held = {}       # (path, token of a lock call) -> Slot
         self.fis = {}
         self.called = set()
@@ -325,6 +326,14 @@ class Handles:
         if not dst.opaque:
             dst.opaque = "%s also receives '%s' at %s" % (
                 dst.label, canon(" ".join(texts)), self._where(f, a))
+        # a pointer key's value (`locked_add(j->lock, ...)`): the pointer
+        # must stay POSIX with what it points to (Program.ptr_arg_faults)
+        self.ptr_args.append((canon(" ".join(texts)), f, a, dst))
+
+    def ptr_args_into(self):
+        """(text, File, token, Slot) of the values other than lock
+        expressions that flow into a slot: a pointer key's, perhaps."""
+        return list(self.ptr_args)
 
     def _returns(self, f, fi, slot):
         toks = f.src.toks

@@ -1096,6 +1096,21 @@ class Program:
         for slot, why in self.handles.carrier_faults():
             for n in sorted(slot.carriers):
                 self.key(n).refuse(why)
+        # A pointer key's value handed to a parameter that is not
+        # followed: the parameter keeps pthread's type, so the pointer
+        # and its locks stay POSIX with it.
+        for text, f, k, slot in self.handles.ptr_args_into():
+            fault = slot.fault()
+            if fault is None:
+                continue
+            names, _ = self.lock_keys(text, f, k)
+            for n in names:
+                key = self.keys.get(("mutex", n))
+                if key is not None and self._ptr_key(key):
+                    key.refuse("its value '%s' is passed at %s:%d to %s, "
+                               "which is not followed (%s)" % (
+                                   text, f.display, f.line(k), slot.label,
+                                   fault))
         for (kind, _), key in sorted(self.keys.items()):
             if kind == "mutex":
                 self._ptr_key(key)  # refuses one initialised where declared
