@@ -211,6 +211,10 @@ class Program:
         # (`args[i].lock = &count_lock;`): converted together or not at
         # all (rewrite._pointee_tie())
         self.ptr_pointees = {}
+        # (path, token) of PTHREAD_MUTEX_INITIALIZERs in compound literals
+        # (`*o = (struct obj){ .mu = PTHREAD_MUTEX_INITIALIZER }`): an
+        # object reset at run time (_undestroyed_fields())
+        self.compound_inits = set()
         # The same for pointers to conditions (`struct targ { pthread_cond_t
         # *cv; }` given `&cv`): a pointer may hold several, all converted
         # with it (rewrite._cond_pointees()).
@@ -1147,6 +1151,17 @@ class Program:
                     self.keys[("mutex", p)].destroyed
                     for p in self.pointers_to(name)):
                 continue
+            reset = next(((f, k) for f, k, how in key.sites
+                          if how == "static" and
+                          (f.path, k) in self.compound_inits), None)
+            if reset is not None:
+                key.refuse("initialised again by a compound literal at "
+                           "%s:%d and never destroyed (a liblock lock "
+                           "holds memory that only liblock_destroy() "
+                           "frees: each reset would leak it; destroy the "
+                           "mutex before)" % (reset[0].display,
+                                              reset[0].line(reset[1])))
+                continue
             if name in tls or name.split(".")[0] in tls:
                 key.refuse("in thread-local storage and never destroyed (a "
                            "liblock lock holds memory that only "
@@ -1863,6 +1878,7 @@ class Program:
         of structures or a nested structure.  When the field cannot be
         told, every mutex field of the structure stays POSIX."""
         path = []  # (index at this brace level, designator or None)
+        compound = None  # (first, end) tokens of a compound literal's type
         j, idx, desig = k - 1, 0, None
         if toks[j].text == "=" and toks[j - 2].text == ".":
             desig = toks[j - 1].text
@@ -1892,12 +1908,32 @@ class Program:
                         continue
                 if toks[j - 1].text == "=":
                     break
+                if toks[j - 1].text == ")" and toks[j - 1].kind == "punct":
+                    # `(struct obj){ ... }`: a compound literal, its type
+                    # in the cast (an assignment `*o = (struct obj){ .mu
+                    # = PTHREAD_MUTEX_INITIALIZER }` resets an object)
+                    o = cparse.match_back(toks, j - 1)
+                    if o is not None and o > 0 and not (
+                            toks[o - 1].kind == "id" and
+                            toks[o - 1].text not in ("return", "sizeof")):
+                        compound = (o + 1, j - 1)
+                        break
                 idx, desig = 0, None
             elif t in (";",) or toks[j].kind == "pp":
                 return None
             j -= 1
         if j < 0 or not path:
             return None
+        if compound is not None:
+            self.compound_inits.add((f.path, k))
+            ca, cb = compound
+            typ = fields.spec_type(toks[ca:cb], [])
+            tag = self.fields.resolve(typ)
+            if tag is None:
+                return None
+            array = any(x.text == "[" for x in toks[ca:cb])
+            return self._member_path(f, k, toks, line, kind, tag, path,
+                                     array)
         # The declaration: its type and whether the declarator is an array.
         e = j - 1
         a = e
@@ -1938,8 +1974,16 @@ class Program:
         tag = self.fields.resolve(typ)
         if tag is None:
             return None
+        return self._member_path(f, k, toks, line, kind, tag, path,
+                                 "[" in decls[-1].declarator)
+
+    def _member_path(self, f, k, toks, line, kind, tag, path, array):
+        """The rest of _member_initialized() for the initialiser at token
+        @k: the member of structure @tag that brace levels @path
+        (innermost first) reach; @array when the outermost level is an
+        array's."""
         levels = list(reversed(path))
-        if "[" in decls[-1].declarator:
+        if array:
             levels = levels[1:]  # the array's element
         fl = self.fields
         n = -1
