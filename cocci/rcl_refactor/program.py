@@ -163,6 +163,9 @@ class Key:
         self.call_decls = []
         self.why = None     # reason it stays POSIX
         self.destroyed = False  # pthread_mutex_destroy() names it
+        # (File, token) of the compound literals that initialise it again
+        # at run time (Program.compound_hit)
+        self.resets = []
         self.partners = set()  # cond: mutex keys; mutex: cond keys
         self.waits = []     # (File, tok) of cond waits with this mutex
         self.calls = {"lock": [], "unlock": [], "trylock": []}
@@ -211,10 +214,11 @@ class Program:
         # (`args[i].lock = &count_lock;`): converted together or not at
         # all (rewrite._pointee_tie())
         self.ptr_pointees = {}
-        # (path, token) of PTHREAD_MUTEX_INITIALIZERs in compound literals
-        # (`*o = (struct obj){ .mu = PTHREAD_MUTEX_INITIALIZER }`): an
-        # object reset at run time (_undestroyed_fields())
-        self.compound_inits = set()
+        # Set by _member_initialized() when the initialiser it read is in
+        # a compound literal (`*o = (struct obj){ .mu =
+        # PTHREAD_MUTEX_INITIALIZER }`): an object reset at run time
+        # (Key.resets, _undestroyed_fields())
+        self.compound_hit = False
         # The same for pointers to conditions (`struct targ { pthread_cond_t
         # *cv; }` given `&cv`): a pointer may hold several, all converted
         # with it (rewrite._cond_pointees()).
@@ -1103,9 +1107,12 @@ class Program:
         # A pointer key's value handed to a parameter that is not
         # followed: the parameter keeps pthread's type, so the pointer
         # and its locks stay POSIX with it.
+        frees = self._heap_fns()[1]
+        freeing = {p for (n, _), p in self.handles.params.items()
+                   if n in frees}  # my_free(g_mutex): the heap's, freed
         for text, f, k, slot in self.handles.ptr_args_into():
             fault = slot.fault()
-            if fault is None:
+            if fault is None or slot in freeing:
                 continue
             names, _ = self.lock_keys(text, f, k)
             for n in names:
@@ -1151,9 +1158,7 @@ class Program:
                     self.keys[("mutex", p)].destroyed
                     for p in self.pointers_to(name)):
                 continue
-            reset = next(((f, k) for f, k, how in key.sites
-                          if how == "static" and
-                          (f.path, k) in self.compound_inits), None)
+            reset = key.resets[0] if key.resets else None
             if reset is not None:
                 key.refuse("initialised again by a compound literal at "
                            "%s:%d and never destroyed (a liblock lock "
@@ -1543,9 +1548,12 @@ class Program:
             owned = b.text.startswith(OWNED_INITIALIZERS)
             if b.kind != "id" or not (owned or b.text in PLAIN_INITIALIZERS):
                 continue
+            self.compound_hit = False
             key = _initialized_name(spliced, k + i, self.types_in(f)) or \
                 self._member_initialized(f, k + i, spliced, f.line(k)) or \
                 self._compiler_initialized(f, k, "mutex")
+            if key and self.compound_hit:
+                self.key(key).resets.append((f, k))
             if key and owned:
                 # a recursive or error-checking mutex: its macro's body
                 # gets LIBLOCK_INITIALIZER_FLAGS (Key.owned)
@@ -1676,10 +1684,13 @@ class Program:
                 continue
             if t.text in PLAIN_INITIALIZERS:
                 name = _initialized_name(toks, k, self.types_in(f))
+                self.compound_hit = False
                 if name is None:
                     name = self._member_initialized(f, k, toks, f.line(k))
                 if name:
                     self.key(name).sites.append((f, k, "static"))
+                    if self.compound_hit:
+                        self.key(name).resets.append((f, k))
                 continue
             if t.text == "PTHREAD_COND_INITIALIZER":
                 # a condition field in a structure's brace initialiser:
@@ -1925,7 +1936,7 @@ class Program:
         if j < 0 or not path:
             return None
         if compound is not None:
-            self.compound_inits.add((f.path, k))
+            self.compound_hit = True
             ca, cb = compound
             typ = fields.spec_type(toks[ca:cb], [])
             tag = self.fields.resolve(typ)

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* An initialiser macro that also resets an object by compound literal
- * (`st = (struct stat_block)STAT_BLOCK_INIT;`), outside any declaration:
- * the tool cannot tell which mutex that use initialises, so the macro
- * cannot be rewritten and the mutex it initialises stays POSIX, with the
- * use named. */
-/* expect: refused initialises a mutex the tool cannot tell */
+ * (`st = (struct stat_block)STAT_BLOCK_INIT;`), outside any declaration.
+ * The literal's type names the mutex it initialises again; nothing
+ * destroys that mutex, so a reset would leak the liblock lock's memory,
+ * and the mutex stays POSIX with the reset named.  (Before the
+ * compound literal was read, it stayed POSIX as "a mutex the tool cannot
+ * tell".) */
+/* expect: refused initialised again by a compound literal */
 #include <pthread.h>
 #include <stdio.h>
 
