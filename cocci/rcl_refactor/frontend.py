@@ -827,8 +827,9 @@ class Unit:
     # (`lst.destroy = free`, g_hash_table_new_full(..., g_free)).
     void_tags: set = field(default_factory=set)
     frees_untyped: bool = False
-    # Tags held by value by thread-local variables, and the names of
-    # thread-local mutexes: each thread's copy of the lock in them.
+    # ("tag", T) of the structures thread-local variables hold by value
+    # and ("var", name) of thread-local mutexes: each thread has its copy
+    # of the lock in them.
     tls_locks: set = field(default_factory=set)
 
     def _index(self):
@@ -3353,8 +3354,9 @@ class _Walker:
             self._init_at(loc, kind, use)
         tls = cur.tls_kind != ci.TLSKind.NONE
         if tls:
-            self._tls(_record_tags(cur.type) | (
-                {cur.spelling} if _is_mutex_type(cur.type) else set()))
+            self._tls({("tag", t) for t in _record_tags(cur.type)} | (
+                {("var", cur.spelling)} if _is_mutex_type(cur.type)
+                else set()))
         self.unit.decls.append(VarDecl(cur.spelling, cur.type.spelling,
                                        _storage(cur), tls, file_scope, loc))
         if file_scope and _is_mutex_type(cur.type):

@@ -1129,14 +1129,17 @@ class Program:
         self._undestroyed_fields()
 
     def _undestroyed_fields(self):
-        """A field initialised at run time through a pointer (`&o->mu`)
-        that nothing destroys, by name or through a pointer given its
-        address, in a structure whose memory the program gives back
-        (Unit.freed_tags: free(o), a function named for freeing): glibc's
-        mutex needs no destroy, but a liblock lock holds memory that only
-        liblock_destroy() frees, so each object freed would leak it.
-        Objects that live as long as the program (memcached's threads'
-        and crawler's) are not freed, and keep their locks moving."""
+        """Locks that nothing destroys, by name or through a pointer given
+        their address, and whose memory the program gives back or sets
+        again: glibc's mutex needs no destroy, but a liblock lock holds
+        memory that only liblock_destroy() frees.  Refused: a lock reset
+        by a compound literal (Key.resets), one in thread-local storage
+        (Unit.tls_locks), and a field initialised at run time through a
+        pointer (`&o->mu`) in a structure the program frees
+        (Unit.freed_tags: free(o), a function named for freeing; or kept
+        in a `void *` when the program frees what it cannot type), other
+        than on its constructor's error path.  Objects that live as long
+        as the program (memcached's threads') keep their locks moving."""
         fe = getattr(self, "frontend", None)
         if fe is None:
             return
@@ -1167,13 +1170,14 @@ class Program:
                            "mutex before)" % (reset[0].display,
                                               reset[0].line(reset[1])))
                 continue
-            if name in tls or name.split(".")[0] in tls:
+            tag = name.split(".")[0] if "." in name else None
+            if ("var", name) in tls or ("tag", tag) in tls:
                 key.refuse("in thread-local storage and never destroyed (a "
                            "liblock lock holds memory that only "
                            "liblock_destroy() frees: each thread that ends "
                            "would leak its copy's)")
                 continue
-            if name.split(".")[0] not in freed:
+            if tag not in freed:
                 continue
             inits = [(f, k) for f, k, what in key.sites if what == "init"]
             # A free before the lock's init in the function that inits it
@@ -1186,7 +1190,7 @@ class Program:
             if all(loc is not None and
                    any(fn == n and loc.path == p and loc.line < line
                        for n, p, line in before)
-                   for fn, loc in freed[name.split(".")[0]]):
+                   for fn, loc in freed[tag]):
                 continue
             for f, k in inits:
                 args = find.call_args(f.src.toks, k)
