@@ -2906,27 +2906,11 @@ def _callee(call):
 
 
 def _callee_ref(call):
-    """The DECL_REF_EXPR naming the function CALL_EXPR @call calls, under
-    implicit conversions and parentheses, or None."""
+    """The DECL_REF_EXPR naming what CALL_EXPR @call calls, also when the
+    name is in parentheses or dereferenced (`(ber_errno_addr)()`, a
+    macro's way to keep a function-like macro of the same name from
+    expanding; `(*f)()`), or None."""
     K = ci.CursorKind
-    kids = list(call.get_children())
-    e = kids[0] if kids else None
-    while e is not None and e.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
-        inner = list(e.get_children())
-        e = inner[0] if len(inner) == 1 else None
-    return e if e is not None and e.kind == K.DECL_REF_EXPR else None
-
-
-def _called_function(call):
-    """The function CALL_EXPR @call calls by name, also when the name is
-    in parentheses or dereferenced (`(ber_errno_addr)()`, a macro's way
-    to keep a function-like macro of the same name from expanding;
-    `(*f)()` for a function f): its FUNCTION_DECL cursor, or None for a
-    call through a pointer."""
-    K = ci.CursorKind
-    ref = call.referenced
-    if ref is not None and ref.kind == K.FUNCTION_DECL:
-        return ref
     kids = list(call.get_children())
     e = kids[0] if kids else None
     while e is not None and e.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR,
@@ -2939,11 +2923,19 @@ def _called_function(call):
             if tok is None or tok.spelling not in ("*", "&"):
                 return None
         e = inner[0]
-    if e is not None and e.kind == K.DECL_REF_EXPR:
-        ref = e.referenced
-        if ref is not None and ref.kind == K.FUNCTION_DECL:
-            return ref
-    return None
+    return e if e is not None and e.kind == K.DECL_REF_EXPR else None
+
+
+def _called_function(call):
+    """The function CALL_EXPR @call calls by name (_callee_ref()): its
+    FUNCTION_DECL cursor, or None for a call through a pointer."""
+    K = ci.CursorKind
+    ref = call.referenced
+    if ref is not None and ref.kind == K.FUNCTION_DECL:
+        return ref
+    e = _callee_ref(call)
+    ref = e.referenced if e is not None else None
+    return ref if ref is not None and ref.kind == K.FUNCTION_DECL else None
 
 
 # Integer result types (a wrapper's constant result is read for these).

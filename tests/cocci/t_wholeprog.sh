@@ -663,6 +663,39 @@ grep -q "^vg.c:34: held: in code the build does not compile" "$TMP/log" ||
 cc_rcl "$TMP/vg.new" "$TMP/vgout2/vg.c" || fail "vg -p: the result does not build"
 same_output vg "$TMP/vg.want" "$TMP/vg.new"
 
+# units_whole NAME SUMMARY UNIT...: the units of the current directory,
+# listed in a compile_commands.json, built and run as they are, then
+# through `rcl-refactor -p . --locks all` (whose last line must hold
+# SUMMARY) and built again from its output (a unit it leaves alone as
+# it is): the same output under every algorithm.
+units_whole() {
+	name=$1 summary=$2
+	shift 2
+	sep= db=
+	for u in "$@"; do
+		db="$db$sep{\"directory\": \"$PWD\", \"file\": \"$u\", \"arguments\": [\"cc\", \"-std=gnu11\", \"-Wall\", \"-c\", \"$u\"]}"
+		sep=", "
+	done
+	printf '[%s]\n' "$db" >compile_commands.json
+	$CC -std=gnu11 -O2 -Wall -Werror -pthread "$@" -o "$TMP/$name.orig" ||
+		fail "$name does not build"
+	timeout 60 "$TMP/$name.orig" >"$TMP/$name.want" || fail "$name fails"
+	"$RCLR" -p . --locks all -o "$TMP/$name.out" >"$TMP/log" 2>&1 ||
+		{ cat "$TMP/log"; fail "$name: rcl-refactor failed"; }
+	grep -q "$summary" "$TMP/log" || { cat "$TMP/log"; fail "$name: summary"; }
+	units=$*
+	set --
+	for u in $units; do
+		[ -f "$TMP/$name.out/$u" ] || cp "$u" "$TMP/$name.out/"
+		set -- "$@" "$TMP/$name.out/$u"
+	done
+	src=$1
+	shift
+	cc_rcl "$TMP/$name.new" "$src" "$@" ||
+		fail "$name: the result does not build"
+	same_output "$name" "$TMP/$name.want" "$TMP/$name.new"
+}
+
 # ---- tightinc: a definition on the line after the last #include ----
 # main.c's lock comes from a header and its first definition, main(),
 # starts on the line after its last #include: the extracted function,
@@ -706,18 +739,8 @@ int main(void)
 	return 0;
 }
 EOC
-printf '[{"directory": "%s", "file": "lib.c", "arguments": ["cc", "-std=gnu11", "-Wall", "-c", "lib.c"]}, {"directory": "%s", "file": "main.c", "arguments": ["cc", "-std=gnu11", "-Wall", "-c", "main.c"]}]\n' \
-	"$TMP/ti" "$TMP/ti" >compile_commands.json
-$CC -std=gnu11 -O2 -Wall -Werror -pthread lib.c main.c -o "$TMP/ti.orig" ||
-	fail "tightinc does not build"
-timeout 60 "$TMP/ti.orig" >"$TMP/ti.want" || fail "tightinc fails"
-"$RCLR" -p . --locks all -o "$TMP/tiout" >"$TMP/log" 2>&1 ||
-	{ cat "$TMP/log"; fail "tightinc: rcl-refactor failed"; }
-grep -q "2 section(s) found, 2 delegated, 0 held, 0 refused" "$TMP/log" ||
-	{ cat "$TMP/log"; fail "tightinc: summary"; }
-cc_rcl "$TMP/ti.new" "$TMP/tiout/main.c" "$TMP/tiout/lib.c" ||
-	fail "tightinc: the result does not build"
-same_output tightinc "$TMP/ti.want" "$TMP/ti.new"
+units_whole tightinc "2 section(s) found, 2 delegated, 0 held, 0 refused" \
+	lib.c main.c
 
 # ---- checkedwrap: checked lock wrappers in a unit of their own ----
 # util.c's xlock()/xunlock() report and abort when pthread fails; with
@@ -780,19 +803,8 @@ int main(void)
 	return 0;
 }
 EOC
-printf '[{"directory": "%s", "file": "util.c", "arguments": ["cc", "-std=gnu11", "-c", "util.c"]}, {"directory": "%s", "file": "count.c", "arguments": ["cc", "-std=gnu11", "-c", "count.c"]}]\n' \
-	"$TMP/cw" "$TMP/cw" >compile_commands.json
-$CC -std=gnu11 -O2 -Wall -Werror -pthread util.c count.c -o "$TMP/cw.orig" ||
-	fail "checkedwrap does not build"
-timeout 60 "$TMP/cw.orig" >"$TMP/cw.want" || fail "checkedwrap fails"
-"$RCLR" -p . --locks all -o "$TMP/cwout" >"$TMP/log" 2>&1 ||
-	{ cat "$TMP/log"; fail "checkedwrap: rcl-refactor failed"; }
-grep -q "1 section(s) found, 1 delegated, 0 held, 0 refused" "$TMP/log" ||
-	{ cat "$TMP/log"; fail "checkedwrap: summary"; }
-[ -f "$TMP/cwout/util.c" ] || cp util.c "$TMP/cwout/"
-cc_rcl "$TMP/cw.new" "$TMP/cwout/count.c" "$TMP/cwout/util.c" ||
-	fail "checkedwrap: the result does not build"
-same_output checkedwrap "$TMP/cw.want" "$TMP/cw.new"
+units_whole checkedwrap "1 section(s) found, 1 delegated, 0 held, 0 refused" \
+	util.c count.c
 
 # ---- samebase: two units of the same name ----
 # a/util.c and b/util.c each have a static `lock` on line 3: two sites,
