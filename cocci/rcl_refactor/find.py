@@ -730,7 +730,7 @@ def _split_text_args(text):
 
 
 def find_wrappers(src, fns, api=None, sole=None, returns=None,
-                  funcs=None, ambiguous=(), expand=None):
+                  funcs=None, ambiguous=(), expand=None, handlers=()):
     """Trivial wrapper functions: a body that only locks/unlocks/trylocks a
     mutex derived from the parameters, e.g. memcached's
     void item_lock(uint32_t hv) { mutex_lock(&item_locks[hv & mask]); }
@@ -753,7 +753,12 @@ def find_wrappers(src, fns, api=None, sole=None, returns=None,
     @ambiguous (defined in several files) are no wrappers.  @expand(word)
     gives an object-like macro's expansion as the compiler reads it (the
     argument of an init wrapper's call, OpenLDAP's
-    LDAP_INT_THREAD_MUTEXATTR_DEFAULT, NULL in this build)."""
+    LDAP_INT_THREAD_MUTEXATTR_DEFAULT, NULL in this build).  A function in
+    @handlers (pushed as a cancellation cleanup handler somewhere) may
+    unlock its `void *` parameter through a cast to a mutex pointer
+    (_void_param_cast()); any other such function is handles.py's, which
+    follows the pointers its callers pass (memcached's
+    item_trylock_unlock())."""
     toks = src.toks
     added = False
     # @funcs: the file's functions when the caller has them (they may
@@ -814,6 +819,8 @@ def find_wrappers(src, fns, api=None, sole=None, returns=None,
         expr = inner.expr(args)
         if expr is None:
             continue
+        if name in handlers:
+            expr = _void_param_cast(expr, params)
         param = canon(expr) in names
         if lock_key(expr) is None or (lock_key(expr) in names and
                                       not param):
@@ -840,6 +847,36 @@ def find_wrappers(src, fns, api=None, sole=None, returns=None,
                                if returns is not None else None})
         added = True
     return added
+
+
+def cleanup_handlers(toks):
+    """The names of the functions that the pthread_cleanup_push() calls
+    of token list @toks push (through any cast)."""
+    out = set()
+    for k, t in enumerate(toks[:-1]):
+        if t.kind == "id" and t.text == "pthread_cleanup_push" and \
+                toks[k + 1].text == "(":
+            close = cparse.match(toks, k + 1)
+            args = cparse.split_args(toks, k + 1, close) if close else []
+            if args and toks[args[0][1] - 1].kind == "id":
+                out.add(toks[args[0][1] - 1].text)
+    return out
+
+
+def _void_param_cast(expr, params):
+    """@expr without its cast when it is a `void *` parameter cast to a
+    pointer (`pthread_mutex_unlock((pthread_mutex_t *) arg)` in a cleanup
+    handler `void unlock_cleanup(void *arg)`): the argument at a call is
+    then the lock, as for a parameter of the mutex type; else @expr."""
+    m = re.fullmatch(r"\(\s*(?:const\s+)?[A-Za-z_]\w*\s*\*\s*\)\s*"
+                     r"(\(\s*)?([A-Za-z_]\w*)(?(1)\s*\))", expr.strip())
+    if m is None:
+        return expr
+    for decl, name in params:
+        if name == m.group(2):
+            return name if decl.split() in (
+                ["void", "*", name], ["const", "void", "*", name]) else expr
+    return expr
 
 
 def _call_body(body):

@@ -376,6 +376,8 @@ class Handles:
                     ret.typetoks.append((f, k - 2))
                 self._proto(f, k + 3, name)
                 continue
+            if toks[k + 1].text != "(" and self._thread_start(f, k, name):
+                continue
             if toks[k + 1].text != "(":
                 why = "the address of %s() is taken at %s (calls through " \
                     "it are not followed)" % (name, self._where(f, k))
@@ -410,6 +412,30 @@ class Handles:
                         "outside a function" % (name, self._where(f, k))
                 else:
                     self._use(f, fi, k, close + 1, ret)
+
+    def _thread_start(self, f, k, name):
+        """Whether the function @name named at token @k of @f is the start
+        routine of a pthread_create() (`pthread_create(&t, NULL, worker,
+        &mtx)`): the fourth argument then flows into its parameter, as a
+        call's argument does, and the value it returns goes to
+        pthread_join(), which is not followed."""
+        toks = f.src.toks
+        fi = self._fi_around(f, k)
+        call = _enclosing_call(toks, k, fi.bo) if fi is not None else None
+        if call is None or _start_routine(toks, call[0]) != name or \
+                call[2][1] != k + 1:
+            return False
+        close = cparse.match(toks, call[0] + 1)
+        args = cparse.split_args(toks, call[0] + 1, close)
+        p = self.params.get((name, 0))
+        if p is not None:
+            self._value(f, fi, args[3][0], args[3][1], p)
+        ret = self.rets.get(name)
+        if ret is not None:
+            ret.escape = ret.escape or "%s() starts a thread at %s: the " \
+                "value it returns is the thread's result, which the tool " \
+                "does not follow" % (name, self._where(f, k))
+        return True
 
     def _macro_uses(self, f):
         """A function with slots named in a macro definition: its calls
@@ -560,6 +586,11 @@ class Handles:
                 if (name, idx) in self.params and \
                         len(self.defs.get(name, ())) == 1:
                     return  # _fn_uses() follows it into the parameter
+                if name == "pthread_create" and idx == 3:
+                    r = _start_routine(toks, ck)
+                    if (r, 0) in self.params and \
+                            len(self.defs.get(r, ())) == 1:
+                        return  # _thread_start() follows it
                 api = self.prog.api.get(name)
                 if api is not None and api.identity and idx == 0 and \
                         api.target == "pthread_mutex_init":
@@ -598,11 +629,25 @@ class Handles:
                 if not s.keys <= o.keys:
                     o.keys |= s.keys
                     todo.append(o)
+        # A slot given another pointer passes it on: what it flows into
+        # may hold that pointer too (`bump(&mtx); bump(heap_mutex);` with
+        # bump(void *p) locking through p: converted for mtx, it would
+        # take the heap mutex as a liblock lock).
+        todo = [s for s in self._all() if s.opaque]
+        while todo:
+            s = todo.pop()
+            for o in s.out:
+                if not o.opaque:
+                    o.opaque = "%s receives the value of %s, which %s" % (
+                        o.label, s.label, _after_label(s.opaque, s.label))
+                    todo.append(o)
 
     # -- answers -----------------------------------------------------------
-    def var_for(self, f, k, expr):
+    def var_for(self, f, k, expr, faulty=False):
         """The slot lock expression @expr (at token @k of @f) names,
-        through a cast or not, when it carries a lock, else None."""
+        through a cast or not, when it carries a lock, else None; with
+        @faulty, also one whose verdict is left to program.py's scan (a
+        fault of its own: it receives other pointers too)."""
         try:
             ts = cparse.lex(expr)
         except cparse.ParseError:
@@ -615,6 +660,8 @@ class Handles:
             return None
         d = analyse.visible_decl(fi, ts[a].text, k)
         s = self.vars.get((f.path, d.t0)) if d is not None else None
+        if s is not None and faulty and s.fault():
+            return s
         return s if s is not None and s.keys and \
             s not in self.deferred else None
 
@@ -746,6 +793,28 @@ def _decl_start(toks, ni):
             toks[a - 1].kind != "pp":
         a -= 1
     return a
+
+
+def _after_label(why, label):
+    """@why (a slot's reason, which starts with its @label) without that
+    label."""
+    return why[len(label):].lstrip() if why.startswith(label) else why
+
+
+def _start_routine(toks, ck):
+    """The name of the function a pthread_create() call at token @ck
+    starts, when its third argument is that name (or its address) and it
+    has four arguments, else None."""
+    if toks[ck].text != "pthread_create" or toks[ck + 1].text != "(":
+        return None
+    close = cparse.match(toks, ck + 1)
+    args = cparse.split_args(toks, ck + 1, close)
+    if len(args) != 4:
+        return None
+    a, b = args[2]
+    if b - a == 2 and toks[a].text == "&":
+        a += 1
+    return toks[a].text if b - a == 1 and toks[a].kind == "id" else None
 
 
 def _enclosing_call(toks, k, lo):

@@ -425,9 +425,13 @@ class Program:
                 where[name] |= {os.path.realpath(p)
                                 for p in fe.defined_in(name)}
         self.defined_twice = {n for n, ps in where.items() if len(ps) > 1}
+        handlers = set()
+        for f in self.files:
+            handlers |= find.cleanup_handlers(f.src.toks)
         while any([find.find_wrappers(f.src, fns, self.api, sole(f),
                                       returns(f), f.funcs,
-                                      self.defined_twice, self.live_expand)
+                                      self.defined_twice, self.live_expand,
+                                      handlers)
                    for f in self.files]):
             pass
         find.add_macros(fns, resolved)
@@ -707,8 +711,11 @@ class Program:
                 return names, why
         # A void * or mutex pointer that carries a lock's address between
         # functions (item_trylock()'s): the locks that reach it.
-        slot = self.handles.var_for(f, k, expr) if self.handles and \
-            kind == "mutex" and f is not None else None
+        slot = self.handles.var_for(f, k, expr, faulty=True) \
+            if self.handles and kind == "mutex" and f is not None else None
+        if slot is not None and pl is not None and \
+                slot in self.handles.deferred:
+            slot = None  # the pointer local's own reason, below
         if slot is not None:
             return sorted(slot.keys), slot.fault()
         if pl is not None:

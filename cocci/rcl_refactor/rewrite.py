@@ -1967,11 +1967,13 @@ def _emit(prog, helpers, name, sec, counters, used_helpers):
         # for the locks that stay POSIX (they may have no caller
         # left).
         _keep_unused(prog, lf)
-        su = sec.shape["stored_unlock"]
-        for u in [su[2] if su else sec.shape["block"].subs[
-                sec.shape["j"]]] + [u for u, _ in sec.shape["exits"]]:
-            uc = analyse.call_of(f.src.toks, u)
-            _keep_unused(prog, prog.fns.get(uc[0]) if uc else None)
+    # So do the unlock wrappers ending the section, whatever took the lock
+    # (pthread_mutex_lock(&m); ...; unlock_it(&m);).
+    su = sec.shape["stored_unlock"]
+    for u in [su[2] if su else sec.shape["block"].subs[
+            sec.shape["j"]]] + [u for u, _ in sec.shape["exits"]]:
+        uc = analyse.call_of(f.src.toks, u)
+        _keep_unused(prog, prog.fns.get(uc[0]) if uc else None)
     if wrapped and not wrapped.get("param"):
         # the wrapper function, called directly or through a macro
         wf = lf if lf.wrapper else lf.via
@@ -2062,9 +2064,8 @@ def _try_section(prog, sec, names, lockname):
     wrapped = lf.called_wrapper()
     if wrapped and wrapped.get("param"):
         _keep_unused(prog, lf)
-        u = analyse.call_of(f.src.toks,
-                            sec.shape["block"].subs[sec.shape["j"]])
-        _keep_unused(prog, prog.fns.get(u[0]) if u else None)
+    u = analyse.call_of(f.src.toks, sec.shape["block"].subs[sec.shape["j"]])
+    _keep_unused(prog, prog.fns.get(u[0]) if u else None)
     expr = re.sub(r"\b(%s)\b" % "|".join(
         re.escape(n) for n, kd in sorted(prog.types.items())
         if kd == "mutex"), "liblock_lock_t", sec.shape["try"]["expr"])
