@@ -411,6 +411,7 @@ def analyse_program(prog, opts, sel, root, cc):
     prog.unnamed_users()
     rewrite.discover(prog)
     safety.unseen_lock_calls(prog)
+    safety.unsupported_lock_calls(prog, sel)
     safety.skipped_lock_calls(prog)
     rewrite.analyse_all(prog, sel)
     _apply_forced(prog)

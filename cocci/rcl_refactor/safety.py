@@ -31,7 +31,7 @@ import bisect
 import os
 import re
 
-from . import analyse, cparse, find, macrobody
+from . import analyse, cparse, find, frontend, macrobody
 
 ALLOCA_LIKE = ("alloca", "__builtin_alloca", "__builtin_alloca_with_align",
                "__builtin_alloca_with_align_and_max", "strdupa", "strndupa",
@@ -551,6 +551,92 @@ def unseen_lock_calls(prog):
                 if key is not None:
                     key.refuse("locked at %s:%d by a call the tool does not "
                                "understand" % (f.display, line))
+
+
+# Lock calls on locks the tool does not convert, each a section it will
+# not move: name -> (what the lock is, its type, why it stays or what to
+# do to move it).
+_NOT_A_MUTEX = "the tool moves pthread mutexes only; make it a " \
+    "pthread_mutex_t to move it"
+UNSUPPORTED_LOCKS = dict(
+    [(n, ("a spinlock", "pthread_spinlock_t", _NOT_A_MUTEX))
+     for n in ("pthread_spin_lock", "pthread_spin_trylock")] +
+    [(n, ("a C11 mutex", "mtx_t", _NOT_A_MUTEX))
+     for n in ("mtx_lock", "mtx_trylock", "mtx_timedlock")] +
+    [(n, ("a read-write lock", "pthread_rwlock_t",
+          "its readers run together, and a server "
+          "runs one section at a time (a reader waiting for another reader "
+          "would wait forever)"))
+     for n in ("pthread_rwlock_rdlock", "pthread_rwlock_wrlock",
+               "pthread_rwlock_tryrdlock", "pthread_rwlock_trywrlock",
+               "pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock",
+               "pthread_rwlock_clockrdlock", "pthread_rwlock_clockwrlock")])
+
+
+def unsupported_lock_calls(prog, sel):
+    """Sections of locks other than pthread mutexes (spinlocks, C11
+    mutexes, read-write locks), as the compiler reads the program, macro
+    expansions included: each acquiring call is a section found and
+    refused with what the lock is (never "0 sections found" for a program
+    that locks), or left alone when the selection does not name its lock
+    (the name is its call's first argument, when the call is spelled
+    there).  With -p and no file named, the whole program's; else the
+    files given."""
+    fe = prog.frontend
+    files = {os.path.realpath(f.path): f for f in prog.files}
+    whole = prog.opts.commands is not None and not prog.opts.files
+    # A line where the text takes a mutex, through a lock macro the tool
+    # read in both branches of a condition nobody gives (a platform
+    # without rwlocks taking a mutex instead), has its section already.
+    seen = {(p, f.line(k)) for p, f in files.items()
+            for k, t in enumerate(f.src.toks)
+            if t.kind == "id" and t.text in prog.fns and
+            prog.fns[t.text].role in ("lock", "trylock")}
+    for u in fe.units:
+        for fn in u.functions.values():
+            for c in fn.calls:
+                why = UNSUPPORTED_LOCKS.get(c.callee)
+                at = (c.loc.path, c.loc.line)
+                if why is None or at in seen or not (
+                        at[0] in files or whole and
+                        not at[0].startswith("/usr/")):
+                    continue
+                seen.add(at)
+                f = files.get(at[0])
+                name, via = _first_arg_key(prog, f, c) if f is not None \
+                    else (None, None)
+                prog.report.found += 1
+                if not (sel.all or name is not None and
+                        sel.selected(name)):
+                    prog.report.skipped += 1
+                    continue
+                kind, typ, rest = why
+                prog.report.refuse(
+                    f.display if f is not None else frontend.display(at[0]),
+                    at[1], "%s() takes %s (%s%s): %s" % (
+                        c.callee, kind, typ, ", in macro %s()" % via
+                        if via else "", rest))
+
+
+def _first_arg_key(prog, f, c):
+    """(lock key, None) of the first argument of call @c (frontend.Call)
+    when @f spells the call on its line (find.lock_key); else (the key of
+    the first argument of a macro called on that line, which expands to
+    the call, its name); else (None, None)."""
+    toks = f.src.toks
+    via = name = None
+    for k, t in enumerate(toks):
+        if t.kind != "id" or k + 1 >= len(toks) or \
+                toks[k + 1].text != "(" or f.line(k) != c.loc.line:
+            continue
+        if t.text == c.callee:
+            args = find.call_args(toks, k)
+            return (find.lock_key(args[0]) if args else None), None
+        if via is None and t.text in prog.macros:
+            via = t.text
+            args = find.call_args(toks, k)
+            name = find.lock_key(args[0]) if args else None
+    return (name, via) if via else (None, None)
 
 
 def _wrappers_not_rewritten(prog):

@@ -67,6 +67,19 @@ grep -q "1 delegated, 0 held, 0 refused, 1 of unselected locks left alone" log |
 	{ cat log; fail "--locks NAME summary"; }
 echo "ok: --locks NAME"
 
+# The sections of a spinlock and a read-write lock, which are not
+# converted: refused when selected, left alone as unselected otherwise.
+"$RCLR" --locks totals -o o3b "$here/awkward/other_lock_kinds.c" >log 2>&1 ||
+	{ cat log; fail "--locks totals: exit $?"; }
+grep -qx "rcl-refactor: 4 section(s) found, 1 delegated, 0 held, 0 refused, 3 of unselected locks left alone" log ||
+	{ cat log; fail "--locks totals: the other kinds are not left alone"; }
+"$RCLR" --locks histo_lock -o o3c "$here/awkward/other_lock_kinds.c" >log 2>&1 &&
+	{ cat log; fail "--locks histo_lock: exit 0 with refused sections"; }
+[ "$(grep -c "other_lock_kinds.c:[0-9]*: not transformed: pthread_spin_lock() takes a spinlock" log)" = 2 ] ||
+	{ cat log; fail "--locks histo_lock: the spinlock's two sections"; }
+grep -q "rwlock" log && { cat log; fail "--locks histo_lock: the rwlock named"; }
+echo "ok: --locks NAME and locks that are not mutexes"
+
 # A section of a selected lock that releases a mutex taken before it
 # (hand-over-hand with an unselected, error-checking one) stays held: on
 # a server thread that unlock would fail and leave the mutex locked.

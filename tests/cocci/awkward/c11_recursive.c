@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* expect: held mtx_lock() (a C11 mutex's owner is a thread) */
+/* expect: refused mtx_lock() takes a C11 mutex (mtx_t) */
 /* A C11 recursive mutex (mtx_init(&api, mtx_plain | mtx_recursive))
  * held by the caller around a pthread mutex section, and taken again by
  * a helper that the section calls (re-entrant API lock).

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* expect: held pthread_rwlock_unlock() (an rwlock's holder is a thread) */
+/* expect: refused pthread_rwlock_wrlock() takes a read-write lock */
 /* Hand-over-hand from a pthread rwlock to a mutex: the caller
  * write-locks 'cfg', takes the 'stats' mutex, and releases 'cfg' inside
  * the mutex's section.
