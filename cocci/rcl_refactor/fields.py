@@ -20,8 +20,12 @@ _QUALIFIERS = ("const", "volatile", "static", "extern", "__extension__",
 class Fields:
     """Structures, typedefs and globals of the loaded files."""
 
-    def __init__(self, files, lock_types):
+    def __init__(self, files, lock_types, decl_macros=()):
         self.lock_types = lock_types  # type name -> "mutex" | "cond"
+        # function-like macros whose body ends with its own ';' (SPLASH-2's
+        # `#define LOCKDEC(l) pthread_mutex_t l;`): an invocation in a
+        # structure's body is a member of its own, with no ';' after it
+        self.decl_macros = set(decl_macros)
         self.members = {}  # tag -> {member: type (see spec_type)}
         # tag -> [(member or None, type)]: the members in the order a
         # brace initialiser gives them values; an anonymous structure
@@ -74,6 +78,7 @@ class Fields:
         other.cands, other.owner = {}, {}
         other._skipped, other._line_of = frozenset(), f.src.line_of
         other.skipped_defs = {}
+        other.decl_macros = self.decl_macros
         for run in cparse.unread_runs(f.src.text, f.src,
                                       getattr(f, "skipped", None)):
             try:
@@ -111,6 +116,13 @@ class Fields:
             if t.kind == "pp" and a == j:
                 a = j = j + 1
                 continue
+            if a == j and t.text in self.decl_macros and j + 1 < c and \
+                    toks[j + 1].text == "(":
+                close = cparse.match(toks, j + 1)
+                if close is not None and close + 1 < c and \
+                        toks[close + 1].text != ";":
+                    a = j = close + 1  # libclang reads its field
+                    continue
             if t.text in ("(", "[", "{") and t.kind == "punct":
                 j = cparse.match(toks, j) + 1
                 continue

@@ -725,6 +725,10 @@ class MacroField:
     # (start, end) Locs, which is rewritten there, as the #define
     # declares other fields too; None for an object-like macro.
     call: tuple = None
+    # the array bounds of such a macro's field, the invocation's arguments
+    # put in (SPLASH-2's `#define ALOCKDEC(a, n) pthread_mutex_t a[n];`,
+    # ALOCKDEC(celllock, NCELL): "[NCELL]")
+    bounds: str = ""
 
 
 @dataclass
@@ -2069,6 +2073,11 @@ def _float_header(ref):
 # Library functions whose function-pointer argument starts a thread: it
 # runs there, not in the caller's section.
 THREAD_STARTS = frozenset(("pthread_create", "thrd_create"))
+# glibc's pthread_cleanup_push() and pthread_cleanup_pop() expand to
+# calls of its unwinder, which a report names by the macro the user wrote.
+_UNWINDS = {"__pthread_unwind_next": "__pthread_unwind_next() of "
+            "pthread_cleanup_push", "__pthread_unwind": "__pthread_unwind() "
+            "of pthread_cleanup_push"}
 
 
 def _element(t):
@@ -3436,20 +3445,24 @@ class _Walker:
     def _call_field(self, ch, inst, defn, toks, tag):
         """The MacroField of field @ch declared by the expansion @inst of
         the function-like macro @defn (tokens @toks), when its whole body
-        is `TYPE NAME;`, NAME a parameter (or the field's own name) and
-        TYPE no parameter: the invocation is what is rewritten."""
-        params, i = set(), 2
+        is `TYPE NAME;` or `TYPE NAME[BOUND]...;`, NAME a parameter (or
+        the field's own name) and TYPE no parameter: the invocation is
+        what is rewritten."""
+        params, i = [], 2
         while i < len(toks) and toks[i].spelling != ")":
             if toks[i].kind == ci.TokenKind.IDENTIFIER:
-                params.add(toks[i].spelling)
+                params.append(toks[i].spelling)
             i += 1
         body = toks[i + 1:]
-        if len(body) != 3 or body[2].spelling != ";" or \
+        if len(body) < 3 or body[-1].spelling != ";" or \
                 body[0].kind != ci.TokenKind.IDENTIFIER or \
                 body[0].spelling in params or \
                 body[1].kind != ci.TokenKind.IDENTIFIER or \
                 (body[1].spelling not in params and
                  body[1].spelling != ch.spelling):
+            return None
+        bounds = self._macro_bounds(body[2:-1], params, inst)
+        if bounds is None:
             return None
         start, end = inst.extent.start, inst.extent.end
         dl, tl = _loc(defn), body[0].location
@@ -3461,7 +3474,44 @@ class _Walker:
             Loc(_real(tl.file.name), tl.line, tl.column), body[0].spelling,
             ch.spelling, tag, _sync_kind(ch.type), inst.spelling, dl,
             (Loc(_real(start.file.name), start.line, start.column),
-             Loc(_real(end.file.name), end.line, end.column)))
+             Loc(_real(end.file.name), end.line, end.column)), bounds)
+
+    @staticmethod
+    def _macro_bounds(toks, params, inst):
+        """The text of the array bounds @toks (`[ n ]`, tokens of a
+        macro's body after the field's name) with the arguments of the
+        invocation @inst for parameters @params; "" for none, None when
+        they are not bounds or the arguments cannot be read."""
+        if not toks:
+            return ""
+        depth, parts = 0, []
+        for t in toks:
+            if t.spelling == "[":
+                depth += 1
+            elif t.spelling == "]":
+                depth -= 1
+            elif depth == 0 or t.spelling in ("#", "##"):
+                return None
+            parts.append(t.spelling)
+        if depth:
+            return None
+        call = [t.spelling for t in inst.get_tokens()]
+        if len(call) < 3 or call[1] != "(" or call[-1] != ")":
+            return None
+        args, cur, depth = [], [], 0
+        for w in call[2:-1]:
+            if w == "," and depth == 0:
+                args.append(" ".join(cur))
+                cur = []
+                continue
+            depth += w in ("(", "[", "{")
+            depth -= w in (")", "]", "}")
+            cur.append(w)
+        args.append(" ".join(cur))
+        if len(args) != len(params):
+            return None
+        given = dict(zip(params, args))
+        return "".join(given.get(w, w) for w in parts)
 
     def _locals(self, cur, fn):
         """fn.locals, fn.local_refs, fn.jumps of the definition @cur."""
@@ -4329,7 +4379,8 @@ class Program:
                 out.append(Hazard(
                     "no-return call %s() in the section (at %s; it would "
                     "leave the section on the server thread)" %
-                    (c.callee, c.loc), c.callee in THREAD_EXITS))
+                    (_UNWINDS.get(c.callee, c.callee), c.loc),
+                    c.callee in THREAD_EXITS))
         for t in fn.thread_uses:
             # errno is carried (errno_reached()); the others, written in
             # the section or reached through a macro expanded in it

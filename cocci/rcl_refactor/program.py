@@ -1084,7 +1084,10 @@ class Program:
     # -- inventory of keys -------------------------------------------------
     def inventory(self):
         """Declarations, init sites, cond uses and stray uses of every key."""
-        self.fields = fields.Fields(self.files, self.types)
+        self.fields = fields.Fields(
+            self.files, self.types,
+            [n for n, (params, body) in self.macros.items()
+             if params is not None and body.rstrip().endswith(";")])
         self._macro_fields()
         self.section_macros = macrobody.find_all(self)
         for f in self.files:
@@ -1271,8 +1274,8 @@ class Program:
                 f.src.text[end - 1:end] != ")" or \
                 self.types_in(f).get(mf.type_name, mf.kind) != mf.kind:
             return
-        text = "%s %s;" % ("liblock_lock_t" if mf.kind == "mutex" else
-                            "liblock_cond_t", mf.field)
+        text = "%s %s%s;" % ("liblock_lock_t" if mf.kind == "mutex" else
+                              "liblock_cond_t", mf.field, mf.bounds)
         if not any(d[0] is f and d[1] == start for d in key.call_decls):
             key.call_decls.append((f, start, end, text))
 
