@@ -24,7 +24,7 @@ calling it, is not followed."""
 import re
 
 from . import analyse, cparse
-from .find import canon
+from .find import canon, join_tokens
 
 NULLS = ({"NULL"}, {"0"}, {"(", "void", "*", ")", "0"})
 QUALS = ("const", "volatile", "register", "restrict", "__restrict")
@@ -55,10 +55,9 @@ class Slot:
             return self.escape
         if self.opaque:
             return self.opaque
-        if len(self.keys) > 1 and not self.tied:
-            return "%s may hold the address of %s" % (
-                self.label, " or ".join(sorted(k.lstrip(".")
-                                               for k in self.keys)))
+        # Several locks: converted together or not at all
+        # (rewrite._slot_tie()); a section through it is held, on
+        # whichever lock it holds.
         return None
 
 
@@ -253,6 +252,12 @@ class Handles:
             return False
         return all(o in slots and self._init_only(o, held, slots, seen)
                    for o in s.out)
+
+    def shared(self, key):
+        """The slots that carry lock @key with others (each may hold any
+        of its locks: they are converted together or not at all)."""
+        return [s for s in self._all() if key in s.keys and
+                len(s.keys) > 1]
 
     def tied_slot(self, f, k, expr):
         """The init-only slot (_init_only()) lock expression @expr at token
@@ -606,7 +611,7 @@ class Handles:
             while toks[j - 1].text not in (";", "{", "}", "(", ",", ")"):
                 j -= 1
             return self._escape(src, "stored in '%s' at %s" % (
-                canon(" ".join(t.text for t in toks[j:a - 1])), where))
+                join_tokens([t.text for t in toks[j:a - 1]]), where))
         return self._escape(src, "used at %s" % where)
 
     def _pthread_call(self, toks, a, lo):
@@ -770,8 +775,8 @@ class Handles:
         slots that carry only a converted lock, and casts to them."""
         out = set()
         for s in self._all():
-            if (len(s.keys) == 1 or s.tied and s.keys) and \
-                    not s.fault() and all(converted(n) for n in s.keys) or \
+            if s.keys and not s.fault() and \
+                    all(converted(n) for n in s.keys) or \
                     self._carries(s, converted):
                 out |= set(s.typetoks)
                 if s.decl is not None and s.typetoks:
@@ -779,8 +784,8 @@ class Handles:
                         "liblock_lock_t" if self._mutex_type(w) else w
                         for w in s.decl.spec.split())
         for f, c, s in self.casts:
-            if (len(s.keys) == 1 or s.tied and s.keys) and \
-                    not s.fault() and all(converted(n) for n in s.keys) or \
+            if s.keys and not s.fault() and \
+                    all(converted(n) for n in s.keys) or \
                     self._carries(s, converted):
                 out.add((f, c))
         return sorted(out, key=lambda x: (x[0].path, x[1]))

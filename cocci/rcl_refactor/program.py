@@ -713,8 +713,8 @@ class Program:
         # functions (item_trylock()'s): the locks that reach it.
         slot = self.handles.var_for(f, k, expr, faulty=True) \
             if self.handles and kind == "mutex" and f is not None else None
-        if slot is not None and pl is not None and \
-                slot in self.handles.deferred:
+        if slot is not None and pl is not None and (
+                slot in self.handles.deferred or not slot.keys):
             slot = None  # the pointer local's own reason, below
         if slot is not None:
             return sorted(slot.keys), slot.fault()

@@ -1192,6 +1192,9 @@ def _no_compiled_section(prog):
         # pointer (_pointee_tie()): the sections of either count.
         tied = set(prog.ptr_pointees.get(name, ())) | set(
             prog.pointers_to(name))
+        # or through a pointer that carries it with others (_slot_tie())
+        for s in prog.handles.shared(name):
+            tied |= s.keys
         if any(compiled(prog.keys[("mutex", n)]) for n in tied
                if ("mutex", n) in prog.keys):
             continue
@@ -1283,6 +1286,8 @@ def _decide_keys(prog):
                 _shared_init_fn(prog, kind, key)
             if not key.why and kind == "mutex":
                 _pointee_tie(prog, key)
+            if not key.why and kind == "mutex":
+                _slot_tie(prog, key)
             if not key.why and kind == "cond":
                 _cond_pointee_tie(prog, key)
             if key.why:
@@ -1322,6 +1327,20 @@ def _pointee_tie(prog, key):
                        "which stays POSIX: %s" % (
                            p.lstrip("."), ns[key.name], pk.why))
             return
+
+
+def _slot_tie(prog, key):
+    """A pointer that carries the address of several locks between
+    functions (handles.py: a helper `reduce_add(pthread_mutex_t *l, ...)`
+    given &ex_lock and &ey_lock) changes type with all of them: one stays
+    POSIX with another."""
+    for s in prog.handles.shared(key.name):
+        for n in sorted(s.keys):
+            other = prog.keys.get(("mutex", n))
+            if other is not None and other is not key and other.why:
+                key.refuse("%s may hold the address of %s too, which stays "
+                           "POSIX" % (s.label, n.lstrip(".")))
+                return
 
 
 def _nested_decide(prog):

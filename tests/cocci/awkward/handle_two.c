@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Two lock getters returning void * handles, and one release helper for
-   both: its parameter may carry the address of either lock.  The unlock
-   through it cannot say which lock it releases, so both stay POSIX, with
-   the reason. */
-/* expect: refused may hold the address of */
+   both: its parameter may carry the address of either lock.  Both stayed
+   POSIX; they are now converted together (one would stay POSIX with the
+   other), and the sections through the handles are held, on whichever
+   lock the handle carries. */
+/* expect: held unlock in another function */
 #include <pthread.h>
 #include <stdio.h>
 
