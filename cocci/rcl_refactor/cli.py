@@ -412,6 +412,7 @@ def analyse_program(prog, opts, sel, root, cc):
     rewrite.discover(prog)
     safety.unseen_lock_calls(prog)
     safety.unsupported_lock_calls(prog, sel)
+    safety.lock_fn_pointers(prog, sel)
     safety.skipped_lock_calls(prog)
     rewrite.analyse_all(prog, sel)
     _apply_forced(prog)

@@ -618,6 +618,37 @@ def unsupported_lock_calls(prog, sel):
                         if via else "", rest))
 
 
+_LOCK_FNS = ("pthread_mutex_lock", "pthread_mutex_trylock",
+             "pthread_mutex_timedlock", "pthread_mutex_clocklock")
+
+
+def lock_fn_pointers(prog, sel):
+    """Where the program takes pthread's lock functions as values
+    (`static lockop_t acquire = pthread_mutex_lock;`): the sections
+    locked through such a pointer are not seen, so each place is a
+    section found and refused, never nothing said (the mutexes given to
+    the pointer stay POSIX: they are used outside lock calls).  Left
+    alone as unselected unless --locks all: the locks are unknown."""
+    for f in prog.files:
+        toks = f.src.toks
+        dead = f.skipped.lines if f.skipped is not None else ()
+        for k, t in enumerate(toks[:-1]):
+            if t.kind != "id" or t.text not in _LOCK_FNS or \
+                    toks[k + 1].text == "(" or \
+                    toks[k - 1].text in (".", "->") or \
+                    f.line(k) in dead:
+                continue
+            prog.report.found += 1
+            if not sel.all:
+                prog.report.skipped += 1
+                continue
+            prog.report.refuse(f.display, f.line(k), (
+                "%s() is taken as a function pointer: the sections locked "
+                "through it are not seen, and the mutexes it is given stay "
+                "POSIX (call %s() where it locks, or a function of the "
+                "program that does)" % (t.text, t.text)))
+
+
 def _first_arg_key(prog, f, c):
     """(lock key, None) of the first argument of call @c (frontend.Call)
     when @f spells the call on its line (find.lock_key); else (the key of
