@@ -1156,6 +1156,7 @@ def decide(prog):
         _nested_decide(prog)
         if not _owned_decide(prog):
             break
+    _in_moved_code(prog)
     for (kind, name), key in prog.keys.items():
         if kind != "mutex":
             continue
@@ -1172,6 +1173,43 @@ def decide(prog):
                 prog.report.hold(sec.file, sec.line, sec.reason)
             else:
                 prog.report.transformed += 1
+
+
+def _in_moved_code(prog):
+    """A section that starts in the code after another section's early
+    unlock (`if (e) { unlock(&a); lock(&b); ...; unlock(&b); continue;
+    }`) is held when that one is delegated: the code moves after the
+    outer liblock_exec() as it is written, with the small edits of held
+    sections only (extract._dispatch())."""
+    moved = {}  # path -> [(first token, end token, outer section)]
+    for (kind, _), key in prog.keys.items():
+        if kind != "mutex" or key.why:
+            continue
+        for sec in key.sections:
+            shape = getattr(sec, "shape", None)
+            if sec.reason or not shape:
+                continue
+            for _, cont in shape.get("exits", ()):
+                if cont:
+                    moved.setdefault(sec.fileobj.path, []).append(
+                        (cont[0].t0, cont[-1].t1, sec))
+    if not moved:
+        return
+    for (kind, _), key in prog.keys.items():
+        if kind != "mutex":
+            continue
+        for sec in key.sections:
+            f = getattr(sec, "fileobj", None)
+            if sec.reason or f is None or sec.tok is None:
+                continue
+            for a, b, outer in moved.get(f.path, ()):
+                if outer is not sec and a <= sec.tok < b:
+                    sec.reason = (
+                        "starts after the early unlock of %s's section at "
+                        "line %d, in code that moves out of that section "
+                        "as it is written" % (outer.key.lstrip("."),
+                                              outer.line))
+                    break
 
 
 def _no_compiled_section(prog):
