@@ -633,9 +633,12 @@ def lock_fn_pointers(prog, sel):
         toks = f.src.toks
         dead = f.skipped.lines if f.skipped is not None else ()
         for k, t in enumerate(toks[:-1]):
+            # (not a call, `(pthread_mutex_lock)(&m)` included, nor a
+            # test of a weak symbol, `if (pthread_mutex_lock != NULL)`)
             if t.kind != "id" or t.text not in _LOCK_FNS or \
-                    toks[k + 1].text == "(" or \
-                    toks[k - 1].text in (".", "->") or \
+                    toks[k + 1].text in ("(", "==", "!=") or \
+                    toks[k - 1].text in (".", "->", "==", "!=", "!") or \
+                    toks[k - 1].text == "(" and toks[k + 1].text == ")" or \
                     f.line(k) in dead:
                 continue
             prog.report.found += 1
