@@ -5,7 +5,7 @@
    the cast was read as a wrapper: the lock stayed POSIX ("used outside").
    The consumer's section runs in place on the lock word, the others are
    delegated. */
-/* expect: held unlocked inside a statement nested below */
+/* expect: held unlocked by the cleanup handler pushed at line */
 #include <pthread.h>
 #include <stdio.h>
 
@@ -27,10 +27,8 @@ static void *consumer(void *unused)
 		pthread_cleanup_push(unlock_cleanup, &qlock);
 		while (items == 0 && !done)
 			pthread_cond_wait(&qcond, &qlock);
-		if (items == 0 && done) {
-			pthread_mutex_unlock(&qlock);
-			pthread_exit((void *)got);
-		}
+		if (items == 0 && done)
+			pthread_exit((void *)got);	/* the handler unlocks */
 		items--;
 		got++;
 		pthread_cleanup_pop(1);
