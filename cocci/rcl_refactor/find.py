@@ -849,18 +849,38 @@ def find_wrappers(src, fns, api=None, sole=None, returns=None,
     return added
 
 
+def cleanup_pushes(toks):
+    """(handler start, handler end, argument start, argument end) token
+    ranges of each two-argument pthread_cleanup_push() call of token list
+    @toks, the handler without its casts and parentheses: `(void (*)(void
+    *))pthread_mutex_unlock`, squashfs-tools' `(void *)
+    pthread_mutex_unlock`, `(unlock_fn)`."""
+    for k, t in enumerate(toks):
+        if t.kind != "id" or t.text != "pthread_cleanup_push" or \
+                k + 1 >= len(toks) or toks[k + 1].text != "(":
+            continue
+        close = cparse.match(toks, k + 1)
+        spans = cparse.split_args(toks, k + 1, close) \
+            if close is not None else []
+        if len(spans) != 2:
+            continue
+        (a0, b0), (a1, b1) = spans
+        while b0 - a0 > 1 and toks[a0].text == "(":
+            c = cparse.match(toks, a0)
+            if c == b0 - 1:
+                a0, b0 = a0 + 1, b0 - 1
+            elif c is not None and c < b0 - 1:
+                a0 = c + 1
+            else:
+                break
+        yield a0, b0, a1, b1
+
+
 def cleanup_handlers(toks):
     """The names of the functions that the pthread_cleanup_push() calls
     of token list @toks push (through any cast)."""
-    out = set()
-    for k, t in enumerate(toks[:-1]):
-        if t.kind == "id" and t.text == "pthread_cleanup_push" and \
-                toks[k + 1].text == "(":
-            close = cparse.match(toks, k + 1)
-            args = cparse.split_args(toks, k + 1, close) if close else []
-            if args and toks[args[0][1] - 1].kind == "id":
-                out.add(toks[args[0][1] - 1].text)
-    return out
+    return {toks[a0].text for a0, b0, _, _ in cleanup_pushes(toks)
+            if b0 - a0 == 1 and toks[a0].kind == "id"}
 
 
 def _void_param_cast(expr, params):

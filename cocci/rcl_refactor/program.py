@@ -2285,27 +2285,7 @@ class Program:
         converted, rewrite.py).  Returns the token ranges of those
         addresses."""
         toks, out = f.src.toks, []
-        for k, t in enumerate(toks):
-            if t.kind != "id" or t.text != "pthread_cleanup_push" or \
-                    k + 1 >= len(toks) or toks[k + 1].text != "(":
-                continue
-            close = cparse.match(toks, k + 1)
-            spans = cparse.split_args(toks, k + 1, close) \
-                if close is not None else []
-            if len(spans) != 2:
-                continue
-            (a0, b0), (a1, b1) = spans
-            # the handler's name, cast or parenthesised: `(void (*)(void
-            # *))pthread_mutex_unlock`, squashfs-tools' `(void *)
-            # pthread_mutex_unlock`, `(unlock_fn)`
-            while b0 - a0 > 1 and toks[a0].text == "(":
-                c = cparse.match(toks, a0)
-                if c == b0 - 1:
-                    a0, b0 = a0 + 1, b0 - 1
-                elif c is not None and c < b0 - 1:
-                    a0 = c + 1
-                else:
-                    break
+        for a0, b0, a1, b1 in find.cleanup_pushes(toks):
             handler = [x.text for x in toks[a0:b0]]
             if len(handler) != 1:
                 continue
