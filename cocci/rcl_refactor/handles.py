@@ -28,6 +28,11 @@ from .find import canon, join_tokens
 
 NULLS = ({"NULL"}, {"0"}, {"(", "void", "*", ")", "0"})
 QUALS = ("const", "volatile", "register", "restrict", "__restrict")
+# A pointer compared with another (_use()): the operators, and the tokens
+# that may stand before and after an operand that is the pointer alone.
+_COMPARE = ("==", "!=", "<", ">", "<=", ">=")
+_OPERAND_START = ("(", "&&", "||", "=", ",", "return", "?", ":")
+_OPERAND_END = (")", ";", "&&", "||", "?", ",", ":")
 
 
 class Slot:
@@ -542,6 +547,12 @@ class Handles:
                 pre == "(" and nxt == ")" and toks[a - 2].text in (
                     "if", "while"):
             return  # tested
+        if nxt in _COMPARE and pre in _OPERAND_START or \
+                pre in _COMPARE and nxt in _OPERAND_END:
+            # Compared with another address (lock ordering by address,
+            # "the same lock twice?"): a converted lock keeps its place,
+            # so the comparison reads the same.
+            return
         if src is None:
             return self._escape(None, "an assignment used as a value at %s"
                                 % where)
