@@ -1724,8 +1724,9 @@ def _held_calls(prog, f):
                 if cf is not f or any(a <= k < b for a, b in spans):
                     continue
                 lf = prog.fns[toks[k].text]
-                if lf.wrapper and not lf.wrapper.get("param"):
-                    continue
+                w = lf.called_wrapper()
+                if w and not w.get("param"):
+                    continue  # directly or through a macro (pigz's possess())
                 # A wrapper of the mutex given (liblzma's
                 # mythread_mutex_lock(m)) stays pthread's for the locks
                 # that stay POSIX: its call is replaced like a macro's.

@@ -46,6 +46,9 @@
 #    goes there (errno was undeclared, the section held).
 #  - checkedwrap: with -p and no file named, the unit defining lock
 #    wrappers that report and abort when pthread fails is read too.
+#  - opaquewrap: lock wrappers, called through macros, of a structure the
+#    callers see only as a handle (pigz's yarn.c): the held section keeps
+#    its macro call (it became liblock_lock() on an incomplete type).
 #  - samebase: a/util.c and b/util.c, each with a static lock on the
 #    same line, get an rcl-config.h entry each.
 #  - --macro-file definitions win over the file's own.
@@ -807,6 +810,121 @@ int main(void)
 EOC
 units_whole checkedwrap "1 section(s) found, 1 delegated, 0 held, 0 refused" \
 	util.c count.c
+
+# ---- opaquewrap: lock wrappers of a handle the callers cannot open ----
+# gate.c's structure is opaque to main.c, which locks through macros that
+# pass __FILE__ and __LINE__ to gate.c's checked wrappers (pigz's yarn.c,
+# possess() and release()).  main.c's held section had its macro call
+# replaced by liblock_lock(&g->mu), which cannot compile there: the lock
+# stayed POSIX.  The macro calls now stay and the wrappers' bodies take
+# the lock; the other section goes through hold_()'s companion.
+mkdir -p "$TMP/ow" && cd "$TMP/ow" || exit 1
+cat >gate.h <<'EOC'
+typedef struct gate gate;
+gate *gate_new_(const char *file, long line);
+void hold_(gate *g, const char *file, long line);
+void drop_(gate *g, const char *file, long line);
+void gate_free(gate *g);
+#define gate_new() gate_new_(__FILE__, __LINE__)
+#define hold(g) hold_(g, __FILE__, __LINE__)
+#define drop(g) drop_(g, __FILE__, __LINE__)
+EOC
+cat >gate.c <<'EOC'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "gate.h"
+struct gate {
+	pthread_mutex_t mu;
+	long uses;
+};
+static void fail(int rc, const char *file, long line, const char *what)
+{
+	fprintf(stderr, "%s:%ld: %s failed (%d)\n", file, line, what, rc);
+	exit(1);
+}
+gate *gate_new_(const char *file, long line)
+{
+	gate *g = malloc(sizeof *g);
+	int rc;
+
+	if (g == NULL)
+		fail(0, file, line, "malloc");
+	rc = pthread_mutex_init(&g->mu, NULL);
+	if (rc)
+		fail(rc, file, line, "mutex_init");
+	g->uses = 0;
+	return g;
+}
+void hold_(gate *g, const char *file, long line)
+{
+	int rc = pthread_mutex_lock(&g->mu);
+
+	if (rc)
+		fail(rc, file, line, "mutex_lock");
+}
+void drop_(gate *g, const char *file, long line)
+{
+	int rc = pthread_mutex_unlock(&g->mu);
+
+	if (rc)
+		fail(rc, file, line, "mutex_unlock");
+}
+void gate_free(gate *g)
+{
+	pthread_mutex_destroy(&g->mu);
+	free(g);
+}
+EOC
+cat >main.c <<'EOC'
+#include <pthread.h>
+#include <stdio.h>
+#include "gate.h"
+static gate *g;
+static long total, entered;
+static void add(long x)
+{
+	hold(g);
+	total += x;
+	drop(g);
+}
+static void enter(void)
+{
+	hold(g);
+	entered++;
+}
+static void leave(void)
+{
+	drop(g);
+}
+static void *work(void *arg)
+{
+	for (int i = 0; i < 1000; i++) {
+		add((long)arg);
+		enter();
+		total++;
+		leave();
+	}
+	return NULL;
+}
+int main(void)
+{
+	pthread_t t[4];
+
+	g = gate_new();
+	for (long i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, work, (void *)i);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	printf("total %ld entered %ld\n", total, entered);
+	gate_free(g);
+	return 0;
+}
+EOC
+units_whole opaquewrap "2 section(s) found, 1 delegated, 1 held, 0 refused" \
+	gate.c main.c
+grep -q "hold(g);" "$TMP/opaquewrap.out/main.c" ||
+	fail "opaquewrap: the held section's hold() call was replaced"
 
 # ---- samebase: two units of the same name ----
 # a/util.c and b/util.c each have a static `lock` on line 3: two sites,
