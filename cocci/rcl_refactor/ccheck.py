@@ -105,16 +105,20 @@ def new_diags(before, after):
 _HELD_CALL = re.compile(r"\bliblock_(?:lock|unlock|trylock)\s*\(([^;]*)")
 
 
-def blame(diag, out_text, sections, site_macros, held=lambda name: ()):
+def blame(diag, out_text, sections, site_macros, held=lambda name: (),
+          conds=lambda name: ()):
     """(kind, object) the new diagnostic @diag of the transformed file
     (whose text is @out_text) belongs to: ("section", sec) when it is in
     the function extracted from a section or in the code that replaced
-    it, ("lock", key) when it is on a converted lock's initialiser, or
+    it, ("lock", key) when it is on a converted lock's initialiser,
     ("locks", [key...]) on a lock call left in place (a held section's),
-    else None.  @sections: {generated function name: Section};
-    @site_macros: {RCL_..._ALGO macro prefix: key}; @held(name): the
-    converted locks whose name ends in field or variable @name and whose
-    calls the file keeps in place."""
+    ("conds", [key...]) on the declaration of a converted condition
+    variable (the mutexes it waits with), else None.  @sections:
+    {generated function name: Section}; @site_macros: {RCL_..._ALGO macro
+    prefix: key}; @held(name): the converted locks whose name ends in
+    field or variable @name and whose calls the file keeps in place;
+    @conds(name): the mutexes of the converted conditions whose name ends
+    in @name."""
     lines = out_text.split("\n")
     i = diag.line - 1
     if not 0 <= i < len(lines):
@@ -149,6 +153,15 @@ def blame(diag, out_text, sections, site_macros, held=lambda name: ()):
         keys = held(ids[-1]) if ids else ()
         if keys:
             return ("locks", list(keys))
+    # A converted condition's declaration (`static liblock_cond_t c =
+    # INIT;`, an initialiser the tool did not read as pthread's)
+    m = re.search(r"\bliblock_cond_t\b(.*)", lines[i])
+    if m:
+        keys = [k for n in re.findall(r"[A-Za-z_]\w*",
+                                      re.sub(r"=[^,;]*", "", m.group(1)))
+                for k in conds(n)]
+        if keys:
+            return ("conds", keys)
     # In the function that calls liblock_exec(): the nearest call above
     # (or below) in the same function.
     if not _in_function(lines, i):

@@ -659,7 +659,13 @@ def check_outputs(cc, opts, outputs, root, prog):
             for s in key.sections if getattr(s, "gen", None)}
     macros = {}
     held = {}  # (File, last name of the lock) -> converted keys it calls
+    # last name of a converted condition -> the mutexes it waits with
+    conds = {}
     for (kind, name), key in prog.keys.items():
+        if kind == "cond" and not key.why:
+            conds.setdefault(name.split(".")[-1], []).extend(
+                prog.keys[("mutex", n)] for n in sorted(key.partners)
+                if ("mutex", n) in prog.keys)
         if kind == "mutex" and not key.why:
             for f, k, _ in key.sites:
                 macros[rewrite.site_macro(key, f, k) + "_ALGO"] = key
@@ -726,7 +732,8 @@ def check_outputs(cc, opts, outputs, root, prog):
                     f, text = by_copy[os.path.normpath(d.path)]
                     here = d
                 b = ccheck.blame(here, text, gens, macros,
-                                 lambda n, f=f: held.get((f, n), ())) \
+                                 lambda n, f=f: held.get((f, n), ()),
+                                 lambda n: conds.get(n, ())) \
                     if here else None
                 what = "%s: %s" % (d.kind, d.msg)
                 if b and b[0] == "section":
@@ -764,6 +771,15 @@ def check_outputs(cc, opts, outputs, root, prog):
                         forced.setdefault(("lock", key.name), (
                             "a call of it left in place gets a new compiler "
                             "diagnostic (%s: %s)" % (
+                                "%s:%d" % (f.display, ul) if ul else
+                                "at '%s'" % d.text.strip()[:60], what)))
+                elif b and b[0] == "conds":
+                    ul = _user_line(f, d.text)
+                    for key in b[1]:
+                        forced.setdefault(("lock", key.name), (
+                            "the converted declaration of a condition it "
+                            "waits on gets a new compiler diagnostic "
+                            "(%s: %s)" % (
                                 "%s:%d" % (f.display, ul) if ul else
                                 "at '%s'" % d.text.strip()[:60], what)))
                 elif b:

@@ -1870,7 +1870,8 @@ def _call_renames(prog, f):
                 if (x.start, x.end, "liblock_lock_t") not in f.edits:
                     f.edits.append((x.start, x.end, "liblock_lock_t"))
     for k, t in enumerate(toks):
-        if t.text == "PTHREAD_COND_INITIALIZER":
+        if t.text == "PTHREAD_COND_INITIALIZER" or \
+                _cond_initializer_macro(prog, t.text):
             j = k
             while j > 0 and toks[j].text != "pthread_cond_t":
                 j -= 1
@@ -1891,6 +1892,20 @@ def _call_renames(prog, f):
         edit = (t.start, t.end, "LIBLOCK_COND_INITIALIZER")
         if converted(prog, "cond", name) and edit not in f.edits:
             f.edits.append(edit)
+
+
+def _cond_initializer_macro(prog, name, seen=()):
+    """Whether @name is an object-like macro that stands for
+    PTHREAD_COND_INITIALIZER in every definition the compiler reads, maybe
+    through other such macros (cmus' `#define CMUS_COND_INITIALIZER
+    PTHREAD_COND_INITIALIZER`): its use in a converted condition's
+    declaration becomes LIBLOCK_COND_INITIALIZER, the macro stays."""
+    bodies = prog.live_objects.get(name)
+    if not bodies or name in seen:
+        return False
+    return all(b == "PTHREAD_COND_INITIALIZER" or
+               _cond_initializer_macro(prog, b, seen + (name,))
+               for b in bodies)
 
 
 def wrappers(prog):
