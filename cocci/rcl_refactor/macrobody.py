@@ -258,11 +258,15 @@ def sections(prog, report):
                 sec = analyse.Section(f.display, fi.name, line)
                 sec.fi, sec.tok, sec.fileobj, sec.key = fi, k, f, n
                 sec.stmt, sec.lf = fi.stmt_at.get(k), lf
-                sec.reason = ("%s in the body of macro %s (%s)" % (
+                # a macro that takes several locks (cmus' player_lock():
+                # consumer_lock(); producer_lock();) has a section per lock
+                several = len({x for x in names if x is not None}) > 1
+                sec.reason = ("%s in the body of macro %s%s (%s)" % (
                     "trylock" if lf.role == "trylock" else
                     "locked and unlocked" if any(
                         c[0].role == "unlock" for c in sm.calls)
                     else "locked", sm.where,
+                    ", on %s" % n if several else "",
                     "through wrapper functions: it stays as written"
                     if sm.through_wrappers() else
                     "its calls become liblock's"))
