@@ -99,8 +99,9 @@ def find_all(prog):
             defs.setdefault(m.group(1), []).append((f, k, m))
     out = {}
     for name, found in defs.items():
-        if name in prog.fns or name in prog.api:
-            continue
+        if name in prog.fns or name in prog.api or \
+                name in getattr(prog, "guard_names", ()):
+            continue  # (a scope guard's kept uses: safety.py)
         bodies = {_flat(m.string[m.end():]) for _, _, m in found}
         sms = [_section_macro(prog, f, k, m, bodies) for f, k, m in found]
         # Defined several times (in one file, #undef between, or in

@@ -873,11 +873,10 @@ def _clang_function(prog, f, fi):
 
 def _tok_of(f, loc):
     """Index of the token of File @f at the front end's Loc @loc."""
-    src = f.src
-    if loc.path != os.path.realpath(f.path) or \
-            not 0 < loc.line <= len(src.line_starts):
+    if loc.path != os.path.realpath(f.path):
         return None
-    return src.tok_at(src.offset(loc.line, loc.col - 1))
+    off = scoped.read_offset(f, loc.line, loc.col)
+    return None if off is None else f.src.tok_at(off)
 
 
 def _clang_locals(prog, f, fi, shape, occ):
@@ -1671,6 +1670,7 @@ def small_edits(prog, selection):
     for f in prog.files:
         _call_renames(prog, f)
         _held_calls(prog, f)
+        _guard_cleanups(prog, f)
     for (kind, name), key in prog.keys.items():
         if kind == "mutex" and not key.why:
             for f, start, end, new in key.skipped_calls:
@@ -1699,6 +1699,28 @@ def _in_place_wrappers(prog):
         f = [x for x in prog.files if x.path == api.wrapper["file"]][0]
         f.edits.append((start, end, "liblock_lock_t"))
         f.needs_include = True
+
+
+def _guard_cleanups(prog, f):
+    """Mark a static cleanup function of a scope guard (scoped.py) in @f
+    `__attribute__((unused))`: the rewritten uses no longer name it."""
+    toks = f.src.toks
+    for name, _, _, _ in f.funcs:
+        if name not in getattr(prog, "guard_cleanups", ()):
+            continue
+        ni = next(k for k, t in enumerate(toks) if t.text == name and
+                  k + 1 < len(toks) and toks[k + 1].text == "(" and
+                  any(n == name and k == x for n, x, _, _ in f.funcs))
+        j = ni - 1
+        while j >= 0 and toks[j].kind == "id":
+            j -= 1
+        words = {t.text for t in toks[j + 1:ni]}
+        edit = (toks[j + 1].start, toks[j + 1].start,
+                "__attribute__((unused)) ")
+        if "static" in words and not words & {
+                "inline", "__inline", "__inline__"} and \
+                edit not in f.edits:
+            f.edits.append(edit)
 
 
 def _held_calls(prog, f):

@@ -58,7 +58,31 @@ gets its macro back when the file is rendered (restore()); a held section
 keeps the rewritten text (the macro's own calls would act on a
 pthread_mutex_t).  A use that cannot be rewritten (a `break` the macro
 does not make end once) is left as it is, and its lock is refused with
-the reason (safety.unseen_lock_calls)."""
+the reason (safety.unseen_lock_calls).
+
+Scope guards are the other scoped form: a statement macro that declares a
+mutex pointer the compiler unlocks when the enclosing block ends, as
+nbdkit's cleanup.h writes
+
+    #define ACQUIRE_LOCK_FOR_CURRENT_SCOPE(mutex) \\
+      CLEANUP_MUTEX_UNLOCK pthread_mutex_t *lock = mutex; \\
+      do { int _r = pthread_mutex_lock (lock); assert (!_r); } while (0)
+
+with `CLEANUP_MUTEX_UNLOCK` `__attribute__ ((cleanup (F)))` and F a
+function of the program, taking `pthread_mutex_t **p`, whose body unlocks
+`*p` (its result maybe checked).  The rest of the expansion may only
+check the lock call's result (assert(), abort()).  A use `GUARD(m);`
+becomes
+
+    pthread_mutex_t *rcl_guard_N = (m); pthread_mutex_lock(rcl_guard_N);
+
+with `{pthread_mutex_unlock(rcl_guard_N); ...}` around every statement
+that leaves the block (return, a break or continue that the block does
+not catch, a goto to a label outside it) and the unlock before the
+block's `}` unless its last statement jumps.  The compiler runs the
+cleanup after a return's value is computed, so a return whose value is
+not a constant or a local (whose address is never taken) keeps the use
+as it is (guard_use)."""
 import bisect
 import os
 import re
@@ -536,6 +560,181 @@ def is_scoped_name(prog, name):
     return recognise(prog, name, args, 1) is not None
 
 
+_CLEANUP_ATTR = re.compile(
+    r"__attribute__\s*\(\s*\(\s*(?:__)?cleanup(?:__)?\s*\(\s*"
+    r"([A-Za-z_]\w*)\s*\)\s*\)\s*\)")
+# What a scope guard may do besides its lock call and the cleanup
+# function besides its unlock: check the call's result.
+_CHECK_WORDS = {"do", "while", "if", "int", "assert", "abort", "return"}
+
+
+class Guard:
+    """A use of a scope guard macro: the declaration's mutex type, the
+    lock and unlock functions, the lock expression and the cleanup
+    function."""
+
+    def __init__(self, name, mtype, lock_fn, unlock_fn, init, cleanup,
+                 var):
+        self.name, self.mtype, self.var = name, mtype, var
+        self.lock_fn, self.unlock_fn = lock_fn, unlock_fn
+        self.init, self.cleanup = init, cleanup
+
+
+def _expand_objects(prog, text):
+    """@text with the object-like macros it names replaced by their one
+    body (a few rounds: CLEANUP_MUTEX_UNLOCK, then what it names)."""
+    for _ in range(4):
+        changed = False
+        for name in set(re.findall(r"[A-Za-z_]\w*", text)):
+            if object_like(prog, name):
+                body = _object_body(prog, name)
+                if body is not None and body != name:
+                    text = re.sub(r"\b%s\b" % name, " %s " % body, text)
+                    changed = True
+        if not changed:
+            break
+    return text
+
+
+def _checked_call(toks, fns, role, arg):
+    """The name of the one call in @toks of a lock function of role @role
+    (pthread's or its alias) on argument tokens @arg, when everything else
+    only checks its result; else None."""
+    hits = []
+    for i, t in enumerate(toks):
+        lf = fns.get(t.text) if t.kind == "id" else None
+        if lf is None or i + 1 >= len(toks) or toks[i + 1].text != "(":
+            continue
+        close = cparse.match(toks, i + 1)
+        if lf.role != role or lf.params is not None or \
+                [x.text for x in toks[i + 2:close]] != arg:
+            return None
+        hits.append((i, close))
+    if len(hits) != 1:
+        return None
+    i, close = hits[0]
+    rest = toks[:i] + toks[close + 1:]
+    result = None
+    if i >= 3 and toks[i - 1].text == "=" and toks[i - 2].kind == "id" and \
+            toks[i - 3].text == "int":
+        result = toks[i - 2].text
+    for t in rest:
+        if t.kind == "id" and t.text not in _CHECK_WORDS and \
+                t.text != result:
+            return None
+        if t.kind not in ("id", "punct", "num"):
+            return None
+    return toks[i].text
+
+
+def _cleanup_unlock(prog, name):
+    """The unlock function that cleanup function @name calls on `*p`,
+    its parameter a pointer to a mutex pointer, when its body does nothing
+    else but check the result; else None."""
+    for f in prog.files:
+        toks = f.src.toks
+        for fn, ni, bo, bc in f.funcs:
+            if fn != name:
+                continue
+            close = cparse.match(toks, ni + 1)
+            ps = [x.text for x in toks[ni + 2:close]]
+            if len(ps) != 4 or ps[1:3] != ["*", "*"] or \
+                    prog.types.get(ps[0]) != "mutex" and \
+                    ps[0] != "pthread_mutex_t":
+                return None
+            return _checked_call(toks[bo + 1:bc], prog.fns, "unlock",
+                                 ["*", ps[3]])
+    return _cleanup_unlock_elsewhere(prog, name)
+
+
+def _cleanup_unlock_elsewhere(prog, name):
+    """_cleanup_unlock() of a function that another unit of the program
+    defines (nbdkit's cleanup.c, not rewritten: it names no lock), from
+    the compiler's facts: one parameter of type pointer to a mutex
+    pointer, one lock call, an unlock of `*p`, and no call but checks."""
+    fe = getattr(prog, "frontend", None)
+    fns = [fn for fn in getattr(fe, "defs", {}).values()
+           if fn.name == name and not fn.is_static]
+    if len(fns) != 1:
+        return None
+    fn = fns[0]
+    params = [d for d in fn.locals.values() if d.is_param]
+    if len(params) != 1:
+        return None
+    p = params[0]
+    base = p.type.replace(" ", "")
+    if not base.endswith("**") or (
+            prog.types.get(base[:-2]) != "mutex" and
+            base[:-2] != "pthread_mutex_t"):
+        return None
+    unlocks = [c for c in fn.calls if c.callee in prog.fns and
+               prog.fns[c.callee].role == "unlock" and
+               prog.fns[c.callee].params is None]
+    if len(unlocks) != 1 or any(
+            c.callee not in (unlocks[0].callee, "__assert_fail", "abort")
+            for c in fn.calls):
+        return None
+    # its argument, as written: `*p`
+    loc = unlocks[0].loc
+    try:
+        with open(loc.path, encoding="latin-1") as fh:
+            text = fh.read().split("\n")[loc.line - 1][loc.col - 1:]
+    except (OSError, IndexError):
+        return None
+    m = re.match(r"([A-Za-z_]\w*)\s*\(\s*\*\s*%s\s*\)" % re.escape(p.name),
+                 text)
+    return m.group(1) if m and m.group(1) == unlocks[0].callee else None
+
+
+def guard(prog, name, args, line):
+    """The Guard of a use of macro @name with argument texts @args at
+    @line, or None when its expansion is not a scope guard."""
+    _CANDS[0] = getattr(prog, "macro_cands", {})
+    text = expand(prog.macros, name, args, line)
+    if not text or "cleanup" not in text and not any(
+            object_like(prog, n) for n in re.findall(r"[A-Za-z_]\w*",
+                                                     text)):
+        return None
+    text = _expand_objects(prog, text)
+    m = _CLEANUP_ATTR.search(text)
+    if m is None:
+        return None
+    try:
+        toks = cparse.lex(text[:m.start()] + " " + text[m.end():])
+    except cparse.ParseError:
+        return None
+    # TYPE * VAR = INIT ; REST
+    if len(toks) < 6 or toks[1].text != "*" or \
+            prog.types.get(toks[0].text) != "mutex" and \
+            toks[0].text != "pthread_mutex_t":
+        return None
+    eq = next((i for i, t in enumerate(toks) if t.text == "="), None)
+    semi = next((i for i, t in enumerate(toks) if t.text == ";"), None)
+    if eq is None or semi is None or not 2 < eq < semi:
+        return None
+    var = [t.text for t in toks[2:eq]]
+    init = find.join_tokens([t.text for t in toks[eq + 1:semi]])
+    if not any(a.strip() and find.canon(a) in find.canon(init)
+               for a in args):
+        return None  # the lock is not the macro's argument's
+    lock_fn = _checked_call(toks[semi + 1:], prog.fns, "lock", var)
+    unlock_fn = _cleanup_unlock(prog, m.group(1))
+    if lock_fn is None or unlock_fn is None:
+        return None
+    return Guard(name, toks[0].text, lock_fn, unlock_fn, init, m.group(1),
+                 var)
+
+
+def is_guard_name(prog, name):
+    """Whether function-like macro @name (any arguments) is a scope
+    guard."""
+    m = prog.macros.get(name)
+    if m is None or not m[0] or name in prog.fns:
+        return False
+    args = ["rcl_arg%d" % i for i in range(len(m[0]))]
+    return guard(prog, name, args, 1) is not None
+
+
 class Use:
     """One use rewritten: offsets in the rewritten text."""
 
@@ -550,16 +749,19 @@ def desugar(prog):
     files of @prog (not headers: Coccinelle reads those)."""
     prog.scoped_why = {}    # (path, line) -> why a use is left as it is
     names = {n for n in prog.macros if is_scoped_name(prog, n)}
-    prog.scoped_names = names
-    if not names:
+    guards = {n for n in prog.macros if is_guard_name(prog, n)}
+    prog.scoped_names = names | guards
+    prog.guard_names = guards
+    prog.guard_cleanups = set()  # cleanup functions of rewritten guards
+    if not names and not guards:
         return
     for f in prog.files:
         if f.is_header:
             continue
-        _desugar_file(prog, f, names)
+        _desugar_file(prog, f, names, guards)
 
 
-def _desugar_file(prog, f, names):
+def _desugar_file(prog, f, names, guards=frozenset()):
     src, toks = f.src, f.src.toks
     pieces = []  # (start, end, new text) in the original text
     uses = []
@@ -568,6 +770,12 @@ def _desugar_file(prog, f, names):
         k = bo
         while k < bc:
             t = toks[k]
+            if t.kind == "id" and t.text in guards and \
+                    toks[k + 1].text == "(" and toks[k - 1].text not in (
+                        ".", "->"):
+                n += 1
+                k = _guard_use(prog, f, k, bo, bc, n, pieces, uses)
+                continue
             if t.kind != "id" or t.text not in names or toks[k - 1].text in (
                     ".", "->"):
                 k += 1
@@ -683,6 +891,8 @@ def _desugar_file(prog, f, names):
         new_pos += len(keep)
         if what == "lock":
             use.lock_off = new_pos + (new[0] == "{")
+        elif isinstance(what, tuple):  # ("lock", offset of the call)
+            use.lock_off = new_pos + what[1]
         use.restore.append((new_pos, new_pos + len(new), old))
         # the inserted text stands for the text it replaces
         segs.append((new_pos, a, 0))
@@ -698,6 +908,123 @@ def _desugar_file(prog, f, names):
     f.retext("".join(out))
 
 
+def _guard_use(prog, f, k, bo, bc, n, pieces, uses):
+    """Rewrite the use of a scope guard at token @k of @f (in the function
+    body between tokens @bo and @bc), the @n-th rewritten use of the file,
+    into @pieces and @uses (_desugar_file()); or record why it stays.
+    Returns the token after it."""
+    src, toks = f.src, f.src.toks
+    t = toks[k]
+    line = f.line(k)
+    close = cparse.match(toks, k + 1)
+    nxt = close + 1
+    args = [find.join_tokens([x.text for x in toks[a:b]])
+            for a, b in cparse.split_args(toks, k + 1, close)]
+    g = guard(prog, t.text, args, line)
+    why = None
+    if g is None:
+        why = "its expansion here is not a scope guard"
+    elif nxt >= bc or toks[nxt].text != ";":
+        why = "it is not a statement of its own"
+    # the block it is in: the first unmatched `{` before it
+    depth, open_ = 0, None
+    for j in range(k - 1, bo - 1, -1):
+        if toks[j].text == "}":
+            depth += 1
+        elif toks[j].text == "{":
+            if depth == 0:
+                open_ = j
+                break
+            depth -= 1
+    stmts = []
+    if why is None:
+        try:
+            end = cparse.match(toks, open_)
+            parser = cparse.Parser(src, prog.typedefs)
+            i = nxt + 1
+            while i < end:
+                st = parser.stmt(i, end)
+                stmts.append(st)
+                i = st.t1
+        except (cparse.ParseError, TypeError, IndexError):
+            why = "the rest of its block cannot be parsed"
+    exits = []
+    if why is None and len(g.var) == 1 and any(
+            toks[j].text == g.var[0] for j in range(nxt + 1, end)):
+        # (a condition wait on it, say): the rewrite renames it
+        why = "the block names the guard's variable '%s'" % g.var[0]
+    if why is None:
+        inside = {x.name for st in stmts for x in st.walk()
+                  if x.kind == "label"}
+        for st in stmts:
+            for x in st.walk():
+                if x.kind in ("break", "continue") and \
+                        not _caught_inside(x, st) or \
+                        x.kind == "goto" and x.name not in inside:
+                    exits.append(x)
+                elif x.kind == "return":
+                    v = toks[x.t0 + 1:x.t1 - 1]
+                    if v and not _plain_value(prog, f, line, v, bo, bc):
+                        why = ("the return at line %d computes its value "
+                               "while the guard holds the lock (the "
+                               "compiler unlocks after it)" % f.line(x.t0))
+                        break
+                    exits.append(x)
+            if why:
+                break
+    if why is not None:
+        prog.scoped_why[(f.path, line)] = (
+            "lock macro %s() at line %d is a scope guard but %s (write the "
+            "section with lock and unlock calls)" % (t.text, line, why))
+        return nxt
+    use = Use(t.text, line)
+    prog.guard_cleanups.add(g.cleanup)
+    var = "rcl_guard_%d" % n
+    decl = "%s *%s = (%s); " % (g.mtype, var, g.init)
+    pieces.append((t.start, toks[nxt].end,
+                   decl + "%s(%s);" % (g.lock_fn, var),
+                   src.text[t.start:toks[nxt].end], use, ("lock", len(decl))))
+    unlock = "%s(%s);" % (g.unlock_fn, var)
+    for x in exits:
+        a, b = toks[x.t0].start, toks[x.t1 - 1].end
+        # inner guards unlock first: later heads sort first at one offset;
+        # a statement of the block itself needs no braces (and the
+        # section's unlock then stays at the level of its lock)
+        top = any(x is st for st in stmts)
+        pieces.append((a, a, unlock + " " if top else "{" + unlock + " ",
+                       "", use, -t.start))
+        if not top:
+            pieces.append((b, b, "}", "", use, 0))
+    if not stmts or stmts[-1].kind not in ("return", "goto", "break",
+                                           "continue"):
+        e = toks[end].start
+        pieces.append((e, e, unlock, "", use, -t.start))
+    uses.append(use)
+    return nxt + 1
+
+
+def _plain_value(prog, f, line, v, bo, bc):
+    """Whether return value tokens @v read nothing the lock protects: a
+    constant, or a local of the function whose address it never takes."""
+    if len(v) == 2 and v[0].text in ("-", "+") and v[1].kind == "num":
+        v = v[1:]  # return -1;
+    if len(v) != 1:
+        return False
+    x = v[0]
+    if x.kind in ("num", "chr", "str") or x.text in ("NULL", "true",
+                                                      "false"):
+        return True
+    if x.kind != "id" or _locals_named(prog, f, line, {x.text}) != [x.text]:
+        return False
+    fe = prog.frontend
+    rp = os.path.realpath(f.path)
+    fn = fe.unit_of(rp).function_at(rp, line)
+    toks = f.src.toks
+    return x.text not in fn.addr_taken and not any(
+        toks[j].text == "&" and toks[j + 1].text == x.text
+        for j in range(bo, bc))
+
+
 def orig_offset(f, off):
     """The offset in the input of @f of offset @off of the text read (the
     text lifts moved and scoped uses rewrote)."""
@@ -709,6 +1036,33 @@ def orig_offset(f, off):
     i = bisect.bisect_right([s[0] for s in segs], off) - 1
     ns, os_, ln = segs[max(i, 0)]
     return os_ + min(off - ns, ln)
+
+
+def read_offset(f, line, col):
+    """The offset in the text read of @f (scoped uses rewritten, lifts
+    moved) of the front end's @line and 1-based @col, which name a place
+    in the input; None when the input has no such line.  A place in text
+    a rewritten use kept is where that text went; one in text it replaced
+    is where the replacement starts, and text inserted before a statement
+    (a guard's unlock) does not hide the statement."""
+    segs = getattr(f, "scoped_map", None)
+    src = getattr(f, "input_src", None) if segs else None
+    if src is None:  # nothing rewritten: the lines and columns are its
+        src = f.src
+        if not 0 < line <= len(src.line_starts):
+            return None
+        return src.offset(line, col - 1)
+    if not 0 < line <= len(src.line_starts):
+        return None
+    o = src.offset(line, col - 1)
+    new = None
+    for ns, os_, ln in segs:
+        if os_ <= o < os_ + ln:
+            new = ns + o - os_
+            break
+        if os_ <= o and ln == 0:
+            new = ns  # in a replaced span: its replacement's start
+    return _lifted(f, o if new is None else new)
 
 
 def clang_pos(f, off):

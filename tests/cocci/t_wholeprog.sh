@@ -49,6 +49,8 @@
 #  - opaquewrap: lock wrappers, called through macros, of a structure the
 #    callers see only as a handle (pigz's yarn.c): the held section keeps
 #    its macro call (it became liblock_lock() on an incomplete type).
+#  - guardunits: a scope guard (nbdkit's ACQUIRE_LOCK_FOR_CURRENT_SCOPE)
+#    whose cleanup function another unit defines is read and delegated.
 #  - samebase: a/util.c and b/util.c, each with a static lock on the
 #    same line, get an rcl-config.h entry each.
 #  - --macro-file definitions win over the file's own.
@@ -925,6 +927,70 @@ units_whole opaquewrap "2 section(s) found, 1 delegated, 1 held, 0 refused" \
 	gate.c main.c
 grep -q "hold(g);" "$TMP/opaquewrap.out/main.c" ||
 	fail "opaquewrap: the held section's hold() call was replaced"
+
+# ---- guardunits: a scope guard whose cleanup function is another unit's ----
+# nbdkit's cleanup.h: ACQUIRE_LOCK_FOR_CURRENT_SCOPE() declares a mutex
+# pointer that __attribute__ ((cleanup (cleanup_mutex_unlock))) unlocks
+# when the block ends; cleanup.c defines that function and names no lock,
+# so it is not rewritten.  The use in main.c is read as lock ... unlock
+# (the function's body checked from the compiler's facts) and delegated.
+mkdir -p "$TMP/gu" && cd "$TMP/gu" || exit 1
+cat >cleanup.h <<'EOC'
+#include <assert.h>
+#include <pthread.h>
+extern void cleanup_mutex_unlock (pthread_mutex_t **ptr);
+#define CLEANUP_MUTEX_UNLOCK __attribute__ ((cleanup (cleanup_mutex_unlock)))
+#define ACQUIRE_LOCK_FOR_CURRENT_SCOPE(mutex) \
+  CLEANUP_MUTEX_UNLOCK pthread_mutex_t *_lock = mutex; \
+  do { int _r = pthread_mutex_lock (_lock); assert (!_r); } while (0)
+EOC
+cat >cleanup.c <<'EOC'
+#include "cleanup.h"
+void
+cleanup_mutex_unlock (pthread_mutex_t **ptr)
+{
+  int r = pthread_mutex_unlock (*ptr);
+  assert (!r);
+}
+EOC
+cat >main.c <<'EOC'
+#include <stdio.h>
+#include "cleanup.h"
+struct counter {
+  pthread_mutex_t lock;
+  long n;
+};
+static struct counter c = { .lock = PTHREAD_MUTEX_INITIALIZER };
+static long
+bump (long by)
+{
+  long was;
+  ACQUIRE_LOCK_FOR_CURRENT_SCOPE (&c.lock);
+  was = c.n;
+  c.n += by;
+  return was;
+}
+static void *
+work (void *arg)
+{
+  for (int i = 0; i < 10000; i++)
+    bump ((long) arg);
+  return NULL;
+}
+int
+main (void)
+{
+  pthread_t t[4];
+  for (long i = 0; i < 4; i++)
+    pthread_create (&t[i], NULL, work, (void *) i);
+  for (int i = 0; i < 4; i++)
+    pthread_join (t[i], NULL);
+  printf ("n %ld\n", bump (0));
+  return 0;
+}
+EOC
+units_whole guardunits "1 section(s) found, 1 delegated, 0 held, 0 refused" \
+	main.c cleanup.c
 
 # ---- samebase: two units of the same name ----
 # a/util.c and b/util.c each have a static `lock` on line 3: two sites,
