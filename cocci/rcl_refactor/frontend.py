@@ -693,6 +693,9 @@ class Function:
     # integer constant (a lock wrapper's `return 1;` after the call, for a
     # scoped lock macro's `for` head).  None otherwise.
     returns: object = None
+    # Whether it returns void (a scope guard's `return E;` keeps its value
+    # in a temporary only in a function that returns one: scoped.py)
+    returns_void: bool = False
 
     def contains(self, path, line):
         return path == self.loc.path and \
@@ -3608,6 +3611,8 @@ class _Walker:
                       cur.storage_class == ci.StorageClass.STATIC,
                       key in self.noreturn_keys or
                       _is_noreturn(cur, self.config))
+        fn.returns_void = cur.result_type.get_canonical().kind == \
+            ci.TypeKind.VOID
         self._locals(cur, fn)
         self._fn_refs(cur, fn)
         sole = _SoleCall(cur, self.noreturn_keys | self.end_keys)

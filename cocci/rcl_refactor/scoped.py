@@ -949,6 +949,7 @@ def _guard_use(prog, f, k, bo, bc, n, pieces, uses):
         except (cparse.ParseError, TypeError, IndexError):
             why = "the rest of its block cannot be parsed"
     exits = []
+    temps = []  # (return statement, of a void function) computed first
     if why is None and len(g.var) == 1 and any(
             toks[j].text == g.var[0] for j in range(nxt + 1, end)):
         # (a condition wait on it, say): the rewrite renames it
@@ -965,10 +966,14 @@ def _guard_use(prog, f, k, bo, bc, n, pieces, uses):
                 elif x.kind == "return":
                     v = toks[x.t0 + 1:x.t1 - 1]
                     if v and not _plain_value(prog, f, line, v, bo, bc):
-                        why = ("the return at line %d computes its value "
-                               "while the guard holds the lock (the "
-                               "compiler unlocks after it)" % f.line(x.t0))
-                        break
+                        fn = _function_at(prog, f, line)
+                        if fn is None:
+                            why = ("the return at line %d computes its "
+                                   "value while the guard holds the lock, "
+                                   "and the compiler does not give the "
+                                   "function" % f.line(x.t0))
+                            break
+                        temps.append((x, fn.returns_void))
                     exits.append(x)
             if why:
                 break
@@ -985,6 +990,28 @@ def _guard_use(prog, f, k, bo, bc, n, pieces, uses):
                    decl + "%s(%s);" % (g.lock_fn, var),
                    src.text[t.start:toks[nxt].end], use, ("lock", len(decl))))
     unlock = "%s(%s);" % (g.unlock_fn, var)
+    done = getattr(f, "guard_temps", None)
+    if done is None:
+        done = f.guard_temps = set()
+    for x, void in temps:
+        # The compiler unlocks after the value is computed: compute it
+        # first, once for all the guards that return there (a piece no
+        # restore takes back: it means the same with the macro).
+        if x.t0 in done:
+            continue
+        done.add(x.t0)
+        a, b = toks[x.t0 + 1].start, toks[x.t1 - 2].end
+        value = src.text[a:b]
+        tmp = "rcl_ret_%d" % len(done)
+        head = "{(void) (%s); " % value if void else \
+            "{__typeof__ (0 ? (%s) : (%s)) %s = (%s); " % (
+                value, value, tmp, value)  # (an array's value decays)
+        keep = Use(t.text, line)
+        pieces.append((toks[x.t0].start, toks[x.t0].start, head, "", keep,
+                       -len(src.text) - 1))
+        pieces.append((a, b, "" if void else tmp, value, keep, None))
+        e = toks[x.t1 - 1].end
+        pieces.append((e, e, "}", "", keep, 0))
     for x in exits:
         a, b = toks[x.t0].start, toks[x.t1 - 1].end
         # inner guards unlock first: later heads sort first at one offset;
@@ -1001,6 +1028,14 @@ def _guard_use(prog, f, k, bo, bc, n, pieces, uses):
         pieces.append((e, e, unlock, "", use, -t.start))
     uses.append(use)
     return nxt + 1
+
+
+def _function_at(prog, f, line):
+    """The front end's Function of @f at @line, or None."""
+    fe = getattr(prog, "frontend", None)
+    rp = os.path.realpath(f.path)
+    u = fe.unit_of(rp) if fe is not None else None
+    return u.function_at(rp, line) if u is not None else None
 
 
 def _plain_value(prog, f, line, v, bo, bc):

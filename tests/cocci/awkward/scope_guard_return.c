@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* expect: refused computes its value while the guard holds the lock */
-/* A return under a scope guard whose value reads what the lock guards:
+/* expect: held unlocked inside a statement nested below the level of the lock */
+/* Returns under a scope guard whose value reads what the lock guards:
  * the compiler computes it before the cleanup unlocks, and an unlock
- * before the return would read it unlocked.  That use stays as written,
- * and its lock stays POSIX with every other use. */
+ * before the return would read it unlocked.  The value goes to a
+ * temporary first (`__typeof__`, so an array decays as the return makes
+ * it), then the unlock, then the return; in a function that returns void
+ * the call is made, then the unlock.  Such a use kept every section of
+ * its lock POSIX before; it is held now, the others delegated. */
 #include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -40,6 +43,19 @@ struct bucket {
 static struct bucket buckets[4];
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static long logged, dropped;
+
+static void
+note (struct bucket *b)
+{
+  b->added += 0;
+}
+
+static void
+touch (struct bucket *b)
+{
+  ACQUIRE_LOCK_FOR_CURRENT_SCOPE (&b->lock);
+  return note (b);
+}
 
 /* return of a constant or a local, from inside an if */
 static int
@@ -121,6 +137,7 @@ worker (void *arg)
     if (bucket_add (b, i % 9) < 0)
       drain (b, 10);
     if (i % 100 == 0) {
+      touch (b);
       log_move (b);
       (void) count_or_drop (b);
     }
