@@ -310,7 +310,12 @@ def front_end(opts, sel):
             raise Stop(1, "-p %s: no translation unit uses a selected "
                        "lock" % opts.build_dir)
     # The hand-written stages (Coccinelle's -I, the #if evaluation, the
-    # headers followed) see the flags of the units rewritten.
+    # headers followed) see the flags of the units rewritten; the compile
+    # check gives each unit its own, and only the command line's besides
+    # (nbdkit's server units define `libdir` as a string, which its vddk
+    # plugin declares as a variable).
+    opts.cli_flags = (list(opts.include), list(opts.define),
+                      list(opts.undef))
     for f in opts.files:
         c = frontend.command_for(cmds, f)
         for i, a in enumerate(c.flags):
@@ -623,14 +628,17 @@ def _compile_check(cc, opts, path, tmpdir, extra):
                 flags.append(a)
             i += 1
         cmd += flags
-    for d in opts.include:
+    include, define, undef = opts.include, opts.define, opts.undef
+    if c is not None and getattr(opts, "cli_flags", None) is not None:
+        include, define, undef = opts.cli_flags
+    for d in include:
         # -I DIR of the project: its rewritten copy first.
         rel = os.path.relpath(os.path.abspath(d), base)
         if tmpdir and not rel.startswith(".."):
             cmd += ["-I", os.path.join(tmpdir, rel)]
         cmd += ["-I", d]
-    cmd += ["-D" + d for d in opts.define]
-    cmd += ["-U" + u for u in opts.undef]
+    cmd += ["-D" + d for d in define]
+    cmd += ["-U" + u for u in undef]
     cmd += rcl_cflags()
     cmd.append(path)
     # In the C locale: GCC quotes with ASCII apostrophes there, where a
@@ -684,6 +692,13 @@ def check_outputs(cc, opts, outputs, root, prog):
             rel = os.path.relpath(os.path.abspath(f.path) if f else
                                   os.path.join(root, "rcl-config.h"), base)
             p = os.path.join(tmp, rel)
+            mapping[dest] = p
+            if f is not None and f.is_header and \
+                    _INCLUDE_NEXT.search(text) and text == input_text(f):
+                # Unchanged and going on with `#include_next` (nbdkit's
+                # replacement poll.h): from a copy, the next directory
+                # searched is the input's own, and it includes itself.
+                continue
             os.makedirs(os.path.dirname(p), exist_ok=True)
             with open(p, "w", encoding="latin-1") as fh:
                 # Without the #line of the sections that keep their line
@@ -701,8 +716,8 @@ def check_outputs(cc, opts, outputs, root, prog):
             rel = os.path.relpath(os.path.abspath(f.path), base)
             p = os.path.join(tmp, rel)
             if id(f) in written or rel.startswith("..") or \
-                    os.path.exists(p):
-                continue
+                    os.path.exists(p) or _INCLUDE_NEXT.search(f.src.text):
+                continue  # (`#include_next`: see above)
             os.makedirs(os.path.dirname(p), exist_ok=True)
             shutil.copyfile(f.path, p)
         by_copy = {os.path.normpath(mapping[dest]): (f, text)
@@ -802,6 +817,9 @@ def check_outputs(cc, opts, outputs, root, prog):
         rep.error(unblamed)
         return None
     return forced or True
+
+
+_INCLUDE_NEXT = re.compile(r"(?m)^[ \t]*#[ \t]*include_next\b")
 
 
 def _scratch_base(opts, root):

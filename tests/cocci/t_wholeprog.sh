@@ -51,6 +51,9 @@
 #    its macro call (it became liblock_lock() on an incomplete type).
 #  - guardunits: a scope guard (nbdkit's ACQUIRE_LOCK_FOR_CURRENT_SCOPE)
 #    whose cleanup function another unit defines is read and delegated.
+#  - buildflags: the compile check gives each unit its own -D (not every
+#    unit's), and does not copy an unchanged header that goes on with
+#    #include_next (nbdkit's replacement poll.h).
 #  - samebase: a/util.c and b/util.c, each with a static lock on the
 #    same line, get an rcl-config.h entry each.
 #  - --macro-file definitions win over the file's own.
@@ -991,6 +994,89 @@ main (void)
 EOC
 units_whole guardunits "1 section(s) found, 1 delegated, 0 held, 0 refused" \
 	main.c cleanup.c
+
+# ---- buildflags: each unit's own flags in the compile check ----
+# server.c is built with -Dlibdir="..." (nbdkit's server defines libdir
+# so, and its vddk plugin declares a variable libdir) and -Irepl, whose
+# poll.h goes on with #include_next (nbdkit's common/replacements).  The
+# compile check gave every unit the -D of all of them: paths.c "did not
+# compile" and nothing was done.  And the scratch copy of the unchanged
+# poll.h, searched first, made #include_next find the input's poll.h,
+# which includes nothing more: struct pollfd incomplete, nothing written.
+mkdir -p "$TMP/bf/repl" && cd "$TMP/bf" || exit 1
+cat >repl/poll.h <<'EOC'
+#ifndef REPL_POLL_H
+#define REPL_POLL_H
+#include_next <poll.h>
+#endif
+EOC
+cat >paths.c <<'EOC'
+#include <pthread.h>
+#include <stdio.h>
+char *libdir = "/opt/plugins";
+static pthread_mutex_t paths_lock = PTHREAD_MUTEX_INITIALIZER;
+static long lookups;
+long lookup (const char *name)
+{
+	long n;
+
+	pthread_mutex_lock (&paths_lock);
+	n = ++lookups;
+	pthread_mutex_unlock (&paths_lock);
+	return n + (name[0] == libdir[0]);
+}
+EOC
+cat >server.c <<'EOC'
+#include <pthread.h>
+#include <stdio.h>
+#include "poll.h"
+long lookup (const char *name);
+static pthread_mutex_t fds_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pollfd fds[4];
+static int nfds;
+static void *work (void *arg)
+{
+	for (int i = 0; i < 1000; i++) {
+		pthread_mutex_lock (&fds_lock);
+		fds[nfds % 4].fd = (int) (long) arg;
+		nfds++;
+		pthread_mutex_unlock (&fds_lock);
+		lookup (libdir);
+	}
+	return NULL;
+}
+int main (void)
+{
+	pthread_t t[4];
+
+	for (long i = 0; i < 4; i++)
+		pthread_create (&t[i], NULL, work, (void *) i);
+	for (int i = 0; i < 4; i++)
+		pthread_join (t[i], NULL);
+	printf ("%d %d %s\n", nfds, lookup ("x") > 4000, libdir);
+	return 0;
+}
+EOC
+cat >compile_commands.json <<EOJ
+[{"directory": "$PWD", "file": "paths.c", "arguments": ["cc", "-std=gnu11", "-Wall", "-c", "paths.c"]},
+ {"directory": "$PWD", "file": "server.c", "arguments": ["cc", "-std=gnu11", "-Wall", "-Irepl", "-Dlibdir=\\"/usr/lib/plugins\\"", "-c", "server.c"]}]
+EOJ
+$CC -std=gnu11 -O2 -Wall -Werror -pthread -c paths.c -o "$TMP/bf-paths.o" &&
+	$CC -std=gnu11 -O2 -Wall -Werror -pthread -Irepl \
+		'-Dlibdir="/usr/lib/plugins"' server.c "$TMP/bf-paths.o" \
+		-o "$TMP/bf.orig" || fail "buildflags does not build"
+"$TMP/bf.orig" >"$TMP/bf.want" || fail "buildflags fails"
+"$RCLR" -p . --locks all -o "$TMP/bf.out" >"$TMP/log" 2>&1 ||
+	{ cat "$TMP/log"; fail "buildflags: rcl-refactor failed"; }
+grep -q "2 section(s) found, 2 delegated, 0 held, 0 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "buildflags: summary"; }
+$CC -std=gnu11 -O2 -Wall -Werror $SAN_CFLAGS -pthread -I"$top_srcdir/liblock" \
+	-I"$top_srcdir/runtime" -c "$TMP/bf.out/paths.c" -o "$TMP/bf-paths.o" ||
+	fail "buildflags: paths.c does not build"
+cc_rcl "$TMP/bf.new" "$TMP/bf.out/server.c" -Irepl \
+	'-Dlibdir="/usr/lib/plugins"' "$TMP/bf-paths.o" ||
+	fail "buildflags: server.c does not build"
+same_output buildflags "$TMP/bf.want" "$TMP/bf.new"
 
 # ---- samebase: two units of the same name ----
 # a/util.c and b/util.c each have a static `lock` on line 3: two sites,
