@@ -2524,6 +2524,8 @@ class Program:
                 if not member and _is_member_decl_or_init(
                         toks, k, self.types_in(f)):
                     continue
+                if not member and self._shadowed(f, k, kind):
+                    continue  # a local of another type with its name
                 if self._positional_pointer(f, k, ok, kind):
                     continue
                 if member and _designated_init(toks, k, kind):
@@ -2565,6 +2567,29 @@ class Program:
                         "used outside lock/unlock/init/destroy/"
                         "condition calls at %s:%d%s" % (
                             f.display, f.line(k), self._skipped_note(f, k)))
+
+    def _shadowed(self, f, k, kind):
+        """Whether name token @k of @f is a local or parameter of the
+        function around it, declared with no @kind type (nbdkit's
+        ondemand.c: `struct flock lock;` where other plugins have a
+        static mutex `lock`): not the lock of that name."""
+        toks = f.src.toks
+        at = k + 1
+        # a parameter's own declaration: read from the function's body
+        for _, ni, bo, _ in f.funcs:
+            if ni < k < bo:
+                at = bo + 1
+        fi = f.func_at(toks[at].start, self.typedefs, lenient=True) \
+            if at < len(toks) else None
+        if fi is None:
+            return False
+        d = analyse.visible_decl(fi, toks[k].text, at)
+        if d is None:
+            return False
+        words = set(re.findall(r"[A-Za-z_]\w*", d.spec + " " +
+                               d.declarator))
+        return not any(self.types_in(f).get(w) == kind or
+                       w == "pthread_%s_t" % kind for w in words)
 
     def _skipped_note(self, f, k):
         """What a reason adds when token @k of @f is in a branch this
