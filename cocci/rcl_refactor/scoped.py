@@ -756,9 +756,11 @@ def desugar(prog):
     if not names and not guards:
         return
     for f in prog.files:
-        if f.is_header:
+        # (a header's for-scoped uses stay; its scope guards are read, as
+        # Coccinelle reads the header's text: nbdkit's log.h get_id())
+        if f.is_header and not guards:
             continue
-        _desugar_file(prog, f, names, guards)
+        _desugar_file(prog, f, set() if f.is_header else names, guards)
 
 
 def _desugar_file(prog, f, names, guards=frozenset()):
@@ -1031,11 +1033,18 @@ def _guard_use(prog, f, k, bo, bc, n, pieces, uses):
 
 
 def _function_at(prog, f, line):
-    """The front end's Function of @f at @line, or None."""
+    """The front end's Function of @f at @line, or None: of the unit of
+    @f, or for a header of the first unit that compiles it there."""
     fe = getattr(prog, "frontend", None)
+    if fe is None:
+        return None
     rp = os.path.realpath(f.path)
-    u = fe.unit_of(rp) if fe is not None else None
-    return u.function_at(rp, line) if u is not None else None
+    u = fe.unit_of(rp)
+    for unit in [u] if u is not None else fe.units:
+        fn = unit.function_at(rp, line)
+        if fn is not None:
+            return fn
+    return None
 
 
 def _plain_value(prog, f, line, v, bo, bc):
@@ -1051,9 +1060,7 @@ def _plain_value(prog, f, line, v, bo, bc):
         return True
     if x.kind != "id" or _locals_named(prog, f, line, {x.text}) != [x.text]:
         return False
-    fe = prog.frontend
-    rp = os.path.realpath(f.path)
-    fn = fe.unit_of(rp).function_at(rp, line)
+    fn = _function_at(prog, f, line)
     toks = f.src.toks
     return x.text not in fn.addr_taken and not any(
         toks[j].text == "&" and toks[j + 1].text == x.text
@@ -1115,10 +1122,7 @@ def _locals_named(prog, f, line, names):
     """The sorted names of @names that are locals or parameters of the
     function of @f at @line, as the compiler declares them; None when
     the front end does not give that function."""
-    fe = getattr(prog, "frontend", None)
-    rp = os.path.realpath(f.path)
-    u = fe.unit_of(rp) if fe is not None else None
-    fn = u.function_at(rp, line) if u is not None else None
+    fn = _function_at(prog, f, line)
     if fn is None:
         return None
     return sorted(names & {d.name for d in fn.locals.values()})

@@ -51,6 +51,8 @@
 #    its macro call (it became liblock_lock() on an incomplete type).
 #  - guardunits: a scope guard (nbdkit's ACQUIRE_LOCK_FOR_CURRENT_SCOPE)
 #    whose cleanup function another unit defines is read and delegated.
+#  - guardheader: a scope guard in a header's static inline function,
+#    returning a value computed under the lock, is read (held).
 #  - buildflags: the compile check gives each unit its own -D (not every
 #    unit's), and does not copy an unchanged header that goes on with
 #    #include_next (nbdkit's replacement poll.h).
@@ -993,6 +995,82 @@ main (void)
 }
 EOC
 units_whole guardunits "1 section(s) found, 1 delegated, 0 held, 0 refused" \
+	main.c cleanup.c
+
+# ---- guardheader: a scope guard in a header's static inline function ----
+# nbdkit's filters/log/log.h: get_id() takes the lock with
+# ACQUIRE_LOCK_FOR_CURRENT_SCOPE() and returns a value it computes under
+# it.  Headers were not read for scope guards, so that use kept the lock
+# POSIX for every unit; its return's value now goes to a temporary
+# before the unlock (the section held), main.c's section is delegated.
+mkdir -p "$TMP/gh" && cd "$TMP/gh" || exit 1
+cat >cleanup.h <<'EOC'
+#include <assert.h>
+#include <pthread.h>
+extern void cleanup_mutex_unlock (pthread_mutex_t **ptr);
+#define CLEANUP_MUTEX_UNLOCK __attribute__ ((cleanup (cleanup_mutex_unlock)))
+#define ACQUIRE_LOCK_FOR_CURRENT_SCOPE(mutex) \
+  CLEANUP_MUTEX_UNLOCK pthread_mutex_t *_lock = mutex; \
+  do { int _r = pthread_mutex_lock (_lock); assert (!_r); } while (0)
+EOC
+cat >cleanup.c <<'EOC'
+#include "cleanup.h"
+void
+cleanup_mutex_unlock (pthread_mutex_t **ptr)
+{
+  int r = pthread_mutex_unlock (*ptr);
+  assert (!r);
+}
+EOC
+cat >counter.h <<'EOC'
+#include "cleanup.h"
+struct counter {
+  pthread_mutex_t lock;
+  long n;
+};
+extern struct counter c;
+static inline long
+next_id (void)
+{
+  ACQUIRE_LOCK_FOR_CURRENT_SCOPE (&c.lock);
+  return ++c.n;
+}
+EOC
+cat >main.c <<'EOC'
+#include <stdio.h>
+#include "counter.h"
+struct counter c = { .lock = PTHREAD_MUTEX_INITIALIZER };
+static long
+bump (long by)
+{
+  long was;
+  ACQUIRE_LOCK_FOR_CURRENT_SCOPE (&c.lock);
+  was = c.n;
+  c.n += by;
+  return was;
+}
+static void *
+work (void *arg)
+{
+  for (int i = 0; i < 10000; i++) {
+    bump ((long) arg);
+    next_id ();
+  }
+  return NULL;
+}
+int
+main (void)
+{
+  pthread_t t[4];
+  for (long i = 0; i < 4; i++)
+    pthread_create (&t[i], NULL, work, (void *) i);
+  for (int i = 0; i < 4; i++)
+    pthread_join (t[i], NULL);
+  printf ("n %ld\n", bump (0));
+  return 0;
+}
+EOC
+units_whole guardheader "2 section(s) found, 1 delegated, 1 held, 0 refused" \
 	main.c cleanup.c
 
 # ---- buildflags: each unit's own flags in the compile check ----
