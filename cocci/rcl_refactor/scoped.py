@@ -580,6 +580,25 @@ class Guard:
         self.init, self.cleanup = init, cleanup
 
 
+def _cleanup_objects(prog):
+    """The object-like macros whose bodies (the compiler's, maybe through
+    other object-like macros) mention `cleanup`: the only ones a scope
+    guard's expansion needs expanded (computed once per run)."""
+    got = getattr(prog, "_cleanup_objects", None)
+    if got is not None:
+        return got
+    bodies = getattr(prog, "live_objects", {})
+    got = {n for n, bs in bodies.items() if any("cleanup" in b for b in bs)}
+    for _ in range(4):
+        more = {n for n, bs in bodies.items() if n not in got and any(
+            set(re.findall(r"[A-Za-z_]\w*", b)) & got for b in bs)}
+        if not more:
+            break
+        got |= more
+    prog._cleanup_objects = got
+    return got
+
+
 def _expand_objects(prog, text):
     """@text with the object-like macros it names replaced by their one
     body (a few rounds: CLEANUP_MUTEX_UNLOCK, then what it names)."""
@@ -691,9 +710,8 @@ def guard(prog, name, args, line):
     @line, or None when its expansion is not a scope guard."""
     _CANDS[0] = getattr(prog, "macro_cands", {})
     text = expand(prog.macros, name, args, line)
-    if not text or "cleanup" not in text and not any(
-            object_like(prog, n) for n in re.findall(r"[A-Za-z_]\w*",
-                                                     text)):
+    if not text or "cleanup" not in text and not (
+            set(re.findall(r"[A-Za-z_]\w*", text)) & _cleanup_objects(prog)):
         return None
     text = _expand_objects(prog, text)
     m = _CLEANUP_ATTR.search(text)
