@@ -796,21 +796,14 @@ def find_wrappers(src, fns, api=None, sole=None, returns=None,
         if params is None:
             continue
         names = [p[1] for p in params]
+        head, static, inline = definition_head(toks, ni)
         if inner is None:
-            j = ni - 1
-            while j >= 0 and toks[j].kind == "id":
-                j -= 1
             added |= _api_wrapper(api, name, body[0].text, names, args,
                                   checked, expand, {
                                       "file": src.path, "start":
-                                      toks[j + 1].start, "end":
-                                      toks[bc].end, "static": any(
-                                          t.text == "static"
-                                          for t in toks[j + 1:ni]),
-                                      "inline": any(
-                                          t.text in ("inline", "__inline",
-                                                     "__inline__")
-                                          for t in toks[j + 1:ni]),
+                                      toks[head].start, "end":
+                                      toks[bc].end, "static": static,
+                                      "inline": inline,
                                       "call": body[0].start,
                                       "ptypes": _param_types(toks, ni + 1)})
             continue
@@ -825,13 +818,7 @@ def find_wrappers(src, fns, api=None, sole=None, returns=None,
         if lock_key(expr) is None or (lock_key(expr) in names and
                                       not param):
             continue
-        j = ni - 1
-        while j >= 0 and toks[j].kind == "id":
-            j -= 1
-        static = any(t.text == "static" for t in toks[j + 1:ni])
-        inline = any(t.text in ("inline", "__inline", "__inline__")
-                     for t in toks[j + 1:ni])
-        ret = " ".join(t.text for t in toks[j + 1:ni]
+        ret = " ".join(t.text for t in toks[head:ni]
                        if t.text not in ("static", "inline"))
         fns[name] = LockFn(name, inner.role, names,
                            canon(expr) if param else expr, wrapper={
@@ -839,7 +826,7 @@ def find_wrappers(src, fns, api=None, sole=None, returns=None,
                                "inline": inline,
                                "params": params, "ret": ret,
                                "end": toks[bc].end,
-                               "start": toks[j + 1].start,
+                               "start": toks[head].start,
                                "call": body[0].start, "lock_expr": expr,
                                "param": param,
                                "returns": returns(
@@ -847,6 +834,17 @@ def find_wrappers(src, fns, api=None, sole=None, returns=None,
                                if returns is not None else None})
         added = True
     return added
+
+
+def definition_head(toks, ni):
+    """(first token, static, inline) of the words before the name at
+    token @ni of a function definition (`static inline int`)."""
+    j = ni - 1
+    while j >= 0 and toks[j].kind == "id":
+        j -= 1
+    words = {t.text for t in toks[j + 1:ni]}
+    return j + 1, "static" in words, bool(
+        words & {"inline", "__inline", "__inline__"})
 
 
 def cleanup_pushes(toks):

@@ -1705,21 +1705,13 @@ def _guard_cleanups(prog, f):
     """Mark a static cleanup function of a scope guard (scoped.py) in @f
     `__attribute__((unused))`: the rewritten uses no longer name it."""
     toks = f.src.toks
-    for name, _, _, _ in f.funcs:
+    for name, ni, _, _ in f.funcs:
         if name not in getattr(prog, "guard_cleanups", ()):
             continue
-        ni = next(k for k, t in enumerate(toks) if t.text == name and
-                  k + 1 < len(toks) and toks[k + 1].text == "(" and
-                  any(n == name and k == x for n, x, _, _ in f.funcs))
-        j = ni - 1
-        while j >= 0 and toks[j].kind == "id":
-            j -= 1
-        words = {t.text for t in toks[j + 1:ni]}
-        edit = (toks[j + 1].start, toks[j + 1].start,
+        head, static, inline = find.definition_head(toks, ni)
+        edit = (toks[head].start, toks[head].start,
                 "__attribute__((unused)) ")
-        if "static" in words and not words & {
-                "inline", "__inline", "__inline__"} and \
-                edit not in f.edits:
+        if static and not inline and edit not in f.edits:
             f.edits.append(edit)
 
 

@@ -1004,24 +1004,7 @@ units_whole guardunits "1 section(s) found, 1 delegated, 0 held, 0 refused" \
 # POSIX for every unit; its return's value now goes to a temporary
 # before the unlock (the section held), main.c's section is delegated.
 mkdir -p "$TMP/gh" && cd "$TMP/gh" || exit 1
-cat >cleanup.h <<'EOC'
-#include <assert.h>
-#include <pthread.h>
-extern void cleanup_mutex_unlock (pthread_mutex_t **ptr);
-#define CLEANUP_MUTEX_UNLOCK __attribute__ ((cleanup (cleanup_mutex_unlock)))
-#define ACQUIRE_LOCK_FOR_CURRENT_SCOPE(mutex) \
-  CLEANUP_MUTEX_UNLOCK pthread_mutex_t *_lock = mutex; \
-  do { int _r = pthread_mutex_lock (_lock); assert (!_r); } while (0)
-EOC
-cat >cleanup.c <<'EOC'
-#include "cleanup.h"
-void
-cleanup_mutex_unlock (pthread_mutex_t **ptr)
-{
-  int r = pthread_mutex_unlock (*ptr);
-  assert (!r);
-}
-EOC
+cp "$TMP/gu/cleanup.h" "$TMP/gu/cleanup.c" . || exit 1  # guardunits' own
 cat >counter.h <<'EOC'
 #include "cleanup.h"
 struct counter {
