@@ -42,11 +42,17 @@ static uint32_t highest_plus1(void)
 	return 0;
 }
 
-/* pthread key destructor: the thread exits, its id is free again. */
+/* pthread key destructor: the thread exits, its id is free again.  Another
+ * key's destructor may still run a section afterwards (liburcu-bp's thread
+ * exit notifier unregisters under an RCL lock): the thread must not post
+ * it in the slot it gave back, which the servers may no longer scan and
+ * another thread may already own.  It takes a new id, and setting the key
+ * again makes glibc run this destructor in another round. */
 static void id_release(void *arg)
 {
 	uint32_t id = (uint32_t)((uintptr_t)arg - 1);
 
+	rcl_my_id_plus1 = 0;
 	rcl_mutex_lock(&ids_mu);
 	ids_used[id / 64] &= ~(1ull << (id % 64));
 	ids_nlive--;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The RCL runtime's API and behaviour: CPU reservation, start/stop,
- * rcl_tryexec, idle parking, client-id recycling, mutual exclusion with
+ * rcl_tryexec, idle parking, client-id recycling (sections in key
+ * destructors included), mutual exclusion with
  * 1..16 clients, several servers with nested sections across them,
  * condition variables (many waiters, broadcast, timed waits), the runtime
  * threads' names.
@@ -383,6 +384,60 @@ START_TEST(thread_churn_recycles_ids)
 }
 END_TEST
 
+/* ---- a section in a key destructor that runs after the client id's ---- */
+
+static pthread_key_t late_key;
+
+/* Created after the runtime's keys, so glibc runs it after the one that
+ * gives the thread's client id back (liburcu-bp's thread exit notifier
+ * unregisters under its registry lock so).  The sections went to the
+ * slot given back, which the server no longer scanned: the thread never
+ * exited. */
+static void late_exit(void *arg)
+{
+	struct mx *m = arg;
+
+	for (int i = 0; i < 3; i++)
+		ck_assert_ptr_eq(liblock_exec(&m->l, mx_cs, m), m);
+}
+
+static void *late_client(void *arg)
+{
+	struct mx *m = arg;
+
+	ck_assert_ptr_eq(liblock_exec(&m->l, mx_cs, m), m);
+	ck_assert_int_eq(pthread_setspecific(late_key, m), 0);
+	return NULL;
+}
+
+START_TEST(section_in_key_destructor)
+{
+	enum { BATCH = 4, ROUNDS = 8 };
+	struct mx *m = calloc(1, sizeof(*m));
+	pthread_t t[BATCH];
+
+	ck_assert_ptr_nonnull(m);
+	rt_init_rcl(&m->l, LIBLOCK_SERVER_DEFAULT);
+	ck_assert_ptr_eq(liblock_exec(&m->l, mx_cs, m), m);
+	ck_assert_int_eq(pthread_key_create(&late_key, late_exit), 0);
+	for (int r = 0; r < ROUNDS; r++) {
+		for (int i = 0; i < BATCH; i++)
+			rt_start(&t[i], late_client, m);
+		for (int i = 0; i < BATCH; i++)
+			rt_join(t[i], 30);
+	}
+	ck_assert_int_eq(atomic_load(&m->overlaps), 0);
+	ck_assert_uint_eq(m->line[0].v, 1 + (uint64_t)ROUNDS * BATCH * 4);
+	/* the ids the destructors took were given back too */
+	ck_assert_uint_le(rt_stats(rcl_default_server()).scan_limit,
+			  BATCH + 1);
+	ck_assert_int_eq(pthread_key_delete(late_key), 0);
+	ck_assert_int_eq(liblock_destroy(&m->l), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
+	free(m);
+}
+END_TEST
+
 /* ---- several servers; nested sections across them ----------------------- */
 
 struct multi {
@@ -534,6 +589,7 @@ Suite *make_suite(const char *mode)
 	tcase_add_test(tc, idle_server_parks);
 	tcase_add_test(tc, mutual_exclusion_1_to_16);
 	tcase_add_test(tc, thread_churn_recycles_ids);
+	tcase_add_test(tc, section_in_key_destructor);
 	tcase_add_test(tc, multiple_servers_nested);
 	tcase_add_test(tc, runtime_threads_named);
 	suite_add_tcase(s, tc);
