@@ -803,6 +803,16 @@ def check_outputs(cc, opts, outputs, root, prog):
                         "its converted initialisation at %s:%d gets a new "
                         "compiler diagnostic (%s)" % (sf.display,
                                                        sf.line(sk), what)))
+                elif _inits_on_line(prog, f, d.text):
+                    # On a declaration whose initialiser the compiler says
+                    # gives converted mutexes a value, through macros the
+                    # tool did not read as theirs: those stay POSIX.
+                    ul = _user_line(f, d.text)
+                    for key in _inits_on_line(prog, f, d.text):
+                        forced.setdefault(("lock", key.name), (
+                            "its initialisation at %s:%d gets a new "
+                            "compiler diagnostic (%s)" % (f.display, ul,
+                                                          what)))
                 elif not unblamed:
                     ul = _user_line(f, d.text)
                     unblamed = "%s: the transformed file %s; nothing " \
@@ -851,6 +861,19 @@ def _uninit_copy_in(d, text):
             re.search(r"(?m)^%s$" % copy, text):
         return m.group(1)
     return None
+
+
+def _inits_on_line(prog, f, text):
+    """The converted mutexes that a brace initialiser gives a value on
+    the line of input file @f whose text is @text, as the compiler says
+    (frontend.Program.inits_at())."""
+    fe = getattr(prog, "frontend", None)
+    ul = _user_line(f, text) if fe is not None else 0
+    if not ul:
+        return []
+    return [prog.keys[("mutex", n)]
+            for n in sorted(fe.inits_at(f.path, ul, "mutex"))
+            if ("mutex", n) in prog.keys and not prog.keys[("mutex", n)].why]
 
 
 def _user_line(f, text):

@@ -1533,38 +1533,125 @@ class Program:
                 (self.init_macros_skipped if skipped else
                  self.init_macros).setdefault(m.group(1), []).append(
                     (f, k, body, t.start + m.start(2)))
+        self._init_macro_wrappers()
 
-    def _init_macro_use(self, f, k):
+    def _init_macro_wrappers(self):
+        """Macros whose body uses an initialiser macro (_init_macros())
+        without being one, as liburcu declares its wait queues:
+        `#define DEFINE_WAIT_QUEUE(name) struct wait_queue name =
+        WAIT_QUEUE_HEAD_INIT(name)`.  A use of such a wrapper is a use of
+        the macro it expands to (_scan_calls()).  name -> (parameter
+        names, or None when object-like, body tokens); a name with two
+        definitions the compiler reads is left out (its uses stay
+        untold)."""
+        self.init_macro_wrappers = {}
+        defs = {}
+        for name, bodies in self.live_objects.items():
+            for body in bodies:
+                defs.setdefault(name, []).append((None, body))
+        for name, ds in self.live_functions.items():
+            for params, body in ds:
+                defs.setdefault(name, []).append((list(params), body))
+        # To a fixed point: a wrapper of a wrapper is one too.
+        known = set(self.init_macros)
+        changed = True
+        while changed:
+            changed = False
+            for name, ds in defs.items():
+                if name in known or len(ds) != 1 or \
+                        not any(re.search(r"\b%s\b" % n, ds[0][1])
+                                for n in known):
+                    continue
+                try:
+                    body = cparse.lex(ds[0][1])
+                except cparse.ParseError:
+                    continue
+                if any(b.kind == "id" and b.text in known for b in body):
+                    params = ds[0][0]
+                    self.init_macro_wrappers[name] = (
+                        [x for x in params if x] if params is not None
+                        else None, body)
+                    known.add(name)
+                    changed = True
+
+    def _expand_wrapper(self, toks, k, depth=0):
+        """The tokens a use at @k of @toks of a wrapper macro
+        (_init_macro_wrappers()) expands to, its arguments in place of its
+        parameters and the wrappers it uses expanded in turn, and the
+        token after the use; or None when the use cannot be read."""
+        params, body = self.init_macro_wrappers[toks[k].text]
+        end = k + 1
+        subst = {}
+        if params is not None:
+            if end >= len(toks) or toks[end].text != "(":
+                return None
+            try:
+                close = cparse.match(toks, end)
+            except cparse.ParseError:
+                return None
+            args = [toks[a:b] for a, b in cparse.split_args(toks, end,
+                                                            close)]
+            named = [x for x in params if x != "..."]
+            if len(args) < len(named) or (len(args) > len(named) and
+                                          "..." not in params):
+                return None
+            subst = dict(zip(named, args))
+            rest = args[len(named):]
+            subst["__VA_ARGS__"] = [t for i, a in enumerate(rest)
+                                    for t in ([] if i == 0 else [
+                                        cparse.Tok("punct", ",", 0, 0)]) + a]
+            end = close + 1
+        out = []
+        for b in body:
+            out += subst.get(b.text, [b]) if b.kind == "id" else [b]
+        if depth < 8:
+            i = 0
+            while i < len(out):
+                if out[i].kind == "id" and \
+                        out[i].text in self.init_macro_wrappers:
+                    inner = self._expand_wrapper(out, i, depth + 1)
+                    if inner is None:
+                        return None
+                    toks2, e2 = inner
+                    out = out[:i] + toks2 + out[e2:]
+                    i += len(toks2)
+                    continue
+                i += 1
+        return out, end
+
+    def _init_macro_use(self, f, k, at=None):
         """The use at token @k of @f of an initialiser macro
         (_init_macros()): the key its mutex initialiser initialises, read
-        as if the body stood there, or None (recorded either way)."""
-        toks = f.src.toks
-        name = toks[k].text
+        as if the body stood there, or None (recorded either way).  @at:
+        (tokens, index) of the use when it is in the expansion of a
+        wrapper at @k (_init_macro_wrappers()), else @f's own."""
+        toks, u = at or (f.src.toks, k)
+        name = toks[u].text
         defs = self.init_macros[name]
         df, dk, body, _ = defs[0]
-        end = k + 1
+        end = u + 1
         if name in self.init_macro_fns:
             try:
-                end = cparse.match(toks, k + 1) + 1
+                end = cparse.match(toks, u + 1) + 1
             except cparse.ParseError:
                 # a use the tool cannot place: its locks stay POSIX
                 self.init_macro_uses.setdefault(name, []).append(
                     (f, k, None, []))
                 return
-        spliced = toks[:k] + body + toks[end:]
+        spliced = toks[:u] + body + toks[end:]
         found, conds = None, []
         for i, b in enumerate(body):
             if b.kind == "id" and b.text == "PTHREAD_COND_INITIALIZER":
                 conds.append(self._member_initialized(
-                    f, k + i, spliced, f.line(k), "cond") or
+                    f, u + i, spliced, f.line(k), "cond") or
                     self._compiler_initialized(f, k, "cond"))
                 continue
             owned = b.text.startswith(OWNED_INITIALIZERS)
             if b.kind != "id" or not (owned or b.text in PLAIN_INITIALIZERS):
                 continue
             self.compound_hit = False
-            key = _initialized_name(spliced, k + i, self.types_in(f)) or \
-                self._member_initialized(f, k + i, spliced, f.line(k)) or \
+            key = _initialized_name(spliced, u + i, self.types_in(f)) or \
+                self._member_initialized(f, u + i, spliced, f.line(k)) or \
                 self._compiler_initialized(f, k, "mutex")
             if key and self.compound_hit:
                 self.key(key).resets.append((f, k))
@@ -1585,6 +1672,43 @@ class Program:
         if not found and fe is not None:
             self.init_macro_unsure.setdefault(name, set()).update(
                 fe.inits_at(f.path, f.line(k), "mutex"))
+
+    def _wrapper_use(self, f, k):
+        """The use at token @k of @f of a wrapper of initialiser macros
+        (_init_macro_wrappers()): a use of each initialiser macro it
+        expands to, read in the expansion.  One the tool cannot expand
+        is a use of each that initialises a mutex the tool cannot tell
+        (they stay POSIX)."""
+        toks = f.src.toks
+        exp = self._expand_wrapper(toks, k)
+        if exp is None:
+            for name in self._wrapped(toks[k].text):
+                self.init_macro_uses.setdefault(name, []).append(
+                    (f, k, None, []))
+            return
+        body, end = exp
+        spliced = toks[:k] + body + toks[end:]
+        for i, b in enumerate(body):
+            if b.kind == "id" and b.text in self.init_macros and (
+                    k + i + 1 < len(spliced) and
+                    spliced[k + i + 1].text == "(") == (
+                        b.text in self.init_macro_fns):
+                self._init_macro_use(f, k, (spliced, k + i))
+
+    def _wrapped(self, name, seen=None):
+        """The initialiser macros wrapper @name expands to, through
+        other wrappers."""
+        seen = seen if seen is not None else set()
+        out = set()
+        for b in self.init_macro_wrappers[name][1]:
+            if b.kind != "id" or b.text in seen:
+                continue
+            seen.add(b.text)
+            if b.text in self.init_macros:
+                out.add(b.text)
+            elif b.text in self.init_macro_wrappers:
+                out |= self._wrapped(b.text, seen)
+        return out
 
     def _outside_expansions(self, name):
         """With -p: the files (\"FILE:LINE\") not being rewritten where a
@@ -1695,6 +1819,11 @@ class Program:
                     (toks[k + 1].text == "(") == (t.text in
                                                   self.init_macro_fns):
                 self._init_macro_use(f, k)
+                continue
+            if t.text in self.init_macro_wrappers and \
+                    (toks[k + 1].text == "(") == (
+                        self.init_macro_wrappers[t.text][0] is not None):
+                self._wrapper_use(f, k)
                 continue
             if t.text in PLAIN_INITIALIZERS:
                 name = _initialized_name(toks, k, self.types_in(f))
