@@ -729,8 +729,24 @@ def _split_text_args(text):
             for a, b in cparse.split_args(toks, 0, len(toks) - 1)]
 
 
+def wrapper_spans(w):
+    """(file, start, end) offsets of the definition of wrapper @w (a
+    LockFn's or ApiCall's .wrapper) and of its static copies in other
+    files."""
+    return [(w["file"], w["start"], w["end"])] + [
+        (c["file"], c["start"], c["end"]) for c in w.get("copies", ())]
+
+
+def in_wrapper(fn, path, off):
+    """Whether offset @off of file @path is in the definition of the
+    wrapper function of LockFn or ApiCall @fn (or of a copy)."""
+    return bool(fn.wrapper) and any(
+        p == path and a <= off < b for p, a, b in wrapper_spans(fn.wrapper))
+
+
 def find_wrappers(src, fns, api=None, sole=None, returns=None,
-                  funcs=None, ambiguous=(), expand=None, handlers=()):
+                  funcs=None, ambiguous=(), expand=None, handlers=(),
+                  copies=None):
     """Trivial wrapper functions: a body that only locks/unlocks/trylocks a
     mutex derived from the parameters, e.g. memcached's
     void item_lock(uint32_t hv) { mutex_lock(&item_locks[hv & mask]); }
@@ -758,7 +774,13 @@ def find_wrappers(src, fns, api=None, sole=None, returns=None,
     unlock its `void *` parameter through a cast to a mutex pointer
     (_void_param_cast()); any other such function is handles.py's, which
     follows the pointers its callers pass (memcached's
-    item_trylock_unlock())."""
+    item_trylock_unlock()).  @copies: name -> [(File, name token,
+    closing brace token)] of a function that several files define as
+    static copies of one text (Program._same_statics()): it may be a
+    parameter wrapper, whose copies are all its definition (the calls
+    name the lock, whichever copy they reach), not a wrapper of a named
+    lock nor of an init or condition call (each copy's body would name
+    its own file's objects)."""
     toks = src.toks
     added = False
     # @funcs: the file's functions when the caller has them (they may
@@ -797,6 +819,9 @@ def find_wrappers(src, fns, api=None, sole=None, returns=None,
             continue
         names = [p[1] for p in params]
         head, static, inline = definition_head(toks, ni)
+        copied = (copies or {}).get(name)
+        if inner is None and copied:
+            continue
         if inner is None:
             added |= _api_wrapper(api, name, body[0].text, names, args,
                                   checked, expand, {
@@ -816,7 +841,7 @@ def find_wrappers(src, fns, api=None, sole=None, returns=None,
             expr = _void_param_cast(expr, params)
         param = canon(expr) in names
         if lock_key(expr) is None or (lock_key(expr) in names and
-                                      not param):
+                                      not param) or (copied and not param):
             continue
         ret = " ".join(t.text for t in toks[head:ni]
                        if t.text not in ("static", "inline"))
@@ -831,7 +856,14 @@ def find_wrappers(src, fns, api=None, sole=None, returns=None,
                                "param": param,
                                "returns": returns(
                                    name, src.line_of(toks[ni].start))
-                               if returns is not None else None})
+                               if returns is not None else None,
+                               "copies": [
+                                   {"file": cf.path,
+                                    "start": cf.src.toks[definition_head(
+                                        cf.src.toks, cni)[0]].start,
+                                    "end": cf.src.toks[cbc].end}
+                                   for cf, cni, cbc in copied or ()
+                                   if cf.path != src.path]})
         added = True
     return added
 

@@ -4315,10 +4315,12 @@ class Program:
         """_cancels() for the code of @path at @line: a pthread_cancel()
         of a program that runs the function there (any, when none of the
         units defines that function)."""
-        rp = os.path.realpath(path)
-        u = self.unit_of(rp)
-        fn = u.function_at(rp, line) if u is not None else None
-        return self._cancels((fn, u) if fn is not None else None)
+        at = self.functions_at(path, line)
+        for where in at:
+            found = self._cancels(where)
+            if found is not None:
+                return found
+        return None if at else self._cancels(None)
 
     def _cancel_point(self, calls, reached, u, fn=None):
         """When the program cancels threads: why the section (its @calls,
@@ -4358,20 +4360,41 @@ class Program:
         return [r if isinstance(r, Hazard) else Hazard(r)
                 for r in self._hazards(path, start, end, skip)]
 
+    def functions_at(self, path, line):
+        """[(Function, Unit)] of the function at @line of @path: of the
+        unit whose file it is, or, for a header, of every unit that
+        compiles that function (a header's static function, or liburcu's
+        urcu-call-rcu-impl.h, which urcu.c, urcu-bp.c and urcu-qsbr.c
+        include, each unit with its own callees and its own program)."""
+        rp = os.path.realpath(path)
+        u = self.unit_of(rp)
+        out = []
+        for unit in [u] if u is not None else \
+                [x for x in self.units if rp in x.files]:
+            fn = unit.function_at(rp, line)
+            if fn is not None:
+                out.append((fn, unit))
+        return out
+
     def _hazards(self, path, start, end, skip=()):
         """Reasons a section of @path from (line, col) @start to @end may
         not run on another thread: no-return calls and thread-dependent
-        data, in it or in any function of the program it calls.  @skip:
-        spans of it that the extracted code does not run (its early
-        unlocks, which a checking macro may follow with an exit() that
-        only runs when unlocking fails)."""
+        data, in it or in any function of the program it calls, as each
+        unit that compiles it reads it.  @skip: spans of it that the
+        extracted code does not run (its early unlocks, which a checking
+        macro may follow with an exit() that only runs when unlocking
+        fails)."""
+        out, seen = [], set()
+        for fn, u in self.functions_at(path, start[0]):
+            for r in self._unit_hazards(fn, u, path, start, end, skip):
+                if str(r) not in seen:
+                    seen.add(str(r))
+                    out.append(r)
+        return out
+
+    def _unit_hazards(self, fn, u, path, start, end, skip):
+        """_hazards() of the section in Function @fn of Unit @u."""
         rp = os.path.realpath(path)
-        u = self.unit_of(rp)
-        if u is None:
-            return []
-        fn = u.function_at(rp, start[0])
-        if fn is None:
-            return []
 
         def inside(loc):
             return loc.path == rp and start <= loc.pos() < end and \
@@ -4496,24 +4519,23 @@ class Program:
         return STATE_WHY[kind] % (name, loc)
 
     def _section_reach(self, path, start, end):
-        """(Function, Unit, inside(loc), [Function reached]) of the
-        section of @path from (line, col) @start to @end: the function
-        it is in, whether a location is in it, and the functions of the
-        program it may call; None when the front end lacks the function."""
+        """[(Function, Unit, inside(loc), [Function reached])] of the
+        section of @path from (line, col) @start to @end, one for each
+        unit that compiles it (functions_at()): the function it is in,
+        whether a location is in it, and the functions of the program it
+        may call; empty when the front end lacks the function."""
         rp = os.path.realpath(path)
         if (rp, start, end) in self._reached:
             return self._reached[(rp, start, end)]
-        u = self.unit_of(rp)
-        fn = u.function_at(rp, start[0]) if u else None
-        if fn is None:
-            return None
 
         def inside(loc):
             return loc.path == rp and start <= loc.pos() < end
-        reached = [g for g, _ in self.reach(self.edges(fn, inside),
-                                            u).values()]
-        self._reached[(rp, start, end)] = fn, u, inside, reached
-        return fn, u, inside, reached
+        out = [(fn, u, inside,
+                [g for g, _ in self.reach(self.edges(fn, inside),
+                                          u).values()])
+               for fn, u in self.functions_at(rp, start[0])]
+        self._reached[(rp, start, end)] = out
+        return out
 
     def foreign_call(self, path, start, end):
         """The first call, in the section (of @path from (line, col)
@@ -4522,21 +4544,19 @@ class Program:
         (C_LIBRARY_HEADER): "NAME() at LOC", or None.  Such a function
         may call back into the program through a pointer it was given
         before, which no reading of the program follows."""
-        sc = self._section_reach(path, start, end)
-        if sc is None:
-            return None
-        fn, u, inside, reached = sc
-        hooks = self._state_for("stdio-callback", (fn, u))
-        for c in [c for c in fn.calls if inside(c.loc)] + \
-                [c for g in reached for c in g.calls]:
-            if self._resolve(c.key, u)[0] is not None:
-                continue
-            if c.decl_file and not C_LIBRARY_HEADER.match(c.decl_file):
-                return "%s() at %s" % (c.callee, c.loc)
-            if hooks and c.callee in STREAM_CALLS:
-                return "%s() at %s (the program hands stdio its own " \
-                    "functions with %s() at %s)" % (c.callee, c.loc,
-                                                     hooks[0], hooks[1])
+        for fn, u, inside, reached in self._section_reach(path, start,
+                                                          end):
+            hooks = self._state_for("stdio-callback", (fn, u))
+            for c in [c for c in fn.calls if inside(c.loc)] + \
+                    [c for g in reached for c in g.calls]:
+                if self._resolve(c.key, u)[0] is not None:
+                    continue
+                if c.decl_file and not C_LIBRARY_HEADER.match(c.decl_file):
+                    return "%s() at %s" % (c.callee, c.loc)
+                if hooks and c.callee in STREAM_CALLS:
+                    return "%s() at %s (the program hands stdio its own " \
+                        "functions with %s() at %s)" % (
+                            c.callee, c.loc, hooks[0], hooks[1])
         return None
 
     def _owned_why(self, lock):
@@ -4571,17 +4591,21 @@ class Program:
                     break
         return out
 
-    def defined_in(self, name):
+    def defined_in(self, name, reach=None):
         """The files where a unit of the program defines a function named
         @name (a header's static inline once, whatever the units that
-        read it)."""
+        read it).  With @reach (real paths of files), not those whose
+        definition is static in a unit's own file outside @reach: no
+        call written in those files reaches it."""
         if not hasattr(self, "_def_files"):
             self._def_files = {}
             for u in self.units:
                 for fn in u.functions.values():
                     self._def_files.setdefault(fn.name, set()).add(
-                        fn.loc.path)
-        return self._def_files.get(name, set())
+                        (fn.loc.path, fn.is_static and
+                         fn.loc.path == u.path))
+        return {p for p, own in self._def_files.get(name, ())
+                if reach is None or not own or p in reach}
 
     def declared_in(self, name):
         """Files that declare the global lock @name, and whether one of
@@ -4599,22 +4623,23 @@ class Program:
         it, or calls a function the program does not define (the C
         library's set errno on failure, and perror() or printf's %m read
         it), or through a pointer."""
-        sc = self._section_reach(path, start, end)
-        if sc is None:
-            return False
-        fn, u, inside, reached = sc
-        if any(t.what == "errno" and inside(t.loc) for t in fn.thread_uses):
-            return True
-        calls = [c for c in fn.calls if inside(c.loc)] + \
-            [c for g in reached for c in g.calls]
-        if any(inside(i.loc) for i in fn.indirect) or \
-                any(g.indirect for g in reached):
-            return True
-        if any(c.callee not in ERRNO_FREE and
-               self._resolve(c.key, u)[0] is None for c in calls):
-            return True
-        return any(t.what == "errno" for g in reached
-                   for t in g.thread_uses)
+        for fn, u, inside, reached in self._section_reach(path, start,
+                                                          end):
+            if any(t.what == "errno" and inside(t.loc)
+                   for t in fn.thread_uses):
+                return True
+            calls = [c for c in fn.calls if inside(c.loc)] + \
+                [c for g in reached for c in g.calls]
+            if any(inside(i.loc) for i in fn.indirect) or \
+                    any(g.indirect for g in reached):
+                return True
+            if any(c.callee not in ERRNO_FREE and
+                   self._resolve(c.key, u)[0] is None for c in calls):
+                return True
+            if any(t.what == "errno" for g in reached
+                   for t in g.thread_uses):
+                return True
+        return False
 
     def thread_locals(self):
         """Names of the thread-local variables of the program."""

@@ -421,17 +421,26 @@ class Program:
                     where.setdefault(name, set()).add(
                         os.path.realpath(f.path))
         if fe is not None:
+            mine = {os.path.realpath(f.path) for f in self.files}
             for name in list(where):
                 where[name] |= {os.path.realpath(p)
-                                for p in fe.defined_in(name)}
-        self.defined_twice = {n for n, ps in where.items() if len(ps) > 1}
+                                for p in fe.defined_in(name, mine)}
+        # name -> [(File, name token, closing brace token)] of each of
+        # its definitions, when they are static copies of one text
+        self.static_copies = {}
+        for n, ps in where.items():
+            same = self._same_statics(n, ps) if len(ps) > 1 else None
+            if same:
+                self.static_copies[n] = same
+        self.defined_twice = {n for n, ps in where.items() if len(ps) > 1
+                              and n not in self.static_copies}
         handlers = set()
         for f in self.files:
             handlers |= find.cleanup_handlers(f.src.toks)
         while any([find.find_wrappers(f.src, fns, self.api, sole(f),
                                       returns(f), f.funcs,
                                       self.defined_twice, self.live_expand,
-                                      handlers)
+                                      handlers, self.static_copies)
                    for f in self.files]):
             pass
         find.add_macros(fns, resolved)
@@ -461,6 +470,36 @@ class Program:
                                  f.src.text):
                 self.typedefs.add(m.group(1))
             self.typedefs |= _struct_typedefs(f.src.toks)
+
+    def _same_statics(self, name, paths):
+        """[(File, name token, closing brace token)] of the definitions
+        of function @name in files @paths (real paths) when they are
+        static copies of one text, as the compiler reads each, else None:
+        liburcu's urcu.c, urcu-qsbr.c, urcu-bp.c and rculfhash.c each
+        define `static void mutex_lock(pthread_mutex_t *mutex)`, the same
+        body.  A call reaches its own unit's copy, and each does the same
+        thing to the mutex it is given, so the name can be one parameter
+        wrapper (find.find_wrappers()).  A definition in a file this run
+        does not read (with -p) cannot be compared."""
+        texts, out = set(), []
+        for p in paths:
+            f = next((f for f in self.files
+                      if os.path.realpath(f.path) == p), None)
+            if f is None:
+                return None
+            toks = f.src.toks
+            defs = [(ni, bc) for n, ni, _, bc in f.funcs if n == name and (
+                f.skipped is None or
+                f.src.line_of(toks[ni].start) not in f.skipped.lines)]
+            if len(defs) != 1:
+                return None
+            ni, bc = defs[0]
+            head, static, _ = find.definition_head(toks, ni)
+            if not static:
+                return None
+            texts.add(tuple(t.text for t in toks[head:bc + 1]))
+            out.append((f, ni, bc))
+        return out if len(texts) == 1 else None
 
     def sync_puns(self):
         """A lock field that a pointer of another type may point into
@@ -2605,8 +2644,7 @@ class Program:
 
     def _in_wrapper(self, f, k):
         off = f.src.toks[k].start
-        return any(lf.wrapper and lf.wrapper["file"] == f.path and
-                   lf.wrapper["start"] <= off < lf.wrapper["end"]
+        return any(find.in_wrapper(lf, f.path, off)
                    for lf in list(self.fns.values()) +
                    list(self.api.values()))
 

@@ -38,10 +38,9 @@ def discover(prog):
             k = src.tok_at(src.offset(line, col))
             fi = f.func_at(src.offset(line, col), prog.typedefs,
                            lenient=True) if k is not None else None
-            if fi is None or any(
-                    lf.wrapper and lf.wrapper["file"] == f.path and
-                    lf.wrapper["start"] <= toks[k].start < lf.wrapper["end"]
-                    for lf in prog.fns.values()):
+            if fi is None or any(find.in_wrapper(lf, f.path,
+                                                 toks[k].start)
+                                 for lf in prog.fns.values()):
                 continue  # in a macro definition or a lock wrapper
             sec = analyse.Section(f.display, fi.name, line)
             sec.fi, sec.tok, sec.fileobj = fi, k, f
@@ -860,15 +859,10 @@ def _clang_function(prog, f, fi):
     fe = getattr(prog, "frontend", None)
     if fe is None:
         return None
-    u = fe.unit_of(f.path)
-    if u is None:
-        return None
     src = f.src
     line = src.line_of(src.toks[fi.bo].start)
-    fn = u.function_at(os.path.realpath(f.path), line)
-    if fn is None or fn.name != fi.name:
-        return None
-    return fn
+    return next((fn for fn, _ in fe.functions_at(f.path, line)
+                 if fn.name == fi.name), None)
 
 
 def _tok_of(f, loc):
@@ -2179,8 +2173,9 @@ def _keep_unused(prog, fn):
     w = fn.wrapper if fn is not None else None
     if w is None or not w["static"] or w["inline"] or w.get("unused"):
         return  # pthread itself, a macro, or done
-    f = [x for x in prog.files if x.path == w["file"]][0]
-    f.edits.append((w["start"], w["start"], "__attribute__((unused)) "))
+    for path, start, _ in find.wrapper_spans(w):
+        f = [x for x in prog.files if x.path == path][0]
+        f.edits.append((start, start, "__attribute__((unused)) "))
     w["unused"] = True
 
 

@@ -689,6 +689,10 @@ def _wrappers_not_rewritten(prog):
             continue
         for fn in u.functions.values():
             # (one report per section: the lock calls, not the unlocks)
+            # (a static one of the unit's own file: no call here reaches
+            # it)
+            if fn.is_static and fn.loc.path == u.path:
+                continue
             if find.pthread_wrapper(fn) and fn.loc.path not in worked and \
                     any(c.key in find.PTHREAD.values() and
                         c.key != find.PTHREAD["unlock"] for c in fn.calls):

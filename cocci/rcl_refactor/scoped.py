@@ -1056,13 +1056,7 @@ def _function_at(prog, f, line):
     fe = getattr(prog, "frontend", None)
     if fe is None:
         return None
-    rp = os.path.realpath(f.path)
-    u = fe.unit_of(rp)
-    for unit in [u] if u is not None else fe.units:
-        fn = unit.function_at(rp, line)
-        if fn is not None:
-            return fn
-    return None
+    return next((fn for fn, _ in fe.functions_at(f.path, line)), None)
 
 
 def _plain_value(prog, f, line, v, bo, bc):

@@ -81,6 +81,12 @@
 #    global trivial lock(): a name two files define is no wrapper (main.c's
 #    section called plugin.c's companion, and the count was lost); a
 #    --lock-fn naming it is refused.
+#  - staticcopies: the same static mutex_lock(pthread_mutex_t *)
+#    wrapper in two units (liburcu's urcu.c, urcu-bp.c, ...) is one
+#    parameter wrapper; copies that differ keep the name no wrapper.
+#  - headerhazard: a section in a header whose callee creates a thread
+#    is held (the compiler's facts were looked up only in a unit's own
+#    file, and the section was delegated: liburcu's call_rcu thread).
 #  - twoprogs (wholeprog/twoprogs): a tree that builds two programs
 #    (squashfs-tools' mksquashfs and unsquashfs): pack.c cancels a thread
 #    and sets a signal mask, unpack.c does neither; unpack.c's sections
@@ -1380,6 +1386,172 @@ same_output twolocks "$TMP/tl.want" "$TMP/tl.new"
 	>"$TMP/log" 2>&1
 [ $? -eq 2 ] && grep -q "lock() is defined in several files (counted.h, plugin.c)" \
 	"$TMP/log" || { cat "$TMP/log"; fail "twolocks: --lock-fn lock=unlock"; }
+cd "$TMP" || exit 1
+
+# ---- staticcopies: one static lock wrapper copied into several units ----
+# liburcu's urcu.c, urcu-qsbr.c, urcu-bp.c and rculfhash.c each define
+# the same `static void mutex_lock(pthread_mutex_t *mutex)` (and unlock),
+# which checks the call's result.  A name several files define was no
+# wrapper, so each copy's body was read as a section on its parameter and
+# every lock they take stayed POSIX.  Identical static copies are one
+# parameter wrapper; each unit's copy is left unused and marked so.  A
+# copy whose text differs (slow.c's also counts) keeps the name no
+# wrapper, and nothing it locks moves through it.
+mkdir -p "$TMP/sc" && cd "$TMP/sc" || exit 1
+for u in a b; do
+	cat >$u.c <<EOC
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define die(rc) do { \\
+	fprintf(stderr, "%s: %s\n", __func__, strerror(rc)); \\
+	abort(); \\
+} while (0)
+
+static void mutex_lock(pthread_mutex_t *mutex)
+{
+	int ret;
+
+	ret = pthread_mutex_lock(mutex);
+	if (ret)
+		die(ret);
+}
+
+static void mutex_unlock(pthread_mutex_t *mutex)
+{
+	int ret;
+
+	ret = pthread_mutex_unlock(mutex);
+	if (ret)
+		die(ret);
+}
+
+static pthread_mutex_t ${u}_lock = PTHREAD_MUTEX_INITIALIZER;
+static long ${u}_count;
+
+void ${u}_add(long x)
+{
+	mutex_lock(&${u}_lock);
+	${u}_count += x;
+	mutex_unlock(&${u}_lock);
+}
+
+long ${u}_get(void)
+{
+	long v;
+
+	mutex_lock(&${u}_lock);
+	v = ${u}_count;
+	mutex_unlock(&${u}_lock);
+	return v;
+}
+EOC
+done
+cat >main.c <<'EOC'
+#include <pthread.h>
+#include <stdio.h>
+void a_add(long x);
+void b_add(long x);
+long a_get(void);
+long b_get(void);
+static void *work(void *arg)
+{
+	for (int i = 0; i < 10000; i++) {
+		a_add((long)arg);
+		b_add(1);
+	}
+	return NULL;
+}
+int main(void)
+{
+	pthread_t t[4];
+
+	for (long i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, work, (void *)i);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	printf("a %ld b %ld\n", a_get(), b_get());
+	return 0;
+}
+EOC
+units_whole staticcopies "4 section(s) found, 4 delegated, 0 held, 0 refused" \
+	a.c b.c main.c
+for u in a b; do
+	grep -q "__attribute__((unused)) static void mutex_lock" \
+		"$TMP/staticcopies.out/$u.c" ||
+		fail "staticcopies: $u.c's copy of mutex_lock() not kept unused"
+done
+sed -e 's/^	ret = pthread_mutex_lock(mutex);/	locked++;\n&/' \
+	-e 's/^static void mutex_lock/static long locked;\n&/' b.c >slow.c
+printf '[{"directory": "%s", "file": "a.c", "arguments": ["cc", "-c", "a.c"]}, {"directory": "%s", "file": "slow.c", "arguments": ["cc", "-c", "slow.c"]}]\n' \
+	"$PWD" "$PWD" >compile_commands.json
+"$RCLR" -p . --locks all -o "$TMP/scout2" >"$TMP/log" 2>&1
+grep -q "2 section(s) found, 0 delegated, 0 held, 2 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "staticcopies: copies that differ read as one wrapper"; }
+cd "$TMP" || exit 1
+
+# ---- headerhazard: a section in a header calls pthread_create() ----
+# liburcu's urcu-call-rcu-impl.h, included by urcu.c, urcu-bp.c and
+# urcu-qsbr.c: get_default_call_rcu_data()'s section creates the call_rcu
+# thread.  The compiler's reading of a section was looked up in the unit
+# whose file holds it, and a header is no unit's file: the section was
+# delegated, and the thread it created inherited the server thread's
+# SCHED_FIFO, CPU and signal mask.  Each unit that compiles the header's
+# function is read now; the section is held.
+mkdir -p "$TMP/hh" && cd "$TMP/hh" || exit 1
+cat >impl.h <<'EOC'
+struct data { pthread_t tid; long n; };
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static struct data *dflt;
+static void *thr(void *arg)
+{
+	struct data *d = arg;
+
+	d->n++;
+	return NULL;
+}
+static void data_init(struct data **dp)
+{
+	struct data *d = calloc(1, sizeof(*d));
+
+	if (d == NULL)
+		abort();
+	*dp = d;
+	if (pthread_create(&d->tid, NULL, thr, d))
+		abort();
+}
+static struct data *get_default(void)
+{
+	pthread_mutex_lock(&mu);
+	if (dflt != NULL) {
+		pthread_mutex_unlock(&mu);
+		return dflt;
+	}
+	data_init(&dflt);
+	pthread_mutex_unlock(&mu);
+	return dflt;
+}
+EOC
+cat >main.c <<'EOC'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "impl.h"
+int main(void)
+{
+	struct data *d = get_default();
+
+	pthread_join(d->tid, NULL);
+	printf("%ld %d\n", d->n, get_default() == d);
+	return 0;
+}
+EOC
+units_whole headerhazard "1 section(s) found, 0 delegated, 1 held, 0 refused" \
+	main.c
+grep -q "impl.h:.*held: thread-dependent data.*pthread_create()" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "headerhazard: the reason"; }
 cd "$TMP" || exit 1
 
 # ---- twoprogs: two programs of one tree ----
