@@ -4453,9 +4453,13 @@ class Program:
                     "section: %s() in %s() at %s (through %s)" % (
                         c.callee, g.name, c.loc, via),
                     c.callee in THREAD_EXITS))
+            balanced = self._stream_locks_balanced(g, u)
             for t in g.thread_uses:
                 if t.what == "errno":
                     continue  # carried: see errno_reached()
+                if balanced and t.what in (THREAD_CALLS["flockfile"],
+                                           THREAD_CALLS["funlockfile"]):
+                    continue
                 out.append("thread-dependent data in a function called from "
                            "the section: %s in %s() at %s (through %s; the "
                            "server thread has its own)" % (
@@ -4510,9 +4514,66 @@ class Program:
             self._setters = [
                 (STATE_SETTERS[c.callee], (c.callee, c.loc), (fn, u))
                 for u in self.units for fn in u.functions.values()
-                for c in fn.calls if c.callee in STATE_SETTERS]
+                for c in fn.calls if c.callee in STATE_SETTERS and not (
+                    STATE_SETTERS[c.callee] == "stream" and
+                    self._stream_region_waits_nothing(fn, u, c))]
         return next((val for k, val, at in self._setters
                      if k == kind and self._same_program(where, at)), None)
+
+    def _stream_region_waits_nothing(self, fn, u, c):
+        """Whether the stream lock that flockfile() call @c of Function
+        @fn (of Unit @u) takes is held only while its thread waits for no
+        lock: funlockfile() follows in @fn, no return comes between, and
+        nothing between -- in @fn or in a function of the program it may
+        call -- takes or waits on a mutex or condition variable, calls
+        through a pointer, or calls outside the program and the C
+        library.  Then a section's stdio call on the server thread waits
+        for that stream at most until its holder goes on by itself: no
+        thread holds a stream while it waits for the server."""
+        if c.callee != "flockfile":
+            return False
+        ends = [d.loc.pos() for d in fn.calls
+                if d.callee == "funlockfile" and d.loc.path == c.loc.path
+                and d.loc.pos() > c.loc.pos()]
+        if not ends:
+            return False
+        a, b = c.loc.pos(), max(ends)
+
+        def inside(loc):
+            return loc.path == c.loc.path and a < loc.pos() < b
+        if any(j.kind == "return" and inside(j.loc) for j in fn.jumps) or \
+                any(inside(i.loc) for i in fn.indirect) or \
+                any(inside(m[3]) for m in fn.mutex_ops):
+            return False
+        reached = [g for g, _ in self.reach(self.edges(fn, inside),
+                                            u).values()]
+        calls = [d for d in fn.calls if inside(d.loc)] + \
+            [d for g in reached for d in g.calls]
+        return not any(g.mutex_ops or g.indirect for g in reached) and \
+            not any(d.callee.startswith(("pthread_mutex_", "pthread_cond_",
+                                         "liblock_", "pthread_rwlock_",
+                                         "pthread_spin_", "sem_",
+                                         "pthread_join", "pthread_barrier_",
+                                         "mtx_", "cnd_", "thrd_join")) or
+                    (self._resolve(d.key, u)[0] is None and d.decl_file and
+                     not C_LIBRARY_HEADER.match(d.decl_file))
+                    for d in calls)
+
+    def _stream_locks_balanced(self, g, u):
+        """Whether every stream lock that Function @g (of Unit @u) takes
+        it gives back before it returns, waiting for nothing meanwhile
+        (_stream_region_waits_nothing()), and it gives back only those:
+        nbdkit's log_stderr_verror(), reached from its sections through
+        nbdkit_error(), holds stderr for one message.  On the server
+        thread that is as on its caller's: the stream's lock is not held
+        once the section ends."""
+        takes = [c for c in g.calls
+                 if c.callee in ("flockfile", "ftrylockfile")]
+        gives = [c for c in g.calls if c.callee == "funlockfile"]
+        return all(self._stream_region_waits_nothing(g, u, c)
+                   for c in takes) and \
+            all(any(c.loc.path == d.loc.path and c.loc.pos() < d.loc.pos()
+                    for c in takes) for d in gives)
 
     def _state_why(self, kind, where):
         name, loc = self._state_for(kind, where)
