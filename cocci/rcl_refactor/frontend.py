@@ -4523,8 +4523,8 @@ class Program:
     def _stream_region_waits_nothing(self, fn, u, c):
         """Whether the stream lock that flockfile() call @c of Function
         @fn (of Unit @u) takes is held only while its thread waits for no
-        lock: funlockfile() follows in @fn, no return comes between, and
-        nothing between -- in @fn or in a function of the program it may
+        lock: funlockfile() follows in @fn, nothing between jumps out (a
+        return, a goto, a break of a loop around), and nothing between -- in @fn or in a function of the program it may
         call -- takes or waits on a mutex or condition variable, calls
         through a pointer, or calls outside the program and the C
         library.  Then a section's stdio call on the server thread waits
@@ -4541,7 +4541,13 @@ class Program:
 
         def inside(loc):
             return loc.path == c.loc.path and a < loc.pos() < b
-        if any(j.kind == "return" and inside(j.loc) for j in fn.jumps) or \
+        def leaves(j):
+            # a return, a goto (its label may be anywhere), a break or
+            # continue of a loop or switch that does not lie inside
+            return inside(j.loc) and (
+                j.kind in ("return", "goto") or not j.target or
+                not (inside(j.target[0]) and inside(j.target[1])))
+        if any(leaves(j) for j in fn.jumps) or \
                 any(inside(i.loc) for i in fn.indirect) or \
                 any(inside(m[3]) for m in fn.mutex_ops):
             return False
