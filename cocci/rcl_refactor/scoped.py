@@ -84,7 +84,6 @@ cleanup after a return's value is computed, so a return whose value is
 not a constant or a local (whose address is never taken) keeps the use
 as it is (guard_use)."""
 import bisect
-import os
 import re
 
 from . import cparse, find
