@@ -445,7 +445,7 @@ def _facts(f, prog, opts):
     its scoped lock macros rewritten (scoped.py), or with the lines the
     compiler skips blanked, read from a copy that finds the file's
     headers through -I."""
-    text = _spatch_text(f)
+    text = _spatch_text(f, prog)
     if text is None:
         return find.spatch_facts(f.path, prog.fns, opts, analyse.CHECKERS,
                                  analyse.HINTS)
@@ -463,16 +463,18 @@ def _facts(f, prog, opts):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _spatch_text(f):
+def _spatch_text(f, prog):
     """The text Coccinelle reads when it is not the file's own: scoped.py's
     rewrite, and the branches the compiler skips (libclang's skipped
     ranges) that are not C blanked, so that every other line keeps its
     number.  Coccinelle reads every branch (a section there keeps its
     #if), and its lexer runs an apostrophe of the prose of an #if 0 block
-    on to the next one, through #endif and the functions after it."""
+    on to the next one, through #endif and the functions after it.  The
+    functions that the compiler sees and the tool's parser does not are
+    blanked too (_unseen_functions())."""
     own = getattr(f, "input_text", None) is None
     lines = f.src.text.split("\n")
-    blank = []
+    blank = _unseen_functions(f, prog)
     run = []
     for ln in sorted(f.skipped.lines if f.skipped else ()) + [0]:
         if run and ln != run[-1] + 1:
@@ -487,6 +489,34 @@ def _spatch_text(f):
         if ln <= len(lines):
             lines[ln - 1] = ""
     return "\n".join(lines)
+
+
+def _unseen_functions(f, prog):
+    """The lines of the functions of @f that the compiler reads and the
+    tool's parser does not see (no function of f.funcs overlaps them):
+    rsyslog's BEGINdoAction ... ENDdoAction, whose braces
+    come from macros, and K&R definitions.  Their lock calls stay in
+    place (safety._in_place()).  Coccinelle reads such a region as it
+    can, and lost the pairs of the next function's lock and unlock: its
+    section was held, "no unlock follows"."""
+    fe = getattr(prog, "frontend", None)
+    if fe is None:
+        return []
+    rp = os.path.realpath(f.path)
+    src = f.src
+    seen = [(src.line_of(src.toks[ni].start),
+             src.line_of(src.toks[bc].start)) for _, ni, _, bc in f.funcs]
+    out = set()
+    for u in fe.units:
+        if rp not in u.files:
+            continue
+        for fn in u.functions.values():
+            a, b = fn.loc.line, fn.end.line
+            if fn.loc.path != rp or fn.end.path != rp or any(
+                    x <= b and a <= y for x, y in seen):
+                continue
+            out.update(range(a, b + 1))
+    return sorted(out)
 
 
 def _apply_forced(prog):

@@ -78,6 +78,9 @@ class File:
         self.needs_include = False
         self.needs_errno = False  # a section carries errno (extract.py)
         self.dead_defines = set()  # lines of #defines not compiled
+        # object-like macros that close a function's body (Program: see
+        # rewrite.def_start())
+        self.closing_macros = frozenset()
 
     def retext(self, text):
         """Work on @text from now on (the file's, or lift's rewrite)."""
@@ -173,8 +176,12 @@ class Key:
         # locks it (macrobody.py)
         self.macro_calls = []
         # (File, start, end, new name): its lock/unlock/trylock calls in
-        # code the build does not compile (safety.skipped_lock_calls())
+        # code the build does not compile (safety.skipped_lock_calls()),
+        # or in a function the tool does not read (safety._in_place())
         self.skipped_calls = []
+        # (file, line, reason) of its lock calls held in place in a
+        # function the tool does not read (safety._in_place())
+        self.in_place = []
 
     def declared(self):
         """Whether a declaration of it was found to rewrite: its own, one
@@ -371,6 +378,15 @@ class Program:
                         in_c.setdefault(m.group(1), set()).add(f.path)
                     else:
                         in_c.setdefault(m.group(1), set()).add(None)
+        # Object-like macros that close more braces than they open
+        # (rsyslog's ENDdoAction, `RETiRet; }`): the text before a
+        # definition that follows one is not part of its head
+        # (rewrite.def_start()).
+        closing = frozenset(
+            n for n, bodies in self.live_objects.items()
+            if any(b.count("}") > b.count("{") for b in bodies))
+        for f in self.files:
+            f.closing_macros = closing
         # typedef pthread_mutex_t mythread_mutex; (liblzma) names the type
         # as a #define would.
         # Not one in a branch the compiler skips: unbound's util/locks.h

@@ -1166,6 +1166,14 @@ def decide(prog):
                 prog.report.hold(sec.file, sec.line, sec.reason)
             else:
                 prog.report.transformed += 1
+        for file, line, why in key.in_place:
+            if key.why == NOT_SELECTED:
+                prog.report.skipped += 1
+            elif key.why:
+                prog.report.refuse(file, line, "lock %s stays POSIX: %s" % (
+                    name, key.why))
+            else:
+                prog.report.hold(file, line, why)
 
 
 def _in_moved_code(prog):
@@ -1217,7 +1225,7 @@ def _no_compiled_section(prog):
         return any(not (s.reason or "").startswith(analyse.SKIPPED_CODE)
                    for s in key.sections)
     for (kind, name), key in prog.keys.items():
-        if kind != "mutex" or key.why or compiled(key):
+        if kind != "mutex" or key.why or compiled(key) or key.in_place:
             continue
         # A lock whose sections all go through a pointer to it, or such a
         # pointer (_pointee_tie()): the sections of either count.
@@ -2236,11 +2244,14 @@ def _def_token(f, fi):
 
 def def_start(f, fi):
     """Offset where text can go before the definition of @fi: the start of
-    the line of its first token, above a comment that precedes it."""
+    the line of its first token, above a comment that precedes it.  A
+    macro that closes the function before (File.closing_macros) is not
+    part of the head."""
     toks = f.src.toks
     j = fi.ni
-    while j > 0 and toks[j - 1].kind == "id" or (
-            j > 0 and toks[j - 1].text == "*"):
+    while j > 0 and toks[j - 1].kind == "id" and \
+            toks[j - 1].text not in f.closing_macros or (
+                j > 0 and toks[j - 1].text == "*"):
         j -= 1
     text = f.src.text
     off = text.rfind("\n", 0, toks[j].start) + 1

@@ -475,6 +475,7 @@ def unseen_lock_calls(prog):
     mutexes they name stay POSIX."""
     locks = {n for n, lf in prog.fns.items() if lf.role in ("lock",
                                                            "trylock")}
+    unlocks = {n for n, lf in prog.fns.items() if lf.role == "unlock"}
     elsewhere = _wrappers_not_rewritten(prog)
     for f in prog.files:
         toks = f.src.toks
@@ -505,14 +506,31 @@ def unseen_lock_calls(prog):
                     "in a function whose braces come from macros: neither "
                     "Coccinelle nor the tool's parser sees where it begins "
                     "and ends")
-                # and the locks it may name, fields included
                 lf = prog.fns[t.text]
+                if _in_place(prog, f, k, lf, why):
+                    continue
+                # else the locks it may name stay POSIX, fields included
                 names, _ = prog.fn_keys(lf, find.call_args(toks, k), f, k) \
                     if not lf.wrapper or lf.wrapper.get("param") else \
                     ([], None)
                 for n in names:
                     prog.key(n).refuse("locked at %s:%d %s" % (
                         f.display, f.line(k), why))
+            elif t.text in unlocks and not inside and \
+                    t.text not in prog.section_macros and \
+                    (_knr_function(toks, k) or _compiled_call(prog, f, k)):
+                lf = prog.fns[t.text]
+                if not _in_place(prog, f, k, lf, None):
+                    names, _ = prog.fn_keys(lf, find.call_args(toks, k),
+                                            f, k) \
+                        if not lf.wrapper or lf.wrapper.get("param") else \
+                        ([], None)
+                    for n in names:
+                        prog.key(n).refuse(
+                            "unlocked at %s:%d in a function the tool does "
+                            "not read, by a call it cannot rename" % (
+                                f.display, f.line(k)))
+                continue
             elif inside and t.text in elsewhere and \
                     t.text not in prog.fns and t.text not in prog.macros:
                 why = "%s() locks its argument, and is defined " \
@@ -671,6 +689,46 @@ def _first_arg_key(prog, f, c):
             args = find.call_args(toks, k)
             name = find.lock_key(args[0]) if args else None
     return (name, via) if via else (None, None)
+
+
+def _in_place(prog, f, k, lf, why):
+    """Keep the call at token @k of @f of lock function @lf (a lock,
+    trylock or unlock), in a function the tool does not read (@why: its
+    braces come from macros, rsyslog's BEGINdoAction ... ENDdoAction, or
+    it is a K&R definition), in place on its lock's word: renamed to
+    liblock's when the lock is converted (Key.skipped_calls), nothing when
+    it is a wrapper of a named lock (its body calls liblock).  A lock or
+    trylock is a held section of its lock (Key.in_place, reported by
+    rewrite.decide()).  False when the call names no one lock, or is a
+    wrapper's trylock, whose result the wrapper may give another meaning:
+    the caller keeps its locks POSIX."""
+    toks = f.src.toks
+    named = lf.wrapper and not lf.wrapper.get("param")
+    if named:
+        names, nwhy = prog.fn_keys(lf, [], f, k)
+        expr = None
+    else:
+        expr = lf.expr(find.call_args(toks, k))
+        names, nwhy = prog.lock_keys(expr, f, k) if expr else ([], None)
+    if len(names) != 1 or nwhy:
+        return False
+    key = prog.key(names[0])
+    t = toks[k]
+    if named:
+        pass  # its body calls liblock (rewrite.wrappers())
+    elif t.text in _RENAMED:
+        key.skipped_calls.append((f, t.start, t.end, _RENAMED[t.text]))
+    elif lf.role in ("lock", "unlock"):
+        close = cparse.match(toks, k + 1)
+        key.skipped_calls.append((f, t.start, toks[close].end,
+                                  lf.liblock_call(expr)))
+    else:
+        return False
+    if lf.role != "unlock":
+        prog.report.found += 1
+        key.in_place.append((f.display, f.line(k), "%s: its lock and unlock "
+                             "calls stay in place" % why))
+    return True
 
 
 def _wrappers_not_rewritten(prog):

@@ -2,12 +2,14 @@
 /* rsyslog's module template: whole functions made by macros, their
    head and opening brace in BEGIN_HANDLER(), their closing brace in
    END_HANDLER.  Neither Coccinelle nor the tool's parser sees where such
-   a function begins; the compiler does.  Their lock calls are not
-   sections the tool can place: that lock stays a pthread mutex, with
-   the reason, and the rest of the file is still transformed (once,
-   nothing was written: the calls were left on a converted lock and the
-   compile check failed). */
-/* expect: refused in a function whose braces come from macros */
+   a function begins; the compiler does.  Their lock calls stay in
+   place, renamed to liblock's: a held section (once, nothing was
+   written: the calls were left on a converted lock and the compile check
+   failed; then the lock stayed a pthread mutex).  Coccinelle does not
+   read the region (its lines are blanked for it), and count_call(),
+   right after END_HANDLER, is delegated: its extracted function goes
+   after END_HANDLER's closing brace, not before. */
+/* expect: held its lock and unlock calls stay in place */
 #include <pthread.h>
 #include <stdio.h>
 
