@@ -1806,6 +1806,12 @@ def _is_sync_ptr(t):
     return t.kind == ci.TypeKind.POINTER and _is_sync_type(t.get_pointee())
 
 
+def _is_mutex_ptr(t):
+    """A pointer to a mutex."""
+    t = t.get_canonical()
+    return t.kind == ci.TypeKind.POINTER and _is_mutex_type(t.get_pointee())
+
+
 def _sync_kind(t):
     """"mutex", "cond" or "other": what a field of type @t is."""
     if _is_mutex_type(t):
@@ -3806,7 +3812,14 @@ class _Walker:
                     if tag and cl:
                         self.unit.member_refs.append((cl, ref.spelling,
                                                       tag))
-                if ref is not None and _is_mutex_type(ref.type):
+                # (a pointer to a mutex too, a field or a global, as the
+                # pointer keys are named: curl's `curl_mutex_t *mtx` of
+                # struct thread_sync_data, which it allocates)
+                ptr = ref is not None and _is_mutex_ptr(ref.type) and (
+                    ref.kind == K.FIELD_DECL or ref.kind == K.VAR_DECL and
+                    ref.semantic_parent is not None and
+                    ref.semantic_parent.kind == K.TRANSLATION_UNIT)
+                if ref is not None and (_is_mutex_type(ref.type) or ptr):
                     if ref.kind == K.FIELD_DECL:
                         self._use("." + ref.spelling)
                         self._use(_field_use(ref.semantic_parent,

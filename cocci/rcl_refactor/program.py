@@ -3526,9 +3526,12 @@ def _assigned_value(toks, a, k):
     """When toks[a:k+1] is the left side of an assignment statement, `P =
     value;`: (r, b, e), the value's tokens toks[r:b] without the
     parentheses around it, and the `;` at @e; else None."""
+    p = a - 1
+    while p > 0 and toks[p].kind == "pp":
+        p -= 1  # the statement before an #endif (curl's asyn-thread.c)
     if toks[k + 1].text != "=" or not (
-            toks[a - 1].text in (";", "{", "}", "else", ":") or
-            toks[a - 1].text == ")" and handles.control(toks, a - 1)):
+            toks[p].text in (";", "{", "}", "else", ":") or
+            toks[p].text == ")" and handles.control(toks, p)):
         return None
     e = k + 2
     while e < len(toks) and toks[e].text not in (";", ","):

@@ -87,6 +87,9 @@
 #  - headerhazard: a section in a header whose callee creates a thread
 #    is held (the compiler's facts were looked up only in a unit's own
 #    file, and the section was delegated: liburcu's call_rcu thread).
+#  - ptrfield: a structure's pointer to a mutex it allocates after an
+#    #endif, taken through macros (curl's asyn-thread.c): -p picks the
+#    unit, and the allocation is followed.
 #  - twoprogs (wholeprog/twoprogs): a tree that builds two programs
 #    (squashfs-tools' mksquashfs and unsquashfs): pack.c cancels a thread
 #    and sets a signal mask, unpack.c does neither; unpack.c's sections
@@ -1552,6 +1555,100 @@ units_whole headerhazard "1 section(s) found, 0 delegated, 1 held, 0 refused" \
 	main.c
 grep -q "impl.h:.*held: thread-dependent data.*pthread_create()" "$TMP/log" ||
 	{ cat "$TMP/log"; fail "headerhazard: the reason"; }
+cd "$TMP" || exit 1
+
+# ---- ptrfield: a lock a structure points to, allocated after an #endif ----
+# curl 7.88.1's lib/asyn-thread.c: struct thread_sync_data holds a
+# `curl_mutex_t *mtx` (curl_threads.h: pthread_mutex_t), allocated with
+# malloc(sizeof(curl_mutex_t)) on the line after an #endif, and taken
+# through Curl_mutex_acquire().  -p with no file named found no unit
+# using a lock (a pointer to one was not a use), and, the unit named,
+# the allocation after the #endif was "used outside lock/unlock".
+mkdir -p "$TMP/pf" && cd "$TMP/pf" || exit 1
+cat >threads.h <<'EOC'
+#include <pthread.h>
+#if defined(HAVE_PTHREAD_H)
+#  define sync_mutex_t pthread_mutex_t
+#  define sync_mutex_init(m) pthread_mutex_init(m, NULL)
+#  define sync_mutex_acquire(m) pthread_mutex_lock(m)
+#  define sync_mutex_release(m) pthread_mutex_unlock(m)
+#  define sync_mutex_destroy(m) pthread_mutex_destroy(m)
+#endif
+EOC
+cat >resolve.c <<'EOC'
+#define HAVE_PTHREAD_H 1
+#include <stdlib.h>
+#include "threads.h"
+#include "resolve.h"
+struct sync_data {
+	sync_mutex_t *mtx;
+	int done;
+	long answers;
+};
+static struct sync_data *sync_new(int port)
+{
+	struct sync_data *sd = calloc(1, sizeof(*sd));
+
+	if (!sd)
+		return NULL;
+#ifdef HAVE_PORTS
+	sd->port = port;
+#else
+	(void)port;
+#endif
+	sd->mtx = malloc(sizeof(sync_mutex_t));
+	if (!sd->mtx) {
+		free(sd);
+		return NULL;
+	}
+	sync_mutex_init(sd->mtx);
+	return sd;
+}
+static void *resolver(void *arg)
+{
+	struct sync_data *sd = arg;
+
+	for (int i = 0; i < 1000; i++) {
+		sync_mutex_acquire(sd->mtx);
+		sd->answers++;
+		sync_mutex_release(sd->mtx);
+	}
+	return NULL;
+}
+long resolve_all(int n)
+{
+	struct sync_data *sd = sync_new(53);
+	pthread_t t[8];
+	long got;
+
+	if (!sd || n > 8)
+		return -1;
+	for (int i = 0; i < n; i++)
+		pthread_create(&t[i], NULL, resolver, sd);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	sync_mutex_acquire(sd->mtx);
+	sd->done = 1;
+	got = sd->answers;
+	sync_mutex_release(sd->mtx);
+	sync_mutex_destroy(sd->mtx);
+	free(sd->mtx);
+	free(sd);
+	return got;
+}
+EOC
+echo 'long resolve_all(int n);' >resolve.h
+cat >main.c <<'EOC'
+#include <stdio.h>
+#include "resolve.h"
+int main(void)
+{
+	printf("%ld\n", resolve_all(4));
+	return 0;
+}
+EOC
+units_whole ptrfield "2 section(s) found, 2 delegated, 0 held, 0 refused" \
+	resolve.c main.c
 cd "$TMP" || exit 1
 
 # ---- twoprogs: two programs of one tree ----
