@@ -467,12 +467,13 @@ def not_statement_reason(toks, k):
 
 
 def unseen_lock_calls(prog):
-    """Lock calls the sections do not account for, each refused with a
-    reason (never "0 sections found" when there are lock calls): calls in
-    K&R function definitions, which neither Coccinelle nor the driver
-    read, and calls of macros whose expansion locks but is more than the
-    lock call (`(void)(pthread_mutex_lock(m) && (abort(), 0))`).  The
-    mutexes they name stay POSIX."""
+    """Lock calls the sections do not account for, each held or refused
+    with a reason (never "0 sections found" when there are lock calls):
+    calls in functions that neither Coccinelle nor the driver reads (K&R
+    definitions, braces that come from macros), held in place when they
+    name one lock (_in_place()), and calls of macros whose expansion
+    locks but is more than the lock call (`(void)(pthread_mutex_lock(m)
+    && (abort(), 0))`).  The mutexes a refused call names stay POSIX."""
     locks = {n for n, lf in prog.fns.items() if lf.role in ("lock",
                                                            "trylock")}
     unlocks = {n for n, lf in prog.fns.items() if lf.role == "unlock"}
