@@ -429,8 +429,7 @@ START_TEST(section_in_key_destructor)
 	ck_assert_int_eq(atomic_load(&m->overlaps), 0);
 	ck_assert_uint_eq(m->line[0].v, 1 + (uint64_t)ROUNDS * BATCH * 4);
 	/* the ids the destructors took were given back too */
-	ck_assert_uint_le(rt_stats(rcl_default_server()).scan_limit,
-			  BATCH + 1);
+	ck_assert_uint_le(rt_stats(rcl_default_server()).scan_limit, BATCH + 1);
 	ck_assert_int_eq(pthread_key_delete(late_key), 0);
 	ck_assert_int_eq(liblock_destroy(&m->l), 0);
 	ck_assert_int_eq(rcl_shutdown(), 0);
