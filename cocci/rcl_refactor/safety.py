@@ -511,10 +511,7 @@ def unseen_lock_calls(prog):
                 if _in_place(prog, f, k, lf, why):
                     continue
                 # else the locks it may name stay POSIX, fields included
-                names, _ = prog.fn_keys(lf, find.call_args(toks, k), f, k) \
-                    if not lf.wrapper or lf.wrapper.get("param") else \
-                    ([], None)
-                for n in names:
+                for n in _call_keys(prog, lf, f, k):
                     prog.key(n).refuse("locked at %s:%d %s" % (
                         f.display, f.line(k), why))
             elif t.text in unlocks and not inside and \
@@ -522,11 +519,7 @@ def unseen_lock_calls(prog):
                     (_knr_function(toks, k) or _compiled_call(prog, f, k)):
                 lf = prog.fns[t.text]
                 if not _in_place(prog, f, k, lf, None):
-                    names, _ = prog.fn_keys(lf, find.call_args(toks, k),
-                                            f, k) \
-                        if not lf.wrapper or lf.wrapper.get("param") else \
-                        ([], None)
-                    for n in names:
+                    for n in _call_keys(prog, lf, f, k):
                         prog.key(n).refuse(
                             "unlocked at %s:%d in a function the tool does "
                             "not read, by a call it cannot rename" % (
@@ -690,6 +683,14 @@ def _first_arg_key(prog, f, c):
             args = find.call_args(toks, k)
             name = find.lock_key(args[0]) if args else None
     return (name, via) if via else (None, None)
+
+
+def _call_keys(prog, lf, f, k):
+    """The locks the call at token @k of @f of lock function @lf may
+    name (none for a wrapper of a named lock: its body is read)."""
+    if lf.wrapper and not lf.wrapper.get("param"):
+        return []
+    return prog.fn_keys(lf, find.call_args(f.src.toks, k), f, k)[0]
 
 
 def _in_place(prog, f, k, lf, why):
