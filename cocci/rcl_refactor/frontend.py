@@ -696,6 +696,11 @@ class Function:
     # Whether it returns void (a scope guard's `return E;` keeps its value
     # in a temporary only in a function that returns one: scoped.py)
     returns_void: bool = False
+    # For a function that returns a pointer: the globals whose addresses
+    # its returns give, when every return gives a null pointer or one
+    # (unbound's `void *log_get_lock(void)`, `return (void *)&log_lock;`),
+    # else None (_pointer_returns())
+    pointer_returns: frozenset = None
 
     def contains(self, path, line):
         return path == self.loc.path and \
@@ -1979,6 +1984,39 @@ def _param_index(ref, fn):
     params = [c for c in fn.get_children()
               if c.kind == ci.CursorKind.PARM_DECL]
     return next((i for i, c in enumerate(params) if c == ref), None)
+
+
+def _pointer_returns(cur):
+    """The names of the globals whose addresses function @cur returns,
+    when each of its returns gives a null pointer constant or the address
+    of a mutex or condition declared outside any function (casts and
+    parentheses aside), else None.  The address of a structure that holds
+    one is None: a pointer to it points to its first field."""
+    K = ci.CursorKind
+    out = set()
+    for st in cur.walk_preorder():
+        if st.kind != K.RETURN_STMT:
+            continue
+        kids = list(st.get_children())
+        if len(kids) != 1:
+            return None
+        e = _bare(kids[0])
+        if _null_pointer(e):
+            continue
+        tok = next(iter(e.get_tokens()), None)
+        ops = list(e.get_children())
+        if e.kind != K.UNARY_OPERATOR or tok is None or \
+                tok.spelling != "&" or len(ops) != 1:
+            return None
+        ref = _bare(ops[0])
+        var = ref.referenced if ref.kind == K.DECL_REF_EXPR else None
+        if var is None or var.kind != K.VAR_DECL or \
+                var.semantic_parent is None or \
+                var.semantic_parent.kind != K.TRANSLATION_UNIT or \
+                _sync_kind(var.type) == "other":
+            return None
+        out.add(var.spelling)
+    return frozenset(out)
 
 
 def _thread_slot(e, fn):
@@ -3619,6 +3657,8 @@ class _Walker:
                       _is_noreturn(cur, self.config))
         fn.returns_void = cur.result_type.get_canonical().kind == \
             ci.TypeKind.VOID
+        if cur.result_type.get_canonical().kind == ci.TypeKind.POINTER:
+            fn.pointer_returns = _pointer_returns(cur)
         self._locals(cur, fn)
         self._fn_refs(cur, fn)
         sole = _SoleCall(cur, self.noreturn_keys | self.end_keys)
@@ -4686,6 +4726,22 @@ class Program:
                          fn.loc.path == u.path))
         return {p for p, own in self._def_files.get(name, ())
                 if reach is None or not own or p in reach}
+
+    def pointer_returns(self, name):
+        """The globals whose addresses a function named @name may return
+        (Function.pointer_returns of every definition of the program),
+        or None when one of them may return anything else or none is
+        known."""
+        out, found = set(), False
+        for u in self.units:
+            for fn in u.functions.values():
+                if fn.name != name:
+                    continue
+                if fn.pointer_returns is None:
+                    return None
+                found = True
+                out |= fn.pointer_returns
+        return frozenset(out) if found else None
 
     def declared_in(self, name):
         """Files that declare the global lock @name, and whether one of

@@ -549,6 +549,21 @@ class Program:
             if (str(p.loc), p.kind) in seen or self._handled_pun(p):
                 continue  # a header's function, in every unit
             seen.add((str(p.loc), p.kind))
+            named = fe.pointer_returns(p.operand[1]) if p.operand and \
+                p.operand[0] == "ret" else None
+            if named is not None:
+                # the call gives a null pointer or the address of one
+                # of these globals: no field is behind it
+                for name in sorted(named):
+                    key = self.keys.get((p.kind, name))
+                    if key is not None:
+                        key.refuse(
+                            "'%s' from %s() is converted into a pointer to "
+                            "a %s at %s (%s), which pthreads would then be "
+                            "given" % (p.source, p.operand[1], "mutex" if
+                                       p.kind == "mutex" else "condition",
+                                       p.loc, p.text))
+                continue
             for (kind, name), key in self.keys.items():
                 if kind == p.kind and "." in name and reaches(p, name):
                     key.refuse(

@@ -90,6 +90,10 @@
 #  - ptrfield: a structure's pointer to a mutex it allocates after an
 #    #endif, taken through macros (curl's asyn-thread.c): -p picks the
 #    unit, and the allocation is followed.
+#  - voidret (wholeprog/voidret): a function whose returns give NULL or
+#    the address of one global mutex (unbound's log_get_lock()), whose
+#    result a unit not rewritten converts to a mutex pointer, reaches
+#    that mutex only: the structure locks stay convertible.
 #  - twoprogs (wholeprog/twoprogs): a tree that builds two programs
 #    (squashfs-tools' mksquashfs and unsquashfs): pack.c cancels a thread
 #    and sets a signal mask, unpack.c does neither; unpack.c's sections
@@ -1649,6 +1653,45 @@ int main(void)
 EOC
 units_whole ptrfield "2 section(s) found, 2 delegated, 0 held, 0 refused" \
 	resolve.c main.c
+cd "$TMP" || exit 1
+
+# ---- voidret: a global lock handed out as a void pointer ----
+# unbound 1.17's util/log.c: `void *log_get_lock(void)` returns
+# `(void *)&log_lock` or NULL, and daemon/unbound.c (a unit not being
+# rewritten) destroys it through `(lock_basic_type *)log_get_lock()`.
+# That conversion was taken to reach every mutex that begins a
+# structure, and tally.lock stayed POSIX.  Every return gives the
+# address of log_mu or NULL: only log_mu (address taken) stays POSIX.
+# When the function returns a structure that begins with a mutex, the
+# conversion still reaches tally.lock's kind of field.
+mkdir -p "$TMP/vr" && cd "$TMP/vr" || exit 1
+cp "$WP/voidret/"*.c "$WP/voidret/"*.h . && chmod u+w ./*
+db= sep=
+for u in log.c tally.c main.c; do
+	db="$db$sep{\"directory\": \"$PWD\", \"file\": \"$u\", \"arguments\": [\"cc\", \"-std=gnu11\", \"-Wall\", \"-c\", \"$u\"]}"
+	sep=", "
+done
+printf '[%s]\n' "$db" >compile_commands.json
+$CC -std=gnu11 -O2 -Wall -Werror -pthread log.c tally.c main.c \
+	-o "$TMP/vr.orig" || fail "voidret does not build"
+timeout 60 "$TMP/vr.orig" >"$TMP/vr.want" || fail "voidret fails"
+"$RCLR" -p . --locks all -o "$TMP/vr.out" log.c tally.c >"$TMP/log" 2>&1
+[ $? -eq 1 ] || { cat "$TMP/log"; fail "voidret: want exit 1 (log_mu)"; }
+grep -q "4 section(s) found, 2 delegated, 0 held, 2 refused" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "voidret: summary"; }
+grep -q "tally.lock stays POSIX" "$TMP/log" &&
+	{ cat "$TMP/log"; fail "voidret: tally.lock kept POSIX"; }
+cp main.c "$TMP/vr.out/"
+cc_rcl "$TMP/vr.new" "$TMP/vr.out/main.c" "$TMP/vr.out/log.c" \
+	"$TMP/vr.out/tally.c" || fail "voidret: the result does not build"
+same_output voidret "$TMP/vr.want" "$TMP/vr.new"
+# The same getter returning a structure whose first field is a mutex.
+sed 's/return (void \*)&log_mu;/return (void *)\&log_box;/' log.c >log2.c &&
+	mv log2.c log.c
+grep -q "&log_box;" log.c || fail "voidret: the struct variant"
+"$RCLR" -p . --locks all -o "$TMP/vr.out2" log.c tally.c >"$TMP/log" 2>&1
+grep -q "tally.lock stays POSIX: 'void \*' is converted" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "voidret: a structure's address reaches tally.lock"; }
 cd "$TMP" || exit 1
 
 # ---- twoprogs: two programs of one tree ----
