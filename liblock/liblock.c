@@ -489,7 +489,7 @@ static int word_lock(liblock_lock_t *lock)
 	    (rc = settle(lock, SETTLE_LOCK)) != 0)
 		return rc;
 	ops = lock->_ops;
-	return ops->lock ? ops->lock(lock->_impl) : ENOTSUP;
+	return ops->lock ? ll_note_taken(ops->lock(lock->_impl)) : ENOTSUP;
 }
 
 /* lock or trylock (@take) of an owned lock: by its holder, @again
@@ -521,7 +521,8 @@ static int word_trylock(liblock_lock_t *lock)
 	    (rc = settle(lock, SETTLE_TRYLOCK)) != 0)
 		return rc;
 	ops = lock->_ops;
-	return ops->trylock ? ops->trylock(lock->_impl) : ENOTSUP;
+	return ops->trylock ? ll_note_taken(ops->trylock(lock->_impl))
+			    : ENOTSUP;
 }
 
 int liblock_trylock(liblock_lock_t *lock)
@@ -539,7 +540,8 @@ static int word_unlock(liblock_lock_t *lock)
 	    (rc = settle(lock, SETTLE_UNLOCK)) != 0)
 		return rc == SETTLED_UNLOCKED ? 0 : rc;
 	ops = lock->_ops;
-	return ops->unlock ? ops->unlock(lock->_impl) : ENOTSUP;
+	return ops->unlock ? ll_note_released(ops->unlock(lock->_impl))
+			   : ENOTSUP;
 }
 
 int liblock_unlock(liblock_lock_t *lock)

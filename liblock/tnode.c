@@ -56,12 +56,17 @@ static void slot_release(struct tnode_slot *s)
 static void table_free(void *arg)
 {
 	struct tnode_table *t = arg;
+	bool holds = ll_tnode_last.held > 0;
 
 	if (my_table == t)
 		my_table = NULL;
 	ll_tnode_last.id = 0;
 	ll_tnode_last.node = NULL;
-	for (size_t i = 0; i <= t->mask; i++)
+	/* A thread that exits holding a lock (pthread_exit() inside a
+	 * section: the lock stays held, as a POSIX mutex does) may have its
+	 * node in that lock's queue: a waiter links itself to it.  Its
+	 * nodes stay allocated; which one is in a queue is not known. */
+	for (size_t i = 0; i <= t->mask && !holds; i++)
 		if (t->slots[i].id != 0 && t->slots[i].id != TOMBSTONE)
 			slot_release(&t->slots[i]);
 	ll_free(t->slots);

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ll_int.h"
@@ -124,6 +125,82 @@ START_TEST(fifo_handover)
 }
 END_TEST
 
+/* A thread that exits holding a lock (pthread_exit() inside a section,
+ * lbzip2's error path, which another thread answers by ending the
+ * process): the lock stays held, as a POSIX mutex does, and a later
+ * waiter waits.  A queue lock's node must outlive its thread then: the
+ * waiter links itself to it (a use after free that ASan reports). */
+static liblock_lock_t exit_lock;
+static atomic_int exit_waiter_got;
+
+static void *take_and_exit(void *arg)
+{
+	(void)arg;
+	if (liblock_lock(&exit_lock) != 0)
+		_exit(5);
+	if (ll_tnode_last.held != 1)
+		_exit(6);
+	pthread_exit(NULL);
+}
+
+static void *wait_for_it(void *arg)
+{
+	(void)arg;
+	if (liblock_lock(&exit_lock) == 0)
+		atomic_store(&exit_waiter_got, 1);
+	return NULL;
+}
+
+static const char *lock_algo(int i)
+{
+	const char *const *all = liblock_algorithms();
+	liblock_algorithm_info_t info;
+
+	for (int n = 0; all[n]; n++)
+		if (liblock_algorithm_info(all[n], &info) == 0 &&
+		    (info.caps & LIBLOCK_CAP_LOCK) &&
+		    !(info.caps & LIBLOCK_CAP_SERVER) && i-- == 0)
+			return all[n];
+	return NULL;
+}
+
+START_TEST(exit_holding)
+{
+	liblock_attr_t attr = LIBLOCK_ATTR_INITIALIZER;
+	const char *name;
+	int status;
+	pid_t pid;
+
+	for (int i = 0; (name = lock_algo(i)) != NULL; i++) {
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			pthread_t a, b;
+
+			alarm(20);
+			attr.algorithm = name;
+			attr.flags = LIBLOCK_ATTR_FIXED;
+			if (liblock_init(&exit_lock, &attr) != 0 ||
+			    pthread_create(&a, NULL, take_and_exit, NULL) ||
+			    pthread_join(a, NULL) ||
+			    pthread_create(&b, NULL, wait_for_it, NULL))
+				_exit(4);
+			usleep(100000);
+			_exit(liblock_trylock(&exit_lock) != EBUSY ? 3
+			      : atomic_load(&exit_waiter_got)	   ? 2
+								   : 0);
+		}
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "%s: a thread exited holding it, then: status "
+			      "%#x (2: a waiter got it, 3: a trylock did, "
+			      "5/6: the holder's lock failed or was not "
+			      "counted)",
+			      name, status);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("queue locks: FIFO handover");
@@ -134,6 +211,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, fifo_handover, 0,
 			    sizeof(fifo_algos) / sizeof(fifo_algos[0]));
+	tcase_add_test(tc, exit_holding);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
