@@ -108,7 +108,6 @@ static int rcl_init(void **impl, const liblock_attr_t *attr)
 	l->next_free = NULL;
 	atomic_store_explicit(&l->holder, 0, memory_order_relaxed);
 	atomic_store_explicit(&l->waiting, 0, memory_order_relaxed);
-	atomic_store_explicit(&l->orphaned, 0, memory_order_relaxed);
 	atomic_store_explicit(&l->kept, 0, memory_order_relaxed);
 	atomic_fetch_add_explicit(&s->nlocks, 1, memory_order_relaxed);
 	*impl = l;

@@ -74,8 +74,10 @@ struct rcl_sthread;
  * that called liblock_lock/trylock on it ("held" sections, word.c).
  *
  *   bits 63..2  owner: 0 free, RCL_W_HANDOFF (reserved for a servicing
- *               thread of the lock's server), else the owner's token
- *               (rcl_token(): 8-byte aligned, never RCL_W_HANDOFF);
+ *               thread of the lock's server), RCL_W_ORPHAN (its holder
+ *               exited holding it: nobody owns it, word.c), else the
+ *               owner's token
+ *               (rcl_token(): 8-byte aligned, never 4 or 8);
  *   bit 1       RCL_W_SRV_WANT: a servicing thread left a request of this
  *               lock pending because the word was busy or wanted; the
  *               releaser turns the word into RCL_W_HANDOFF instead of 0;
@@ -111,8 +113,7 @@ struct rcl_lock {
 	struct rcl_lock *next_free; /* recycling list (client.c) */
 	/* the lock word's line */
 	_Atomic uintptr_t holder LL_ALIGNED;
-	_Atomic uint32_t waiting;  /* threads in a blocking acquire */
-	_Atomic uint32_t orphaned; /* a holder exited without unlocking */
+	_Atomic uint32_t waiting; /* threads in a blocking acquire */
 	/* 1 while a servicing thread keeps the word between two sections
 	 * (servicing.c): whoever finds the word taken and this set waits
 	 * for it to be let go instead of taking the lock for busy */
@@ -129,6 +130,7 @@ enum {
 	RCL_W_SRV_WANT = 2u,
 	RCL_W_FLAGS = 3u,
 	RCL_W_HANDOFF = 4u,
+	RCL_W_ORPHAN = 8u,
 };
 
 /* The owner part of lock word value @w. */

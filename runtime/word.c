@@ -50,14 +50,6 @@ static inline _Atomic uint32_t *word_futex(struct rcl_lock *l)
 #endif
 }
 
-static _Noreturn void orphan_fatal(struct rcl_lock *l)
-{
-	ll_fatal("RCL lock %p is held by a thread that exited without "
-		 "unlocking it (pthread_exit or return inside a section): "
-		 "nobody can take it again",
-		 (void *)l);
-}
-
 void rcl_word_release_slow(struct rcl_lock *l, uintptr_t w)
 {
 	/* release: the section's writes happen before the next holder's
@@ -145,9 +137,6 @@ bool rcl_word_serve(struct rcl_req *r, uintptr_t lk, uintptr_t me)
 				return true;
 			continue;
 		}
-		if (own != 0 &&
-		    atomic_load_explicit(&l->orphaned, memory_order_relaxed))
-			orphan_fatal(l);
 		if (!(w & RCL_W_SRV_WANT) &&
 		    !atomic_compare_exchange_weak_explicit(
 			    &l->holder, &w, w | RCL_W_SRV_WANT,
@@ -205,8 +194,6 @@ void rcl_word_acquire(struct rcl_lock *l, uintptr_t me, bool server)
 				break;
 			continue;
 		}
-		if (atomic_load_explicit(&l->orphaned, memory_order_relaxed))
-			orphan_fatal(l);
 		if (server) {
 			/* a client on a stopped server: the holder may need
 			 * our CPU; never sleep, HANDOFF has no waker */
@@ -241,9 +228,16 @@ void rcl_word_acquire(struct rcl_lock *l, uintptr_t me, bool server)
 /* ---- the locks a thread holds ------------------------------------------
  * Held sections are recorded per thread so that liblock_exec inside one
  * of them on the same lock is reported (it would wait for itself), and so
- * that a thread that exits holding words marks them orphaned: whoever
- * would then wait for them forever gets orphan_fatal() instead. */
-
+ * that a thread that exits holding words gives them to RCL_W_ORPHAN.
+ *
+ * A POSIX mutex whose holder ended stays locked, and its waiters wait
+ * until the process ends.  A program that ends a thread holding a lock
+ * is usually ending the process from another thread (lbzip2's bailout()
+ * raises a signal that the main thread answers with _exit(), then calls
+ * pthread_exit()): stopping the waiters would change how it ends, so
+ * they wait the same way, and the exit is reported.  The owner must not
+ * stay the exited thread's token: a thread created later may be given
+ * the same one, and would then unlock a lock it never took. */
 struct held {
 	struct rcl_lock **v;
 	uint32_t n, cap;
@@ -256,14 +250,27 @@ static pthread_once_t held_once = PTHREAD_ONCE_INIT;
 static void held_exit(void *arg)
 {
 	struct held *h = arg;
+	uintptr_t me = rcl_token();
 
 	for (uint32_t i = 0; i < h->n; i++) {
+		struct rcl_lock *l = h->v[i];
+		uintptr_t w =
+			atomic_load_explicit(&l->holder, memory_order_relaxed);
+
+		/* Relaxed: nothing of the section is published to anyone;
+		 * the flags stay, and with them the sleepers' and the
+		 * server's waits (for ever, as POSIX waiters'). */
+		while (rcl_w_owner(w) == me &&
+		       !atomic_compare_exchange_weak_explicit(
+			       &l->holder, &w, RCL_W_ORPHAN | (w & RCL_W_FLAGS),
+			       memory_order_relaxed, memory_order_relaxed))
+			;
+		if (rcl_w_owner(w) != me)
+			continue;
 		ll_log(LL_WARN,
-		       "a thread exited holding RCL lock %p; a later wait "
-		       "for it is fatal",
-		       (void *)h->v[i]);
-		atomic_store_explicit(&h->v[i]->orphaned, 1,
-				      memory_order_relaxed);
+		       "a thread exited holding RCL lock %p: its waiters wait "
+		       "for ever, as a POSIX mutex's would",
+		       (void *)l);
 	}
 	ll_free(h->v);
 	h->v = NULL;

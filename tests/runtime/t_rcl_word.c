@@ -750,10 +750,11 @@ END_TEST
 
 typedef void (*scenario_fn)(liblock_lock_t *l);
 
-static void expect_fatal(scenario_fn fn, const char *needle)
+/* Run @fn on a fresh RCL lock in a child process (a hang is a failure,
+ * reported as SIGALRM); its wait status in @status, its stderr in @buf. */
+static void run_scenario(scenario_fn fn, int *status, char *buf, size_t size)
 {
-	int p[2], status;
-	char buf[4096], want[64];
+	int p[2];
 	ssize_t n, len = 0;
 	liblock_lock_t *l = malloc(sizeof(*l));
 	pid_t pid;
@@ -763,7 +764,7 @@ static void expect_fatal(scenario_fn fn, const char *needle)
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		alarm(20); /* a hang is a failure, reported as SIGALRM */
+		alarm(20);
 		dup2(p[1], 2);
 		close(p[0]);
 		rt_init_rcl(l, LIBLOCK_SERVER_DEFAULT);
@@ -771,21 +772,29 @@ static void expect_fatal(scenario_fn fn, const char *needle)
 		_exit(0);
 	}
 	close(p[1]);
-	while (len < (ssize_t)sizeof(buf) - 1 &&
-	       (n = read(p[0], buf + len, sizeof(buf) - 1 - (size_t)len)) > 0)
+	while (len < (ssize_t)size - 1 &&
+	       (n = read(p[0], buf + len, size - 1 - (size_t)len)) > 0)
 		len += n;
 	buf[len] = '\0';
 	close(p[0]);
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(waitpid(pid, status, 0), pid);
+	free(l);
+}
+
+static void expect_fatal(scenario_fn fn, const char *needle)
+{
+	char buf[4096];
+	int status;
+
+	run_scenario(fn, &status, buf, sizeof(buf));
 	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
 		      "expected an abort, got status %#x; stderr: %s", status,
 		      buf);
 	ck_assert_msg(strstr(buf, needle) != NULL, "no '%s' in: %s", needle,
 		      buf);
 	/* the message names the lock structure (a pointer) */
-	snprintf(want, sizeof(want), "RCL lock 0x");
-	ck_assert_msg(strstr(buf, want) != NULL, "lock not named in: %s", buf);
-	free(l);
+	ck_assert_msg(strstr(buf, "RCL lock 0x") != NULL,
+		      "lock not named in: %s", buf);
 }
 
 static void *exit_cs(void *arg)
@@ -799,30 +808,6 @@ static void delegated_exit(liblock_lock_t *l)
 	liblock_exec(l, exit_cs, NULL);
 }
 
-static void *exit_holding(void *arg)
-{
-	ck_assert_int_eq(liblock_lock(arg), 0);
-	pthread_exit(NULL);
-}
-
-static void held_exit_then_wait(liblock_lock_t *l)
-{
-	pthread_t t;
-
-	ck_assert_int_eq(pthread_create(&t, NULL, exit_holding, l), 0);
-	ck_assert_int_eq(pthread_join(t, NULL), 0);
-	liblock_lock(l); /* would wait forever */
-}
-
-static void held_exit_then_delegate(liblock_lock_t *l)
-{
-	pthread_t t;
-
-	ck_assert_int_eq(pthread_create(&t, NULL, exit_holding, l), 0);
-	ck_assert_int_eq(pthread_join(t, NULL), 0);
-	liblock_exec(l, nop_cs, NULL); /* the server would defer forever */
-}
-
 static void exec_inside_own_held(liblock_lock_t *l)
 {
 	ck_assert_int_eq(liblock_lock(l), 0);
@@ -832,9 +817,78 @@ static void exec_inside_own_held(liblock_lock_t *l)
 START_TEST(never_returning_sections_are_fatal)
 {
 	expect_fatal(delegated_exit, "ended its servicing thread");
-	expect_fatal(held_exit_then_wait, "exited without unlocking");
-	expect_fatal(held_exit_then_delegate, "exited without unlocking");
 	expect_fatal(exec_inside_own_held, "would wait for itself");
+}
+END_TEST
+
+/* A thread that exits holding a word (lbzip2's bailout(): pthread_exit()
+ * inside a section, while the main thread ends the process): under POSIX
+ * its waiters wait until the process is gone, and so they do here, parked
+ * ones and later ones, held and delegated; a thread created later (which
+ * may be given the exited one's token) finds the lock busy and not its
+ * own; the exit is reported, naming the lock. */
+static atomic_int orphan_waiter_returned;
+
+static void *hold_then_exit(void *arg)
+{
+	if (liblock_lock(arg) != 0)
+		_exit(5);
+	usleep(100000); /* the first waiter parks meanwhile */
+	pthread_exit(NULL);
+}
+
+static void *lock_and_note(void *arg)
+{
+	if (liblock_lock(arg) == 0)
+		atomic_store(&orphan_waiter_returned, 1);
+	return NULL;
+}
+
+static void *exec_and_note(void *arg)
+{
+	liblock_exec(arg, nop_cs, NULL);
+	atomic_store(&orphan_waiter_returned, 1);
+	return NULL;
+}
+
+static void *not_mine(void *arg)
+{
+	return (void *)(long)(liblock_trylock(arg) == EBUSY &&
+			      liblock_unlock(arg) == EPERM);
+}
+
+static void exit_holding_then_process_ends(liblock_lock_t *l)
+{
+	pthread_t t, w, d, n;
+	void *ok;
+
+	if (pthread_create(&t, NULL, hold_then_exit, l) != 0)
+		_exit(5);
+	usleep(20000);
+	if (pthread_create(&w, NULL, lock_and_note, l) != 0 ||
+	    pthread_join(t, NULL) != 0 ||
+	    pthread_create(&d, NULL, exec_and_note, l) != 0 ||
+	    pthread_create(&n, NULL, not_mine, l) != 0 ||
+	    pthread_join(n, &ok) != 0)
+		_exit(5);
+	usleep(300000); /* the waiters wait */
+	if (!ok)
+		_exit(4);
+	_exit(atomic_load(&orphan_waiter_returned) ? 3 : 7);
+}
+
+START_TEST(orphaned_word_waits_like_posix)
+{
+	char buf[4096];
+	int status;
+
+	run_scenario(exit_holding_then_process_ends, &status, buf, sizeof(buf));
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 7,
+		      "expected exit 7 (3: a waiter got the lock, 4: a new "
+		      "thread owned it), got status %#x; stderr: %s",
+		      status, buf);
+	ck_assert_msg(strstr(buf, "exited holding RCL lock 0x") != NULL,
+		      "the exit is not reported: %s", buf);
 }
 END_TEST
 
@@ -905,6 +959,7 @@ Suite *make_suite(const char *mode)
 	tcase_add_test(tc, fairness_both_kinds_progress);
 	tcase_add_test(tc, nested_held_and_delegated);
 	tcase_add_test(tc, never_returning_sections_are_fatal);
+	tcase_add_test(tc, orphaned_word_waits_like_posix);
 	tcase_add_test(tc, cancelled_during_first_use);
 	tcase_add_test(tc, mixed_sections_exact);
 	suite_add_tcase(s, tc);
