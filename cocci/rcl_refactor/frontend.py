@@ -61,10 +61,10 @@ LIBCLANG_CANDIDATES = ("/usr/lib/llvm-16/lib/libclang-16.so.1",
                        "/usr/lib/x86_64-linux-gnu/libclang-16.so.1",
                        "/usr/lib/llvm-16/lib/libclang.so")
 
-# The calls that end the calling thread (and only it).  A section held
-# in place on the lock word that may reach one leaves the word held by a
-# thread that is gone: under POSIX the lock's later callers wait for
-# ever, and librcl stops the program.  Its lock stays POSIX.
+# The calls that end the calling thread (and only it).  A section that
+# may reach one is held in place: it may leave the word held by a thread
+# that is gone, whose waiters wait as POSIX's do until the process ends
+# (or, still running a second later, librcl stops it with a message).
 THREAD_EXITS = frozenset(("pthread_exit", "thrd_exit"))
 
 

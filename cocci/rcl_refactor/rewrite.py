@@ -637,14 +637,12 @@ def analyse_section(prog, sec, selection):
                 raise analyse.Refused("%s at %s:%d" % (
                     why, f.display, f.line(k)))
         hazards, errno = _hazards(prog, f, sec.shape)
-        ends = next((h for h in hazards if h.ends_thread), None)
-        if ends and sec.key:
-            # held, the lock word would outlive its holder (THREAD_EXITS)
-            prog.key(sec.key).refuse(
-                "a section of it at %s:%d may end its thread holding it "
-                "(%s)" % (f.display, sec.line, ends))
         if hazards:
-            raise analyse.Refused(ends or hazards[0])
+            # held; one that may end its thread (THREAD_EXITS) leaves
+            # the word held, and its waiters wait as POSIX's do, until
+            # the process ends or, a second later, librcl stops it
+            raise analyse.Refused(next(
+                (h for h in hazards if h.ends_thread), hazards[0]))
         k0 = _def_token(f, fi)
         why, sec.shape["keep_line"] = safety.source_position(
             prog, fi, sec.shape, k0)

@@ -3,9 +3,10 @@
    through bailout(), which _exit()s on the main thread and otherwise
    pthread_exit()s, with the scheduler's lock held; the main thread then
    reports the failure.  The thread exit comes after the _exit() in
-   bailout(): both are seen, and the lock stays POSIX (on the lock word
-   the runtime aborts the program, whose thread ended holding it). */
-/* expect: refused may end its thread holding it */
+   bailout(): both are seen, and the section is held; the second worker
+   waits on the lock word for ever, as it waits on the POSIX mutex, until
+   the main thread ends the process. */
+/* expect: held pthread_exit() in bailout() */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

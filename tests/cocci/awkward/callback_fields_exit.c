@@ -4,9 +4,9 @@
    the shutdown path copies `cancel` into `run` before the job goes
    through the queue once more.  A handler that ends its thread
    (stop_worker(), handed to the setter) can therefore be behind the
-   section's call of `run`: its lock stays POSIX (on a server thread the
+   section's call of `run`: the section is held (on a server thread the
    exit would end the server, holding the lock). */
-/* expect: refused may end its thread holding it */
+/* expect: held pthread_exit() in stop_worker() */
 #include <pthread.h>
 #include <stdio.h>
 

@@ -3,9 +3,9 @@
    position, `(stopping ? stop_worker : add_job)(&v)`, and one of the two
    ends its thread.  Neither is called by name, and neither address is
    stored anywhere: the call through the expression reaches both, and the
-   lock stays POSIX (on a server thread the exit would end the server,
+   section is held (on a server thread the exit would end the server,
    holding the lock). */
-/* expect: refused may end its thread holding it */
+/* expect: held pthread_exit() in stop_worker() */
 #include <pthread.h>
 #include <stdio.h>
 

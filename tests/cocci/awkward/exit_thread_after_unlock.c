@@ -3,8 +3,8 @@
 /* A worker pool whose workers leave with pthread_exit() once the queue
    is drained: the exit comes after the early unlock, in the caller, so
    the section can still go to the server.  (A worker that would call
-   pthread_exit() with the lock held keeps its lock POSIX:
-   tests/cocci/wholeprog/hazards.) */
+   pthread_exit() with the lock held is held in place:
+   exit_thread_bailout.c.) */
 #include <pthread.h>
 #include <stdio.h>
 
