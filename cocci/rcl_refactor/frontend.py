@@ -63,8 +63,8 @@ LIBCLANG_CANDIDATES = ("/usr/lib/llvm-16/lib/libclang-16.so.1",
 
 # The calls that end the calling thread (and only it).  A section that
 # may reach one is held in place: it may leave the word held by a thread
-# that is gone, whose waiters wait as POSIX's do until the process ends
-# (or, still running a second later, librcl stops it with a message).
+# that is gone, whose waiters wait as POSIX's do (librcl reports the
+# exit, naming the lock: runtime/word.c).
 THREAD_EXITS = frozenset(("pthread_exit", "thrd_exit"))
 
 

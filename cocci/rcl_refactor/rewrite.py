@@ -639,8 +639,7 @@ def analyse_section(prog, sec, selection):
         hazards, errno = _hazards(prog, f, sec.shape)
         if hazards:
             # held; one that may end its thread (THREAD_EXITS) leaves
-            # the word held, and its waiters wait as POSIX's do, until
-            # the process ends or, a second later, librcl stops it
+            # the word held, and its waiters wait as POSIX's do
             raise analyse.Refused(next(
                 (h for h in hazards if h.ends_thread), hazards[0]))
         k0 = _def_token(f, fi)
