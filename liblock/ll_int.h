@@ -189,29 +189,30 @@ void ll_lock_key_init(struct ll_lock_key *key) LL_HIDDEN;
  * ENOMEM.  @size must be the same on every call for one key. */
 void *ll_tnode_dtor(const struct ll_lock_key *key, size_t size,
 		    void (*dtor)(void *node)) LL_HIDDEN;
-/* The calling thread's last node (tnode.c); id 0 when none.  @held: the
- * locks it took through liblock_lock/trylock and has not released
- * (liblock.c): a thread that exits holding a queue lock leaves its node in
- * the queue, where the next waiter writes to it, so its nodes are then
- * not freed (tnode.c).  rcl-run's fast path (interpose/pti_mutex.c, a
- * library of its own) does not count. */
+/* The calling thread's last node (tnode.c); id 0 when none. */
 struct ll_tnode_last {
 	uint64_t id;
 	void *node;
-	long held;
 };
 extern __thread struct ll_tnode_last ll_tnode_last LL_HIDDEN LL_TLS_FAST;
+/* The locks the calling thread took and has not released: counted by
+ * liblock_lock/trylock/unlock (liblock.c) and by rcl-run's fast path,
+ * which calls the algorithms directly (interpose/pti_mutex.c, another
+ * library: hence not hidden; not part of the API).  A thread that exits
+ * holding a queue lock leaves its node in the queue, where the next
+ * waiter writes to it: its nodes are then kept (tnode.c). */
+extern __thread long liblock_held_locks_ LIBLOCK_API LL_TLS_FAST;
 /* Count a lock taken (@rc 0) or released by the calling thread. */
 static inline int ll_note_taken(int rc)
 {
 	if (ll_likely(rc == 0))
-		ll_tnode_last.held++;
+		liblock_held_locks_++;
 	return rc;
 }
 static inline int ll_note_released(int rc)
 {
 	if (ll_likely(rc == 0))
-		ll_tnode_last.held--;
+		liblock_held_locks_--;
 	return rc;
 }
 /* ll_tnode_dtor() without a dtor; inline for a thread's last lock. */

@@ -27,6 +27,7 @@ struct tnode_table {
 	size_t mask; /* capacity - 1, capacity a power of two */
 	size_t used; /* live + tombstones */
 	struct tnode_slot *slots;
+	struct tnode_table *next_kept; /* on kept_tables */
 };
 
 #define TOMBSTONE UINT64_MAX
@@ -40,6 +41,27 @@ static __thread struct tnode_table *my_table LL_TLS_FAST;
  * are never reused (they start at 1), and the entry is cleared when its
  * node is freed. */
 __thread struct ll_tnode_last ll_tnode_last LL_TLS_FAST;
+
+__thread long liblock_held_locks_ LL_TLS_FAST;
+
+/* Tables of threads that exited holding a lock, never freed: a list, so
+ * that they stay reachable (a leak checker does not report them, and a
+ * debugger finds them). */
+static struct tnode_table *_Atomic kept_tables;
+
+static void keep_table(struct tnode_table *t)
+{
+	struct tnode_table *head =
+		atomic_load_explicit(&kept_tables, memory_order_relaxed);
+
+	/* relaxed: nobody reads the list; it only keeps the tables
+	 * reachable */
+	do
+		t->next_kept = head;
+	while (!atomic_compare_exchange_weak_explicit(&kept_tables, &head, t,
+						      memory_order_relaxed,
+						      memory_order_relaxed));
+}
 
 static void slot_release(struct tnode_slot *s)
 {
@@ -56,7 +78,6 @@ static void slot_release(struct tnode_slot *s)
 static void table_free(void *arg)
 {
 	struct tnode_table *t = arg;
-	bool holds = ll_tnode_last.held > 0;
 
 	if (my_table == t)
 		my_table = NULL;
@@ -64,9 +85,13 @@ static void table_free(void *arg)
 	ll_tnode_last.node = NULL;
 	/* A thread that exits holding a lock (pthread_exit() inside a
 	 * section: the lock stays held, as a POSIX mutex does) may have its
-	 * node in that lock's queue: a waiter links itself to it.  Its
-	 * nodes stay allocated; which one is in a queue is not known. */
-	for (size_t i = 0; i <= t->mask && !holds; i++)
+	 * node in that lock's queue: a waiter links itself to it.  Which
+	 * one is not known: the whole table is kept, reachable. */
+	if (liblock_held_locks_ > 0) {
+		keep_table(t);
+		return;
+	}
+	for (size_t i = 0; i <= t->mask; i++)
 		if (t->slots[i].id != 0 && t->slots[i].id != TOMBSTONE)
 			slot_release(&t->slots[i]);
 	ll_free(t->slots);

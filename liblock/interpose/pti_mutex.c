@@ -574,7 +574,7 @@ LL_API_EXPORT int pti_mutex_lock(pthread_mutex_t *m)
 			!atomic_load_explicit(&o->fast, memory_order_relaxed)))
 		return lock_slow(m, o);
 	pti_thread.inside++;
-	rc = o->ops->lock(ll_lock_impl(&o->lock));
+	rc = ll_note_taken(o->ops->lock(ll_lock_impl(&o->lock)));
 	pti_thread.inside--;
 	if (ll_likely(rc == 0)) {
 		/* relaxed: see pti_enter() */
@@ -681,7 +681,7 @@ LL_API_EXPORT int pti_mutex_unlock(pthread_mutex_t *m)
 	prev = atomic_load_explicit(&o->owner, memory_order_relaxed);
 	atomic_store_explicit(&o->owner, 0, memory_order_relaxed);
 	pti_thread.inside++;
-	rc = o->ops->unlock(ll_lock_impl(&o->lock));
+	rc = ll_note_released(o->ops->unlock(ll_lock_impl(&o->lock)));
 	pti_thread.inside--;
 	if (ll_unlikely(rc != 0))
 		return unlock_refused(o, rc, prev, __builtin_return_address(0));

@@ -138,7 +138,7 @@ static void *take_and_exit(void *arg)
 	(void)arg;
 	if (liblock_lock(&exit_lock) != 0)
 		_exit(5);
-	if (ll_tnode_last.held != 1)
+	if (liblock_held_locks_ != 1)
 		_exit(6);
 	pthread_exit(NULL);
 }
