@@ -69,6 +69,7 @@ int main(void)
 		pthread_create(&t[i], NULL, worker, (void *)i);
 	while (sem_wait(&failed) != 0)
 		;
+	pthread_join(t[1], NULL); /* the failer is gone */
 	usleep(20000); /* the others are waiting for the lock by now */
 	/* the failer holds the lock for ever: nobody writes done again */
 	printf("failed at %s\n", last_by_failer >= 3000 ? "3000 or later" :
