@@ -195,6 +195,14 @@ static __attribute__((noinline)) void lazy_init(liblock_lock_t *lock)
 		liblock_attr_t attr = {lock->_algorithm, lock->_server,
 				       lock->_flags};
 
+		/* All zero: memory no initialiser set (a static structure,
+		 * calloc()).  glibc's all-zero mutex is a default one and
+		 * programs lock such memory (lrzip's control_lock when it
+		 * decompresses); as LIBLOCK_INITIALIZER, server 0 there is
+		 * no request for CPU 0. */
+		if (attr.algorithm == NULL && attr.server == 0 &&
+		    attr.flags == 0)
+			attr.server = LIBLOCK_SERVER_DEFAULT;
 		if (build(lock, &attr) != 0) {
 			/* A static lock has nobody to return an error to:
 			 * fall back to POSIX so the program stays correct. */

@@ -5,6 +5,11 @@
  * threads, print "algorithm=NAME server=CPU degraded=0|1 count=N".
  * Exit 0, or 2 if the lock cannot be initialised.
  *
+ * With RCL_PROBE_ZEROED=1 the lock is never initialised: its memory is
+ * all zero, as a static structure's a program locks without an init
+ * call, and "cpu0=1" is added when a server runs on CPU 0, which is
+ * not the default server.
+ *
  * With RCL_PROBE_END=pthread_exit, main() ends in pthread_exit() while
  * the worker has yet to run its sections; the worker prints
  * "count=N" (buffered) and returns.  The process must then end with
@@ -13,6 +18,7 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +62,10 @@ static void *last_worker(void *arg)
 int main(void)
 {
 	pthread_t t;
-	int rc = liblock_init(&lock, NULL);
+	bool zeroed = getenv("RCL_PROBE_ZEROED") != NULL;
+	int rc = zeroed ? 0 : liblock_init(&lock, NULL);
+	rcl_stats_t st;
+	bool cpu0;
 
 	if (rc != 0) {
 		fprintf(stderr, "rcl_probe: liblock_init: %s\n", strerror(rc));
@@ -80,8 +89,11 @@ int main(void)
 		return 1;
 	worker(NULL);
 	pthread_join(t, NULL);
-	printf("algorithm=%s server=%d degraded=%d count=%ld\n",
+	/* the runtime's state once the sections ran: a zeroed lock's server */
+	cpu0 = zeroed && rcl_default_server() != 0 && rcl_stats(0, &st) == 0 &&
+	       st.running;
+	printf("algorithm=%s server=%d degraded=%d count=%ld%s\n",
 	       liblock_lock_algorithm(&lock), rcl_default_server(),
-	       rcl_degraded(), count);
+	       rcl_degraded(), count, cpu0 ? " cpu0=1" : "");
 	return liblock_destroy(&lock) == 0 && count == N ? 0 : 1;
 }

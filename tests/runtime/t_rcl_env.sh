@@ -14,6 +14,13 @@ run LIBLOCK_LOCK=rcl || fail "probe with LIBLOCK_LOCK=rcl"
 grep -q "algorithm=rcl server=$last .*count=100" "$out".out ||
 	fail "expected rcl on the last CPU ($last): $(cat "$out".out)"
 
+# A lock no initialiser set (all zero, as glibc's default mutex) is a
+# LIBLOCK_INITIALIZER one: the default server, not CPU 0.
+run LIBLOCK_LOCK=rcl RCL_PROBE_ZEROED=1 || fail "probe of a zeroed lock"
+grep -q "algorithm=rcl server=$last .*count=100$" "$out".out ||
+	fail "zeroed lock: expected rcl on the last CPU ($last) only: $(cat "$out".out)"
+! grep -q . "$out".err || fail "zeroed lock: warnings"
+
 run LIBLOCK_LOCK=rcl RCL_STATS=1 || fail "probe with RCL_STATS=1"
 grep -q "^rcl: server cpu $last" "$out".err || fail "no statistics printed"
 # a --disable-lock-stats build says so and counts no sections
