@@ -633,8 +633,17 @@ def _shape_body(fi, f, ident, blk, i, j, fns, is_selected, api, ppenv,
             fi.src.line_of(fi.src.toks[t0].start) in skipped.lines:
         raise Refused(SKIPPED_CODE + " (a branch of an #if its flags "
                       "skip): nothing there can be checked")
+    # The section's #ifs read the macros as its function has left them
+    # (safety.preprocessor_state() replays those #defines and #undefs
+    # before the extracted function, or holds the section).
+    local = [toks[k].text for k in range(fi.ni, t0) if toks[k].kind == "pp"
+             and re.match(r"#\s*(define|undef)\b", toks[k].text) and (
+                 skipped is None or fi.src.line_of(toks[k].start)
+                 not in skipped.lines)]
     sec["build_dead"] = []
-    sec["dead"] = pp_dead(fi, body, t0, t1, ppenv, sec["build_dead"])
+    sec["dead"] = pp_dead(fi, body, t0, t1,
+                          ppenv.after(local) if local else ppenv,
+                          sec["build_dead"])
     stmts = [s for b in body for s in b.walk()
              if not any(a <= s.t0 < b for a, b in sec["dead"])]
     for s in stmts:
@@ -892,7 +901,7 @@ def pp_dead(fi, body, t0, t1, env, build_dead):
                 v = v if word == "ifdef" or v is None else not v
             by_build = False
             if v is None and env.build_flags:
-                v = _build_reading(fi.src, toks[s.t0], word, rest)
+                v = _build_reading(fi.src, toks[s.t0])
                 by_build = v is not None
             if v is None:
                 raise Refused("#%s %s inside the section: give -D or -U for "
@@ -922,23 +931,19 @@ def pp_dead(fi, body, t0, t1, env, build_dead):
     return dead
 
 
-# `X`, `!X`, `defined(X)`, `!defined X`: an #if or #elif that only asks
-# whether (or how) one macro is defined
-_ONE_MACRO = re.compile(r"!?\s*(?:defined\s*(?:\(\s*\w+\s*\)|\w+)|\w+)")
-
-
-def _build_reading(src, tok, word, rest):
+def _build_reading(src, tok):
     """With the build's flags (-p): whether the branch the directive @tok
-    opens is compiled, when the tool cannot tell from the macros it read
-    and the test is on one macro (#ifdef X, #ifndef X, #if defined(X),
-    #elif !X): libclang's skipped ranges, the compiler's reading with the
-    build's flags.  A macro no flag, file or header of the unit defines is
-    undefined in that build, as one that autoconf's config.h leaves as
-    `/* #undef X */` (tinyproxy's HAVE_VSYSLOG_H).  None otherwise: an
-    expression of function-like macros stays "give -D or -U" (another
-    configuration of the source compiles its other branch)."""
-    if src.skipped is None or (word in ("if", "elif") and
-                               not _ONE_MACRO.fullmatch(rest)):
+    opens is compiled, when the tool cannot tell from the macros it read:
+    libclang's skipped ranges, the compiler's reading with the build's
+    flags, whatever the condition (`#ifdef X`, `#if defined(SIGPIPE) &&
+    !defined(_WIN32)`, `#if DB_VERSION_CHECK(4, 7, 0)`).  A macro no
+    flag, file or header of the unit defines is undefined in that build,
+    as one that autoconf's config.h leaves as `/* #undef X */`
+    (tinyproxy's HAVE_VSYSLOG_H).  Another configuration of the source
+    may compile the other branch: each branch that build skips gets an
+    #error in the extracted function (extract.py, sec["build_dead"]).
+    None when the directive is itself in skipped code."""
+    if src.skipped is None:
         return None
     dead = src.skipped.branch_dead(src.line_of(tok.start))
     return None if dead is None else not dead

@@ -40,6 +40,23 @@ class Env:
             return self.values[name]
         return 0 if name in self.undef else None
 
+    def after(self, directives):
+        """A copy of this state once the #define and #undef lines
+        @directives (their texts, read in order, surely compiled) are
+        applied: what a section reads after those of its function."""
+        env = Env()
+        env.values, env.undef = dict(self.values), set(self.undef)
+        env.build_flags = self.build_flags
+        for text in directives:
+            m = _DIRECTIVE.match(text.replace("\\\n", " "))
+            if m and m.group(1) == "define":
+                _define(m.group(2).strip(), True, env, {})
+            elif m and m.group(1) == "undef" and m.group(2).split():
+                name = m.group(2).split()[0]
+                env.values.pop(name, None)
+                env.undef.add(name)
+        return env
+
 
 def _int(text):
     m = re.fullmatch(r"\s*\(?\s*(-?\d+)[uUlL]*\s*\)?\s*", text)

@@ -1071,7 +1071,9 @@ def _used(toks, a, b, dead=()):
                 params = {p.strip() for p in (m.group(3) or "").split(",")}
                 out.update(n for n in _ids(m.group(4)) if n not in params)
             else:
-                out.update(_ids(t.text)[1:])
+                # an #if's condition: lexed without its directive word (a
+                # line that starts with '#' is one "pp" token to lex())
+                out.update(_ids(re.sub(r"^\s*#\s*\w*", "", t.text)))
     return out
 
 

@@ -591,11 +591,11 @@ same_output di2 "$TMP/di.want" "$TMP/di.new2"
 # With -p, a section in a branch the build skips (#ifdef QUERY_CACHE,
 # #undef in config.h, as opendkim's dkim-cache.c) is held with that
 # reason, not "give -D or -U"; named alone, the file may lack its flags
-# and that branch is read as before (delegated).  An #if on a function-like macro inside a section
-# (opendkim's DB_VERSION_CHECK(x,y,z)) stays held even though libclang
-# knows the branch compiled: another configuration of the same source
-# would compile the other branch inside the extracted function, whose
-# context was computed without it (docs/REFACTOR.md section 6).
+# and that branch is read as before (delegated).  An #if on a
+# function-like macro inside a section (opendkim's DB_VERSION_CHECK(x,y,z))
+# is held named alone, and with -p read as the compiler reads it, whatever
+# the expression: the #else that build skips gets the #error too
+# (docs/REFACTOR.md section 6).
 mkdir -p "$TMP/vg" && cd "$TMP/vg" || exit 1
 cat >config.h <<'EOC'
 #define API_VERSION 3
@@ -672,9 +672,10 @@ printf '[{"directory": "%s", "file": "vg.c", "command": "cc -std=gnu11 -O2 -c vg
 	"$TMP/vg" >compile_commands.json
 "$RCLR" -p . --locks all -o "$TMP/vgout2" vg.c >"$TMP/log" 2>&1 ||
 	{ cat "$TMP/log"; fail "vg -p: rcl-refactor failed"; }
-grep -q "3 section(s) found, 1 delegated, 2 held, 0 refused" "$TMP/log" ||
+grep -q "3 section(s) found, 2 delegated, 1 held, 0 refused" "$TMP/log" ||
 	{ cat "$TMP/log"; fail "vg -p: summary"; }
 grep -q "^vg.c:20:" "$TMP/log" && { cat "$TMP/log"; fail "vg -p: #ifdef held"; }
+grep -q "^vg.c:9:" "$TMP/log" && { cat "$TMP/log"; fail "vg -p: #if held"; }
 # ... and the branch that build leaves out cannot be compiled silently by
 # another configuration: its context was computed without it.
 $CC -std=gnu11 -fsyntax-only -DHAVE_LOG_TAG $RCL_CFLAGS -I"$TMP/vgout2" \
@@ -682,8 +683,11 @@ $CC -std=gnu11 -fsyntax-only -DHAVE_LOG_TAG $RCL_CFLAGS -I"$TMP/vgout2" \
 	fail "vg -p: the branch the build skips compiles with -DHAVE_LOG_TAG"
 grep -q "#error \"rcl-refactor extracted this section for a build that skips" \
 	"$TMP/cclog" || { cat "$TMP/cclog"; fail "vg -p: no #error in the skipped branch"; }
-grep -q "^vg.c:9: held: #if API_AT_LEAST(2) inside the section: give -D" \
-	"$TMP/log" || { cat "$TMP/log"; fail "vg -p: the #if section's reason"; }
+cp -R "$TMP/vgout2" "$TMP/vg1" && echo "#define API_VERSION 1" >"$TMP/vg1/config.h"
+$CC -std=gnu11 -fsyntax-only $RCL_CFLAGS "$TMP/vg1/vg.c" >"$TMP/cclog" 2>&1 &&
+	fail "vg -p: the #else the build skips compiles with API_VERSION 1"
+grep -q "vg.c:[0-9]*:[0-9]*: error: #error \"rcl-refactor extracted this section" \
+	"$TMP/cclog" || { cat "$TMP/cclog"; fail "vg -p: no #error in the #else"; }
 grep -q "^vg.c:34: held: in code the build does not compile" "$TMP/log" ||
 	{ cat "$TMP/log"; fail "vg -p: the skipped section's reason"; }
 cc_rcl "$TMP/vg.new" "$TMP/vgout2/vg.c" || fail "vg -p: the result does not build"
