@@ -1824,6 +1824,16 @@ def _sync_kind(t):
     return "cond" if _is_sync_type(t) else "other"
 
 
+def _field_kind(t):
+    """What a field of type @t names for Unit.member_kinds(): a pointer to
+    a mutex or condition (a pointer key, `pthread_mutex_t *lock`) is of
+    its pointee's kind."""
+    t = t.get_canonical()
+    if t.kind == ci.TypeKind.POINTER and _is_sync_type(t.get_pointee()):
+        return _sync_kind(t.get_pointee())
+    return _sync_kind(t)
+
+
 # A call whose result is fresh memory, not a pointer into an object of
 # the program: a `pthread_mutex_t *m = xmalloc(sizeof *m)` hands out no
 # lock.  The C library's allocators and any function named for
@@ -3837,7 +3847,7 @@ class _Walker:
                 cl = _loc(ch)
                 if cl:
                     self.field_refs.append((cl, ch.referenced.spelling,
-                                            _sync_kind(ch.referenced.type)))
+                                            _field_kind(ch.referenced.type)))
             if k in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR):
                 ref = ch.referenced
                 if ref is not None and ref.kind == K.FIELD_DECL and \

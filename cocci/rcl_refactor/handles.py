@@ -333,6 +333,21 @@ class Handles:
                             self._where(f, a))
                 self._ok(f, a, b, dst)
                 return
+        text = canon(" ".join(texts))
+        if toks[a].kind == "id":
+            # the value of a pointer key (`add(w->lock, ...)`, a field
+            # `pthread_mutex_t *lock` assigned `&mu`): the slot carries
+            # that pointer's lock, converted with the others it carries
+            names, why = self.prog.lock_keys(text, f, a)
+            ptrs = [n for n in names if ("mutex", n) in self.prog.keys
+                    and self.prog.pointer_key(self.prog.keys[("mutex", n)])]
+            if ptrs and not why and len(ptrs) == len(names):
+                dst.keys |= set(ptrs)
+                for n in ptrs:
+                    dst.origin.setdefault(n, (text, self._where(f, a)))
+                dst.direct = True
+                self._ok(f, a, b, dst)
+                return
         if not dst.opaque:
             dst.opaque = "%s also receives '%s' at %s" % (
                 dst.label, canon(" ".join(texts)), self._where(f, a))

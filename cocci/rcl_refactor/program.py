@@ -2838,32 +2838,51 @@ class Program:
                                        f.line(a)))
 
     # -- pointers to heap-allocated locks ----------------------------------
-    def _ptr_key(self, key):
-        """Whether mutex key @key is a pointer, `pthread_mutex_t *p;` (a
-        global, a static or a field, declared alone or with other pointers,
-        without an initialiser): the storage of a lock allocated on the
-        heap, whose every use _scan_uses() checks."""
+    def _pointer_names(self, key):
+        """[(File, token of the declared name)] when every declaration of
+        mutex key @key declares a pointer, `pthread_mutex_t *p`, else
+        None."""
         if not key.decls:
-            return False
+            return None
         name = key.name.rsplit(".", 1)[-1]
+        out = []
         for f, k in key.decls:
             toks = f.src.toks
             j = k + 1
             while toks[j].text in _QUALS:
                 j += 1
             if toks[j].text != "*":
-                return False
+                return None
             j += 1
             while toks[j].text in _QUALS:
                 j += 1
             if toks[j].text != name:
-                return False
+                return None
+            out.append((f, j))
+        return out
+
+    def pointer_key(self, key):
+        """Whether mutex key @key is declared a pointer (a global, a
+        static or a field), with or without an initialiser: no refusal,
+        unlike _ptr_key()."""
+        return self._pointer_names(key) is not None
+
+    def _ptr_key(self, key):
+        """Whether mutex key @key is a pointer, `pthread_mutex_t *p;` (a
+        global, a static or a field, declared alone or with other pointers,
+        without an initialiser): the storage of a lock allocated on the
+        heap, whose every use _scan_uses() checks."""
+        names = self._pointer_names(key)
+        if names is None:
+            return False
+        for f, j in names:
+            toks = f.src.toks
             if toks[j + 1].text == "=":
                 key.refuse("pointer '%s' is initialised at its declaration "
                            "at %s:%d (only NULL, memory allocated for the "
                            "mutex type and the address of one lock, "
                            "assigned in a statement, are followed)" % (
-                               name, f.display, f.line(j)))
+                               toks[j].text, f.display, f.line(j)))
                 return False
             if toks[j + 1].text not in (";", ","):
                 return False

@@ -67,7 +67,8 @@ def discover(prog):
                     if getattr(sec, "try_shape", None) is None:
                         _stored_lock(prog, f, fi, k, sec)
             if sec.key is None:
-                sec.reason = (safety.not_statement_reason(toks, k)
+                sec.reason = (safety.not_statement_reason(toks, k) +
+                              ("; " + why if why else "")
                               if not call else why or
                               "cannot name the lock '%s'" % (expr or "?"))
                 if call and expr is None and lf and lf.wrapper and \

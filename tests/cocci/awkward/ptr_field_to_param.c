@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Jobs carry a pointer to their pool's lock (`jobs[i].lock =
    &pool->lock`), lock it directly, and also hand it to a helper that
-   takes a `pthread_mutex_t *` parameter.  The helper's parameter is not
-   followed, so the pointer and the pool's lock stay POSIX together:
-   converted, the pointer became a liblock_lock_t * passed where the
-   helper wanted pthread's type, and the compile check wrote nothing. */
-/* expect: refused which is not followed */
+   takes a `pthread_mutex_t *` parameter.  The parameter carries the
+   pointer's lock: the helper's section is held, the jobs' own section
+   delegated, and the pointer, the pool's lock and the parameter change
+   type together.  (Once both stayed POSIX, "not followed"; converted
+   without the parameter, the compile check wrote nothing.) */
+/* expect: held locked through parameter 'm' of locked_add() */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
