@@ -1118,6 +1118,11 @@ class Program:
         e = lf.expr(args)
         return self.lock_keys(e, f, k) if e else ([], None)
 
+    def decl_type(self, spec, name):
+        """Structure tag of @name declared with specifier tokens @spec
+        (`struct event`, a typedef of one), or None."""
+        return self.fields.resolve(fields.spec_type(spec, [name]))
+
     def var_type(self, f, k, name):
         """Structure tag of variable @name as seen at token @k of @f."""
         try:
@@ -1126,8 +1131,7 @@ class Program:
             return None  # its locals are unknown: it may be one
         d = analyse.visible_decl(fi, name, k) if fi else None
         if d is not None:
-            return self.fields.resolve(fields.spec_type(
-                cparse.lex(d.spec), [d.name]))
+            return self.decl_type(cparse.lex(d.spec), d.name)
         tag = self.fields.global_type(name)
         busy = self.__dict__.setdefault("_typing_macros", set())
         if tag is None and len(getattr(self, "live_objects", {}).get(

@@ -871,7 +871,7 @@ def _skipped_var_type(prog, f, off):
     after)."""
     span = f._span_at(off)
     if span is None:
-        return prog.fields.global_type
+        return _skipped_function_type(prog, f, off)
     k = max(span[2], bisect.bisect_left(f.src.tok_starts, off) - 1)
     between = f.src.text[f.src.toks[k].end:off]
 
@@ -880,6 +880,58 @@ def _skipped_var_type(prog, f, off):
                      between):
             return None
         return prog.var_type(f, k, name)
+    return var_type
+
+
+_DECL_END = (",", ")", ";", "=", "[")
+_DECL_STOP = ("(", ",", ";", "{", "}")
+
+
+def _skipped_function_type(prog, f, off):
+    """_skipped_var_type() for a call outside every function the
+    compiler reads: in a function the build skips whole (lrzip's
+    lzma/C/Threads.c under DEBUG_SYNCHRO, `void Event_Set(CEvent *p)`).
+    A name's type is that of its last declaration in the skipped text
+    since the end of the function before (a parameter, a local:
+    `TYPE *name` before `,`, `)`, `;`, `=` or `[`); a name declared
+    nowhere there is a global."""
+    src = f.src
+    ln = src.line_of(off)
+    while ln - 1 in f.skipped.lines:
+        ln -= 1
+    toks = cparse.lex(src.text[src.line_starts[ln - 1]:off])
+    depth, cut = 0, 0
+    for i, t in enumerate(toks):
+        if t.text == "{":
+            depth += 1
+        elif t.text == "}":
+            depth -= 1
+            if depth <= 0:
+                depth, cut = 0, i + 1
+    toks = toks[cut:]
+
+    def var_type(name):
+        tag = None
+        for i in range(1, len(toks) - 1):
+            if toks[i].text != name or toks[i + 1].text not in _DECL_END:
+                continue
+            j = i - 1
+            while j >= 0 and toks[j].text in ("*", "const", "volatile",
+                                               "restrict"):
+                j -= 1
+            if j < 0 or toks[j].kind != "id" or toks[j].text in (
+                    "return", "case", "goto", "sizeof", "else", "do"):
+                continue  # not a declarator: a use
+            a = j
+            while a > 0 and toks[a - 1].kind == "id" or \
+                    a > 0 and toks[a - 1].text == "*":
+                a -= 1
+            if a > 0 and toks[a - 1].text not in _DECL_STOP:
+                continue
+            tag = prog.decl_type(toks[a:j + 1], name)
+            if tag is None:
+                return None  # declared with a type the tool cannot tell
+        return tag if tag is not None else prog.fields.global_type(name)
     return var_type
 
 
