@@ -539,6 +539,26 @@ int liblock_trylock(liblock_lock_t *lock)
 			   : word_trylock(lock);
 }
 
+/* An unlock the algorithm refused (EPERM: the caller does not hold the
+ * lock).  glibc's default mutex lets one thread release what another
+ * took (xfsprogs hands its buffer locks from the prefetch thread to the
+ * I/O thread); a liblock lock cannot be handed over, and its next taker
+ * would wait for ever with nothing said.  Said once per process. */
+static void refused_unlock(liblock_lock_t *lock)
+{
+	static atomic_bool said;
+
+	/* relaxed: only makes the warning once; nothing is published */
+	if (!atomic_exchange_explicit(&said, true, memory_order_relaxed))
+		ll_log(LL_WARN,
+		       "a thread unlocked lock %p (%s), which it does not "
+		       "hold: refused (EPERM).  A pthread mutex may be "
+		       "released by another thread than the one that took "
+		       "it; a liblock lock may not, and whoever waits for it "
+		       "next waits for ever: keep that lock a pthread mutex",
+		       (void *)lock, liblock_lock_algorithm(lock));
+}
+
 static int word_unlock(liblock_lock_t *lock)
 {
 	const struct ll_ops *ops;
@@ -548,8 +568,12 @@ static int word_unlock(liblock_lock_t *lock)
 	    (rc = settle(lock, SETTLE_UNLOCK)) != 0)
 		return rc == SETTLED_UNLOCKED ? 0 : rc;
 	ops = lock->_ops;
-	return ops->unlock ? ll_note_released(ops->unlock(lock->_impl))
-			   : ENOTSUP;
+	if (!ops->unlock)
+		return ENOTSUP;
+	rc = ll_note_released(ops->unlock(lock->_impl));
+	if (ll_unlikely(rc == EPERM))
+		refused_unlock(lock);
+	return rc;
 }
 
 int liblock_unlock(liblock_lock_t *lock)

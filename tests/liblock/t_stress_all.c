@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -312,15 +313,36 @@ START_TEST(unlock_by_non_owner)
 	liblock_lock_t l;
 	struct try_ctx t = {&l, -1};
 	pthread_t th;
+	FILE *said;
+	char text[1024];
+	size_t n;
+	int saved;
 
 	if (!(caps_of(name) & LIBLOCK_CAP_OWNER))
 		return;
 	init_lock(&l, name);
 	ck_assert_int_eq(liblock_lock(&l), 0);
+	/* the refusal is said, once per process (each test runs in its
+	 * own process but with CK_FORK=no) */
+	fflush(stderr);
+	ck_assert_int_ne(saved = dup(2), -1);
+	ck_assert_ptr_nonnull(said = tmpfile());
+	ck_assert_int_ne(dup2(fileno(said), 2), -1);
 	ck_assert_int_eq(
 		pthread_create(&th, NULL, unlock_from_other_thread, &t), 0);
 	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	fflush(stderr);
+	ck_assert_int_ne(dup2(saved, 2), -1);
+	close(saved);
 	ck_assert_int_eq(t.result, EPERM);
+	rewind(said);
+	n = fread(text, 1, sizeof(text) - 1, said);
+	text[n] = '\0';
+	fclose(said);
+	if (!getenv("CK_FORK") || strcmp(getenv("CK_FORK"), "no") != 0)
+		ck_assert_msg(strstr(text, "which it does not hold") != NULL,
+			      "%s: no warning for the refused unlock: '%s'",
+			      name, text);
 	ck_assert_int_eq(liblock_unlock(&l), 0);
 	ck_assert_int_eq(liblock_destroy(&l), 0);
 }
