@@ -1930,10 +1930,14 @@ def _operand(e):
     return None
 
 
-# Functions that give back the memory of their first argument: free(),
-# realloc(), and, with that one argument only, any named for freeing
-# (xfree(), g_free(), mosquitto__free(); not a _free_page(engine, page)
-# that puts a page back on a list).
+# Functions that give back memory: free(), realloc() and reallocarray()
+# that of their first argument; any other named for freeing, that of its
+# one argument (xfree(), g_free(), mosquitto__free()) or of its last,
+# after the allocator it goes back to (xfsprogs' kmem_cache_free(cache,
+# obj), ngx_pfree(pool, p), g_slice_free1(size, mem)).  Taking an object
+# that is not given back for freed refuses its locks (Program.
+# _undestroyed_fields()); missing one leaks a converted lock's memory
+# with each object.
 _FREES = re.compile(r"^(?:free|realloc|reallocarray)$")
 _FREES_ONE = re.compile(r"free$", re.I)
 
@@ -3723,12 +3727,14 @@ class _Walker:
                 ck = _fn_key(ref)
                 df = ref.location.file
                 args = list(ch.get_arguments())
-                if args and (_FREES.match(ref.spelling) or (
-                        len(args) == 1 and _FREES_ONE.search(ref.spelling))):
-                    tags = _held_tags(_bare(args[0]).type)
+                if args and (_FREES.match(ref.spelling) or
+                             _FREES_ONE.search(ref.spelling)):
+                    given = args[0] if _FREES.match(ref.spelling) else \
+                        args[-1]
+                    tags = _held_tags(_bare(given).type)
                     if tags:
                         self._freed({(t, cur.spelling, cl) for t in tags})
-                    elif _is_void_ptr(_bare(args[0]).type):
+                    elif _is_void_ptr(_bare(given).type):
                         self._voided(set(), True)
                 if ref.spelling == "pthread_create" and len(args) > 2:
                     fn.thread_creates.append((_thread_slot(args[0], cur),

@@ -470,10 +470,17 @@ class Handles:
             if t.kind != "pp" or not re.match(r"#\s*define\b", t.text):
                 continue
             found = set(re.findall(r"[A-Za-z_]\w*", t.text)) & names
-            # A name pasted together (take_##n) may be any of them.
-            for part in re.findall(r"(\w+)\s*##|##\s*(\w+)", t.text):
-                frag = part[0] or part[1]
-                found |= {n for n in names if frag in n}
+            # A name pasted together (take_##n) may be any of them that
+            # the chain can spell: its fragments in order, a parameter of
+            # the macro standing for any word (`d_ ## f` makes only names
+            # that start with d_).
+            m = re.match(r"#\s*define\s+\w+(?:\(([^)]*)\))?", t.text)
+            params = set(re.findall(r"\w+", m.group(1) or ""))
+            for chain in re.findall(r"\w+(?:\s*##\s*\w+)+",
+                                    t.text[m.end():]):
+                spell = "".join(r"\w*" if x in params else re.escape(x)
+                                for x in re.split(r"\s*##\s*", chain))
+                found |= {n for n in names if re.fullmatch(spell, n)}
             for name in sorted(found):
                 why = "%s() is named in a macro at %s:%d (its calls there " \
                     "are not followed)" % (name, f.display,
