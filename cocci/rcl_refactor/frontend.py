@@ -315,6 +315,24 @@ STATE_SETTERS = {
     # and not on the server's (runtime/server.c)
     "pthread_sigmask": "sigmask", "sigprocmask": "sigmask",
 }
+def _may_hold_write_signal(name, call, args):
+    """Whether call @name(@args) may put SIGPIPE or SIGXFSZ in a signal
+    set: sigfillset(), sigdelset() (of a set filled before), or
+    sigaddset() of one of them or of a signal that is not named.  A
+    program whose sets never hold them (xfs_repair blocks SIGHUP and
+    SIGALRM) writes on the server as on its own threads."""
+    if name in ("sigfillset", "sigdelset"):
+        return True
+    if name != "sigaddset" or len(args) != 2:
+        return False
+    # the call's own tokens: an argument that a macro expands (SIGPIPE)
+    # has none of its own
+    m = re.search(r",(\w+)\)$", "".join(t.spelling
+                                          for t in call.get_tokens()))
+    return m is None or m.group(1) in ("SIGPIPE", "SIGXFSZ") or \
+        not re.fullmatch(r"SIG[A-Z0-9]+", m.group(1))
+
+
 # Calls that write to a file, pipe or socket (besides stdio's
 # STREAM_CALLS): SIGPIPE or SIGXFSZ for the thread that makes them.
 WRITE_CALLS = frozenset((
@@ -3776,6 +3794,8 @@ class _Walker:
                 if ref.spelling in STATE_SETTERS:
                     self._state(STATE_SETTERS[ref.spelling],
                                 (ref.spelling, cl))
+                if _may_hold_write_signal(ref.spelling, ch, args):
+                    self._state("sigset-write", (ref.spelling, cl))
                 if ref.spelling in STREAM_CALLS or \
                         ref.spelling in WRITE_CALLS:
                     fn.state_uses.append(StateUse(
@@ -3804,8 +3824,16 @@ class _Walker:
                         ref.spelling, cl))
                 elif ref.spelling in THREAD_ARG_CALLS:
                     args = THREAD_ARG_CALLS[ref.spelling]
-                    what = next((args[t.spelling] for t in ch.get_tokens()
-                                 if t.spelling in args), None)
+                    toks = [t.spelling for t in ch.get_tokens()]
+                    what = next((args[t] for t in toks if t in args), None)
+                    # SIGKILL and SIGSTOP, the last argument as written,
+                    # act on the whole process whichever thread sends
+                    # them (xfsprogs' platform_crash(): kill(getpid(),
+                    # SIGKILL))
+                    if what and ref.spelling == "kill" and \
+                            toks[-3:-1] in ([",", "SIGKILL"],
+                                            [",", "SIGSTOP"]):
+                        what = None
                     if what:
                         fn.thread_uses.append(ThreadUse(what, cl))
             elif k in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR,
@@ -4577,7 +4605,8 @@ class Program:
         """(name, Loc) of the first call that sets per-thread state of
         @kind in a program that runs @where ((Function, Unit): the
         section's function, _same_program()), or None."""
-        if kind not in self.state_set:
+        if kind not in self.state_set or kind == "sigmask" and \
+                "sigset-write" not in self.state_set:
             return None
         if not hasattr(self, "_setters"):
             self._setters = [
