@@ -315,6 +315,8 @@ STATE_SETTERS = {
     # and not on the server's (runtime/server.c)
     "pthread_sigmask": "sigmask", "sigprocmask": "sigmask",
 }
+
+
 def _may_hold_write_signal(name, call, args):
     """Whether call @name(@args) may put SIGPIPE or SIGXFSZ in a signal
     set: sigfillset(), sigdelset() (of a set filled before), or
