@@ -696,6 +696,9 @@ class Function:
     lock_calls: list = field(default_factory=list)   # [LockCall]
     frame_uses: list = field(default_factory=list)   # [Call] of FRAME_CALLS
     state_uses: list = field(default_factory=list)   # [StateUse]
+    # it builds a signal set that may hold SIGPIPE or SIGXFSZ
+    # (_may_hold_write_signal())
+    sig_write_sets: bool = False
     # every lock, trylock and unlock call of a pthread mutex, named or
     # not: (role "lock"|"unlock", LockCall.lock or "?", text, Loc)
     mutex_ops: list = field(default_factory=list)
@@ -3797,7 +3800,7 @@ class _Walker:
                     self._state(STATE_SETTERS[ref.spelling],
                                 (ref.spelling, cl))
                 if _may_hold_write_signal(ref.spelling, ch, args):
-                    self._state("sigset-write", (ref.spelling, cl))
+                    fn.sig_write_sets = True
                 if ref.spelling in STREAM_CALLS or \
                         ref.spelling in WRITE_CALLS:
                     fn.state_uses.append(StateUse(
@@ -4607,9 +4610,18 @@ class Program:
         """(name, Loc) of the first call that sets per-thread state of
         @kind in a program that runs @where ((Function, Unit): the
         section's function, _same_program()), or None."""
-        if kind not in self.state_set or kind == "sigmask" and \
-                "sigset-write" not in self.state_set:
+        if kind not in self.state_set:
             return None
+        if kind == "sigmask":
+            # only a mask that may hold SIGPIPE or SIGXFSZ, built by the
+            # same program, makes a write differ on the server
+            if not hasattr(self, "_sig_write_fns"):
+                self._sig_write_fns = [
+                    (fn, u) for u in self.units
+                    for fn in u.functions.values() if fn.sig_write_sets]
+            if not any(self._same_program(where, at)
+                       for at in self._sig_write_fns):
+                return None
         if not hasattr(self, "_setters"):
             self._setters = [
                 (STATE_SETTERS[c.callee], (c.callee, c.loc), (fn, u))
