@@ -315,25 +315,19 @@ class Handles:
             self.rets[toks[a].text].out.add(dst)
             dst.ins.append((self.rets[toks[a].text], self._where(f, a)))
             return
+        text = canon(" ".join(texts))
         if toks[a].text == "&":
             names, why = self.prog.lock_keys(
                 "".join(t.text + " " for t in toks[a:b]), f, a)
             known = [n for n in names if ("mutex", n) in self.prog.keys and
                      self.prog.keys[("mutex", n)].decls]
             if known:
-                dst.keys |= set(known)
-                for n in known:
-                    dst.origin.setdefault(n, (canon(" ".join(texts)),
-                                              self._where(f, a)))
-                dst.direct = True
+                self._given(dst, known, text, f, a, b)
                 if why or len(known) != len(names):
                     dst.opaque = dst.opaque or why or \
                         "%s receives '%s' at %s" % (
-                            dst.label, canon(" ".join(texts)),
-                            self._where(f, a))
-                self._ok(f, a, b, dst)
+                            dst.label, text, self._where(f, a))
                 return
-        text = canon(" ".join(texts))
         if toks[a].kind == "id":
             # the value of a pointer key (`add(w->lock, ...)`, a field
             # `pthread_mutex_t *lock` assigned `&mu`): the slot carries
@@ -342,18 +336,24 @@ class Handles:
             ptrs = [n for n in names if ("mutex", n) in self.prog.keys
                     and self.prog.pointer_key(self.prog.keys[("mutex", n)])]
             if ptrs and not why and len(ptrs) == len(names):
-                dst.keys |= set(ptrs)
-                for n in ptrs:
-                    dst.origin.setdefault(n, (text, self._where(f, a)))
-                dst.direct = True
-                self._ok(f, a, b, dst)
+                self._given(dst, ptrs, text, f, a, b)
                 return
         if not dst.opaque:
             dst.opaque = "%s also receives '%s' at %s" % (
-                dst.label, canon(" ".join(texts)), self._where(f, a))
-        # a pointer key's value (`locked_add(j->lock, ...)`): the pointer
-        # must stay POSIX with what it points to (Program.ptr_arg_faults)
-        self.ptr_args.append((canon(" ".join(texts)), f, a, dst))
+                dst.label, text, self._where(f, a))
+        # a pointer key's value (`locked_add(j->lock, ...)`) given to a
+        # slot that goes wrong: the pointer must stay POSIX with what it
+        # points to (Program.ptr_arg_faults)
+        self.ptr_args.append((text, f, a, dst))
+
+    def _given(self, dst, names, text, f, a, b):
+        """Slot @dst is given locks @names by the expression toks[a:b] of
+        @f (@text)."""
+        dst.keys |= set(names)
+        for n in names:
+            dst.origin.setdefault(n, (text, self._where(f, a)))
+        dst.direct = True
+        self._ok(f, a, b, dst)
 
     def ptr_args_into(self):
         """(text, File, token, Slot) of the values other than lock
