@@ -14,6 +14,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 
 from pipeline import StepError, run
@@ -392,20 +393,24 @@ class Recipe:
         return rc == 0, detail, counts
 
 
+_BENCH_DATA_MU = threading.Lock()
+
+
 def _bench_data(work):
     """64 MB of text over a 2000-word vocabulary: compressible, but
     not trivially (deterministic: the same file every run), shared by the
     compressors' workloads."""
     data = os.path.join(os.path.dirname(work), "bench.dat")
-    if not os.path.exists(data):
-        rnd = random.Random(1)
-        vocab = [("w%d" % rnd.randrange(10 ** 6)).encode()
-                 for _ in range(2000)]
-        with open(data + ".tmp", "wb") as f:
-            for _ in range(64):
-                f.write(b" ".join(rnd.choice(vocab)
-                                  for _ in range(140000))[:1 << 20])
-        os.rename(data + ".tmp", data)
+    with _BENCH_DATA_MU:  # applications run concurrently (--jobs)
+        if not os.path.exists(data):
+            rnd = random.Random(1)
+            vocab = [("w%d" % rnd.randrange(10 ** 6)).encode()
+                     for _ in range(2000)]
+            with open(data + ".tmp", "wb") as f:
+                for _ in range(64):
+                    f.write(b" ".join(rnd.choice(vocab)
+                                      for _ in range(140000))[:1 << 20])
+            os.rename(data + ".tmp", data)
     return data
 
 

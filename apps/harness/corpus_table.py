@@ -68,6 +68,16 @@ def _reasons(res, n=3):
     return "; ".join("%d× %s" % (k, r) for r, k in rs[:n]) or "-"
 
 
+def _last_run(run):
+    """How long the run that wrote the record took, and how."""
+    if not run:
+        return ""
+    n, secs = len(run["apps"]), int(run["seconds"])
+    return "  That run: %d application%s, %d at a time, in %dh%02dm." % (
+        n, "" if n == 1 else "s", run["jobs"], secs // 3600,
+        secs % 3600 // 60)
+
+
 NOTES = "<!-- Notes below this line are kept when the table is rewritten. -->"
 
 
@@ -87,9 +97,10 @@ def render(recorded, old_md=""):
            "Written by `make check-corpus` (apps/harness/harness.py, "
            "recipes in apps/harness/apps.py) from docs/REAL-CODE.json; "
            "do not edit by hand.  rcl-refactor: `%s` (last commit touching "
-           "cocci/); run %s, test suites: %s." % (
+           "cocci/); run %s, test suites: %s.%s" % (
                recorded.get("tool", "?"), recorded.get("date", "?"),
-               recorded.get("tests", "full")),
+               recorded.get("tests", "full"),
+               _last_run(recorded.get("last_run"))),
            "",
            "Sections: found / delegated (extracted to a server) / held "
            "(left in place on a converted lock) / refused, "

@@ -18,6 +18,9 @@ docs/REAL-CODE.md table (corpus_table.py).  Exit 1 when a step failed,
 2 when tests pass fewer than recorded.  Standard library only.
 """
 import argparse
+import concurrent.futures
+import contextlib
+import copy
 import glob
 import json
 import os
@@ -25,6 +28,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 sys.dont_write_bytecode = True
@@ -89,9 +93,19 @@ def parse_args():
                     "(docs/REAL-CODE.md)")
     ap.add_argument("--render-only", action="store_true",
                     help="run nothing: rewrite --doc from --record")
+    ap.add_argument("--jobs", type=int, default=1, metavar="N",
+                    help="run N applications at a time (default 1), the "
+                    "longest recorded first; each writes its output to "
+                    "WORKDIR/APP/harness.log, standard output gets the "
+                    "progress lines.  The timed steps (profile, bench) "
+                    "still run alone, and the test runs under "
+                    "LIBLOCK_LOCK=rcl one at a time")
     args = ap.parse_args()
     if args.render_only and not (args.doc and args.record):
         ap.error("--render-only needs --doc and --record")
+    if args.jobs < 1:
+        ap.error("--jobs: %d is not a number of applications (1 or more)"
+                 % args.jobs)
     if not args.list_deps and not (args.top_srcdir and args.workdir):
         ap.error("--top-srcdir and --workdir are required")
     for a in args.apps:
@@ -412,28 +426,130 @@ def missing_deps(app):
     return out
 
 
+def recorded_seconds(recorded, name, st):
+    """The recorded time of step @st of application @name (60 s for a step
+    never recorded)."""
+    old = (recorded.get(name) or {}).get("steps", {})
+    return (old.get(st) or {}).get("seconds", 60)
+
+
 class Progress:
     """One line per step: elapsed time and an estimate of what is left,
-    from the recorded step times (60 s for a step never recorded)."""
+    from the recorded step times.  With @jobs applications at a time the
+    estimate is the work left shared by the jobs, but never less than
+    the longest application's own rest (its steps run one after the
+    other).  Thread-safe; the lines go to @out."""
 
-    def __init__(self, plan, recorded):
+    def __init__(self, plan, recorded, jobs=1, out=None):
         self.t0 = time.time()
+        self.jobs = jobs
+        self.out = out or sys.stdout
+        self.mu = threading.Lock()
         self.left = {}
         for name, steps in plan:
-            old = (recorded.get(name) or {}).get("steps", {})
             for st in steps:
-                self.left[(name, st)] = (old.get(st) or {}).get("seconds", 60)
+                self.left[(name, st)] = recorded_seconds(recorded, name, st)
+
+    def _estimate(self):
+        per_app = {}
+        for (name, _), secs in self.left.items():
+            per_app[name] = per_app.get(name, 0) + secs
+        total = sum(per_app.values())
+        return max([total / self.jobs] + list(per_app.values()))
 
     def done(self, name, st, status, secs):
-        self.left.pop((name, st), None)
-        el = time.time() - self.t0
-        print("[corpus] %-10s %-22s %-5s %6.0fs   elapsed %s, ~%s left"
-              % (name, st, status, secs, _hms(el),
-                 _hms(sum(self.left.values()))), flush=True)
+        with self.mu:
+            self.left.pop((name, st), None)
+            el = time.time() - self.t0
+            self.out.write("[corpus] %-10s %-22s %-5s %6.0fs   elapsed %s, "
+                           "~%s left\n" % (name, st, status, secs, _hms(el),
+                                           _hms(self._estimate())))
+            self.out.flush()
 
     def skip_app(self, name):
-        for k in [k for k in self.left if k[0] == name]:
-            del self.left[k]
+        with self.mu:
+            for k in [k for k in self.left if k[0] == name]:
+                del self.left[k]
+
+
+class Gate:
+    """Which steps of concurrent applications (--jobs) may run together.
+    Most steps share the machine.  A timed step (EXCLUSIVE: the profile,
+    whose verdicts read how long sections run, and the throughput bench)
+    waits for the running steps to end, keeps new ones from starting
+    meanwhile (so it is not starved), and runs alone.  The test runs
+    under LIBLOCK_LOCK=rcl run one at a time: each process starts a
+    SCHED_FIFO server that spins on the server CPU while it has work, and
+    two of them would share that CPU.  With one job every step runs
+    alone anyway, and the gate costs nothing."""
+
+    EXCLUSIVE = ("profile", "bench")
+    SERVER = ("tests-rcl",)
+
+    def __init__(self, jobs):
+        self.jobs = jobs
+        self.cv = threading.Condition()
+        self.running = 0      # shared steps running
+        self.alone = False    # an exclusive step runs
+        self.want_alone = 0   # exclusive steps waiting
+        self.server = threading.Lock()
+
+    @contextlib.contextmanager
+    def step(self, st):
+        if self.jobs == 1:
+            yield
+            return
+        if st in self.EXCLUSIVE:
+            with self.cv:
+                self.want_alone += 1
+                while self.running or self.alone:
+                    self.cv.wait()
+                self.want_alone -= 1
+                self.alone = True
+            try:
+                yield
+            finally:
+                with self.cv:
+                    self.alone = False
+                    self.cv.notify_all()
+            return
+        with contextlib.ExitStack() as stack:
+            if st in self.SERVER:
+                stack.enter_context(self.server)
+            with self.cv:
+                while self.alone or self.want_alone:
+                    self.cv.wait()
+                self.running += 1
+            try:
+                yield
+            finally:
+                with self.cv:
+                    self.running -= 1
+                    self.cv.notify_all()
+
+
+class ThreadOutput:
+    """sys.stdout (or stderr) for concurrent applications: what a thread
+    writes goes to the file it set with to(), the rest to @base."""
+
+    def __init__(self, base):
+        self.base = base
+        self.local = threading.local()
+
+    def to(self, f):
+        self.local.f = f
+
+    def _f(self):
+        return getattr(self.local, "f", None) or self.base
+
+    def write(self, text):
+        return self._f().write(text)
+
+    def flush(self):
+        self._f().flush()
+
+    def __getattr__(self, name):  # fileno, isatty, encoding...
+        return getattr(self._f(), name)
 
 
 def _hms(s):
@@ -470,10 +586,12 @@ def step_reason(msg):
     return out[:300]
 
 
-def run_app(args, name, progress, steps, on_step=None):
+def run_app(args, name, progress, steps, on_step=None, gate=None):
     """Every step for one application; its result record (never
     raises for a step that fails: the step is recorded with its reason
-    and the steps that need it are skipped, saying which)."""
+    and the steps that need it are skipped, saying which).  @gate: the
+    Gate of concurrent applications, or None (one at a time)."""
+    gate = gate or Gate(1)
     ctx = Ctx(args, name)
     app = apps.APPS[name](ctx)
     ctx.version = None
@@ -497,16 +615,17 @@ def run_app(args, name, progress, steps, on_step=None):
                                     % NEEDS[n]}
                 progress.done(name, st, "skip", 0)
                 return None
-        step("%s: %s" % (name, st))
-        t0 = time.time()
-        try:
-            out = fn()
-            status, reason = "ok", ""
-        except StepError as e:
-            out, status = None, "FAIL"
-            reason = step_reason(str(e))
-            ctx.note("FAILED %s: %s" % (st, e))
-        secs = time.time() - t0
+        with gate.step(st):
+            step("%s: %s" % (name, st))
+            t0 = time.time()
+            try:
+                out = fn()
+                status, reason = "ok", ""
+            except StepError as e:
+                out, status = None, "FAIL"
+                reason = step_reason(str(e))
+                ctx.note("FAILED %s: %s" % (st, e))
+            secs = time.time() - t0
         res["steps"][st] = {"status": status, "seconds": round(secs, 1),
                             "reason": reason}
         progress.done(name, st, status, secs)
@@ -638,10 +757,14 @@ def tool_version(srcdir):
     return p.stdout.strip() or "unknown (not a git checkout)"
 
 
-def save_record(args, apps_rec):
+def save_record(args, apps_rec, last_run=None):
+    """Write the record file; @last_run: what the run that ends says of
+    itself (its applications, jobs and wall time)."""
     recorded = {"tool": tool_version(args.top_srcdir),
                 "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                 "tests": args.tests, "apps": apps_rec}
+    if last_run:
+        recorded["last_run"] = last_run
     with open(args.record + ".tmp", "w") as f:
         json.dump(recorded, f, indent=1, sort_keys=True)
         f.write("\n")
@@ -677,28 +800,75 @@ def main():
         with open(args.record) as f:
             recorded = json.load(f)
     apps_rec = recorded.get("apps", {})
+    t_start = time.time()
     steps = plan_steps(args)
-    progress = Progress([(a, steps) for a in args.apps], apps_rec)
-    results = []
-    for name in args.apps:
+    order = list(args.apps)
+    if args.jobs > 1:
+        # Longest first: the last to start are the shortest, so the jobs
+        # end close together.
+        order.sort(key=lambda a: -sum(recorded_seconds(apps_rec, a, st)
+                                      for st in steps))
+    progress = Progress([(a, steps) for a in order], apps_rec, args.jobs,
+                        sys.stdout)
+    gate = Gate(args.jobs)
+    record_mu = threading.Lock()
+    ran = {}  # app -> its record so far (a copy), for the record file
+
+    def keep(res):
+        snap = copy.deepcopy(res)  # only this thread changes @res
+        with record_mu:
+            ran[res["app"]] = snap
+            save_record(args, dict(apps_rec, **ran),
+                        recorded.get("last_run"))
+
+    def one(name):
+        log = None
+        if args.jobs > 1:
+            os.makedirs(os.path.join(os.path.abspath(args.workdir), name),
+                        exist_ok=True)
+            log = open(os.path.join(os.path.abspath(args.workdir), name,
+                                    "harness.log"), "w")
+            sys.stdout.to(log)
+            sys.stderr.to(log)
         try:
-            def keep(res, done=list(results)):
-                save_record(args, dict(apps_rec, **{
-                    r["app"]: r for r in done + [res]}))
-            results.append(run_app(args, name, progress, steps,
-                                   keep if args.record else None))
+            return run_app(args, name, progress, steps,
+                           keep if args.record else None, gate)
         except Exception as e:  # a harness bug in one app: the others run
             print("harness: %s: %s: %s" % (name, type(e).__name__, e),
-                  file=sys.stderr)
-            results.append({"app": name, "steps": {"harness": {
+                  file=sys.__stderr__)
+            progress.skip_app(name)
+            return {"app": name, "steps": {"harness": {
                 "status": "FAIL", "seconds": 0,
                 "reason": "%s: %s" % (type(e).__name__, e)}},
-                "tests": {}, "refactor": {}, "failures": 1})
+                "tests": {}, "refactor": {}, "failures": 1}
+        finally:
+            if log:
+                sys.stdout.to(None)
+                sys.stderr.to(None)
+                log.close()
+
+    if args.jobs == 1:
+        done = [one(name) for name in order]
+    else:
+        sys.stdout, sys.stderr = ThreadOutput(sys.stdout), \
+            ThreadOutput(sys.stderr)
+        print("harness: %d applications, %d at a time; each one's output "
+              "in %s/APP/harness.log" % (len(order), args.jobs,
+                                         os.path.abspath(args.workdir)),
+              flush=True)
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            done = list(pool.map(one, order))
+        sys.stdout, sys.stderr = sys.stdout.base, sys.stderr.base
+    # The table's rows in the order asked for.
+    by_app = {r["app"]: r for r in done}
+    results = [by_app[a] for a in args.apps]
     regressed = corpus_table.regressions(apps_rec, results)
     if args.record:
         for r in results:
             apps_rec[r["app"]] = r
-        recorded = save_record(args, apps_rec)
+        recorded = save_record(args, apps_rec, {
+            "apps": list(args.apps), "jobs": args.jobs,
+            "seconds": round(time.time() - t_start)})
     if args.doc:
         old_md = ""
         if os.path.exists(args.doc):
