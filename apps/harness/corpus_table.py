@@ -12,7 +12,7 @@ TEST_COLS = ["baseline", "rcl", "posix", "mcs", "rcl-run-mcs",
              "rcl-run-malthusian_stp"]
 STEP_ORDER = ["fetch", "build", "baseline", "profile", "refactor-profile",
               "refactor-all", "build-rcl", "tests-rcl", "tests-posix",
-              "tests-mcs", "bench", "rcl-run-mcs", "rcl-run-malthusian_stp"]
+              "tests-mcs", "rcl-run-mcs", "rcl-run-malthusian_stp", "bench"]
 
 
 def _esc(text):

@@ -97,9 +97,10 @@ def parse_args():
                     help="run N applications at a time (default 1), the "
                     "longest recorded first; each writes its output to "
                     "WORKDIR/APP/harness.log, standard output gets the "
-                    "progress lines.  The timed steps (profile, bench) "
-                    "still run alone, and the test runs under "
-                    "LIBLOCK_LOCK=rcl one at a time")
+                    "progress lines.  The test runs under "
+                    "LIBLOCK_LOCK=rcl take turns, and the benches run "
+                    "one by one once every application's other steps "
+                    "are done")
     args = ap.parse_args()
     if args.render_only and not (args.doc and args.record):
         ap.error("--render-only needs --doc and --record")
@@ -438,7 +439,8 @@ class Progress:
     from the recorded step times.  With @jobs applications at a time the
     estimate is the work left shared by the jobs, but never less than
     the longest application's own rest (its steps run one after the
-    other).  Thread-safe; the lines go to @out."""
+    other), plus the benches, which run one by one at the end.
+    Thread-safe; the lines go to @out."""
 
     def __init__(self, plan, recorded, jobs=1, out=None):
         self.t0 = time.time()
@@ -451,11 +453,14 @@ class Progress:
                 self.left[(name, st)] = recorded_seconds(recorded, name, st)
 
     def _estimate(self):
-        per_app = {}
-        for (name, _), secs in self.left.items():
-            per_app[name] = per_app.get(name, 0) + secs
+        per_app, last = {}, 0
+        for (name, st), secs in self.left.items():
+            if st == "bench" and self.jobs > 1:
+                last += secs
+            else:
+                per_app[name] = per_app.get(name, 0) + secs
         total = sum(per_app.values())
-        return max([total / self.jobs] + list(per_app.values()))
+        return max([total / self.jobs] + list(per_app.values())) + last
 
     def done(self, name, st, status, secs):
         with self.mu:
@@ -473,59 +478,26 @@ class Progress:
 
 
 class Gate:
-    """Which steps of concurrent applications (--jobs) may run together.
-    Most steps share the machine.  A timed step (EXCLUSIVE: the profile,
-    whose verdicts read how long sections run, and the throughput bench)
-    waits for the running steps to end, keeps new ones from starting
-    meanwhile (so it is not starved), and runs alone.  The test runs
-    under LIBLOCK_LOCK=rcl run one at a time: each process starts a
-    SCHED_FIFO server that spins on the server CPU while it has work, and
-    two of them would share that CPU.  With one job every step runs
-    alone anyway, and the gate costs nothing."""
+    """What the steps of concurrent applications (--jobs) may not do
+    together.  The test runs under LIBLOCK_LOCK=rcl take turns: each
+    process starts a SCHED_FIFO server that spins on the server CPU while
+    it has work, and two of them would share that CPU.  (The timed bench
+    runs alone, after every application's other steps: run_app(defer).)
+    With one job the gate costs nothing."""
 
-    EXCLUSIVE = ("profile", "bench")
     SERVER = ("tests-rcl",)
 
     def __init__(self, jobs):
         self.jobs = jobs
-        self.cv = threading.Condition()
-        self.running = 0      # shared steps running
-        self.alone = False    # an exclusive step runs
-        self.want_alone = 0   # exclusive steps waiting
         self.server = threading.Lock()
 
     @contextlib.contextmanager
     def step(self, st):
-        if self.jobs == 1:
+        if self.jobs > 1 and st in self.SERVER:
+            with self.server:
+                yield
+        else:
             yield
-            return
-        if st in self.EXCLUSIVE:
-            with self.cv:
-                self.want_alone += 1
-                while self.running or self.alone:
-                    self.cv.wait()
-                self.want_alone -= 1
-                self.alone = True
-            try:
-                yield
-            finally:
-                with self.cv:
-                    self.alone = False
-                    self.cv.notify_all()
-            return
-        with contextlib.ExitStack() as stack:
-            if st in self.SERVER:
-                stack.enter_context(self.server)
-            with self.cv:
-                while self.alone or self.want_alone:
-                    self.cv.wait()
-                self.running += 1
-            try:
-                yield
-            finally:
-                with self.cv:
-                    self.running -= 1
-                    self.cv.notify_all()
 
 
 class ThreadOutput:
@@ -562,10 +534,10 @@ def plan_steps(args):
     steps = ["fetch", "build", "baseline", "profile", "refactor-profile",
              "refactor-all", "build-rcl"]
     steps += ["tests-" + a for a in args.algos.split(",") if a]
-    if not args.no_bench:
-        steps.append("bench")
     steps += ["rcl-run-" + a for a in
               (args.rcl_run_locks.split(",") if args.rcl_run_locks else [])]
+    if not args.no_bench:
+        steps.append("bench")  # last: with --jobs, after all the others
     return steps
 
 
@@ -586,11 +558,15 @@ def step_reason(msg):
     return out[:300]
 
 
-def run_app(args, name, progress, steps, on_step=None, gate=None):
+def run_app(args, name, progress, steps, on_step=None, gate=None,
+            defer=False):
     """Every step for one application; its result record (never
     raises for a step that fails: the step is recorded with its reason
     and the steps that need it are skipped, saying which).  @gate: the
-    Gate of concurrent applications, or None (one at a time)."""
+    Gate of concurrent applications, or None (one at a time).  @defer:
+    return instead a function that runs the last step, the timed bench,
+    and then returns the record (the caller runs it when nothing else
+    runs)."""
     gate = gate or Gate(1)
     ctx = Ctx(args, name)
     app = apps.APPS[name](ctx)
@@ -724,9 +700,6 @@ def run_app(args, name, progress, steps, on_step=None, gate=None):
                 dict(os.environ, LIBLOCK_LOCK=algo), args.tests == "quick")
         do("tests-" + algo, t, ["tree"])
 
-    def bench_step():
-        res["throughput"] = bench(ctx, app, state["orig"], state["tree"])
-    do("bench", bench_step, ["tree"])
     for algo in args.rcl_run_locks.split(",") if args.rcl_run_locks else []:
         def r(algo=algo):
             if not ctx.rcl_run:
@@ -737,7 +710,14 @@ def run_app(args, name, progress, steps, on_step=None, gate=None):
                 ctx, app, state["orig"], label, dict(os.environ),
                 args.tests == "quick", [ctx.rcl_run, "--lock", algo, "--"])
         do("rcl-run-" + algo, r, ["orig"])
-    return finish(ctx, res)
+
+    def bench_step():
+        res["throughput"] = bench(ctx, app, state["orig"], state["tree"])
+
+    def last():
+        do("bench", bench_step, ["tree"])
+        return finish(ctx, res)
+    return last if defer else last()
 
 
 def finish(ctx, res):
@@ -821,18 +801,20 @@ def main():
             save_record(args, dict(apps_rec, **ran),
                         recorded.get("last_run"))
 
-    def one(name):
+    def logged(name, fn, mode):
+        """fn() with this thread's output in the application's
+        harness.log (--jobs); a harness bug fails the application, not
+        the run."""
         log = None
         if args.jobs > 1:
             os.makedirs(os.path.join(os.path.abspath(args.workdir), name),
                         exist_ok=True)
             log = open(os.path.join(os.path.abspath(args.workdir), name,
-                                    "harness.log"), "w")
+                                    "harness.log"), mode)
             sys.stdout.to(log)
             sys.stderr.to(log)
         try:
-            return run_app(args, name, progress, steps,
-                           keep if args.record else None, gate)
+            return fn()
         except Exception as e:  # a harness bug in one app: the others run
             print("harness: %s: %s: %s" % (name, type(e).__name__, e),
                   file=sys.__stderr__)
@@ -847,17 +829,25 @@ def main():
                 sys.stderr.to(None)
                 log.close()
 
+    def start(name):
+        return logged(name, lambda: run_app(
+            args, name, progress, steps, keep if args.record else None,
+            gate, defer=args.jobs > 1), "w")
+
     if args.jobs == 1:
-        done = [one(name) for name in order]
+        done = [start(name) for name in order]
     else:
         sys.stdout, sys.stderr = ThreadOutput(sys.stdout), \
             ThreadOutput(sys.stderr)
-        print("harness: %d applications, %d at a time; each one's output "
-              "in %s/APP/harness.log" % (len(order), args.jobs,
-                                         os.path.abspath(args.workdir)),
+        print("harness: %d applications, %d at a time, then the benches "
+              "one by one; each one's output in %s/APP/harness.log"
+              % (len(order), args.jobs, os.path.abspath(args.workdir)),
               flush=True)
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-            done = list(pool.map(one, order))
+            firsts = list(pool.map(start, order))
+        # Nothing else runs now: the timed steps, one by one.
+        done = [logged(name, last, "a") if callable(last) else last
+                for name, last in zip(order, firsts)]
         sys.stdout, sys.stderr = sys.stdout.base, sys.stderr.base
     # The table's rows in the order asked for.
     by_app = {r["app"]: r for r in done}
