@@ -38,7 +38,13 @@ def _tests(t):
     if "passed" not in t:
         return "FAIL"
     cell = "%s/%s" % (t["passed"], t["total"])
-    return cell if t.get("ok") else cell + " FAIL"
+    if not t.get("ok"):
+        cell += " FAIL"
+    b = t.get("beside")
+    if b:  # failed beside other applications' steps, run again alone
+        cell += " (alone; beside others %s/%s)" % (b.get("passed"),
+                                                  b.get("total"))
+    return cell
 
 
 def _ratio(tp, algo):
@@ -170,6 +176,18 @@ def render(recorded, old_md=""):
                                                   v.get("reason", "")))
     if not any_fail:
         out.append("None.")
+    again = [(n, s, v["beside"]) for n in names
+             for s, v in sorted(apps[n].get("steps", {}).items())
+             if v.get("beside")]
+    if again:
+        out += ["", "## Test runs repeated alone", "",
+                "With more than one application at a time, a test run "
+                "that failed beside the others' steps ran again alone "
+                "at the end; the table gives the second result.", ""]
+        for n, s, first in again:
+            out.append("- %s, %s: beside others, %s; alone, %s" % (
+                n, s, first.get("reason") or first["status"],
+                apps[n]["steps"][s]["status"]))
     return "\n".join(out) + "\n\n" + kept_notes(old_md)
 
 

@@ -98,9 +98,10 @@ def parse_args():
                     "longest recorded first; each writes its output to "
                     "WORKDIR/APP/harness.log, standard output gets the "
                     "progress lines.  The test runs under "
-                    "LIBLOCK_LOCK=rcl take turns, and the benches run "
-                    "one by one once every application's other steps "
-                    "are done")
+                    "LIBLOCK_LOCK=rcl take turns; once every "
+                    "application's other steps are done, the test runs "
+                    "that failed are repeated alone, and the benches run "
+                    "one by one")
     args = ap.parse_args()
     if args.render_only and not (args.doc and args.record):
         ap.error("--render-only needs --doc and --record")
@@ -379,16 +380,17 @@ def refactor(ctx, app, tree, profile):
     return stats
 
 
-def run_tests(ctx, app, tree, label, env, quick, prefix=()):
-    """The app's own test suite once: {ok, passed, total, failed,
-    excluded, detail}."""
+def run_tests(ctx, app, tree, label, env, quick, out, prefix=()):
+    """The app's own test suite once: out[label] = {ok, passed, total,
+    failed, excluded, log}, also when it fails (StepError)."""
+    out[label] = {"ok": False}
     log = os.path.join(ctx.work, "tests-%s.log" % label)
     passed, detail, counts = app.test(tree, env, log, quick, prefix)
     ctx.note("tests (%s) %s: %s%s" % (
         "quick" if quick else "full", label, "PASS" if passed else "FAIL",
         " - " + detail if detail else ""))
-    res = dict(counts, ok=passed, excluded=sorted(app.EXCLUDE),
-               log=log)
+    res = out[label] = dict(counts, ok=passed,
+                            excluded=sorted(app.EXCLUDE), log=log)
     if not passed:
         ctx.fail("%s test suite, %s" % (app.name, label))
         raise StepError("%s/%s passed, failed: %s (log %s)" % (
@@ -541,6 +543,15 @@ def plan_steps(args):
     return steps
 
 
+def test_label(st):
+    """The tests record a step fills in (res["tests"][label]), or None."""
+    if st == "baseline" or st.startswith("rcl-run-"):
+        return st
+    if st.startswith("tests-"):
+        return st[len("tests-"):]
+    return None
+
+
 # What a step's inputs come from, for "skip" reasons.
 NEEDS = {"pristine": "fetch", "orig": "build", "profile": "profile",
          "tree": "build-rcl"}
@@ -564,9 +575,9 @@ def run_app(args, name, progress, steps, on_step=None, gate=None,
     raises for a step that fails: the step is recorded with its reason
     and the steps that need it are skipped, saying which).  @gate: the
     Gate of concurrent applications, or None (one at a time).  @defer:
-    return instead a function that runs the last step, the timed bench,
-    and then returns the record (the caller runs it when nothing else
-    runs)."""
+    return instead a function that runs, again, each test step whose
+    suite failed, then the last step, the timed bench, and returns the
+    record (the caller runs it when nothing else runs)."""
     gate = gate or Gate(1)
     ctx = Ctx(args, name)
     app = apps.APPS[name](ctx)
@@ -605,9 +616,37 @@ def run_app(args, name, progress, steps, on_step=None, gate=None,
         res["steps"][st] = {"status": status, "seconds": round(secs, 1),
                             "reason": reason}
         progress.done(name, st, status, secs)
+        label = test_label(st)
+        if defer and status == "FAIL" and label and not alone and \
+                "passed" in res["tests"].get(label, {}):
+            # The suite ran and some test failed beside the other
+            # applications' steps: run it again alone at the end.
+            retry.append((st, fn, needs, label))
         if on_step:  # an interrupted run keeps the steps done
             on_step(res)
         return out
+
+    retry = []
+    alone = []  # non-empty in the deferred part: no retry of a retry
+
+    def again(st, fn, needs, label):
+        """Step @st once more, alone: the record keeps both results."""
+        first, first_step = res["tests"][label], res["steps"][st]
+        log = first.get("log")
+        if log and os.path.exists(log):
+            os.replace(log, log[:-len(".log")] + ".beside.log")
+            first["log"] = log[:-len(".log")] + ".beside.log"
+        ctx.note("%s failed beside other applications' steps: run again "
+                 "alone" % st)
+        # The second run decides whether the suite failed (it says so
+        # again if it does).
+        what = "%s test suite, %s" % (app.name, label)
+        if what in ctx.failures:
+            ctx.failures.remove(what)
+        do(st, fn, needs)
+        res["tests"].setdefault(label, {})["beside"] = {
+            k: first.get(k) for k in ("passed", "total", "failed", "log")}
+        res["steps"][st]["beside"] = first_step
 
     def fetch_step():
         state["pristine"] = fetch(ctx, app)
@@ -622,10 +661,8 @@ def run_app(args, name, progress, steps, on_step=None, gate=None,
         app.build(state["orig"], dict(os.environ))
 
     def baseline_step():
-        res["tests"]["baseline"] = {"ok": False}
-        res["tests"]["baseline"] = run_tests(
-            ctx, app, state["orig"], "baseline", dict(os.environ),
-            args.tests == "quick")
+        run_tests(ctx, app, state["orig"], "baseline", dict(os.environ),
+                  args.tests == "quick", res["tests"])
 
     def profile_step():
         out = os.path.join(ctx.work, "profile.json")
@@ -694,10 +731,9 @@ def run_app(args, name, progress, steps, on_step=None, gate=None,
     do("build-rcl", build_rcl_step, ["orig"])
     for algo in args.algos.split(","):
         def t(algo=algo):
-            res["tests"][algo] = {"ok": False}
-            res["tests"][algo] = run_tests(
-                ctx, app, state["tree"], algo,
-                dict(os.environ, LIBLOCK_LOCK=algo), args.tests == "quick")
+            run_tests(ctx, app, state["tree"], algo,
+                      dict(os.environ, LIBLOCK_LOCK=algo),
+                      args.tests == "quick", res["tests"])
         do("tests-" + algo, t, ["tree"])
 
     for algo in args.rcl_run_locks.split(",") if args.rcl_run_locks else []:
@@ -705,16 +741,18 @@ def run_app(args, name, progress, steps, on_step=None, gate=None,
             if not ctx.rcl_run:
                 raise StepError("rcl-run not built or installed")
             label = "rcl-run-" + algo
-            res["tests"][label] = {"ok": False}
-            res["tests"][label] = run_tests(
-                ctx, app, state["orig"], label, dict(os.environ),
-                args.tests == "quick", [ctx.rcl_run, "--lock", algo, "--"])
+            run_tests(ctx, app, state["orig"], label, dict(os.environ),
+                      args.tests == "quick", res["tests"],
+                      [ctx.rcl_run, "--lock", algo, "--"])
         do("rcl-run-" + algo, r, ["orig"])
 
     def bench_step():
         res["throughput"] = bench(ctx, app, state["orig"], state["tree"])
 
     def last():
+        alone.append(True)
+        for args_ in retry:
+            again(*args_)
         do("bench", bench_step, ["tree"])
         return finish(ctx, res)
     return last if defer else last()

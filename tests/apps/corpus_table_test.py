@@ -108,6 +108,23 @@ def main():
     md = corpus_table.render({"apps": {"gamma": cut}})
     check("| run interrupted after bench |" in md,
           "an interrupted run says after which step")
+    # A test run that failed beside other applications and passed alone.
+    rerun = dict(RECORDED["apps"]["alpha"], app="delta")
+    rerun["tests"] = dict(rerun["tests"], posix={
+        "ok": True, "passed": 40, "total": 40,
+        "beside": {"passed": 39, "total": 40, "failed": ["t/slow.t"]}})
+    rerun["steps"] = dict(rerun["steps"], **{"tests-posix": {
+        "status": "ok", "seconds": 20.0, "reason": "", "beside": {
+            "status": "FAIL", "seconds": 25.0,
+            "reason": "39/40 passed, failed: t/slow.t"}}})
+    md = corpus_table.render({"apps": {"delta": rerun}})
+    row = [line for line in md.splitlines() if line.startswith("| delta")][0]
+    check("| 40/40 (alone; beside others 39/40) |" in row,
+          "the rerun's cell gives both results: " + row)
+    check("- delta, tests-posix: beside others, 39/40 passed, failed: "
+          "t/slow.t; alone, ok" in md, "the rerun is listed:\n" + md)
+    check("Test runs repeated alone" not in corpus_table.render(RECORDED),
+          "no rerun section without reruns")
     print("corpus_table: ok")
 
 

@@ -2,8 +2,10 @@
 """apps/harness/harness.py's concurrent applications (--jobs): the Gate
 runs the RCL test runs one at a time and lets the other steps run
 together; the progress estimate shares the work left among the jobs and
-adds the benches, which run one by one at the end; each thread's output
-goes to its own file; the table says how the last run went."""
+adds the benches, which run one by one at the end; the steps whose
+failed test runs are repeated alone; each thread's output goes to its
+own file; the table says how the last run went."""
+import contextlib
 import io
 import os
 import sys
@@ -125,6 +127,127 @@ def output_per_thread():
     check(base.getvalue() == "back to base\n", "base: %r" % base.getvalue())
 
 
+def test_labels():
+    """The tests record each step fills in, which a failed run repeats
+    alone; the other steps have none."""
+    got = {st: harness.test_label(st) for st in (
+        "baseline", "tests-rcl", "tests-mcs", "rcl-run-malthusian_stp",
+        "build-rcl", "bench", "profile")}
+    check(got == {"baseline": "baseline", "tests-rcl": "rcl",
+                  "tests-mcs": "mcs",
+                  "rcl-run-malthusian_stp": "rcl-run-malthusian_stp",
+                  "build-rcl": None, "bench": None, "profile": None},
+          "test labels: %r" % got)
+
+
+class FakeRecipe:
+    """An application whose posix tests fail the first time only (a test
+    that the load broke) and whose mcs tests always fail."""
+    name = "fake"
+    source = "fake-src"
+    why = "a fake"
+    EXCLUDE = {}
+    runs = {}
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def build(self, tree, env):
+        pass
+
+    def prepare(self, tree, env):
+        pass
+
+    def profile(self, tree, out):
+        with open(out, "w") as f:
+            f.write("{}")
+
+    def test(self, tree, env, log, quick, prefix=()):
+        algo = env.get("LIBLOCK_LOCK", "baseline")
+        n = self.runs[algo] = self.runs.get(algo, 0) + 1
+        if n > 4:
+            print("FAIL: the %s test run repeated again and again" % algo,
+                  file=sys.stderr)
+            sys.exit(1)
+        with open(log, "w") as f:
+            f.write("run %d\n" % n)
+        ok = algo not in ("mcs", "posix") or (algo == "posix" and n > 1)
+        return ok, "", {"passed": 3 if ok else 2, "total": 3,
+                        "failed": [] if ok else ["t/load.t"]}
+
+
+def deferred_retry(work):
+    """run_app(defer=True): the steps run, a failed test run is repeated
+    alone by the function it returns, before the bench; the record keeps
+    both results; a failure that passes alone is not the application's."""
+    import argparse
+    import tempfile
+    saved = {k: getattr(harness, k) for k in (
+        "fetch", "missing_deps", "refactor", "select_locks", "bench")}
+    saved_hot = harness.pipeline.hottest_lock
+    harness.apps.APPS["fake"] = FakeRecipe
+    order = []
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            pristine = os.path.join(tmp, "pristine")
+            os.makedirs(pristine)
+            harness.fetch = lambda ctx, app: pristine
+            harness.missing_deps = lambda app: []
+            harness.refactor = lambda ctx, app, tree, locks: {
+                "found": 1, "delegated": 1, "held": 0, "refused": 0,
+                "extracted": 1, "locks_converted": 1}
+            harness.select_locks = lambda ctx, app, prof, tree: "all"
+            harness.pipeline.hottest_lock = lambda p: ("l", 1.0, 0, "rcl")
+
+            def bench(ctx, app, orig, tree):
+                order.append("bench")
+                return {"original": 1.0, "rcl": 1.0, "posix": 1.0}
+            harness.bench = bench
+            args = argparse.Namespace(
+                tests="full", algos="rcl,posix,mcs", rcl_run_locks="",
+                build_tree="all", top_srcdir=work, top_builddir=None,
+                san_cflags="", workdir=tmp, no_bench=False)
+            steps = harness.plan_steps(args)
+            pr = harness.Progress([("fake", steps)], {}, 2, io.StringIO())
+            with contextlib.redirect_stdout(io.StringIO()):
+                last = harness.run_app(args, "fake", pr, steps,
+                                       gate=harness.Gate(2), defer=True)
+            check(callable(last), "deferred: %r" % (last,))
+            check(FakeRecipe.runs == {"baseline": 1, "rcl": 1, "posix": 1,
+                                      "mcs": 1}, "first pass: %r"
+                  % FakeRecipe.runs)
+            check(order == [], "the bench ran before the deferred part")
+            with contextlib.redirect_stdout(io.StringIO()):
+                res = last()
+            check(FakeRecipe.runs["posix"] == 2 and
+                  FakeRecipe.runs["mcs"] == 2 and
+                  FakeRecipe.runs["rcl"] == 1, "the failed runs were "
+                  "repeated, only them: %r" % FakeRecipe.runs)
+            check(order == ["bench"], "the bench ran once: %r" % order)
+            posix, mcs = res["tests"]["posix"], res["tests"]["mcs"]
+            check(posix["ok"] and posix["passed"] == 3 and
+                  posix["beside"]["passed"] == 2 and
+                  posix["beside"]["failed"] == ["t/load.t"],
+                  "posix keeps both results: %r" % posix)
+            check(res["steps"]["tests-posix"]["status"] == "ok" and
+                  res["steps"]["tests-posix"]["beside"]["status"] == "FAIL",
+                  "posix's step: %r" % res["steps"]["tests-posix"])
+            check(not mcs["ok"] and mcs["beside"]["passed"] == 2 and
+                  res["steps"]["tests-mcs"]["status"] == "FAIL",
+                  "mcs failed twice: %r" % mcs)
+            check(res["failures"] == 1, "only mcs's failure counts: %r"
+                  % res["failures"])
+            beside = os.path.join(tmp, "fake", "tests-posix.beside.log")
+            check(os.path.exists(beside) and
+                  open(beside).read() == "run 1\n",
+                  "the first run's log is kept beside the second")
+    finally:
+        for k, v in saved.items():
+            setattr(harness, k, v)
+        harness.pipeline.hottest_lock = saved_hot
+        del harness.apps.APPS["fake"]
+
+
 def last_run_in_table():
     md = corpus_table.render({"apps": {}, "last_run": {
         "apps": ["a", "b", "c"], "jobs": 3, "seconds": 6130}})
@@ -138,5 +261,7 @@ gate_serialises_rcl_tests()
 one_job_gate_is_free()
 progress_estimate()
 output_per_thread()
+test_labels()
+deferred_retry(os.path.join(HERE, "..", ".."))
 last_run_in_table()
 print("harness_jobs: ok")
