@@ -680,6 +680,9 @@ class Function:
     jumps: list = field(default_factory=list)        # [Jump]
     indirect: list = field(default_factory=list)     # [IndirectCall]
     fn_addrs: list = field(default_factory=list)     # [FnAddr]
+    # keys of the functions whose address it takes, wherever the address
+    # goes (_runs(): the targets its program's pointers may hold)
+    fn_taken: set = field(default_factory=set)
     # the start routines of the threads it creates (pthread_create()):
     # they run in the same process, not in the caller (_programs())
     thread_starts: list = field(default_factory=list)  # [FnAddr]
@@ -3362,6 +3365,8 @@ class _Walker:
                         self._addr(key, ref.spelling,
                                    ref.type.get_canonical().spelling,
                                    cast or erased)
+                        if fn is not None:
+                            fn.fn_taken.add(key)
                         if to not in ("lib", "start", "calledvia"):
                             self._flow(("fn", key), to)
                         cl = _loc(c)
@@ -4291,17 +4296,50 @@ class Program:
 
     def _runs(self, fn, u):
         """Every function (key, unit path) that @fn of @u may run, in
-        its thread or in the threads it starts."""
+        its thread or in the threads it starts.  A call through a pointer
+        runs only those of its targets (pointer_targets()) whose address
+        a function already found takes, or a unit outside any function (a
+        static table's initialiser): the handlers that another program
+        of the tree hands to a loop both link are not this program's
+        (redis-benchmark and redis-server on ae.c's event loop)."""
         seen, todo = {(fn.key, u.path)}, [(fn, u)]
+        taken = set(self._taken_outside_functions())
+        indirect = []  # (IndirectCall, unit) of the functions found
+
+        def reach(k, fu):
+            g, gu = self._resolve(k, fu)
+            if g is not None and (k, gu.path) not in seen:
+                seen.add((k, gu.path))
+                todo.append((g, gu))
         while todo:
-            f, fu = todo.pop()
-            for k, _ in self.edges(f) + [(a.key, None)
-                                         for a in f.thread_starts]:
-                g, gu = self._resolve(k, fu)
-                if g is not None and (k, gu.path) not in seen:
-                    seen.add((k, gu.path))
-                    todo.append((g, gu))
+            while todo:
+                f, fu = todo.pop()
+                taken |= f.fn_taken
+                indirect += [(ind, fu) for ind in f.indirect]
+                for k in [c.key for c in f.calls] + \
+                        [a.key for a in f.fn_addrs + f.thread_starts]:
+                    reach(k, fu)
+            # the addresses taken so far: a target found now may take
+            # more, hence the loop
+            for ind, fu in indirect:
+                for k, _ in self.pointer_targets(ind):
+                    if k in taken:
+                        reach(k, fu)
         return seen
+
+    def _taken_outside_functions(self):
+        """Keys of the functions whose address a unit takes outside its
+        functions (`static struct ops o = { f };`), or in code whose
+        facts name no taker: every program may call them through a
+        pointer."""
+        if not hasattr(self, "_outside"):
+            self._outside = set()
+            for u in self.units:
+                inside = set()
+                for f in u.functions.values():
+                    inside |= f.fn_taken
+                self._outside |= set(u.addr_funcs) - inside
+        return self._outside
 
     def _same_program(self, a, b):
         """Whether functions @a and @b ((Function, Unit) pairs) may run

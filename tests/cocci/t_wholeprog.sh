@@ -103,6 +103,12 @@
 #    pthread_cancel()); pack.c's cancelled spinner's section, around a
 #    printf(), is held, and its packer's section on the same lock is
 #    delegated.
+#  - sharedloop (wholeprog/sharedloop): two programs, srv and bench, link
+#    one event loop that runs their handlers through a pointer (redis'
+#    ae.c under redis-server and redis-benchmark); srv's handler cancels
+#    a thread it kept in a copied slot; bench's section, which prints, is
+#    delegated (it was held: the loop's pointer was taken to reach srv's
+#    handler in bench too), srv's worker's section is held.
 #  - localalias (wholeprog/localalias): note.c's `#define mutex_t
 #    pthread_mutex_t` holds in note.c only; box.h's mutex_t is a
 #    structure holding the mutex, and box.c's `static mutex_t l = {
@@ -1722,6 +1728,41 @@ for p in pack unpack; do
 	cc_rcl "$TMP/$p.new" "$TMP/tpout/$p.c" ||
 		fail "twoprogs: the rewritten $p does not build"
 	same_output "twoprogs-$p" "$TMP/$p.want" "$TMP/$p.new"
+done
+cd "$TMP" || exit 1
+
+# ---- sharedloop: two programs on one loop that calls through pointers ----
+cp -R "$WP/sharedloop" "$TMP/sl" && chmod -R u+w "$TMP/sl"
+cd "$TMP/sl" || exit 1
+{
+	printf '['
+	sep=
+	for u in loop srv bench; do
+		printf '%s{"directory": "%s", "file": "%s.c", "arguments": ["cc", "-std=gnu11", "-O2", "-Wall", "-pthread", "-c", "%s.c"]}' \
+			"$sep" "$TMP/sl" "$u" "$u"
+		sep=', '
+	done
+	printf ']\n'
+} >compile_commands.json
+for p in srv bench; do
+	$CC -std=gnu11 -O2 -Wall -Werror -pthread $p.c loop.c -o "$TMP/sl-$p.orig" ||
+		fail "sharedloop: $p does not build"
+	timeout 60 "$TMP/sl-$p.orig" >"$TMP/sl-$p.want" || fail "sharedloop: $p fails"
+done
+"$RCLR" -p . --locks all -o "$TMP/slout" >"$TMP/log" 2>&1
+grep -q "^srv.c:[0-9]*: held: printf() in the section at srv.c:[0-9]* may be a cancellation point" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "sharedloop: srv.c's cancelled worker's section is not held"; }
+! grep -q "^bench.c" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "sharedloop: bench.c was read as running srv.c's handler"; }
+grep -q "liblock_exec(&bench_lock" "$TMP/slout/bench.c" ||
+	{ cat "$TMP/slout/bench.c"; fail "sharedloop: bench.c's section is not delegated"; }
+grep -q "liblock_exec(&srv_lock" "$TMP/slout/srv.c" ||
+	{ cat "$TMP/slout/srv.c"; fail "sharedloop: srv.c's handler's section is not delegated"; }
+for p in srv bench; do
+	cp loop.c loop.h "$TMP/slout/"
+	cc_rcl "$TMP/sl-$p.new" "$TMP/slout/$p.c" "$TMP/slout/loop.c" ||
+		fail "sharedloop: the rewritten $p does not build"
+	same_output "sharedloop-$p" "$TMP/sl-$p.want" "$TMP/sl-$p.new"
 done
 cd "$TMP" || exit 1
 
