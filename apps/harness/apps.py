@@ -1275,6 +1275,12 @@ class Libevent(Recipe):
 #define EVBASE_RELEASE_LOCK(base, lockvar) pthread_mutex_unlock((base)->lockvar)
 """
     QUICK = ["thread/..", "main/..", "evbuffer/..", "bufferevent/.."]
+    EXCLUDE = {
+        "dns/getaddrinfo_cancel_stress":
+            "fails unmodified here, alone too: every one of its 1000 "
+            "cancelled getaddrinfo requests ends freed "
+            "(regress_dns.c:2105), with this machine's resolver and no "
+            "network"}
     WORKLOAD = ["test/regress", "thread/basic", "thread/conditions_simple"]
     UNIT = "runs/s"
     TEST_KIND = "exit"
@@ -1288,7 +1294,7 @@ class Libevent(Recipe):
         """test/regress (every group, or the quick ones); tinytest ends
         with "N tests ok.  (M skipped)" or "X/N TESTS FAILED."."""
         cmd = ["test/regress"] + (list(self.QUICK) if quick else [])
-        cmd += ["-" + t for t in sorted(self.EXCLUDE)]
+        cmd += [":" + t for t in sorted(self.EXCLUDE)]  # tinytest: skip
         rc = _run_log(list(prefix) + cmd, tree, env, log, 1200)
         text = open(log, errors="replace").read()
         failed = re.findall(r"^\s*\[(\S+) FAILED\]", text, re.M)
