@@ -66,6 +66,33 @@ class Slot:
         return None
 
 
+def _text_invocations(text):
+    """(name, [argument texts]) of each call-like `NAME(...)` in the text
+    of a macro's body (arguments split at the commas outside
+    parentheses)."""
+    out = []
+    for m in re.finditer(r"\b([A-Za-z_]\w*)\s*\(", text):
+        depth, args, cur = 1, [], []
+        for ch in text[m.end():]:
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            if ch == "," and depth == 1:
+                args.append("".join(cur))
+                cur = []
+            else:
+                cur.append(ch)
+        else:
+            continue
+        args.append("".join(cur))
+        out.append((m.group(1), [" ".join(a.replace("\\\n", " ").split())
+                                 for a in args]))
+    return out
+
+
 class Handles:
     def __init__(self, prog):
         self.prog = prog
@@ -474,12 +501,14 @@ class Handles:
             # the chain can spell: its fragments in order, a parameter of
             # the macro standing for any word (`d_ ## f` makes only names
             # that start with d_).
-            m = re.match(r"#\s*define\s+\w+(?:\(([^)]*)\))?", t.text)
-            params = set(re.findall(r"\w+", m.group(1) or ""))
+            m = re.match(r"#\s*define\s+(\w+)(?:\(([^)]*)\))?", t.text)
+            params = re.findall(r"\w+", m.group(2) or "")
             for chain in re.findall(r"\w+(?:\s*##\s*\w+)+",
                                     t.text[m.end():]):
-                spell = "".join(r"\w*" if x in params else re.escape(x)
-                                for x in re.split(r"\s*##\s*", chain))
+                spell = "".join(
+                    self._arg_spelling(m.group(1), params.index(x), 0)
+                    if x in params else re.escape(x)
+                    for x in re.split(r"\s*##\s*", chain))
                 found |= {n for n in names if re.fullmatch(spell, n)}
             for name in sorted(found):
                 why = "%s() is named in a macro at %s:%d (its calls there " \
@@ -490,6 +519,68 @@ class Handles:
                 for (n, _), p in self.params.items():
                     if n == name:
                         p.opaque = p.opaque or why
+
+    def _defines(self):
+        """Every function-like macro of the files given: name ->
+        [(parameters, body)], and the invocations of each as
+        (name, [argument texts], enclosing macro's (name, parameters) or
+        None)."""
+        if getattr(self, "_define_cache", None) is not None:
+            return self._define_cache
+        defs, calls = {}, []
+        for f in self.prog.files:
+            toks = f.src.toks
+            for k, t in enumerate(toks):
+                if t.kind == "pp":
+                    m = re.match(r"#\s*define\s+(\w+)\(([^)]*)\)",
+                                 t.text)
+                    if m is None:
+                        continue
+                    params = re.findall(r"\w+", m.group(2))
+                    body = t.text[m.end():]
+                    defs.setdefault(m.group(1), []).append((params, body))
+                    for name, args in _text_invocations(body):
+                        calls.append((name, args, (m.group(1), params)))
+                elif t.kind == "id" and k + 1 < len(toks) and \
+                        toks[k + 1].text == "(":
+                    try:
+                        close = cparse.match(toks, k + 1)
+                    except cparse.ParseError:
+                        continue
+                    args = [join_tokens(x.text for x in toks[a:b])
+                            for a, b in cparse.split_args(toks, k + 1, close)]
+                    calls.append((t.text, args, None))
+        self._define_cache = (defs, calls)
+        return self._define_cache
+
+    def _arg_spelling(self, macro, index, depth):
+        """A regular expression for what argument @index of macro @macro
+        may be where the files given invoke it: the arguments' words,
+        through the parameters of the macros that pass theirs on
+        (`compiletime_assert(c, m)` gives `_compiletime_assert(c, m,
+        __compiletime_assert_, __LINE__)`), __LINE__ and __COUNTER__ as
+        numbers.  Any word when an argument is not one word or when no
+        invocation is seen (a unit not read may invoke it)."""
+        defs, calls = self._defines()
+        spells = set()
+        for name, args, within in calls:
+            if name != macro or name not in defs:
+                continue
+            if index >= len(args) or depth > 8:
+                return r"\w*"
+            a = args[index].strip()
+            if within is not None and a in within[1]:
+                spells.add(self._arg_spelling(within[0], within[1].index(a),
+                                              depth + 1))
+            elif a in ("__LINE__", "__COUNTER__"):
+                spells.add(r"\d+")
+            elif re.fullmatch(r"\w*", a):
+                spells.add(re.escape(a))
+            else:
+                return r"\w*"
+        if not spells or r"\w*" in spells:
+            return r"\w*"
+        return "(?:%s)" % "|".join(sorted(spells))
 
     def _proto(self, f, o, name):
         """A prototype of @name whose parameter list opens at token @o:
