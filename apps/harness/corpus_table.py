@@ -74,14 +74,25 @@ def _reasons(res, n=3):
     return "; ".join("%d× %s" % (k, r) for r, k in rs[:n]) or "-"
 
 
-def _last_run(run):
-    """How long the run that wrote the record took, and how."""
-    if not run:
-        return ""
+def _run_text(run):
     n, secs = len(run["apps"]), int(run["seconds"])
-    return "  That run: %d application%s, %d at a time, in %dh%02dm." % (
+    return "%d application%s, %d at a time, in %dh%02dm" % (
         n, "" if n == 1 else "s", run["jobs"], secs // 3600,
         secs % 3600 // 60)
+
+
+def _last_run(recorded):
+    """How long the run that wrote the record took, and how; and the
+    last run of every application when that was another."""
+    run, whole = recorded.get("last_run"), recorded.get("whole_run")
+    if not run:
+        return ""
+    out = "  That run: %s." % _run_text(run)
+    if whole and whole != run:
+        out += "  The last run of every application: %s%s." % (
+            _run_text(whole),
+            ", ended %s" % whole["date"] if whole.get("date") else "")
+    return out
 
 
 NOTES = "<!-- Notes below this line are kept when the table is rewritten. -->"
@@ -106,7 +117,7 @@ def render(recorded, old_md=""):
            "cocci/); run %s, test suites: %s.%s" % (
                recorded.get("tool", "?"), recorded.get("date", "?"),
                recorded.get("tests", "full"),
-               _last_run(recorded.get("last_run"))),
+               _last_run(recorded)),
            "",
            "Sections: found / delegated (extracted to a server) / held "
            "(left in place on a converted lock) / refused, "

@@ -775,14 +775,22 @@ def tool_version(srcdir):
     return p.stdout.strip() or "unknown (not a git checkout)"
 
 
-def save_record(args, apps_rec, last_run=None):
+def save_record(args, apps_rec, last_run=None, old=None):
     """Write the record file; @last_run: what the run that ends says of
-    itself (its applications, jobs and wall time)."""
+    itself (its applications, jobs, wall time and end); @old: the record
+    it replaces."""
+    old = old or {}
     recorded = {"tool": tool_version(args.top_srcdir),
                 "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                 "tests": args.tests, "apps": apps_rec}
     if last_run:
         recorded["last_run"] = last_run
+        # The last run of every recipe stays named when a later run
+        # takes a few applications again.
+        whole = last_run if sorted(last_run["apps"]) == sorted(apps.APPS) \
+            else old.get("whole_run")
+        if whole:
+            recorded["whole_run"] = whole
     with open(args.record + ".tmp", "w") as f:
         json.dump(recorded, f, indent=1, sort_keys=True)
         f.write("\n")
@@ -837,7 +845,7 @@ def main():
         with record_mu:
             ran[res["app"]] = snap
             save_record(args, dict(apps_rec, **ran),
-                        recorded.get("last_run"))
+                        recorded.get("last_run"), recorded)
 
     def logged(name, fn, mode):
         """fn() with this thread's output in the application's
@@ -896,7 +904,9 @@ def main():
             apps_rec[r["app"]] = r
         recorded = save_record(args, apps_rec, {
             "apps": list(args.apps), "jobs": args.jobs,
-            "seconds": round(time.time() - t_start)})
+            "seconds": round(time.time() - t_start),
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())},
+            recorded)
     if args.doc:
         old_md = ""
         if os.path.exists(args.doc):

@@ -257,6 +257,32 @@ def last_run_in_table():
           "a record without a last run describes none")
 
 
+def whole_run_kept():
+    """A run of a few applications keeps the record's last run of every
+    application, and the table names both."""
+    import argparse
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        args = argparse.Namespace(
+            top_srcdir=os.path.join(HERE, "..", ".."), tests="full",
+            record=os.path.join(tmp, "rec.json"))
+        every = {"apps": sorted(harness.apps.APPS), "jobs": 3,
+                 "seconds": 6759, "date": "2026-12-07 22:48 UTC"}
+        rec = harness.save_record(args, {}, every, {})
+        check(rec.get("whole_run") == every, "a run of every recipe is "
+              "the whole run: %r" % rec.get("whole_run"))
+        one = {"apps": ["fio"], "jobs": 1, "seconds": 236,
+               "date": "2026-12-08 00:07 UTC"}
+        rec = harness.save_record(args, {}, one, rec)
+        check(rec.get("whole_run") == every and rec["last_run"] == one,
+              "a run of one application keeps the whole run: %r" % rec)
+        md = corpus_table.render(rec)
+        check("That run: 1 application, 1 at a time, in 0h03m.  The last "
+              "run of every application: %d applications, 3 at a time, in "
+              "1h52m, ended 2026-12-07 22:48 UTC." % len(harness.apps.APPS)
+              in md, "both runs are described: " + md[:700])
+
+
 gate_serialises_rcl_tests()
 one_job_gate_is_free()
 progress_estimate()
@@ -264,4 +290,5 @@ output_per_thread()
 test_labels()
 deferred_retry(os.path.join(HERE, "..", ".."))
 last_run_in_table()
+whole_run_kept()
 print("harness_jobs: ok")
