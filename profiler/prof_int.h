@@ -168,6 +168,12 @@ static_assert(sizeof(struct prof_lock) == LL_CACHELINE, "one lock per line");
 
 /* The table (2^PROF_LOCK_BITS entries), NULL until mapped. */
 extern struct prof_lock *_Atomic prof_locks;
+/* One bit per entry ever claimed (entries are never given back), so that
+ * the scans at a fork and at the dump read the entries in use, not the
+ * whole 16 MB table: each untouched page read costs a page fault. */
+extern _Atomic uint64_t prof_lock_used[((size_t)1 << PROF_LOCK_BITS) / 64];
+/* The first entry claimed at or after index @from, or -1. */
+long prof_lock_next_used(size_t from);
 
 /* Home slot of address @a: Fibonacci hashing of the address without its
  * three always-zero low bits (one multiplication). */
@@ -459,6 +465,20 @@ struct prof_thread {
 static inline void prof_site_touch(struct prof_thread *th, int site)
 {
 	th->site_bits[(unsigned)site / 64] |= 1ull << ((unsigned)site % 64);
+}
+
+/* The first site of @th's site_bits at or after @from, or -1. */
+static inline int prof_next_site(const struct prof_thread *th, int from)
+{
+	for (int w = from / 64; w < PROF_MAX_SITES / 64; w++) {
+		uint64_t bits = th->site_bits[w];
+
+		if (w == from / 64)
+			bits &= ~0ull << (from % 64);
+		if (bits)
+			return w * 64 + __builtin_ctzll(bits);
+	}
+	return -1;
 }
 /* The calling thread's block: NULL before its first event, PROF_DEAD once
  * it has finished (or could not get one). */

@@ -25,6 +25,24 @@
 struct prof_site prof_sites[PROF_MAX_SITES];
 static struct prof_lock *locks;	      /* 2^PROF_LOCK_BITS entries, mmap'd */
 struct prof_lock *_Atomic prof_locks; /* `locks`, once published */
+_Atomic uint64_t prof_lock_used[((size_t)1 << PROF_LOCK_BITS) / 64];
+
+long prof_lock_next_used(size_t from)
+{
+	const size_t words = ((size_t)1 << PROF_LOCK_BITS) / 64;
+
+	for (size_t w = from / 64; w < words; w++) {
+		/* relaxed: see prof_lock_lookup() */
+		uint64_t bits = atomic_load_explicit(&prof_lock_used[w],
+						     memory_order_relaxed);
+
+		if (w == from / 64)
+			bits &= ~0ull << (from % 64);
+		if (bits)
+			return (long)(w * 64 + (size_t)__builtin_ctzll(bits));
+	}
+	return -1;
+}
 static _Atomic int locks_state;	      /* 0 none, 1 mapping, 2 ready, 3 failed */
 
 static uint64_t mix(uint64_t x)
@@ -235,6 +253,12 @@ struct prof_lock *prof_lock_lookup(const void *m, bool create)
 		if (atomic_compare_exchange_strong_explicit(
 			    &lk->addr, &k, a, memory_order_relaxed,
 			    memory_order_relaxed)) {
+			unsigned idx = (unsigned)((h + i) & mask);
+
+			/* relaxed: a hint for the scans, which read addr */
+			atomic_fetch_or_explicit(&prof_lock_used[idx / 64],
+						 1ull << (idx % 64),
+						 memory_order_relaxed);
 			atomic_store_explicit(&lk->rsite, PROF_SITE_NONE,
 					      memory_order_relaxed);
 			atomic_store_explicit(&lk->site, -1,

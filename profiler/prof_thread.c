@@ -241,25 +241,11 @@ static void stat_add(struct prof_stat *d, const struct prof_stat *s)
 	}
 }
 
-/* The first site of @th's site_bits at or after @from, or -1. */
-static int next_site(const struct prof_thread *th, int from)
-{
-	for (int w = from / 64; w < PROF_MAX_SITES / 64; w++) {
-		uint64_t bits = th->site_bits[w];
-
-		if (w == from / 64)
-			bits &= ~0ull << (from % 64);
-		if (bits)
-			return w * 64 + __builtin_ctzll(bits);
-	}
-	return -1;
-}
-
 /* Caller holds prof_reg_lock.  A live @src is counted up to @now. */
 void prof_sum_into(struct prof_thread *dst, struct prof_thread *src,
 		   uint64_t now)
 {
-	for (int i = next_site(src, 0); i >= 0; i = next_site(src, i + 1)) {
+	for (int i = prof_next_site(src, 0); i >= 0; i = prof_next_site(src, i + 1)) {
 		stat_add(&dst->stat[i], &src->stat[i]);
 		prof_site_touch(dst, i);
 		if (i >= dst->max_site)
@@ -299,7 +285,7 @@ void prof_sum_into(struct prof_thread *dst, struct prof_thread *src,
 
 void prof_zero(struct prof_thread *th)
 {
-	for (int i = next_site(th, 0); i >= 0; i = next_site(th, i + 1))
+	for (int i = prof_next_site(th, 0); i >= 0; i = prof_next_site(th, i + 1))
 		memset(&th->stat[i], 0, sizeof(th->stat[i]));
 	memset(th->site_bits, 0, sizeof(th->site_bits));
 	memset(th->blame, 0, sizeof(th->blame));
@@ -356,11 +342,10 @@ void prof_fork_child(void)
 		struct prof_lock *t =
 			atomic_load_explicit(&prof_locks, memory_order_relaxed);
 
-		for (size_t i = 0; t && i < (size_t)1 << PROF_LOCK_BITS; i++)
-			if (atomic_load_explicit(&t[i].addr,
-						 memory_order_relaxed))
-				atomic_store_explicit(&t[i].serial, 0,
-						      memory_order_relaxed);
+		for (long i = t ? prof_lock_next_used(0) : -1; i >= 0;
+		     i = prof_lock_next_used((size_t)i + 1))
+			atomic_store_explicit(&t[i].serial, 0,
+					      memory_order_relaxed);
 		for (int i = 0; i < PROF_MAX_SITES; i++) {
 			atomic_store_explicit(&prof_site_serial[i], 0,
 					      memory_order_relaxed);
@@ -398,7 +383,7 @@ void prof_trow_fill(struct prof_trow *row, const struct prof_thread *th)
 	row->index = th->index;
 	row->n = 0;
 	/* the PROF_TROW_SITES largest, by insertion into a sorted array */
-	for (int id = next_site(th, 0); id >= 0; id = next_site(th, id + 1)) {
+	for (int id = prof_next_site(th, 0); id >= 0; id = prof_next_site(th, id + 1)) {
 		uint64_t a = th->stat[id].acq;
 		int k;
 
