@@ -25,6 +25,8 @@
 struct prof_site prof_sites[PROF_MAX_SITES];
 static struct prof_lock *locks;	      /* 2^PROF_LOCK_BITS entries, mmap'd */
 struct prof_lock *_Atomic prof_locks; /* `locks`, once published */
+static _Atomic int locks_state;	      /* 0 none, 1 mapping, 2 ready, 3 failed */
+
 _Atomic uint64_t prof_lock_used[((size_t)1 << PROF_LOCK_BITS) / 64];
 
 long prof_lock_next_used(size_t from)
@@ -43,7 +45,6 @@ long prof_lock_next_used(size_t from)
 	}
 	return -1;
 }
-static _Atomic int locks_state;	      /* 0 none, 1 mapping, 2 ready, 3 failed */
 
 static uint64_t mix(uint64_t x)
 {

@@ -245,7 +245,8 @@ static void stat_add(struct prof_stat *d, const struct prof_stat *s)
 void prof_sum_into(struct prof_thread *dst, struct prof_thread *src,
 		   uint64_t now)
 {
-	for (int i = prof_next_site(src, 0); i >= 0; i = prof_next_site(src, i + 1)) {
+	for (int i = prof_next_site(src, 0); i >= 0;
+	     i = prof_next_site(src, i + 1)) {
 		stat_add(&dst->stat[i], &src->stat[i]);
 		prof_site_touch(dst, i);
 		if (i >= dst->max_site)
@@ -285,7 +286,8 @@ void prof_sum_into(struct prof_thread *dst, struct prof_thread *src,
 
 void prof_zero(struct prof_thread *th)
 {
-	for (int i = prof_next_site(th, 0); i >= 0; i = prof_next_site(th, i + 1))
+	for (int i = prof_next_site(th, 0); i >= 0;
+	     i = prof_next_site(th, i + 1))
 		memset(&th->stat[i], 0, sizeof(th->stat[i]));
 	memset(th->site_bits, 0, sizeof(th->site_bits));
 	memset(th->blame, 0, sizeof(th->blame));
@@ -383,7 +385,8 @@ void prof_trow_fill(struct prof_trow *row, const struct prof_thread *th)
 	row->index = th->index;
 	row->n = 0;
 	/* the PROF_TROW_SITES largest, by insertion into a sorted array */
-	for (int id = prof_next_site(th, 0); id >= 0; id = prof_next_site(th, id + 1)) {
+	for (int id = prof_next_site(th, 0); id >= 0;
+	     id = prof_next_site(th, id + 1)) {
 		uint64_t a = th->stat[id].acq;
 		int k;
 
