@@ -544,7 +544,8 @@ static inline uint64_t prof_rand(struct prof_thread *th)
 static inline bool prof_timing(struct prof_thread *th)
 {
 	if (th->nheld == 0)
-		th->timing = (((prof_rand(th) >> 32) * prof_sample) >> 32) == 0;
+		th->timing = prof_sample == 1 ||
+			     (((prof_rand(th) >> 32) * prof_sample) >> 32) == 0;
 	return th->timing;
 }
 

@@ -183,14 +183,17 @@ ALWAYS_INLINE uint64_t blind_start(struct prof_lock *lk, uint64_t area)
 
 /* A release of @lk whose integral @area was read with @nwait waiters:
  * when threads still wait, the next hold may be blind (blind_start()).
- * Called before the program's unlock. */
+ * Called before the program's unlock.  Without sampling every hold is
+ * timed and none is blind: no store, which would take the lock's line
+ * away from the other CPUs inside the section, at nearly every release
+ * of a lock with sleeping waiters. */
 ALWAYS_INLINE void release_mark(struct prof_lock *lk, uint64_t area,
 				unsigned nwait)
 {
 	/* relaxed: ordered by the program's unlock and the next lock (the
 	 * pair of blind_start()); concurrent read releases may store out of
 	 * order, and any of their values is still a lower bound */
-	if (nwait)
+	if (nwait && prof_sample != 1)
 		atomic_store_explicit(&lk->rel_area, area,
 				      memory_order_relaxed);
 }
