@@ -86,11 +86,17 @@ int rcl_thread_start(struct rcl_server *s, pthread_t *t, void *(*fn)(void *),
 	 * RLIMIT_FSIZE: SIGXFSZ), as the program's thread would have: its
 	 * default action ends the process, its handler runs, SIG_IGN ignores
 	 * it.  Blocked here, the write would only fail with EPIPE or EFBIG
-	 * and the signal stay pending for ever.  (rcl-refactor holds sections
-	 * that write in a program that sets threads' signal masks.) */
+	 * and the signal stay pending for ever.  Unless the thread that
+	 * starts the server blocks them: a program whose parent blocked
+	 * SIGPIPE over exec gets EPIPE from its writes, on every thread,
+	 * and so from its delegated sections.  (rcl-refactor holds sections
+	 * that write in a program that sets threads' signal masks itself.) */
+	pthread_sigmask(SIG_SETMASK, NULL, &old);
 	sigfillset(&all);
-	sigdelset(&all, SIGPIPE);
-	sigdelset(&all, SIGXFSZ);
+	if (!sigismember(&old, SIGPIPE))
+		sigdelset(&all, SIGPIPE);
+	if (!sigismember(&old, SIGXFSZ))
+		sigdelset(&all, SIGXFSZ);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	if (!rc)
 		rc = pthread_create(t, &a, fn, arg);

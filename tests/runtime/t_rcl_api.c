@@ -576,6 +576,81 @@ START_TEST(runtime_threads_named)
 }
 END_TEST
 
+/* What a delegated section's write to a pipe with no reader does: the
+ * thread that ran it, whether SIGPIPE was blocked there, the result. */
+struct gone_write {
+	int fd;
+	pid_t tid;
+	int pipe_blocked;
+	ssize_t rc;
+	int err;
+};
+
+static void *write_gone_cs(void *arg)
+{
+	struct gone_write *w = arg;
+	sigset_t cur;
+
+	w->tid = gettid();
+	pthread_sigmask(SIG_BLOCK, NULL, &cur);
+	w->pipe_blocked = sigismember(&cur, SIGPIPE);
+	w->rc = write(w->fd, "x", 1);
+	w->err = errno;
+	return NULL;
+}
+
+static atomic_int sigpipes;
+static atomic_int sigpipe_tid;
+
+static void count_sigpipe(int sig)
+{
+	(void)sig;
+	atomic_fetch_add(&sigpipes, 1);
+	atomic_store(&sigpipe_tid, gettid());
+}
+
+/* A server runs a section's write as the program's thread would have:
+ * SIGPIPE raised on the thread that writes (the server's), its handler
+ * run there; and when the program's threads block SIGPIPE (a parent
+ * blocked it before exec), blocked on the server too, the write failing
+ * with EPIPE and nothing raised. */
+START_TEST(server_sigpipe_as_callers)
+{
+	struct sigaction sa = {.sa_handler = count_sigpipe};
+	liblock_lock_t l;
+	struct gone_write w;
+	sigset_t pipe_set;
+	int fds[2];
+
+	ck_assert_int_eq(sigaction(SIGPIPE, &sa, NULL), 0);
+	ck_assert_int_eq(pipe(fds), 0);
+	close(fds[0]);
+	w.fd = fds[1];
+	rt_init_rcl(&l, LIBLOCK_SERVER_DEFAULT); /* starts the server */
+	liblock_exec(&l, write_gone_cs, &w);
+	ck_assert_int_ne(w.tid, gettid());
+	ck_assert_int_eq(w.pipe_blocked, 0);
+	ck_assert(w.rc == -1 && w.err == EPIPE);
+	ck_assert_int_eq(atomic_load(&sigpipes), 1);
+	ck_assert_int_eq(atomic_load(&sigpipe_tid), w.tid);
+	ck_assert_int_eq(liblock_destroy(&l), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	ck_assert_int_eq(pthread_sigmask(SIG_BLOCK, &pipe_set, NULL), 0);
+	rt_init_rcl(&l, LIBLOCK_SERVER_DEFAULT); /* a new server */
+	liblock_exec(&l, write_gone_cs, &w);
+	ck_assert_int_ne(w.tid, gettid());
+	ck_assert_int_eq(w.pipe_blocked, 1);
+	ck_assert(w.rc == -1 && w.err == EPIPE);
+	ck_assert_int_eq(atomic_load(&sigpipes), 1); /* none raised */
+	ck_assert_int_eq(liblock_destroy(&l), 0);
+	ck_assert_int_eq(rcl_shutdown(), 0);
+	close(fds[1]);
+}
+END_TEST
+
 Suite *make_suite(const char *mode)
 {
 	Suite *s = suite_create(mode);
@@ -591,6 +666,7 @@ Suite *make_suite(const char *mode)
 	tcase_add_test(tc, section_in_key_destructor);
 	tcase_add_test(tc, multiple_servers_nested);
 	tcase_add_test(tc, runtime_threads_named);
+	tcase_add_test(tc, server_sigpipe_as_callers);
 	suite_add_tcase(s, tc);
 	return s;
 }
