@@ -314,23 +314,60 @@ STATE_SETTERS = {
     # for the thread that writes, may be blocked on the caller's thread
     # and not on the server's (runtime/server.c)
     "pthread_sigmask": "sigmask", "sigprocmask": "sigmask",
+    # the mask a thread starts with (glibc), and the older interfaces
+    # (System V's sighold() and sigset(sig, SIG_HOLD), BSD's sigblock()
+    # and sigsetmask())
+    "pthread_attr_setsigmask_np": "sigmask", "sighold": "sigmask",
+    "sigset": "sigmask", "sigblock": "sigmask", "sigsetmask": "sigmask",
+    # a signalfd reads, and polls ready for, the signals pending for the
+    # thread that reads it (and the process's)
+    "signalfd": "signalfd", "signalfd4": "signalfd",
 }
+
+# Calls that read a descriptor or wait for it to be ready: on a signalfd,
+# the calling thread's pending signals.
+FD_READ_CALLS = frozenset((
+    "read", "readv", "pread", "pread64", "preadv", "preadv2", "__read_chk",
+    "__pread_chk", "__pread64_chk", "poll", "ppoll", "__poll_chk",
+    "__ppoll_chk", "select", "pselect", "epoll_wait", "epoll_pwait",
+    "epoll_pwait2"))
+
+# Calls that fill or copy memory: on a sigset_t, they may put any signal
+# in it (`memset(&set, 0xff, sizeof(set))`).
+_MEM_WRITES = frozenset((
+    "memset", "memcpy", "memmove", "bcopy", "__builtin_memset",
+    "__builtin_memcpy", "__builtin_memmove", "__builtin___memset_chk",
+    "__builtin___memcpy_chk", "__builtin___memmove_chk"))
 
 
 def _may_hold_write_signal(name, call, args):
     """Whether call @name(@args) may put SIGPIPE or SIGXFSZ in a signal
-    set: sigfillset(), sigdelset() (of a set filled before), or
-    sigaddset() of one of them or of a signal that is not named.  A
-    program whose sets never hold them (xfs_repair blocks SIGHUP and
-    SIGALRM) writes on the server as on its own threads."""
-    if name in ("sigfillset", "sigdelset"):
+    set, or in the thread's mask: sigfillset(), sigdelset() (of a set
+    filled before), a memory fill or copy into a sigset_t (unless a
+    memset() to 0), sigblock() and sigsetmask() (a mask the tool does
+    not read), or sigaddset(), sighold() and sigset(..., SIG_HOLD) of
+    one of them or of a signal that is not named.  A program whose sets
+    never hold them (xfs_repair blocks SIGHUP and SIGALRM) writes on the
+    server as on its own threads."""
+    if name in ("sigfillset", "sigdelset", "sigblock", "sigsetmask"):
         return True
-    if name != "sigaddset" or len(args) != 2:
+    if name in _MEM_WRITES:
+        if not args or "sigset_t" not in _bare(args[0]).type.spelling:
+            return False
+        return not (name.endswith("memset") and len(args) > 1 and
+                    "".join(t.spelling for t in args[1].get_tokens())
+                    in ("0", "'\\0'", "0x0", "0x00"))
+    text = "".join(t.spelling for t in call.get_tokens())
+    if name == "sigset" and "SIG_HOLD" not in text:
+        return False
+    if not (name == "sigaddset" and len(args) == 2 or
+            name == "sighold" and len(args) == 1 or
+            name == "sigset" and len(args) == 2):
         return False
     # the call's own tokens: an argument that a macro expands (SIGPIPE)
     # has none of its own
-    m = re.search(r",(\w+)\)$", "".join(t.spelling
-                                          for t in call.get_tokens()))
+    m = re.search(r"[(,](\w+)\)$" if name == "sigaddset" else
+                  r"^\w+\((\w+)[,)]", text)
     return m is None or m.group(1) in ("SIGPIPE", "SIGXFSZ") or \
         not re.fullmatch(r"SIG[A-Z0-9]+", m.group(1))
 
@@ -393,6 +430,10 @@ STATE_WHY = {
     "sigmask": "the program sets a thread's signal mask with %s() at %s: "
                "the SIGPIPE or SIGXFSZ the section's write may raise would "
                "go to the server thread, which does not block them",
+    "signalfd": "the program reads signals through a descriptor made by "
+                "%s() at %s, which gives the signals pending for the "
+                "thread that reads it: on the server thread the section "
+                "would not see its caller's",
 }
 # Library functions that leave errno alone (C11 7.5: a function may set
 # errno unless its description says otherwise; these describe no error):
@@ -3810,6 +3851,9 @@ class _Walker:
                         ref.spelling in WRITE_CALLS:
                     fn.state_uses.append(StateUse(
                         "sigmask", ref.spelling + "()", cl))
+                if ref.spelling in FD_READ_CALLS:
+                    fn.state_uses.append(StateUse(
+                        "signalfd", ref.spelling + "()", cl))
                 if ref.spelling in STREAM_CALLS:
                     fn.state_uses.append(StateUse(
                         "stream", ref.spelling + "()", cl))

@@ -573,12 +573,62 @@ class Program:
                             p.source, "mutex" if kind == "mutex" else
                             "condition", p.loc, p.text))
 
+    def _given_named_locks(self, name, index):
+        """Whether every use of function @name in the files is a call, or
+        a push as a cancellation cleanup handler, whose argument @index
+        (the pushed argument) is the address of a named object, `&x` or
+        `&p->lock`: no other pointer, a `void *` that a structure's
+        address went into, reaches its parameter."""
+        for f in self.files:
+            toks = f.src.toks
+            heads = {ni for n, ni, _, _ in f.funcs if n == name}
+            for k, t in enumerate(toks):
+                if t.kind == "pp":
+                    if re.search(r"\b%s\b" % re.escape(name), t.text):
+                        return False
+                    continue
+                if t.kind != "id" or t.text != name or k in heads:
+                    continue
+                if k >= 2 and toks[k - 1].text == "(" and \
+                        toks[k - 2].text == "pthread_cleanup_push":
+                    o = k - 1
+                    args = cparse.split_args(toks, o, cparse.match(toks, o))
+                    arg = args[1] if len(args) == 2 else None
+                elif k + 1 < len(toks) and toks[k + 1].text == "(":
+                    if toks[k - 1].kind == "id" and toks[k - 1].text not in (
+                            "return", "else", "do", "case") or \
+                            toks[k - 1].text == "*":
+                        continue  # a prototype
+                    if toks[k - 1].text in (".", "->"):
+                        return False
+                    args = cparse.split_args(toks, k + 1,
+                                             cparse.match(toks, k + 1))
+                    arg = args[index] if index < len(args) else None
+                else:
+                    return False  # its address taken, or stored
+                if arg is None or toks[arg[0]].text != "&" or any(
+                        toks[j].text == "(" for j in range(*arg)):
+                    return False
+        return True
+
     def _handled_pun(self, pun):
         """Whether conversion @pun reads a lock handle (handles.py: a
         `void *` slot) into which only lock expressions, other such slots
         and NULL flow: the locks it carries are that module's keys (where
         the handle goes is that module's business too)."""
         h, o = self.handles, pun.operand
+        if o is not None and o[0] == "param":
+            # The lock parameter of a lock or unlock wrapper (tgt's
+            # cleanup handler `mutex_cleanup(void *mutex)`, which unlocks
+            # `mutex`): each call and each push of the wrapper names its
+            # lock, read as that lock's call (find.find_wrappers()).
+            lf = self.fns.get(o[1])
+            w = lf.wrapper if lf is not None else None
+            if w and w.get("param") and len(o) > 2 and \
+                    0 <= o[2] < len(w["params"]) and \
+                    w["params"][o[2]][1] == lf.body and \
+                    self._given_named_locks(o[1], o[2]):
+                return True
         if h is None or o is None:
             return False
         if o[0] == "param":
@@ -2110,7 +2160,18 @@ class Program:
         j, idx, desig = k - 1, 0, None
         if toks[j].text == "=" and toks[j - 2].text == ".":
             desig = toks[j - 1].text
+        # A list with #if branches inside (coturn's turn_params, whose
+        # elements for TLS versions the build may lack are under #if):
+        # the lines the compiler skips give no element, as their members
+        # are not in fl.order (_member_path()).  Unknown without the
+        # compiler's skipped lines, or for an initialiser on one.
+        skipped = f.skipped.lines if toks is f.src.toks and \
+            f.skipped is not None and line not in f.skipped.lines else None
         while j >= 0:
+            if skipped is not None and (toks[j].kind == "pp" or
+                                        f.line(j) in skipped):
+                j -= 1
+                continue
             t = toks[j].text
             if t in (")", "]", "}") and toks[j].kind == "punct":
                 j = (cparse.match_back(toks, j) or 0) - 1
@@ -2667,6 +2728,14 @@ class Program:
             kinds = fe.member_kinds(f.path, line, col, toks[k].text)
             if kinds and kind not in kinds:
                 return []
+            # And which structure's: an object whose type a macro
+            # declares (rsyslog's BEGINobjDestruct(qqueue) declares
+            # `qqueue_t *pThis`) is no candidate for every structure
+            # with such a field.
+            tag = fe.member_owner(f.path, line, toks[k].text, col)
+            if tag and tag in self.fields.cands.get((kind, toks[k].text),
+                                                   ()):
+                return ["%s.%s" % (tag, toks[k].text)]
         a = fields.postfix_start(toks, k)
         ts = toks[k - 1:k + 1] if a is None else toks[a:k + 1]
         at = None
