@@ -462,16 +462,46 @@ _CALL_BODY_SHORT = re.compile(_CALL_BODY.pattern.replace(r"\((.*)\)",
                               re.S)
 
 
-def add_macros(fns, macros, checkers=None):
+# Lock macros with several definitions that lock or unlock different
+# things (squeezelite's stream.c and output.c each `#define LOCK()` on
+# their own buffer's mutex): name -> [LockFn] of those definitions.  A use does not say which one it expands, so none is
+# taken for a lock macro (safety.py refuses their sections and locks).
+AMBIGUOUS_MACROS = {}
+
+
+def add_macros(fns, macros, checkers=None, rivals=None):
     """Add macros whose body is one call to a known lock function.
     MACROS maps a name to its (params, body) or to a list of candidate
-    definitions (cond.scan): the first that resolves wins.  @checkers:
-    checker_macros() of them (computed when not given)."""
+    definitions (cond.scan): the first that resolves wins.  @rivals:
+    name -> other definitions of it that other uses expand (an earlier
+    one, before an #undef; another file's): when one of those resolves
+    to a different call, the name is no lock macro (AMBIGUOUS_MACROS).
+    @checkers: checker_macros() of them (computed when not given)."""
     hint = macro_hint(macros)
     if checkers is None:
         checkers = checker_macros(macros, hint)
-    _fixpoint(fns, macros, lambda name, params, body:
-              macro_fn(fns, name, params, body, hint, checkers))
+    rivals = rivals or {}
+
+    def resolve(name, params, body):
+        if rivals.get(name):
+            seen, plain = {}, False
+            for ps, b in [(params, body)] + rivals[name]:
+                e = macro_fn(fns, name, ps, b, hint, checkers)
+                plain |= not e  # a definition that is no lock call
+                if e:
+                    # the lock expression up to the parameters' names
+                    # (`lock(&(x))` and `lock(&(m))` are one macro)
+                    expr = re.sub(r"\s+", "", str(e.body))
+                    for i, p in enumerate(ps or ()):
+                        expr = re.sub(r"\b%s\b" % re.escape(p.strip()),
+                                      "\x00%d" % i, expr)
+                    seen[(e.role, expr, e.via.name if e.via else None,
+                          e.test)] = e
+            if len(seen) > 1 or seen and plain:
+                AMBIGUOUS_MACROS[name] = list(seen.values())
+                return None
+        return macro_fn(fns, name, params, body, hint, checkers)
+    _fixpoint(fns, macros, resolve)
 
 
 def _fixpoint(table, macros, resolve):

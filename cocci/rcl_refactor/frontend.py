@@ -185,6 +185,20 @@ THREAD_CALLS = {
     "sigtimedwait": "the thread's signals (sigtimedwait)",
     "sigsuspend": "the thread's signals (sigsuspend)",
     "sigpending": "the thread's pending signals (sigpending)",
+    # Linux keeps these per thread: namespaces, the file table and the
+    # filesystem attributes once unshared, most prctl() settings (the
+    # name, no_new_privs, the parent-death signal, seccomp, the
+    # capability bounding set), the filesystem ids, capabilities, the
+    # I/O priority (who 0).  (A raw syscall() of those: THREAD_ARG_CALLS.)
+    "unshare": "unshare() (it changes the calling thread's namespaces, "
+               "file table or filesystem attributes)",
+    "setns": "setns() (the calling thread joins the namespace)",
+    "prctl": "prctl() (most of its settings are the calling thread's)",
+    "setfsuid": "setfsuid() (the calling thread's filesystem id)",
+    "setfsgid": "setfsgid() (the calling thread's filesystem id)",
+    "capset": "capset() (the calling thread's capabilities)",
+    "seccomp": "seccomp() (the calling thread's filter)",
+    "ioprio_set": "ioprio_set() (the calling thread's I/O priority)",
     # The dynamic linker keeps its error, which dlerror() reads, per
     # thread.
     "dlopen": "dlopen() (dlerror()'s state is per thread)",
@@ -498,18 +512,29 @@ THREAD_ARG_CALLS = {
     "kill": {"getpid": "kill() of its own process (the signal would go "
              "to the thread that runs the section)"},
     "tgkill": {"gettid": "tgkill() of its own thread"},
-    "syscall": {"SYS_gettid": "gettid()", "__NR_gettid": "gettid()",
-                "SYS_getcpu": "getcpu() (the server's CPU)",
-                "__NR_getcpu": "getcpu() (the server's CPU)",
-                "SYS_tgkill": "tgkill() of its own thread",
-                "__NR_tgkill": "tgkill() of its own thread"},
+    "syscall": dict({"SYS_gettid": "gettid()", "__NR_gettid": "gettid()",
+                     "SYS_getcpu": "getcpu() (the server's CPU)",
+                     "__NR_getcpu": "getcpu() (the server's CPU)",
+                     "SYS_tgkill": "tgkill() of its own thread",
+                     "__NR_tgkill": "tgkill() of its own thread"}, **{
+        # the raw calls act on the calling thread only (glibc's setuid()
+        # and the like make every thread call them)
+        pre + call: "the raw %s system call (it acts on the calling "
+        "thread only)" % call
+        for pre in ("SYS_", "__NR_")
+        for call in ("setuid", "setgid", "setreuid", "setregid",
+                     "setresuid", "setresgid", "setfsuid", "setfsgid",
+                     "setgroups", "capset", "unshare", "setns", "prctl",
+                     "seccomp", "sigaltstack", "rt_sigprocmask",
+                     "sched_setaffinity", "sched_getaffinity",
+                     "sched_setscheduler", "sched_setparam",
+                     "sched_setattr", "ioprio_set", "set_robust_list",
+                     "set_tid_address")}),
     "sigqueue": {"getpid": "sigqueue() to its own process (the signal "
                  "would go to the thread that runs the section)"},
     "clock_gettime": {"CLOCK_THREAD_CPUTIME_ID": "the thread's CPU clock"},
     "clock_getres": {"CLOCK_THREAD_CPUTIME_ID": "the thread's CPU clock"},
     "getrusage": {"RUSAGE_THREAD": "the thread's resource usage"},
-    "prctl": {"PR_SET_NAME": "the thread's name", "PR_GET_NAME":
-              "the thread's name"},
     "getpriority": {"PRIO_PROCESS": "the thread's nice value "
                     "(getpriority)"},
     "setpriority": {"PRIO_PROCESS": "the thread's nice value "

@@ -296,6 +296,7 @@ class Program:
         fns = {find.PTHREAD[r]: find.LockFn(find.PTHREAD[r], r)
                for r in find.PTHREAD}
         find.CHECKED_API.clear()
+        find.AMBIGUOUS_MACROS.clear()
         macros = {}
         env = cond.Env(self.opts.define, self.opts.undef)
         given = []
@@ -318,6 +319,32 @@ class Program:
                                  r"\*/", f.src.text, re.M):
                 if env.defined(m.group(1)) is None:
                     env.undef.add(m.group(1))
+        # A name the files define again after an #undef, or define in
+        # each of several files (squeezelite's stream.c and output.c each
+        # `#define LOCK()` on their own buffer): the scan keeps the last
+        # definition, and every other use would be read with it.  Those
+        # it dropped are rivals: find.add_macros() takes none for a lock
+        # macro when they lock different things.  (Definitions in the
+        # branches of an #if the run cannot decide stay alternatives, the
+        # first that maps to a lock used: rcl-refactor(1).)
+        rivals = {}
+        for f in self.files:
+            for m in _FUNCTION_DEFINE.finditer(f.src.text):
+                name = m.group(1)
+                ln = f.src.line_of(m.start(1))
+                if name not in macros or name in imposed or \
+                        ln in f.dead_defines or (
+                            f.skipped is not None and
+                            ln in f.skipped.lines):
+                    continue
+                ps = re.match(r"[^(]*\(([^)]*)\)", m.group(0))
+                cand = ([p.strip() for p in ps.group(1).split(",")
+                         if p.strip()],
+                        m.group(2).replace("\\\n", " ").strip())
+                known = [(ps, " ".join(b.split()))
+                         for ps, b in macros[name] + rivals.get(name, [])]
+                if (cand[0], " ".join(cand[1].split())) not in known:
+                    rivals.setdefault(name, []).append(cand)
         # The --macro-file definitions win over the files' own, as
         # rcl-refactor(1) says (the user knows better than the #if).
         macros.update(imposed)
@@ -329,7 +356,8 @@ class Program:
         resolved.update(macros)
         hint = find.macro_hint(macros)
         checkers = find.checker_macros(macros, hint)
-        find.add_macros(fns, resolved, checkers)
+        self.macro_rivals = rivals
+        find.add_macros(fns, resolved, checkers, rivals)
         analyse.CHECKERS.clear()
         analyse.CHECKERS.update(checkers)
         analyse.HINTS.clear()
@@ -459,7 +487,7 @@ class Program:
                                       handlers, self.static_copies)
                    for f in self.files]):
             pass
-        find.add_macros(fns, resolved)
+        find.add_macros(fns, resolved, rivals=self.macro_rivals)
         for pair in self.opts.lock_fn:
             lk, _, ul = pair.partition("=")
             if lk not in fns and any(
@@ -611,6 +639,27 @@ class Program:
                     return False
         return True
 
+    def _no_outside_use(self, name):
+        """With -p, whether no unit of the build that is not being
+        rewritten calls function @name or takes its address (it could
+        hand the function any pointer); without -p, a function that is
+        not static may be any other code's: False."""
+        fe = getattr(self, "frontend", None)
+        if fe is None or self.opts.commands is None:
+            return False
+        worked = {os.path.realpath(f.path) for f in self.files
+                  if not f.is_header}
+        for u in fe.units:
+            if u.path in worked:
+                continue
+            if any(n == name for n, _, _ in u.addr_funcs.values()):
+                return False
+            for fn in u.functions.values():
+                if any(c.callee == name for c in fn.calls) or \
+                        any(a.callee == name for a in fn.fn_addrs):
+                    return False
+        return True
+
     def _handled_pun(self, pun):
         """Whether conversion @pun reads a lock handle (handles.py: a
         `void *` slot) into which only lock expressions, other such slots
@@ -627,7 +676,8 @@ class Program:
             if w and w.get("param") and len(o) > 2 and \
                     0 <= o[2] < len(w["params"]) and \
                     w["params"][o[2]][1] == lf.body and \
-                    self._given_named_locks(o[1], o[2]):
+                    self._given_named_locks(o[1], o[2]) and \
+                    (w.get("static") or self._no_outside_use(o[1])):
                 return True
         if h is None or o is None:
             return False

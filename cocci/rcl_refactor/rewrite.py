@@ -7,8 +7,8 @@ import collections
 import os
 import re
 
-from . import analyse, cond, extract, find, lift, macrobody, safety, \
-    scoped
+from . import analyse, cond, cparse, extract, find, lift, macrobody, \
+    safety, scoped
 
 
 NOT_SELECTED = "not selected by --locks"
@@ -616,6 +616,28 @@ def analyse_section(prog, sec, selection):
                 (toks[k].text, k) not in set(occ) and
                 not any(d.t0 <= k < d.range[1] for d in fi.decls
                         if d.name == toks[k].text)]
+        # Coccinelle does not read inside the argument of a macro that
+        # takes statements (squeezelite's `#define IF_DIRECT(x) { x }`,
+        # `IF_DIRECT( wp = outputbuf->writep; );`): the locals named
+        # there are occurrences too, written or read, and become (*name)
+        # when they travel by pointer.
+        seen, args = set(occ), []
+        for k in range(sec.shape["t0"], sec.shape["t1"]):
+            if toks[k].kind == "id" and toks[k].text in prog.macros and \
+                    toks[k + 1].text == "(":
+                try:
+                    args.append((k + 1, cparse.match(toks, k + 1)))
+                except cparse.ParseError:
+                    pass
+        occ += [(toks[k].text, k)
+                for k in range(sec.shape["t0"], sec.shape["t1"])
+                if toks[k].kind == "id" and
+                (toks[k].text, k) not in seen and
+                toks[k - 1].text not in (".", "->") and
+                toks[k + 1].text != "(" and
+                not any(a <= k < b for a, b in dead) and
+                any(a < k < b for a, b in args) and
+                analyse.visible_decl(fi, toks[k].text, k) is not None]
         for fn, line, col, what in f.facts.unsafe:
             k = f.src.tok_at(f.src.offset(line, col))
             if k is not None and sec.shape["t0"] <= k < sec.shape["t1"] \

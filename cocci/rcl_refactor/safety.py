@@ -551,6 +551,27 @@ def unseen_lock_calls(prog):
                     "does more than lock or unlock, even once the call "
                     "gives 0): give a plain definition with --macro-file, "
                     "or wrap it in a function and use --lock-fn" % t.text)
+                defs = find.AMBIGUOUS_MACROS.get(t.text)
+                if defs:
+                    why = "lock macro %s() has definitions that %s " \
+                        "different locks (%s): a use does not say which " \
+                        "one it expands" % (
+                            t.text, defs[0].role, ", ".join(sorted(
+                                str(d.body) for d in defs)))
+                    close = cparse.match(toks, k + 1)
+                    args = [find.join_tokens([x.text for x in toks[a:b]])
+                            for a, b in cparse.split_args(toks, k + 1,
+                                                          close)]
+                    for d in defs:
+                        expr = d.expr(args)
+                        for n in (prog.lock_keys(expr, f, k)[0]
+                                  if expr else ()):
+                            prog.key(n).refuse(
+                                "%s at %s:%d: %s" % (
+                                    t.text + "()", f.display, f.line(k),
+                                    why.split(": a use")[0] +
+                                    ": which one a use expands is not "
+                                    "read"))
             else:
                 continue
             line = f.line(k)
@@ -1335,6 +1356,12 @@ def _spells_param(prog, name, idx, seen):
     if p.endswith("..."):
         p = p[:-3].strip() or "__VA_ARGS__"
     q = re.escape(p)
+    if params[-1].endswith("...") and p == (
+            params[-1][:-3].strip() or "__VA_ARGS__"):
+        # GNU's `, ## __VA_ARGS__` only drops the comma when no variable
+        # argument is given; given, they follow the comma unpasted
+        # (squeezelite's LOG_WARN(fmt, ...)): no spelling is made.
+        body = re.sub(r",\s*##\s*(%s)\b" % q, r", \1", body)
     if re.search(r"#\s*%s\b|\b%s\s*##" % (q, q), body):
         return True
     try:

@@ -82,6 +82,10 @@
 #    global trivial lock(): a name two files define is no wrapper (main.c's
 #    section called plugin.c's companion, and the count was lost); a
 #    --lock-fn naming it is refused.
+#  - cleanupunits: a cancellation cleanup handler that unlocks its
+#    `void *`, not static, pushed with a structure's first member: held
+#    when every push and call of the build names its lock, POSIX when a
+#    unit not rewritten calls it with any pointer.
 #  - staticcopies: the same static mutex_lock(pthread_mutex_t *)
 #    wrapper in two units (liburcu's urcu.c, urcu-bp.c, ...) is one
 #    parameter wrapper; copies that differ keep the name no wrapper.
@@ -1703,6 +1707,34 @@ grep -q "&log_box;" log.c || fail "voidret: the struct variant"
 "$RCLR" -p . --locks all -o "$TMP/vr.out2" log.c tally.c >"$TMP/log" 2>&1
 grep -q "tally.lock stays POSIX: 'void \*' is converted" "$TMP/log" ||
 	{ cat "$TMP/log"; fail "voidret: a structure's address reaches tally.lock"; }
+cd "$TMP" || exit 1
+
+# ---- cleanupunits: a cancellation cleanup handler other units may call ----
+# tgt's and rsyslog's shape: `void mutex_cleanup(void *mutex)`, not
+# static, unlocks whatever it is pushed with; worker.c pushes it with its
+# structure's first member.  Its `void *` conversion was taken to reach
+# every structure that begins with a mutex.  With -p, every push and
+# call of the build names its lock: the popped section is held, the
+# other delegated.  A unit not rewritten (other.c uses no lock) that
+# calls the handler with any pointer keeps the lock POSIX again.
+mkdir -p "$TMP/cu" && cd "$TMP/cu" || exit 1
+cp "$WP/cleanupunits/srutil.h" "$WP/cleanupunits/worker.c" . &&
+	chmod u+w ./*
+units_whole cleanupunits "2 section(s) found, 1 delegated, 1 held, 0 refused" \
+	worker.c
+grep -q "^worker.c:24: held: unlocked by the cleanup handler" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "cleanupunits: the popped section is not held"; }
+cp "$WP/cleanupunits/other.c" . && chmod u+w other.c
+db= sep=
+for u in worker.c other.c; do
+	db="$db$sep{\"directory\": \"$PWD\", \"file\": \"$u\", \"arguments\": [\"cc\", \"-std=gnu11\", \"-Wall\", \"-c\", \"$u\"]}"
+	sep=", "
+done
+printf '[%s]\n' "$db" >compile_commands.json
+"$RCLR" -p . --locks all -o "$TMP/cu.out2" >"$TMP/log" 2>&1
+[ $? -eq 1 ] || { cat "$TMP/log"; fail "cleanupunits: want exit 1 (other.c)"; }
+grep -q "pool_info.pending_lock stays POSIX: 'void \*' is converted" "$TMP/log" ||
+	{ cat "$TMP/log"; fail "cleanupunits: other.c's call of the handler is not seen"; }
 cd "$TMP" || exit 1
 
 # ---- twoprogs: two programs of one tree ----

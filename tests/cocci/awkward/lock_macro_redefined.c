@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* expect: refused has definitions that lock different locks */
+/* squeezelite's shape: stream.c and output.c each `#define LOCK()` on
+   their own buffer's mutex (here one file, with an #undef between the
+   two).  The later definition was read at every use, so the stream's
+   section ran on the output buffer's lock: while main() held the output
+   lock, the stream thread waited for it (1 -> 1 instead of 1 -> 2).  A
+   use does not say which definition it expands: refused, both locks
+   stay POSIX.  (Found by probing with squeezelite's shapes.) */
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+struct buffer { unsigned used; pthread_mutex_t mutex; };
+static struct buffer sbuf = { 0, PTHREAD_MUTEX_INITIALIZER };
+static struct buffer obuf = { 0, PTHREAD_MUTEX_INITIALIZER };
+struct buffer *streambuf = &sbuf, *outputbuf = &obuf;
+
+/* ---- stream part ---- */
+#define LOCK()   pthread_mutex_lock(&streambuf->mutex)
+#define UNLOCK() pthread_mutex_unlock(&streambuf->mutex)
+static void *stream_add(void *arg) { LOCK(); streambuf->used += 1; UNLOCK(); return arg; }
+#undef LOCK
+#undef UNLOCK
+
+/* ---- output part ---- */
+#define LOCK()   pthread_mutex_lock(&outputbuf->mutex)
+#define UNLOCK() pthread_mutex_unlock(&outputbuf->mutex)
+static void output_take(void) { LOCK(); }            /* unlocked elsewhere */
+static void output_give(void) { UNLOCK(); }
+
+int main(void) {
+	pthread_t t;
+	unsigned before;
+	pthread_create(&t, NULL, stream_add, NULL);
+	pthread_join(t, NULL);              /* stream lock is free again */
+	output_take();                      /* main holds only the OUTPUT lock */
+	before = streambuf->used;
+	pthread_create(&t, NULL, stream_add, NULL);
+	usleep(300000);                     /* stream_add needs only the stream lock */
+	printf("while output locked: stream used %u -> %u (expect +1)\n", before, streambuf->used);
+	output_give();
+	pthread_join(t, NULL);
+	return 0;
+}
