@@ -157,6 +157,10 @@ struct prof_lock {
 	 * the last edge) */
 	_Atomic uint64_t serial;
 	_Atomic unsigned serial_on;
+	/* 0 until the thread that claimed the entry has written site and
+	 * rsite (release; prof_lock_site() acquires it): site 0 reads as
+	 * PROF_SITE_NONE, a final value, before that */
+	_Atomic unsigned ready;
 	/* The integral at the last release that left threads waiting: where
 	 * the next hold starts at the earliest.  A hold that finds waiters
 	 * outside the sample reads no clock at its acquisition and starts

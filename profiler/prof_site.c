@@ -248,22 +248,26 @@ struct prof_lock *prof_lock_lookup(const void *m, bool create)
 			continue;
 		if (!create)
 			return NULL;
-		/* The site field is written after the claim, so a racing
-		 * reader that sees the address may still read site 0
-		 * (PROF_SITE_NONE) once: counted as unidentified. */
+		/* The site field is written after the claim: a racing
+		 * reader that sees the address and site 0 waits for
+		 * `ready` (prof_lock_site()). */
 		if (atomic_compare_exchange_strong_explicit(
 			    &lk->addr, &k, a, memory_order_relaxed,
 			    memory_order_relaxed)) {
 			unsigned idx = (unsigned)((h + i) & mask);
 
-			/* relaxed: a hint for the scans, which read addr */
-			atomic_fetch_or_explicit(&prof_lock_used[idx / 64],
-						 1ull << (idx % 64),
-						 memory_order_relaxed);
 			atomic_store_explicit(&lk->rsite, PROF_SITE_NONE,
 					      memory_order_relaxed);
 			atomic_store_explicit(&lk->site, -1,
 					      memory_order_relaxed);
+			/* release: publishes site and rsite; pairs with the
+			 * acquire in prof_lock_site() */
+			atomic_store_explicit(&lk->ready, 1,
+					      memory_order_release);
+			/* relaxed: a hint for the scans, which read addr */
+			atomic_fetch_or_explicit(&prof_lock_used[idx / 64],
+						 1ull << (idx % 64),
+						 memory_order_relaxed);
 			return lk;
 		}
 		if (k == a)
@@ -284,6 +288,15 @@ int prof_lock_site(struct prof_lock *lk, const void *m, const void *caller,
 	 * the init wrappers (`rsite` of an rwlock) */
 	int s = atomic_load_explicit(&lk->site, memory_order_acquire);
 
+	if (prof_unlikely(s == PROF_SITE_NONE)) {
+		/* unidentified, or claimed a moment ago by a thread that has
+		 * not written the site yet (-1): wait for its `ready` */
+		/* acquire: pairs with the release of ready in
+		 * prof_lock_lookup() */
+		while (!atomic_load_explicit(&lk->ready, memory_order_acquire))
+			sched_yield();
+		s = atomic_load_explicit(&lk->site, memory_order_acquire);
+	}
 	while (prof_unlikely(s < 0)) {
 		int unknown = -1, rs = PROF_SITE_NONE;
 
