@@ -49,5 +49,6 @@ int main(void)
 	for (i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
 	printf("pending %d done %d\n", info.pending, info.done);
+	pthread_mutex_destroy(&info.pending_lock);
 	return 0;
 }

@@ -51,5 +51,6 @@ int main(void)
 		mutex_cleanup(whole);
 	}
 	printf("pending %d done %d\n", info.pending, info.done);
+	pthread_mutex_destroy(&info.pending_lock);
 	return 0;
 }

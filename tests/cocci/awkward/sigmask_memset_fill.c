@@ -35,11 +35,11 @@ static void *conn_tx(void *arg)
 int main(void)
 {
 	pthread_t th;
-#define ATTR NULL
+
 	if (pipe(conn_fd) != 0)
 		return 1;
 	close(conn_fd[0]);
-	if (pthread_create(&th, ATTR, conn_tx, NULL) != 0)
+	if (pthread_create(&th, NULL, conn_tx, NULL) != 0)
 		return 1;
 	pthread_join(th, NULL);
 	pthread_mutex_lock(&conn_lock);

@@ -21,9 +21,7 @@ static int tx_errors;
 
 static void *conn_tx(void *arg)
 {
-
 	(void)arg;
-
 	pthread_mutex_lock(&conn_lock);
 	if (write(conn_fd[1], "x", 1) < 0 && errno == EPIPE)
 		tx_errors++;
@@ -33,19 +31,19 @@ static void *conn_tx(void *arg)
 
 int main(void)
 {
-	pthread_t th;
 	pthread_attr_t attr;
 	sigset_t all;
+	pthread_t th;
 
 	sigfillset(&all);
 	pthread_attr_init(&attr);
 	pthread_attr_setsigmask_np(&attr, &all);
-#define ATTR &attr
 	if (pipe(conn_fd) != 0)
 		return 1;
 	close(conn_fd[0]);
-	if (pthread_create(&th, ATTR, conn_tx, NULL) != 0)
+	if (pthread_create(&th, &attr, conn_tx, NULL) != 0)
 		return 1;
+	pthread_attr_destroy(&attr);
 	pthread_join(th, NULL);
 	pthread_mutex_lock(&conn_lock);
 	printf("tx_errors %d\n", tx_errors);
