@@ -28,16 +28,34 @@ static void *stream_add(void *arg) { LOCK(); streambuf->used += 1; UNLOCK(); ret
 static void output_take(void) { LOCK(); }            /* unlocked elsewhere */
 static void output_give(void) { UNLOCK(); }
 
-int main(void) {
+/* streambuf->used, read under its own lock (not the macro's) */
+static unsigned stream_used(void)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&streambuf->mutex);
+	n = streambuf->used;
+	pthread_mutex_unlock(&streambuf->mutex);
+	return n;
+}
+
+int main(void)
+{
 	pthread_t t;
 	unsigned before;
+	int waited = 0;
+
 	pthread_create(&t, NULL, stream_add, NULL);
-	pthread_join(t, NULL);              /* stream lock is free again */
-	output_take();                      /* main holds only the OUTPUT lock */
-	before = streambuf->used;
+	pthread_join(t, NULL);          /* the stream lock is free again */
+	output_take();                  /* main holds only the OUTPUT lock */
+	before = stream_used();
 	pthread_create(&t, NULL, stream_add, NULL);
-	usleep(300000);                     /* stream_add needs only the stream lock */
-	printf("while output locked: stream used %u -> %u (expect +1)\n", before, streambuf->used);
+	/* stream_add() needs only the stream lock: it ends at once (10 s
+	 * at most; with the output lock's section it would never) */
+	while (stream_used() == before && waited++ < 1000)
+		usleep(10000);
+	printf("while output locked: stream used %u -> %u\n", before,
+	       stream_used());
 	output_give();
 	pthread_join(t, NULL);
 	return 0;
