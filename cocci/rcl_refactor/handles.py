@@ -109,6 +109,7 @@ class Handles:
         self.fis = {}
         self.called = set()
         self.outside_files = {}  # function name -> units not rewritten
+        self._define_cache = None  # _defines(), read on first use
 
     # -- helpers -----------------------------------------------------------
     def _mutex_type(self, text):
@@ -525,7 +526,7 @@ class Handles:
         [(parameters, body)], and the invocations of each as
         (name, [argument texts], enclosing macro's (name, parameters) or
         None)."""
-        if getattr(self, "_define_cache", None) is not None:
+        if self._define_cache is not None:
             return self._define_cache
         defs, calls = {}, []
         for f in self.prog.files:

@@ -553,11 +553,12 @@ def unseen_lock_calls(prog):
                     "or wrap it in a function and use --lock-fn" % t.text)
                 defs = find.AMBIGUOUS_MACROS.get(t.text)
                 if defs:
-                    why = "lock macro %s() has definitions that %s " \
-                        "different locks (%s): a use does not say which " \
-                        "one it expands" % (
+                    differ = "lock macro %s() has definitions that %s " \
+                        "different locks (%s)" % (
                             t.text, defs[0].role, ", ".join(sorted(
                                 str(d.body) for d in defs)))
+                    why = differ + ": a use does not say which one it " \
+                        "expands"
                     close = cparse.match(toks, k + 1)
                     args = [find.join_tokens([x.text for x in toks[a:b]])
                             for a, b in cparse.split_args(toks, k + 1,
@@ -567,11 +568,9 @@ def unseen_lock_calls(prog):
                         for n in (prog.lock_keys(expr, f, k)[0]
                                   if expr else ()):
                             prog.key(n).refuse(
-                                "%s at %s:%d: %s" % (
-                                    t.text + "()", f.display, f.line(k),
-                                    why.split(": a use")[0] +
-                                    ": which one a use expands is not "
-                                    "read"))
+                                "%s() at %s:%d: %s: which one a use "
+                                "expands is not read" % (
+                                    t.text, f.display, f.line(k), differ))
             else:
                 continue
             line = f.line(k)
